@@ -1,0 +1,491 @@
+// Collisions: circles against circles, wall segments and the bounding box.
+// Broad phase: a spatial hash grid rebuilt every step by counting sort, so the cost is
+// linear in the number of particles. Candidate pairs become speculative contacts that
+// every method solves its own way.
+#include "world_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/// Box2D v3's contact softness: min(30 Hz, a quarter of the sub-step rate), damping
+/// ratio 10, and at most 3 m/s of push-out velocity.
+static const double contact_max_hertz = 30.0;
+static const double contact_damping_ratio = 10.0;
+static const double contact_push_max = 3.0;
+/// Approach speeds below this bounce with no restitution, so resting piles stay at rest.
+static const double restitution_threshold = 1.0;
+/// Contacts closer than this count as touching in the stats.
+static const double touching_slop = 1e-3;
+
+bool contacts_reserve(sb_world *w)
+{
+    int want = 16;
+    while (want < 2 * w->p_high)
+        want *= 2;
+    if (want > w->grid_size) {
+        int *start = realloc(w->grid_start, sizeof(int) * (size_t)(want + 1));
+        if (!start)
+            return false;
+        w->grid_start = start;
+        w->grid_size = want;
+    }
+    if (w->p_high > w->grid_items_cap) {
+        int *items = realloc(w->grid_items, sizeof(int) * (size_t)w->p_cap);
+        if (!items)
+            return false;
+        w->grid_items = items;
+        w->grid_items_cap = w->p_cap;
+    }
+    return true;
+}
+
+static bool push_contact(sb_world *w, const sb_contact *c)
+{
+    if (w->contact_next_count == w->contact_next_cap) {
+        int cap = w->contact_next_cap ? w->contact_next_cap * 2 : 256;
+        sb_contact *n = realloc(w->contacts_next, sizeof *n * (size_t)cap);
+        if (!n)
+            return false; // out of memory: this contact is skipped this step
+        w->contacts_next = n;
+        w->contact_next_cap = cap;
+    }
+    w->contacts_next[w->contact_next_count++] = *c;
+    return true;
+}
+
+static inline unsigned cell_hash(int cx, int cy, int size)
+{
+    return ((unsigned)cx * 73856093u ^ (unsigned)cy * 19349663u) & (unsigned)(size - 1);
+}
+
+static inline int cell_coord(double x, double inv_cell)
+{
+    double c = floor(x * inv_cell);
+    return c < -1e9 ? -1000000000 : c > 1e9 ? 1000000000 : (int)c;
+}
+
+static bool joined_by_spring(const sb_world *w, int a, int b)
+{
+    uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b; // a < b
+    int lo = 0, hi = w->pair_count;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (w->pair_keys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->pair_count && w->pair_keys[lo] == key;
+}
+
+static sb_vec2 closest_on_segment(sb_vec2 p, sb_vec2 a, sb_vec2 b)
+{
+    sb_vec2 ab = v2_sub(b, a);
+    double len2 = v2_dot(ab, ab);
+    double t = len2 > 0.0 ? v2_dot(v2_sub(p, a), ab) / len2 : 0.0;
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    return v2_mad(a, t, ab);
+}
+
+/// Normal (from the particle toward the static shape) and separation of a static contact.
+static void static_geometry(const sb_world *w, sb_contact *c)
+{
+    sb_vec2 p = w->pos[c->a];
+    double r = w->radius[c->a];
+    if (c->shape >= SHAPE_BOUND) {
+        const sb_bounds *bd = &w->def.bounds;
+        switch (c->shape - SHAPE_BOUND) {
+        case 0: c->normal = v2(-1, 0); c->separation = p.x - bd->xmin - r; break;
+        case 1: c->normal = v2(1, 0); c->separation = bd->xmax - p.x - r; break;
+        case 2: c->normal = v2(0, -1); c->separation = p.y - bd->ymin - r; break;
+        default: c->normal = v2(0, 1); c->separation = bd->ymax - p.y - r; break;
+        }
+        return;
+    }
+    sb_vec2 a = w->wall_a[c->shape], b = w->wall_b[c->shape];
+    sb_vec2 d = v2_sub(closest_on_segment(p, a, b), p);
+    double len = v2_len(d);
+    if (len > 1e-12) {
+        c->normal = v2_scale(d, 1.0 / len);
+    } else { // centre on the wall: push out along the wall's normal
+        sb_vec2 ab = v2_sub(b, a);
+        double l = v2_len(ab);
+        c->normal = l > 0.0 ? v2(ab.y / l, -ab.x / l) : v2(0, -1);
+    }
+    c->separation = len - r;
+}
+
+static void pair_geometry(const sb_world *w, sb_contact *c)
+{
+    sb_vec2 d = v2_sub(w->pos[c->b], w->pos[c->a]);
+    double len = v2_len(d);
+    if (len > 1e-12)
+        c->normal = v2_scale(d, 1.0 / len);
+    else if (c->normal.x == 0.0 && c->normal.y == 0.0)
+        c->normal = v2(0, 1);
+    c->separation = len - w->radius[c->a] - w->radius[c->b];
+}
+
+static inline void contact_geometry(const sb_world *w, sb_contact *c)
+{
+    if (c->b >= 0)
+        pair_geometry(w, c);
+    else
+        static_geometry(w, c);
+}
+
+void contacts_update_geometry(sb_world *w)
+{
+    for (int k = 0; k < w->contact_next_count; ++k)
+        contact_geometry(w, &w->contacts_next[k]);
+}
+
+static int compare_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+double contact_combined_restitution(const sb_world *w, int a, int b)
+{
+    double ea = w->restitution[a] >= 0.0 ? w->restitution[a] : w->def.restitution;
+    double eb = b < 0 ? w->def.restitution : w->restitution[b] >= 0.0 ? w->restitution[b] : w->def.restitution;
+    return ea > eb ? ea : eb; // the bouncier one wins, as in Box2D
+}
+
+double contact_combined_friction(const sb_world *w, int a, int b)
+{
+    double fa = w->friction[a] >= 0.0 ? w->friction[a] : w->def.friction;
+    double fb = b < 0 ? w->def.friction : w->friction[b] >= 0.0 ? w->friction[b] : w->def.friction;
+    return sqrt(fa * fb); // geometric mean, as in Box2D
+}
+
+void contacts_build(sb_world *w)
+{
+    w->contact_next_count = 0;
+    double rmax = 0.0, vmax = 0.0;
+    int colliders = 0;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (!particle_alive(w, i))
+            continue;
+        double speed = v2_len(w->vel[i]);
+        if (speed > vmax)
+            vmax = speed;
+        if ((w->p_flags[i] & PARTICLE_COLLIDE) && w->radius[i] > 0.0) {
+            colliders += 1;
+            if (w->radius[i] > rmax)
+                rmax = w->radius[i];
+        }
+    }
+    // Speculative margin: what can close in one frame, within reason; beyond it, use sub-steps.
+    double margin = vmax * w->def.dt * 2.0;
+    double margin_cap = rmax > 0.0 ? 4.0 * rmax : 0.5;
+    margin = (margin < margin_cap ? margin : margin_cap) + 0.05 * (rmax > 0.0 ? rmax : 0.1);
+
+    const bool pairs = w->def.collisions && colliders > 1;
+    double inv_cell = 0.0;
+    if (pairs) {
+        inv_cell = 1.0 / (2.0 * rmax + margin);
+        int size = w->grid_size;
+        memset(w->grid_start, 0, sizeof(int) * (size_t)(size + 1));
+        for (int i = 0; i < w->p_high; ++i) {
+            if (!particle_alive(w, i) || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
+                continue;
+            w->cell_x[i] = cell_coord(w->pos[i].x, inv_cell);
+            w->cell_y[i] = cell_coord(w->pos[i].y, inv_cell);
+            w->grid_start[cell_hash(w->cell_x[i], w->cell_y[i], size) + 1] += 1;
+        }
+        for (int k = 0; k < size; ++k)
+            w->grid_start[k + 1] += w->grid_start[k];
+        // Counting sort into buckets; filled in particle order, so deterministic.
+        for (int i = 0; i < w->p_high; ++i) {
+            if (!particle_alive(w, i) || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
+                continue;
+            unsigned hsh = cell_hash(w->cell_x[i], w->cell_y[i], size);
+            w->grid_items[w->grid_start[hsh]++] = i;
+        }
+        for (int k = size; k > 0; --k) // undo the shift left by filling
+            w->grid_start[k] = w->grid_start[k - 1];
+        w->grid_start[0] = 0;
+    }
+
+    int near[512];
+    for (int i = 0; i < w->p_high; ++i) {
+        if (!particle_alive(w, i))
+            continue;
+        sb_contact c;
+        memset(&c, 0, sizeof c);
+        c.a = i;
+        c.b = -1;
+        if (w->inv_mass[i] > 0.0) {
+            for (int k = 0; k < w->w_high; ++k) {
+                if (!w->w_alive_flag[k])
+                    continue;
+                c.shape = (uint32_t)k;
+                static_geometry(w, &c);
+                if (c.separation < margin) {
+                    c.key = ((uint64_t)i << 32) | c.shape;
+                    push_contact(w, &c);
+                }
+            }
+            if (w->def.has_bounds) {
+                for (uint32_t side = 0; side < 4; ++side) {
+                    c.shape = SHAPE_BOUND + side;
+                    static_geometry(w, &c);
+                    if (c.separation < margin) {
+                        c.key = ((uint64_t)i << 32) | c.shape;
+                        push_contact(w, &c);
+                    }
+                }
+            }
+        }
+        if (!pairs || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
+            continue;
+        int count = 0;
+        for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+                int cx = w->cell_x[i] + dx, cy = w->cell_y[i] + dy;
+                unsigned hsh = cell_hash(cx, cy, w->grid_size);
+                for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
+                    int j = w->grid_items[k];
+                    // j's own cell must be the one asked for: buckets are shared by
+                    // colliding hashes, and this keeps every pair found exactly once.
+                    if (j <= i || w->cell_x[j] != cx || w->cell_y[j] != cy)
+                        continue;
+                    if (w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0)
+                        continue;
+                    double reach = w->radius[i] + w->radius[j] + margin;
+                    sb_vec2 d = v2_sub(w->pos[j], w->pos[i]);
+                    if (v2_dot(d, d) >= reach * reach)
+                        continue;
+                    if (count < (int)(sizeof near / sizeof near[0]))
+                        near[count++] = j;
+                }
+            }
+        }
+        if (count == 0)
+            continue;
+        qsort(near, (size_t)count, sizeof near[0], compare_int);
+        for (int k = 0; k < count; ++k) {
+            int j = near[k];
+            if (w->pair_count > 0 && joined_by_spring(w, i, j))
+                continue; // springs own the distance between their ends
+            c.b = j;
+            c.shape = SHAPE_PARTICLE | (uint32_t)j;
+            c.key = ((uint64_t)i << 32) | c.shape;
+            c.normal = v2(0, 0);
+            pair_geometry(w, &c);
+            push_contact(w, &c);
+        }
+        c.b = -1;
+    }
+
+    // Warm start from the last committed step: both lists are sorted by key.
+    int old = 0;
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        while (old < w->contact_count && w->contacts[old].key < c->key)
+            old += 1;
+        if (old < w->contact_count && w->contacts[old].key == c->key) {
+            c->normal_impulse = w->contacts[old].normal_impulse;
+            c->tangent_impulse = w->contacts[old].tangent_impulse;
+        }
+        c->friction = contact_combined_friction(w, c->a, c->b);
+        c->restitution = contact_combined_restitution(w, c->a, c->b);
+    }
+}
+
+static inline double inv_mass_of(const sb_world *w, int i) { return i >= 0 ? w->inv_mass[i] : 0.0; }
+
+static inline sb_vec2 relative_velocity(const sb_world *w, const sb_contact *c)
+{
+    sb_vec2 vb = c->b >= 0 ? w->vel[c->b] : v2(0, 0);
+    return v2_sub(vb, w->vel[c->a]);
+}
+
+static inline void apply_impulse(sb_world *w, const sb_contact *c, sb_vec2 p)
+{
+    w->vel[c->a] = v2_mad(w->vel[c->a], -w->inv_mass[c->a], p);
+    if (c->b >= 0)
+        w->vel[c->b] = v2_mad(w->vel[c->b], w->inv_mass[c->b], p);
+}
+
+void contacts_prepare(sb_world *w, double h, bool first_substep)
+{
+    (void)h;
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        contact_geometry(w, c);
+        double wsum = inv_mass_of(w, c->a) + inv_mass_of(w, c->b);
+        c->normal_mass = wsum > 0.0 ? 1.0 / wsum : 0.0;
+        if (first_substep) {
+            c->relative_velocity = v2_dot(relative_velocity(w, c), c->normal);
+            c->max_normal_impulse = 0.0;
+        }
+    }
+}
+
+void contacts_warm_start(sb_world *w)
+{
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        sb_vec2 t = v2(-c->normal.y, c->normal.x);
+        sb_vec2 p = v2_add(v2_scale(c->normal, c->normal_impulse), v2_scale(t, c->tangent_impulse));
+        apply_impulse(w, c, p);
+    }
+}
+
+// Soft non-penetration (seed 003's soft constraint, tuned as in Box2D v3): a speculative
+// contact (separation > 0) lets the gap close in one sub-step; an overlap is pushed out
+// softly while use_bias is on; the relax pass (use_bias off) removes that push velocity.
+void contacts_solve(sb_world *w, double h, bool use_bias)
+{
+    double hertz = 0.25 / h < contact_max_hertz ? 0.25 / h : contact_max_hertz;
+    const sb_soft soft = soft_from_hertz(hertz, contact_damping_ratio, h);
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        if (c->normal_mass == 0.0)
+            continue;
+        double s = c->separation, bias = 0.0, mass_scale = 1.0, impulse_scale = 0.0;
+        if (s > 0.0) {
+            bias = s / h;
+        } else if (use_bias) {
+            bias = soft.bias_rate * s;
+            bias = bias > -contact_push_max ? bias : -contact_push_max;
+            mass_scale = soft.mass_scale;
+            impulse_scale = soft.impulse_scale;
+        }
+        sb_vec2 n = c->normal;
+        double vn = v2_dot(relative_velocity(w, c), n);
+        double impulse = -c->normal_mass * mass_scale * (vn + bias) - impulse_scale * c->normal_impulse;
+        double total = c->normal_impulse + impulse;
+        total = total > 0.0 ? total : 0.0;
+        impulse = total - c->normal_impulse;
+        c->normal_impulse = total;
+        if (total > c->max_normal_impulse)
+            c->max_normal_impulse = total;
+        apply_impulse(w, c, v2_scale(n, impulse));
+
+        // Coulomb friction: particles do not spin, so the tangent mass equals the normal mass.
+        sb_vec2 t = v2(-n.y, n.x);
+        double vt = v2_dot(relative_velocity(w, c), t);
+        double limit = c->friction * c->normal_impulse;
+        double tangent = c->tangent_impulse - c->normal_mass * vt;
+        tangent = tangent < -limit ? -limit : tangent > limit ? limit : tangent;
+        double dt = tangent - c->tangent_impulse;
+        c->tangent_impulse = tangent;
+        apply_impulse(w, c, v2_scale(t, dt));
+    }
+}
+
+void contacts_restitution(sb_world *w)
+{
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        if (c->restitution == 0.0 || c->relative_velocity > -restitution_threshold || c->max_normal_impulse == 0.0)
+            continue;
+        double vn = v2_dot(relative_velocity(w, c), c->normal);
+        double impulse = -c->normal_mass * (vn + c->restitution * c->relative_velocity);
+        double total = c->normal_impulse + impulse;
+        total = total > 0.0 ? total : 0.0;
+        impulse = total - c->normal_impulse;
+        c->normal_impulse = total;
+        apply_impulse(w, c, v2_scale(c->normal, impulse));
+    }
+}
+
+// Moves the ends of an overlapping contact apart, inverse-mass weighted. Returns the push.
+static double separate(sb_world *w, sb_contact *c)
+{
+    contact_geometry(w, c);
+    if (c->separation >= 0.0)
+        return 0.0;
+    double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = wa + wb;
+    if (wsum == 0.0)
+        return 0.0;
+    double push = -c->separation / wsum;
+    w->pos[c->a] = v2_mad(w->pos[c->a], -wa * push, c->normal);
+    if (c->b >= 0)
+        w->pos[c->b] = v2_mad(w->pos[c->b], wb * push, c->normal);
+    c->separation = 0.0;
+    return push;
+}
+
+// Verlet collide (seed 004). Without impulse preservation it only moves positions, which
+// cancels the acceleration of bodies at rest. With it, the velocity held in prev is
+// first recorded, the overlap resolved, then the normal velocities exchanged as in a
+// collision (restitution e; the article's swap is the equal-mass case with e = 1) and prev
+// moved so that it encodes the new velocity.
+void contacts_project(sb_world *w, bool preserve_impulse, double h)
+{
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        int a = c->a, b = c->b;
+        sb_vec2 va = v2_sub(w->pos[a], w->prev[a]);
+        sb_vec2 vb = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
+        if (separate(w, c) == 0.0 || !preserve_impulse)
+            continue;
+        double wa = inv_mass_of(w, a), wb = inv_mass_of(w, b), wsum = wa + wb;
+        sb_vec2 n = c->normal, t = v2(-n.y, n.x);
+        double vn = v2_dot(v2_sub(vb, va), n);
+        if (vn < 0.0) {
+            double j = -(1.0 + c->restitution) * vn / wsum;
+            double vt = v2_dot(v2_sub(vb, va), t);
+            double jt = -vt / wsum, limit = c->friction * j;
+            jt = jt < -limit ? -limit : jt > limit ? limit : jt;
+            sb_vec2 p = v2_add(v2_scale(n, j), v2_scale(t, jt));
+            va = v2_mad(va, -wa, p);
+            vb = v2_mad(vb, wb, p);
+        }
+        w->prev[a] = v2_sub(w->pos[a], va);
+        if (b >= 0)
+            w->prev[b] = v2_sub(w->pos[b], vb);
+    }
+    (void)h;
+}
+
+void contacts_project_xpbd(sb_world *w)
+{
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        double push = separate(w, c);
+        if (push == 0.0)
+            continue;
+        c->normal_impulse += push;
+        // Static friction by position: cancel the sliding of this sub-step up to mu times the push.
+        int a = c->a, b = c->b;
+        double wa = inv_mass_of(w, a), wb = inv_mass_of(w, b), wsum = wa + wb;
+        sb_vec2 t = v2(-c->normal.y, c->normal.x);
+        sb_vec2 da = v2_sub(w->pos[a], w->prev[a]);
+        sb_vec2 db = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
+        double slide = v2_dot(v2_sub(db, da), t) / wsum;
+        double limit = c->friction * push;
+        slide = slide < -limit ? -limit : slide > limit ? limit : slide;
+        w->pos[a] = v2_mad(w->pos[a], wa * slide, t);
+        if (b >= 0)
+            w->pos[b] = v2_mad(w->pos[b], -wb * slide, t);
+    }
+}
+
+void contacts_xpbd_velocity(sb_world *w)
+{
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        if (c->normal_impulse == 0.0 || c->normal_mass == 0.0)
+            continue;
+        double vn = v2_dot(relative_velocity(w, c), c->normal);
+        double target = c->relative_velocity < -restitution_threshold ? -c->restitution * c->relative_velocity : 0.0;
+        if (vn < target)
+            apply_impulse(w, c, v2_scale(c->normal, (target - vn) * c->normal_mass));
+        c->normal_impulse = 0.0;
+    }
+}
+
+int contacts_touching(const sb_world *w)
+{
+    int n = 0;
+    for (int k = 0; k < w->contact_count; ++k)
+        if (w->contacts[k].separation < touching_slop)
+            n += 1;
+    return n;
+}

@@ -1,0 +1,125 @@
+// springbox core: public types shared by every module.
+// Pure C11, no Lua, no SDL. Units are SI: metres, kilograms, seconds; y points up.
+#ifndef SB_TYPES_H
+#define SB_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/// A 2D vector in metres (or metres per second).
+typedef struct sb_vec2 { double x, y; } sb_vec2;
+
+/// A world: owns particles, springs, walls and the solver state. Opaque.
+typedef struct sb_world sb_world;
+
+/// A particle handle: slot index plus generation. A handle to a removed particle
+/// is stale and is rejected; it never points at a newer particle in the same slot.
+typedef struct sb_particle_id { uint32_t index, generation; } sb_particle_id;
+
+/// A spring handle, with the same staleness rules as particles.
+typedef struct sb_spring_id { uint32_t index, generation; } sb_spring_id;
+
+/// A static wall segment handle.
+typedef struct sb_wall_id { uint32_t index, generation; } sb_wall_id;
+
+/// The null handle: generation 0 is never issued.
+#define SB_NULL_INDEX UINT32_MAX
+
+/// Result of an API call that can fail.
+typedef enum sb_status {
+    SB_OK = 0,
+    SB_ERR_STALE,        ///< the handle names a removed (or never created) object
+    SB_ERR_INVALID,      ///< an argument is out of range or not finite; see the bad field name
+    SB_ERR_SAME_PARTICLE,///< a spring from a particle to itself
+    SB_ERR_NO_MEMORY,    ///< allocation failed; the world is unchanged
+    SB_ERR_HALTED,       ///< the world stopped on a non-finite value; see sb_stats
+} sb_status;
+
+/// How springs are solved. Each follows one article in shared/seeds (see README).
+typedef enum sb_method {
+    SB_METHOD_FORCE = 0, ///< explicit Hooke forces, symplectic Euler (seed 001)
+    SB_METHOD_IMPULSE,   ///< Nissen's impulse spring, one Jacobi pass (seed 002)
+    SB_METHOD_SEQUENTIAL,///< Nissen's sequential impulses with warm start (seed 000)
+    SB_METHOD_SOFT,      ///< Catto's soft constraints, sequential impulses (seed 003)
+    SB_METHOD_VERLET,    ///< Verlet, projection, two-pass collide (seed 004)
+    SB_METHOD_XPBD,      ///< extended position based dynamics (springbox's own)
+    SB_METHOD_COUNT
+} sb_method;
+
+/// How a spring's tuning is given. Every method converts it with the pair's
+/// reduced mass and the sub-step (sb_tuning.h), so one tuning fits all methods.
+typedef enum sb_tuning_mode {
+    SB_TUNE_HERTZ = 0,   ///< frequency (Hz) and damping ratio; hertz 0 = rigid
+    SB_TUNE_COEFFICIENTS,///< Nissen's stiffness Cs and damping Cd, both in [0,1]
+    SB_TUNE_RAW,         ///< spring constant k (N/m) and damper c (N s/m)
+} sb_tuning_mode;
+
+/// A spring's tuning. Only the fields of `mode` are read.
+typedef struct sb_tuning {
+    sb_tuning_mode mode;
+    double hertz, damping_ratio; ///< SB_TUNE_HERTZ
+    double stiffness, damping;   ///< SB_TUNE_COEFFICIENTS: Cs, Cd
+    double k, c;                 ///< SB_TUNE_RAW
+} sb_tuning;
+
+/// An axis-aligned box, used for the optional world bounds.
+typedef struct sb_bounds { double xmin, ymin, xmax, ymax; } sb_bounds;
+
+/// Everything needed to create a world. Start from sb_default_world_def().
+typedef struct sb_world_def {
+    sb_vec2 gravity;       ///< m/s^2
+    double dt;             ///< seconds per frame (one sb_world_step)
+    int substeps;          ///< sub-steps per frame, >= 1
+    int iterations;        ///< solver iterations per sub-step, >= 1
+    sb_method method;
+    double warmstart;      ///< sequential: warm start fraction in [0,1]
+    double correction;     ///< sequential: correction factor in (0,1]
+    bool collisions;       ///< particle-particle collisions on/off
+    double restitution;    ///< default restitution in [0,1]
+    double friction;       ///< default Coulomb friction, >= 0
+    bool has_bounds;       ///< confine particles to `bounds`
+    sb_bounds bounds;
+    bool verlet_preserve_impulse; ///< verlet: run the article's impulse-preserving pass
+} sb_world_def;
+
+/// Everything that describes a particle. Start from sb_default_particle_def().
+typedef struct sb_particle_def {
+    sb_vec2 position, velocity;
+    double mass;           ///< kg, > 0 (kept while fixed, used when unfixed)
+    double radius;         ///< m, >= 0; 0 means a point that never collides with particles
+    bool fixed;            ///< infinite mass; moves only if given a velocity
+    bool collide;          ///< takes part in particle-particle collisions
+    double restitution;    ///< < 0: use the world default
+    double friction;       ///< < 0: use the world default
+} sb_particle_def;
+
+/// Everything that describes a spring. Start from sb_default_spring_def().
+typedef struct sb_spring_def {
+    sb_particle_id a, b;
+    double rest_length;    ///< m; < 0 means the current distance between a and b
+    sb_tuning tuning;
+} sb_spring_def;
+
+/// What the last step measured. Energies in joules.
+typedef struct sb_stats {
+    uint64_t steps;           ///< frames stepped so far
+    double time;              ///< simulated seconds
+    double kinetic_energy;
+    double potential_energy;  ///< gravity (relative to y = 0) plus elastic energy of non-rigid springs
+    double max_stretch;       ///< largest |length - rest| / rest over springs
+    int max_stretch_spring;   ///< slot of that spring, -1 if none
+    int contacts;             ///< touching contacts in the last sub-step
+    double step_ms;           ///< wall-clock time of the last step
+    int particles, springs;
+    /// force method only: springs whose omega*h exceeds the symplectic Euler limit
+    int unstable_springs;
+    double worst_omega_h, worst_omega_h_limit;
+    sb_spring_id worst_spring;
+    /// non-finite containment: the world stops and keeps its last finite state
+    bool halted;
+    sb_particle_id bad_particle;
+    sb_spring_id bad_spring;  ///< the most stretched spring on bad_particle, if any
+    char message[160];
+} sb_stats;
+
+#endif

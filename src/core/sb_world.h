@@ -1,0 +1,111 @@
+// springbox core: worlds, particles, springs, walls, dragging and stepping.
+// A world owns structure-of-arrays storage that grows by doubling; handles carry a
+// generation so that a handle to a removed object is recognised as stale.
+#ifndef SB_WORLD_H
+#define SB_WORLD_H
+
+#include "sb_types.h"
+
+/// Defaults: gravity (0,-9.81), 60 Hz, 4 sub-steps, 8 iterations, soft method, collisions on.
+sb_world_def sb_default_world_def(void);
+/// Defaults: at the origin, at rest, 1 kg, radius 0.1 m, free, colliding, world restitution/friction.
+sb_particle_def sb_default_particle_def(void);
+/// Defaults: rest length = current distance, rigid (hertz 0, damping ratio 1).
+sb_spring_def sb_default_spring_def(void);
+
+/// Checks a world definition; on failure *bad_field names the offending field.
+sb_status sb_world_def_check(const sb_world_def *def, const char **bad_field);
+/// Checks a particle definition; on failure *bad_field names the offending field.
+sb_status sb_particle_def_check(const sb_particle_def *def, const char **bad_field);
+
+/// Creates a world; NULL if the definition is invalid or memory is short.
+sb_world *sb_world_create(const sb_world_def *def);
+/// Frees a world and everything in it.
+void sb_world_destroy(sb_world *world);
+
+/// Reads the world's settings (gravity, dt, method, knobs, bounds...).
+sb_world_def sb_world_get_def(const sb_world *world);
+/// Changes the world's settings between frames; state, handles and warm starts are kept
+/// (warm-start impulses are cleared when the method changes).
+sb_status sb_world_set_def(sb_world *world, const sb_world_def *def, const char **bad_field);
+
+/// Advances one frame of def.dt in def.substeps sub-steps. Returns SB_ERR_HALTED, and
+/// does nothing, once a non-finite value has stopped the world.
+sb_status sb_world_step(sb_world *world);
+/// Diagnostics of the last step.
+const sb_stats *sb_world_get_stats(const sb_world *world);
+/// Clears a halt so stepping resumes from the last finite state.
+void sb_world_clear_halt(sb_world *world);
+
+/// Adds a particle. On failure returns a null id and sets *status (may be NULL).
+sb_particle_id sb_world_add_particle(sb_world *world, const sb_particle_def *def, sb_status *status);
+/// Removes a particle and every spring attached to it.
+sb_status sb_world_remove_particle(sb_world *world, sb_particle_id id);
+/// True if the handle names a live particle of this world.
+bool sb_particle_is_valid(const sb_world *world, sb_particle_id id);
+/// Reads a particle's current state into *out.
+sb_status sb_particle_get(const sb_world *world, sb_particle_id id, sb_particle_def *out);
+/// Overwrites a particle's state, checked first; on failure nothing changes.
+sb_status sb_particle_set(sb_world *world, sb_particle_id id, const sb_particle_def *def, const char **bad_field);
+/// Number of live particles.
+int sb_world_particle_count(const sb_world *world);
+/// Iterates live particles in slot order: pass a null id to start; returns false at the end.
+bool sb_world_next_particle(const sb_world *world, sb_particle_id *it);
+
+/// Adds a spring. Rejects stale ends, a particle to itself, and bad tuning.
+sb_spring_id sb_world_add_spring(sb_world *world, const sb_spring_def *def, sb_status *status, const char **bad_field);
+/// Removes a spring.
+sb_status sb_world_remove_spring(sb_world *world, sb_spring_id id);
+/// True if the handle names a live spring of this world.
+bool sb_spring_is_valid(const sb_world *world, sb_spring_id id);
+/// Reads a spring's ends, rest length and tuning.
+sb_status sb_spring_get(const sb_world *world, sb_spring_id id, sb_spring_def *out);
+/// Current length of a spring in metres.
+double sb_spring_length(const sb_world *world, sb_spring_id id);
+/// Changes a spring's rest length (>= 0) and tuning; its ends cannot change.
+sb_status sb_spring_set(sb_world *world, sb_spring_id id, double rest_length, const sb_tuning *tuning, const char **bad_field);
+/// Accumulated impulse of the spring's last solve (N s), the warm start of the impulse methods.
+double sb_spring_impulse(const sb_world *world, sb_spring_id id);
+/// Restores a warm-start impulse (used when a reload carries state over).
+sb_status sb_spring_set_impulse(sb_world *world, sb_spring_id id, double impulse);
+/// Number of live springs.
+int sb_world_spring_count(const sb_world *world);
+/// Iterates live springs in slot order: pass a null id to start; returns false at the end.
+bool sb_world_next_spring(const sb_world *world, sb_spring_id *it);
+
+/// Adds a static two-sided wall segment from a to b.
+sb_wall_id sb_world_add_wall(sb_world *world, sb_vec2 a, sb_vec2 b, sb_status *status);
+/// Removes a wall.
+sb_status sb_world_remove_wall(sb_world *world, sb_wall_id id);
+/// Number of live walls.
+int sb_world_wall_count(const sb_world *world);
+/// Reads a wall's end points.
+sb_status sb_wall_get(const sb_world *world, sb_wall_id id, sb_vec2 *a, sb_vec2 *b);
+/// Iterates live walls in slot order: pass a null id to start; returns false at the end.
+bool sb_world_next_wall(const sb_world *world, sb_wall_id *it);
+
+/// Starts dragging a particle toward `target` with a soft point constraint of the given
+/// frequency and damping ratio (seed 003). Fixed particles are moved kinematically.
+sb_status sb_world_drag_begin(sb_world *world, sb_particle_id id, sb_vec2 target, double hertz, double damping_ratio);
+/// Moves the drag target.
+void sb_world_drag_move(sb_world *world, sb_vec2 target);
+/// Ends the drag; the particle keeps the velocity the drag gave it (a fixed one stops).
+void sb_world_drag_end(sb_world *world);
+/// The dragged particle, or a null id.
+sb_particle_id sb_world_drag_particle(const sb_world *world);
+
+/// The null handles.
+sb_particle_id sb_null_particle(void);
+sb_spring_id sb_null_spring(void);
+
+/// Name of a method ("force", "impulse", "sequential", "soft", "verlet", "xpbd").
+const char *sb_method_name(sb_method method);
+/// Parses a method name; returns false if unknown.
+bool sb_method_from_name(const char *name, sb_method *out);
+/// A short English description of a status.
+const char *sb_status_string(sb_status status);
+
+/// FNV-1a hash of every live particle's position and velocity bits, for determinism checks.
+uint64_t sb_world_state_hash(const sb_world *world);
+
+#endif

@@ -1,0 +1,152 @@
+// The one place where tunings become solver constants. See sb_tuning.h.
+#include "sb_tuning.h"
+
+#include <math.h>
+
+static const double two_pi = 6.28318530717958647692;
+
+sb_tuning sb_tuning_hertz(double hertz, double damping_ratio)
+{
+    sb_tuning t = {0};
+    t.mode = SB_TUNE_HERTZ;
+    t.hertz = hertz;
+    t.damping_ratio = damping_ratio;
+    return t;
+}
+
+sb_tuning sb_tuning_coefficients(double stiffness, double damping)
+{
+    sb_tuning t = {0};
+    t.mode = SB_TUNE_COEFFICIENTS;
+    t.stiffness = stiffness;
+    t.damping = damping;
+    return t;
+}
+
+sb_tuning sb_tuning_raw(double k, double c)
+{
+    sb_tuning t = {0};
+    t.mode = SB_TUNE_RAW;
+    t.k = k;
+    t.c = c;
+    return t;
+}
+
+bool sb_tuning_is_rigid(const sb_tuning *t)
+{
+    return t->mode == SB_TUNE_HERTZ && t->hertz == 0.0;
+}
+
+static bool bad(double v, double lo, double hi, const char *name, const char **bad_field)
+{
+    if (isfinite(v) && v >= lo && v <= hi)
+        return false;
+    if (bad_field)
+        *bad_field = name;
+    return true;
+}
+
+sb_status sb_tuning_check(const sb_tuning *t, const char **bad_field)
+{
+    switch (t->mode) {
+    case SB_TUNE_HERTZ:
+        if (bad(t->hertz, 0.0, 1e9, "hertz", bad_field) ||
+            bad(t->damping_ratio, 0.0, 1e9, "damping_ratio", bad_field))
+            return SB_ERR_INVALID;
+        return SB_OK;
+    case SB_TUNE_COEFFICIENTS:
+        // Nissen: above 1 the spring overshoots and gets less stable, so [0,1] (seed 002).
+        if (bad(t->stiffness, 0.0, 1.0, "stiffness", bad_field) ||
+            bad(t->damping, 0.0, 1.0, "damping", bad_field))
+            return SB_ERR_INVALID;
+        return SB_OK;
+    case SB_TUNE_RAW:
+        if (bad(t->k, 0.0, 1e300, "k", bad_field) || bad(t->c, 0.0, 1e300, "c", bad_field))
+            return SB_ERR_INVALID;
+        return SB_OK;
+    }
+    if (bad_field)
+        *bad_field = "mode";
+    return SB_ERR_INVALID;
+}
+
+double sb_reduced_mass(double inv_mass_a, double inv_mass_b)
+{
+    double w = inv_mass_a + inv_mass_b;
+    return w > 0.0 ? 1.0 / w : 0.0;
+}
+
+void sb_tuning_to_kc(const sb_tuning *t, double m, double h, double *k, double *c)
+{
+    switch (t->mode) {
+    case SB_TUNE_HERTZ: {
+        double omega = two_pi * t->hertz;
+        *k = m * omega * omega;
+        *c = 2.0 * m * t->damping_ratio * omega;
+        return;
+    }
+    case SB_TUNE_COEFFICIENTS:
+        *k = t->stiffness * m / (h * h);
+        *c = t->damping * m / h;
+        return;
+    case SB_TUNE_RAW:
+        *k = t->k;
+        *c = t->c;
+        return;
+    }
+    *k = *c = 0.0;
+}
+
+void sb_tuning_to_coefficients(const sb_tuning *t, double m, double h, double *cs, double *cd)
+{
+    if (t->mode == SB_TUNE_COEFFICIENTS) {
+        *cs = t->stiffness;
+        *cd = t->damping;
+        return;
+    }
+    if (m <= 0.0) {
+        *cs = *cd = 0.0;
+        return;
+    }
+    double k, c;
+    sb_tuning_to_kc(t, m, h, &k, &c);
+    double s = k * h * h / m, d = c * h / m;
+    *cs = s < 1.0 ? s : 1.0;
+    *cd = d < 1.0 ? d : 1.0;
+}
+
+void sb_softness_from_kc(double k, double c, double h, double *beta, double *gamma)
+{
+    double denom = c + h * k;
+    if (denom <= 0.0) {
+        // No spring and no damper: the constraint applies nothing.
+        *beta = 0.0;
+        *gamma = INFINITY;
+        return;
+    }
+    *gamma = 1.0 / denom;
+    *beta = h * k / denom;
+}
+
+double sb_symplectic_omega_h_limit(double damping_ratio)
+{
+    double z = damping_ratio;
+    return 2.0 * (sqrt(z * z + 1.0) - z);
+}
+
+void sb_kc_to_omega_zeta(double k, double c, double m, double *omega, double *zeta)
+{
+    if (m <= 0.0 || k <= 0.0) {
+        *omega = 0.0;
+        *zeta = 0.0;
+        return;
+    }
+    *omega = sqrt(k / m);
+    *zeta = c / (2.0 * m * *omega);
+}
+
+double sb_nissen_safe_coefficient(int springs_on_busiest_end)
+{
+    int n = springs_on_busiest_end < 1 ? 1 : springs_on_busiest_end;
+    return 1.0 / (n + 1);
+}

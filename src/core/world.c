@@ -1,0 +1,886 @@
+// World bookkeeping: storage, handles, checks, dragging, the step driver,
+// non-finite containment and diagnostics. The physics lives in springs.c and contact.c.
+#define _POSIX_C_SOURCE 199309L
+#include "sb_tuning.h"
+#include "world_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const method_names[SB_METHOD_COUNT] = {
+    "force", "impulse", "sequential", "soft", "verlet", "xpbd",
+};
+
+const char *sb_method_name(sb_method method)
+{
+    return (unsigned)method < SB_METHOD_COUNT ? method_names[method] : "unknown";
+}
+
+bool sb_method_from_name(const char *name, sb_method *out)
+{
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        if (name && strcmp(name, method_names[m]) == 0) {
+            *out = (sb_method)m;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *sb_status_string(sb_status status)
+{
+    switch (status) {
+    case SB_OK: return "ok";
+    case SB_ERR_STALE: return "handle refers to a removed object";
+    case SB_ERR_INVALID: return "invalid argument";
+    case SB_ERR_SAME_PARTICLE: return "a spring needs two different particles";
+    case SB_ERR_NO_MEMORY: return "out of memory";
+    case SB_ERR_HALTED: return "world halted on a non-finite value";
+    }
+    return "unknown status";
+}
+
+sb_particle_id sb_null_particle(void) { sb_particle_id id = {SB_NULL_INDEX, 0}; return id; }
+sb_spring_id sb_null_spring(void) { sb_spring_id id = {SB_NULL_INDEX, 0}; return id; }
+
+sb_world_def sb_default_world_def(void)
+{
+    sb_world_def d;
+    memset(&d, 0, sizeof d);
+    d.gravity = v2(0.0, -9.81);
+    d.dt = 1.0 / 60.0;
+    d.substeps = 4;
+    d.iterations = 8;
+    d.method = SB_METHOD_SOFT;
+    d.warmstart = 1.0;
+    d.correction = 1.0;
+    d.collisions = true;
+    d.restitution = 0.0;
+    d.friction = 0.3;
+    d.has_bounds = false;
+    d.bounds = (sb_bounds){-1e6, -1e6, 1e6, 1e6};
+    d.verlet_preserve_impulse = true;
+    return d;
+}
+
+sb_particle_def sb_default_particle_def(void)
+{
+    sb_particle_def d;
+    memset(&d, 0, sizeof d);
+    d.mass = 1.0;
+    d.radius = 0.1;
+    d.collide = true;
+    d.restitution = -1.0;
+    d.friction = -1.0;
+    return d;
+}
+
+sb_spring_def sb_default_spring_def(void)
+{
+    sb_spring_def d;
+    memset(&d, 0, sizeof d);
+    d.a = d.b = sb_null_particle();
+    d.rest_length = -1.0;
+    d.tuning = sb_tuning_hertz(0.0, 1.0);
+    return d;
+}
+
+static bool field_bad(bool ok, const char *name, const char **bad_field)
+{
+    if (!ok && bad_field)
+        *bad_field = name;
+    return !ok;
+}
+
+static bool in_range(double v, double lo, double hi) { return isfinite(v) && v >= lo && v <= hi; }
+
+sb_status sb_world_def_check(const sb_world_def *d, const char **bad_field)
+{
+    const sb_bounds *b = &d->bounds;
+    if (field_bad(v2_finite(d->gravity) && fabs(d->gravity.x) < 1e9 && fabs(d->gravity.y) < 1e9, "gravity", bad_field) ||
+        field_bad(in_range(d->dt, 1e-9, 10.0), "dt", bad_field) ||
+        field_bad(d->substeps >= 1 && d->substeps <= 1000, "substeps", bad_field) ||
+        field_bad(d->iterations >= 1 && d->iterations <= 1000, "iterations", bad_field) ||
+        field_bad((unsigned)d->method < SB_METHOD_COUNT, "method", bad_field) ||
+        field_bad(in_range(d->warmstart, 0.0, 1.0), "warmstart", bad_field) ||
+        field_bad(in_range(d->correction, 1e-9, 1.0), "correction", bad_field) ||
+        field_bad(in_range(d->restitution, 0.0, 1.0), "restitution", bad_field) ||
+        field_bad(in_range(d->friction, 0.0, 1e6), "friction", bad_field) ||
+        field_bad(!d->has_bounds || (in_range(b->xmin, -1e12, 1e12) && in_range(b->xmax, -1e12, 1e12) &&
+                                     in_range(b->ymin, -1e12, 1e12) && in_range(b->ymax, -1e12, 1e12) &&
+                                     b->xmin < b->xmax && b->ymin < b->ymax),
+                  "bounds", bad_field))
+        return SB_ERR_INVALID;
+    return SB_OK;
+}
+
+sb_status sb_particle_def_check(const sb_particle_def *d, const char **bad_field)
+{
+    if (field_bad(in_range(d->position.x, -1e12, 1e12), "x", bad_field) ||
+        field_bad(in_range(d->position.y, -1e12, 1e12), "y", bad_field) ||
+        field_bad(in_range(d->velocity.x, -1e12, 1e12), "vx", bad_field) ||
+        field_bad(in_range(d->velocity.y, -1e12, 1e12), "vy", bad_field) ||
+        field_bad(in_range(d->mass, 1e-12, 1e15), "mass", bad_field) ||
+        field_bad(in_range(d->radius, 0.0, 1e6), "radius", bad_field) ||
+        field_bad(isfinite(d->restitution) && d->restitution <= 1.0, "restitution", bad_field) ||
+        field_bad(isfinite(d->friction) && d->friction <= 1e6, "friction", bad_field))
+        return SB_ERR_INVALID;
+    return SB_OK;
+}
+
+// ---------------------------------------------------------------- storage
+
+static bool grow(void **p, size_t elem, int cap)
+{
+    void *n = realloc(*p, elem * (size_t)cap);
+    if (!n)
+        return false;
+    *p = n;
+    return true;
+}
+
+#define GROW(arr, cap) grow((void **)&(arr), sizeof *(arr), (cap))
+
+static bool particles_reserve(sb_world *w, int need)
+{
+    if (need <= w->p_cap)
+        return true;
+    int cap = w->p_cap ? w->p_cap : 64;
+    while (cap < need)
+        cap *= 2;
+    if (!GROW(w->pos, cap) || !GROW(w->vel, cap) || !GROW(w->prev, cap) || !GROW(w->dv, cap) ||
+        !GROW(w->mass, cap) || !GROW(w->inv_mass, cap) || !GROW(w->radius, cap) ||
+        !GROW(w->restitution, cap) || !GROW(w->friction, cap) || !GROW(w->p_gen, cap) ||
+        !GROW(w->p_flags, cap) || !GROW(w->p_next_free, cap) || !GROW(w->degree, cap) ||
+        !GROW(w->snap_pos, cap) || !GROW(w->snap_vel, cap) || !GROW(w->cell_x, cap) || !GROW(w->cell_y, cap))
+        return false;
+    w->p_cap = cap;
+    return true;
+}
+
+static bool springs_reserve(sb_world *w, int need)
+{
+    if (need <= w->s_cap)
+        return true;
+    int cap = w->s_cap ? w->s_cap : 64;
+    while (cap < need)
+        cap *= 2;
+    if (!GROW(w->s_a, cap) || !GROW(w->s_b, cap) || !GROW(w->rest, cap) || !GROW(w->tuning, cap) ||
+        !GROW(w->s_gen, cap) || !GROW(w->s_next_free, cap) || !GROW(w->axis, cap) || !GROW(w->axis_prev, cap) ||
+        !GROW(w->sep, cap) || !GROW(w->eff_mass, cap) || !GROW(w->gain_pos, cap) || !GROW(w->gain_vel, cap) ||
+        !GROW(w->gain_extra, cap) || !GROW(w->impulse, cap) || !GROW(w->rigid, cap) ||
+        !GROW(w->snap_axis, cap) || !GROW(w->snap_impulse, cap) || !GROW(w->pair_keys, cap))
+        return false;
+    w->s_cap = cap;
+    return true;
+}
+
+sb_world *sb_world_create(const sb_world_def *def)
+{
+    if (sb_world_def_check(def, NULL) != SB_OK)
+        return NULL;
+    sb_world *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->def = *def;
+    w->p_free = w->s_free = -1;
+    w->last_method = def->method;
+    w->drag_id = sb_null_particle();
+    w->stats.worst_spring = sb_null_spring();
+    w->stats.bad_particle = sb_null_particle();
+    w->stats.bad_spring = sb_null_spring();
+    w->stats.max_stretch_spring = -1;
+    return w;
+}
+
+void sb_world_destroy(sb_world *w)
+{
+    if (!w)
+        return;
+    void *arrays[] = {
+        w->pos, w->vel, w->prev, w->dv, w->mass, w->inv_mass, w->radius, w->restitution, w->friction,
+        w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_gen,
+        w->s_next_free, w->axis, w->axis_prev, w->sep, w->eff_mass, w->gain_pos, w->gain_vel,
+        w->gain_extra, w->impulse, w->rigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen,
+        w->w_alive_flag, w->contacts, w->contacts_next, w->grid_start, w->grid_items, w->cell_x,
+        w->cell_y, w->snap_pos, w->snap_vel, w->snap_axis, w->snap_impulse,
+    };
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
+        free(arrays[i]);
+    free(w);
+}
+
+sb_world_def sb_world_get_def(const sb_world *w) { return w->def; }
+
+sb_status sb_world_set_def(sb_world *w, const sb_world_def *def, const char **bad_field)
+{
+    sb_status st = sb_world_def_check(def, bad_field);
+    if (st != SB_OK)
+        return st;
+    w->def = *def;
+    return SB_OK;
+}
+
+// ---------------------------------------------------------------- particles
+
+static int particle_slot(const sb_world *w, sb_particle_id id)
+{
+    if (id.index >= (uint32_t)w->p_high || id.generation == 0)
+        return -1;
+    int i = (int)id.index;
+    if (!particle_alive(w, i) || w->p_gen[i] != id.generation)
+        return -1;
+    return i;
+}
+
+bool sb_particle_is_valid(const sb_world *w, sb_particle_id id) { return particle_slot(w, id) >= 0; }
+
+static void particle_write(sb_world *w, int i, const sb_particle_def *d)
+{
+    w->pos[i] = d->position;
+    w->vel[i] = d->velocity;
+    w->mass[i] = d->mass;
+    w->inv_mass[i] = d->fixed ? 0.0 : 1.0 / d->mass;
+    w->radius[i] = d->radius;
+    w->restitution[i] = d->restitution;
+    w->friction[i] = d->friction;
+    w->p_flags[i] = (uint8_t)(PARTICLE_ALIVE | (d->fixed ? PARTICLE_FIXED : 0) | (d->collide ? PARTICLE_COLLIDE : 0));
+}
+
+sb_particle_id sb_world_add_particle(sb_world *w, const sb_particle_def *d, sb_status *status)
+{
+    sb_status st = sb_particle_def_check(d, NULL);
+    int i = -1;
+    if (st == SB_OK) {
+        if (w->p_free >= 0) {
+            i = w->p_free;
+            w->p_free = w->p_next_free[i];
+        } else if (particles_reserve(w, w->p_high + 1)) {
+            i = w->p_high++;
+            w->p_gen[i] = 0;
+        } else {
+            st = SB_ERR_NO_MEMORY;
+        }
+    }
+    if (status)
+        *status = st;
+    if (i < 0)
+        return sb_null_particle();
+    w->p_gen[i] += 1;
+    if (w->p_gen[i] == 0) // generation 0 is reserved for null handles
+        w->p_gen[i] = 1;
+    w->degree[i] = 0;
+    particle_write(w, i, d);
+    w->p_alive += 1;
+    sb_particle_id id = {(uint32_t)i, w->p_gen[i]};
+    return id;
+}
+
+static void spring_free_slot(sb_world *w, int s);
+
+sb_status sb_world_remove_particle(sb_world *w, sb_particle_id id)
+{
+    int i = particle_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    for (int s = 0; s < w->s_high; ++s)
+        if (w->s_a[s] == i || w->s_b[s] == i)
+            spring_free_slot(w, s);
+    if (w->drag_active && w->drag_id.index == (uint32_t)i)
+        w->drag_active = false;
+    w->p_flags[i] = 0;
+    w->inv_mass[i] = 0.0;
+    w->p_gen[i] += 1; // every old handle to the slot is now stale
+    w->p_next_free[i] = w->p_free;
+    w->p_free = i;
+    w->p_alive -= 1;
+    return SB_OK;
+}
+
+sb_status sb_particle_get(const sb_world *w, sb_particle_id id, sb_particle_def *out)
+{
+    int i = particle_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    out->position = w->pos[i];
+    out->velocity = w->vel[i];
+    out->mass = w->mass[i];
+    out->radius = w->radius[i];
+    out->fixed = (w->p_flags[i] & PARTICLE_FIXED) != 0;
+    out->collide = (w->p_flags[i] & PARTICLE_COLLIDE) != 0;
+    out->restitution = w->restitution[i];
+    out->friction = w->friction[i];
+    return SB_OK;
+}
+
+sb_status sb_particle_set(sb_world *w, sb_particle_id id, const sb_particle_def *d, const char **bad_field)
+{
+    int i = particle_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    sb_status st = sb_particle_def_check(d, bad_field);
+    if (st != SB_OK)
+        return st;
+    particle_write(w, i, d);
+    return SB_OK;
+}
+
+int sb_world_particle_count(const sb_world *w) { return w->p_alive; }
+
+bool sb_world_next_particle(const sb_world *w, sb_particle_id *it)
+{
+    int start = it->index == SB_NULL_INDEX ? 0 : (int)it->index + 1;
+    for (int i = start; i < w->p_high; ++i) {
+        if (particle_alive(w, i)) {
+            it->index = (uint32_t)i;
+            it->generation = w->p_gen[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+// ---------------------------------------------------------------- springs
+
+static int spring_slot(const sb_world *w, sb_spring_id id)
+{
+    if (id.index >= (uint32_t)w->s_high || id.generation == 0)
+        return -1;
+    int s = (int)id.index;
+    if (w->s_a[s] < 0 || w->s_gen[s] != id.generation)
+        return -1;
+    return s;
+}
+
+bool sb_spring_is_valid(const sb_world *w, sb_spring_id id) { return spring_slot(w, id) >= 0; }
+
+static void spring_free_slot(sb_world *w, int s)
+{
+    if (w->s_a[s] < 0)
+        return;
+    w->degree[w->s_a[s]] -= 1;
+    w->degree[w->s_b[s]] -= 1;
+    w->s_a[s] = w->s_b[s] = -1;
+    w->s_gen[s] += 1;
+    w->s_next_free[s] = w->s_free;
+    w->s_free = s;
+    w->s_alive -= 1;
+    w->s_pair_dirty = 1;
+}
+
+sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status *status, const char **bad_field)
+{
+    sb_status st = SB_OK;
+    int a = particle_slot(w, d->a), b = particle_slot(w, d->b);
+    if (a < 0 || b < 0) {
+        st = SB_ERR_STALE;
+        if (bad_field)
+            *bad_field = a < 0 ? "a" : "b";
+    } else if (a == b) {
+        st = SB_ERR_SAME_PARTICLE;
+        if (bad_field)
+            *bad_field = "b";
+    } else if (!isfinite(d->rest_length) || d->rest_length > 1e12) {
+        st = SB_ERR_INVALID;
+        if (bad_field)
+            *bad_field = "rest_length";
+    } else {
+        st = sb_tuning_check(&d->tuning, bad_field);
+    }
+    int s = -1;
+    if (st == SB_OK) {
+        if (w->s_free >= 0) {
+            s = w->s_free;
+            w->s_free = w->s_next_free[s];
+        } else if (springs_reserve(w, w->s_high + 1)) {
+            s = w->s_high++;
+            w->s_gen[s] = 0;
+        } else {
+            st = SB_ERR_NO_MEMORY;
+        }
+    }
+    if (status)
+        *status = st;
+    if (s < 0)
+        return sb_null_spring();
+    w->s_gen[s] += 1;
+    if (w->s_gen[s] == 0)
+        w->s_gen[s] = 1;
+    w->s_a[s] = a;
+    w->s_b[s] = b;
+    w->rest[s] = d->rest_length >= 0.0 ? d->rest_length : v2_len(v2_sub(w->pos[b], w->pos[a]));
+    w->tuning[s] = d->tuning;
+    w->impulse[s] = 0.0;
+    w->axis_prev[s] = v2(0.0, 0.0);
+    w->degree[a] += 1;
+    w->degree[b] += 1;
+    w->s_alive += 1;
+    w->s_pair_dirty = 1;
+    sb_spring_id id = {(uint32_t)s, w->s_gen[s]};
+    return id;
+}
+
+sb_status sb_world_remove_spring(sb_world *w, sb_spring_id id)
+{
+    int s = spring_slot(w, id);
+    if (s < 0)
+        return SB_ERR_STALE;
+    spring_free_slot(w, s);
+    return SB_OK;
+}
+
+sb_status sb_spring_get(const sb_world *w, sb_spring_id id, sb_spring_def *out)
+{
+    int s = spring_slot(w, id);
+    if (s < 0)
+        return SB_ERR_STALE;
+    out->a.index = (uint32_t)w->s_a[s];
+    out->a.generation = w->p_gen[w->s_a[s]];
+    out->b.index = (uint32_t)w->s_b[s];
+    out->b.generation = w->p_gen[w->s_b[s]];
+    out->rest_length = w->rest[s];
+    out->tuning = w->tuning[s];
+    return SB_OK;
+}
+
+double sb_spring_length(const sb_world *w, sb_spring_id id)
+{
+    int s = spring_slot(w, id);
+    if (s < 0)
+        return NAN;
+    return v2_len(v2_sub(w->pos[w->s_b[s]], w->pos[w->s_a[s]]));
+}
+
+sb_status sb_spring_set(sb_world *w, sb_spring_id id, double rest_length, const sb_tuning *t, const char **bad_field)
+{
+    int s = spring_slot(w, id);
+    if (s < 0)
+        return SB_ERR_STALE;
+    if (!in_range(rest_length, 0.0, 1e12)) {
+        if (bad_field)
+            *bad_field = "rest_length";
+        return SB_ERR_INVALID;
+    }
+    sb_status st = sb_tuning_check(t, bad_field);
+    if (st != SB_OK)
+        return st;
+    w->rest[s] = rest_length;
+    w->tuning[s] = *t;
+    return SB_OK;
+}
+
+double sb_spring_impulse(const sb_world *w, sb_spring_id id)
+{
+    int s = spring_slot(w, id);
+    return s < 0 ? 0.0 : w->impulse[s];
+}
+
+sb_status sb_spring_set_impulse(sb_world *w, sb_spring_id id, double impulse)
+{
+    int s = spring_slot(w, id);
+    if (s < 0)
+        return SB_ERR_STALE;
+    if (!isfinite(impulse))
+        return SB_ERR_INVALID;
+    w->impulse[s] = impulse;
+    return SB_OK;
+}
+
+int sb_world_spring_count(const sb_world *w) { return w->s_alive; }
+
+bool sb_world_next_spring(const sb_world *w, sb_spring_id *it)
+{
+    int start = it->index == SB_NULL_INDEX ? 0 : (int)it->index + 1;
+    for (int s = start; s < w->s_high; ++s) {
+        if (w->s_a[s] >= 0) {
+            it->index = (uint32_t)s;
+            it->generation = w->s_gen[s];
+            return true;
+        }
+    }
+    return false;
+}
+
+// ---------------------------------------------------------------- walls
+
+sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *status)
+{
+    sb_wall_id id = {SB_NULL_INDEX, 0};
+    if (!v2_finite(a) || !v2_finite(b)) {
+        if (status)
+            *status = SB_ERR_INVALID;
+        return id;
+    }
+    if (w->w_high == w->w_cap) {
+        int cap = w->w_cap ? w->w_cap * 2 : 16;
+        if (!GROW(w->wall_a, cap) || !GROW(w->wall_b, cap) || !GROW(w->w_gen, cap) || !GROW(w->w_alive_flag, cap)) {
+            if (status)
+                *status = SB_ERR_NO_MEMORY;
+            return id;
+        }
+        w->w_cap = cap;
+    }
+    // Walls are few; slots are never reused, so a handle is stale once removed.
+    int i = w->w_high++;
+    w->wall_a[i] = a;
+    w->wall_b[i] = b;
+    w->w_gen[i] = 1;
+    w->w_alive_flag[i] = 1;
+    w->w_alive += 1;
+    if (status)
+        *status = SB_OK;
+    id.index = (uint32_t)i;
+    id.generation = 1;
+    return id;
+}
+
+static int wall_slot(const sb_world *w, sb_wall_id id)
+{
+    if (id.index >= (uint32_t)w->w_high || !w->w_alive_flag[id.index] || w->w_gen[id.index] != id.generation)
+        return -1;
+    return (int)id.index;
+}
+
+sb_status sb_world_remove_wall(sb_world *w, sb_wall_id id)
+{
+    int i = wall_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    w->w_alive_flag[i] = 0;
+    w->w_gen[i] += 1;
+    w->w_alive -= 1;
+    return SB_OK;
+}
+
+int sb_world_wall_count(const sb_world *w) { return w->w_alive; }
+
+sb_status sb_wall_get(const sb_world *w, sb_wall_id id, sb_vec2 *a, sb_vec2 *b)
+{
+    int i = wall_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    *a = w->wall_a[i];
+    *b = w->wall_b[i];
+    return SB_OK;
+}
+
+bool sb_world_next_wall(const sb_world *w, sb_wall_id *it)
+{
+    int start = it->index == SB_NULL_INDEX ? 0 : (int)it->index + 1;
+    for (int i = start; i < w->w_high; ++i) {
+        if (w->w_alive_flag[i]) {
+            it->index = (uint32_t)i;
+            it->generation = w->w_gen[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+// ---------------------------------------------------------------- dragging
+
+sb_status sb_world_drag_begin(sb_world *w, sb_particle_id id, sb_vec2 target, double hertz, double damping_ratio)
+{
+    if (particle_slot(w, id) < 0)
+        return SB_ERR_STALE;
+    if (!v2_finite(target) || !in_range(hertz, 1e-6, 1e6) || !in_range(damping_ratio, 0.0, 1e6))
+        return SB_ERR_INVALID;
+    w->drag_active = true;
+    w->drag_id = id;
+    w->drag_target = target;
+    w->drag_hertz = hertz;
+    w->drag_damping_ratio = damping_ratio;
+    return SB_OK;
+}
+
+void sb_world_drag_move(sb_world *w, sb_vec2 target)
+{
+    if (v2_finite(target))
+        w->drag_target = target;
+}
+
+void sb_world_drag_end(sb_world *w)
+{
+    int i = w->drag_active ? particle_slot(w, w->drag_id) : -1;
+    if (i >= 0 && w->inv_mass[i] == 0.0)
+        w->vel[i] = v2(0.0, 0.0);
+    w->drag_active = false;
+    w->drag_id = sb_null_particle();
+}
+
+sb_particle_id sb_world_drag_particle(const sb_world *w)
+{
+    return w->drag_active ? w->drag_id : sb_null_particle();
+}
+
+/// The drag is one soft point constraint on one particle, solved exactly once per
+/// sub-step: with gamma and beta from seed 003 the velocity update equals implicit
+/// Euler of a spring-damper toward the target, so it is stable at any frequency.
+static void drag_apply(sb_world *w, double h)
+{
+    if (!w->drag_active)
+        return;
+    int i = particle_slot(w, w->drag_id);
+    if (i < 0) {
+        w->drag_active = false;
+        return;
+    }
+    sb_vec2 error = v2_sub(w->pos[i], w->drag_target);
+    double inv_m = w->inv_mass[i];
+    // A fixed particle has no mass to pull: treat it as a unit mass moved kinematically.
+    double m = inv_m > 0.0 ? 1.0 / inv_m : 1.0;
+    double k, c, beta, gamma;
+    sb_tuning t = sb_tuning_hertz(w->drag_hertz, w->drag_damping_ratio);
+    sb_tuning_to_kc(&t, m, h, &k, &c);
+    sb_softness_from_kc(k, c, h, &beta, &gamma);
+    if (inv_m == 0.0) {
+        w->vel[i] = v2_scale(error, -beta / h);
+        return;
+    }
+    double soft_mass = 1.0 / (inv_m + gamma / h);
+    sb_vec2 impulse = v2_scale(v2_mad(w->vel[i], beta / h, error), -soft_mass);
+    w->vel[i] = v2_mad(w->vel[i], inv_m, impulse);
+}
+
+// ---------------------------------------------------------------- stepping
+
+static uint64_t pair_key(int a, int b)
+{
+    uint32_t lo = (uint32_t)(a < b ? a : b), hi = (uint32_t)(a < b ? b : a);
+    return ((uint64_t)lo << 32) | hi;
+}
+
+static int compare_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static void rebuild_spring_pairs(sb_world *w)
+{
+    int n = 0;
+    for (int s = 0; s < w->s_high; ++s)
+        if (w->s_a[s] >= 0)
+            w->pair_keys[n++] = pair_key(w->s_a[s], w->s_b[s]);
+    qsort(w->pair_keys, (size_t)n, sizeof *w->pair_keys, compare_u64);
+    w->pair_count = n;
+    w->s_pair_dirty = 0;
+}
+
+void apply_gravity_and_drag(sb_world *w, double h)
+{
+    sb_vec2 dv = v2_scale(w->def.gravity, h);
+    for (int i = 0; i < w->p_high; ++i)
+        if (w->inv_mass[i] > 0.0)
+            w->vel[i] = v2_add(w->vel[i], dv);
+    drag_apply(w, h);
+}
+
+static int first_nonfinite_particle(const sb_world *w)
+{
+    for (int i = 0; i < w->p_high; ++i)
+        if (particle_alive(w, i) && (!v2_finite(w->pos[i]) || !v2_finite(w->vel[i])))
+            return i;
+    return -1;
+}
+
+/// Runs the sub-steps of one frame. In diagnostic mode it stops after the first
+/// sub-step that produced a non-finite particle and returns that particle's slot.
+static int run_substeps(sb_world *w, bool diagnostic)
+{
+    const double h = w->def.dt / w->def.substeps;
+    const sb_method method = w->def.method;
+    for (int sub = 0; sub < w->def.substeps; ++sub) {
+        bool first = sub == 0;
+        if (method != SB_METHOD_VERLET) // verlet applies it as the article's position kick
+            apply_gravity_and_drag(w, h);
+        switch (method) {
+        case SB_METHOD_FORCE:
+        case SB_METHOD_IMPULSE: substep_force_or_impulse(w, h, first); break;
+        case SB_METHOD_SEQUENTIAL: substep_sequential(w, h, first); break;
+        case SB_METHOD_SOFT: substep_soft(w, h, first); break;
+        case SB_METHOD_VERLET: substep_verlet(w, h); break;
+        case SB_METHOD_XPBD: substep_xpbd(w, h, first); break;
+        default: break;
+        }
+        if (diagnostic) {
+            int bad = first_nonfinite_particle(w);
+            if (bad >= 0)
+                return bad;
+        }
+    }
+    if (method != SB_METHOD_VERLET && method != SB_METHOD_XPBD)
+        contacts_restitution(w);
+    return -1;
+}
+
+static void snapshot_save(sb_world *w)
+{
+    memcpy(w->snap_pos, w->pos, sizeof *w->pos * (size_t)w->p_high);
+    memcpy(w->snap_vel, w->vel, sizeof *w->vel * (size_t)w->p_high);
+    memcpy(w->snap_axis, w->axis_prev, sizeof *w->axis * (size_t)w->s_high);
+    memcpy(w->snap_impulse, w->impulse, sizeof *w->impulse * (size_t)w->s_high);
+}
+
+static void snapshot_restore(sb_world *w)
+{
+    memcpy(w->pos, w->snap_pos, sizeof *w->pos * (size_t)w->p_high);
+    memcpy(w->vel, w->snap_vel, sizeof *w->vel * (size_t)w->p_high);
+    memcpy(w->axis_prev, w->snap_axis, sizeof *w->axis * (size_t)w->s_high);
+    memcpy(w->impulse, w->snap_impulse, sizeof *w->impulse * (size_t)w->s_high);
+}
+
+static void halt(sb_world *w, int bad)
+{
+    sb_stats *st = &w->stats;
+    st->halted = true;
+    st->bad_particle.index = (uint32_t)bad;
+    st->bad_particle.generation = w->p_gen[bad];
+    st->bad_spring = sb_null_spring();
+    double worst = -1.0;
+    for (int s = 0; s < w->s_high; ++s) {
+        if (w->s_a[s] != bad && w->s_b[s] != bad)
+            continue;
+        double len = v2_len(v2_sub(w->pos[w->s_b[s]], w->pos[w->s_a[s]]));
+        double stretch = w->rest[s] > 0.0 ? fabs(len - w->rest[s]) / w->rest[s] : fabs(len);
+        if (stretch > worst) {
+            worst = stretch;
+            st->bad_spring.index = (uint32_t)s;
+            st->bad_spring.generation = w->s_gen[s];
+        }
+    }
+    if (st->bad_spring.generation)
+        snprintf(st->message, sizeof st->message,
+                 "non-finite state at step %llu: particle %u went first (most stretched spring on it: %u); kept the last finite state",
+                 (unsigned long long)st->steps, bad, st->bad_spring.index);
+    else
+        snprintf(st->message, sizeof st->message,
+                 "non-finite state at step %llu: particle %u went first; kept the last finite state",
+                 (unsigned long long)st->steps, bad);
+}
+
+static void measure(sb_world *w)
+{
+    sb_stats *st = &w->stats;
+    double ke = 0.0, pe = 0.0;
+    sb_vec2 g = w->def.gravity;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (!particle_alive(w, i) || w->inv_mass[i] == 0.0)
+            continue;
+        double m = w->mass[i];
+        ke += 0.5 * m * v2_dot(w->vel[i], w->vel[i]);
+        pe -= m * v2_dot(g, w->pos[i]);
+    }
+    const double h = w->def.dt / w->def.substeps;
+    double max_stretch = 0.0;
+    int max_s = -1;
+    for (int s = 0; s < w->s_high; ++s) {
+        int a = w->s_a[s], b = w->s_b[s];
+        if (a < 0)
+            continue;
+        double len = v2_len(v2_sub(w->pos[b], w->pos[a]));
+        double c = len - w->rest[s];
+        if (w->rest[s] > 0.0 && fabs(c) / w->rest[s] > max_stretch) {
+            max_stretch = fabs(c) / w->rest[s];
+            max_s = s;
+        }
+        if (!sb_tuning_is_rigid(&w->tuning[s])) {
+            double k, damper;
+            sb_tuning_to_kc(&w->tuning[s], sb_reduced_mass(w->inv_mass[a], w->inv_mass[b]), h, &k, &damper);
+            pe += 0.5 * k * c * c;
+        }
+    }
+    st->kinetic_energy = ke;
+    st->potential_energy = pe;
+    st->max_stretch = max_stretch;
+    st->max_stretch_spring = max_s;
+    st->contacts = contacts_touching(w);
+    st->particles = w->p_alive;
+    st->springs = w->s_alive;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+sb_status sb_world_step(sb_world *w)
+{
+    if (w->stats.halted)
+        return SB_ERR_HALTED;
+    double t0 = now_ms();
+    if (w->def.method != w->last_method) {
+        // Impulses mean different things to different methods: start them afresh.
+        for (int s = 0; s < w->s_high; ++s)
+            w->impulse[s] = 0.0;
+        w->contact_count = 0;
+        w->last_method = w->def.method;
+    }
+    if (w->s_pair_dirty)
+        rebuild_spring_pairs(w);
+    if (!contacts_reserve(w))
+        return SB_ERR_NO_MEMORY;
+    w->stats.unstable_springs = 0;
+    w->stats.worst_omega_h = 0.0;
+    w->stats.worst_omega_h_limit = 0.0;
+    w->stats.worst_spring = sb_null_spring();
+
+    snapshot_save(w);
+    contacts_build(w);
+    run_substeps(w, false);
+    if (first_nonfinite_particle(w) >= 0) {
+        // Replay the frame from the snapshot, checking after every sub-step, to name
+        // the particle that went first; the replay is bit-identical (determinism).
+        snapshot_restore(w);
+        contacts_build(w);
+        int bad = run_substeps(w, true);
+        snapshot_restore(w);
+        halt(w, bad >= 0 ? bad : 0);
+        w->stats.step_ms = now_ms() - t0;
+        return SB_ERR_HALTED;
+    }
+    // Commit: the contacts of this step become the warm start of the next.
+    sb_contact *tmp = w->contacts;
+    w->contacts = w->contacts_next;
+    w->contacts_next = tmp;
+    int tcap = w->contact_cap;
+    w->contact_cap = w->contact_next_cap;
+    w->contact_next_cap = tcap;
+    w->contact_count = w->contact_next_count;
+
+    w->stats.steps += 1;
+    w->stats.time += w->def.dt;
+    measure(w);
+    w->stats.step_ms = now_ms() - t0;
+    return SB_OK;
+}
+
+const sb_stats *sb_world_get_stats(const sb_world *w) { return &w->stats; }
+
+void sb_world_clear_halt(sb_world *w)
+{
+    w->stats.halted = false;
+    w->stats.message[0] = '\0';
+    w->stats.bad_particle = sb_null_particle();
+    w->stats.bad_spring = sb_null_spring();
+}
+
+uint64_t sb_world_state_hash(const sb_world *w)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (!particle_alive(w, i))
+            continue;
+        const double vals[4] = {w->pos[i].x, w->pos[i].y, w->vel[i].x, w->vel[i].y};
+        const unsigned char *bytes = (const unsigned char *)vals;
+        for (size_t k = 0; k < sizeof vals; ++k) {
+            h ^= bytes[k];
+            h *= 1099511628211ull;
+        }
+    }
+    return h;
+}
