@@ -415,7 +415,7 @@ static double separate(sb_world *w, sb_contact *c)
 // cancels the acceleration of bodies at rest. With it, the velocity held in prev is
 // first recorded, the overlap resolved, then the normal velocities exchanged as in a
 // collision (restitution e; the article's swap is the equal-mass case with e = 1) and prev
-// moved so that it encodes the new velocity.
+// moved so that it encodes the new velocity. Friction limits the tangential exchange.
 void contacts_project(sb_world *w, bool preserve_impulse, double h)
 {
     for (int k = 0; k < w->contact_next_count; ++k) {
@@ -429,7 +429,10 @@ void contacts_project(sb_world *w, bool preserve_impulse, double h)
         sb_vec2 n = c->normal, t = v2(-n.y, n.x);
         double vn = v2_dot(v2_sub(vb, va), n);
         if (vn < 0.0) {
-            double j = -(1.0 + c->restitution) * vn / wsum;
+            // Same threshold as the impulse methods: a slow approach is a resting contact
+            // whose residual overlap must not be bounced back (it would never settle).
+            double e = vn < -restitution_threshold * h ? c->restitution : 0.0; // vn is per sub-step
+            double j = -(1.0 + e) * vn / wsum;
             double vt = v2_dot(v2_sub(vb, va), t);
             double jt = -vt / wsum, limit = c->friction * j;
             jt = jt < -limit ? -limit : jt > limit ? limit : jt;
@@ -441,7 +444,6 @@ void contacts_project(sb_world *w, bool preserve_impulse, double h)
         if (b >= 0)
             w->prev[b] = v2_sub(w->pos[b], vb);
     }
-    (void)h;
 }
 
 void contacts_project_xpbd(sb_world *w)

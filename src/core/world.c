@@ -272,6 +272,8 @@ sb_particle_id sb_world_add_particle(sb_world *w, const sb_particle_def *d, sb_s
     if (w->p_gen[i] == 0) // generation 0 is reserved for null handles
         w->p_gen[i] = 1;
     w->degree[i] = 0;
+    w->dv[i] = v2(0.0, 0.0);
+    w->prev[i] = d->position;
     particle_write(w, i, d);
     w->p_alive += 1;
     sb_particle_id id = {(uint32_t)i, w->p_gen[i]};
@@ -292,6 +294,7 @@ sb_status sb_world_remove_particle(sb_world *w, sb_particle_id id)
         w->drag_active = false;
     w->p_flags[i] = 0;
     w->inv_mass[i] = 0.0;
+    w->vel[i] = v2(0.0, 0.0); // dead slots must not move: integration runs over every slot
     w->p_gen[i] += 1; // every old handle to the slot is now stale
     w->p_next_free[i] = w->p_free;
     w->p_free = i;
@@ -678,12 +681,20 @@ void apply_gravity_and_drag(sb_world *w, double h)
     drag_apply(w, h);
 }
 
+/// The first non-finite particle, preferring a dynamic one: a fixed particle can only be
+/// infected in the same sub-step (0 * NaN is NaN), never be the source.
 static int first_nonfinite_particle(const sb_world *w)
 {
-    for (int i = 0; i < w->p_high; ++i)
-        if (particle_alive(w, i) && (!v2_finite(w->pos[i]) || !v2_finite(w->vel[i])))
-            return i;
-    return -1;
+    int first = -1;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (particle_alive(w, i) && (!v2_finite(w->pos[i]) || !v2_finite(w->vel[i]))) {
+            if (w->inv_mass[i] > 0.0)
+                return i;
+            if (first < 0)
+                first = i;
+        }
+    }
+    return first;
 }
 
 /// Runs the sub-steps of one frame. In diagnostic mode it stops after the first
@@ -716,20 +727,39 @@ static int run_substeps(sb_world *w, bool diagnostic)
     return -1;
 }
 
+// memcpy with a null pointer is undefined even for zero bytes, and an empty world has none.
+static void copy_array(void *dst, const void *src, size_t bytes)
+{
+    if (bytes > 0)
+        memcpy(dst, src, bytes);
+}
+
 static void snapshot_save(sb_world *w)
 {
-    memcpy(w->snap_pos, w->pos, sizeof *w->pos * (size_t)w->p_high);
-    memcpy(w->snap_vel, w->vel, sizeof *w->vel * (size_t)w->p_high);
-    memcpy(w->snap_axis, w->axis_prev, sizeof *w->axis * (size_t)w->s_high);
-    memcpy(w->snap_impulse, w->impulse, sizeof *w->impulse * (size_t)w->s_high);
+    copy_array(w->snap_pos, w->pos, sizeof *w->pos * (size_t)w->p_high);
+    copy_array(w->snap_vel, w->vel, sizeof *w->vel * (size_t)w->p_high);
+    copy_array(w->snap_axis, w->axis_prev, sizeof *w->axis * (size_t)w->s_high);
+    copy_array(w->snap_impulse, w->impulse, sizeof *w->impulse * (size_t)w->s_high);
 }
 
 static void snapshot_restore(sb_world *w)
 {
-    memcpy(w->pos, w->snap_pos, sizeof *w->pos * (size_t)w->p_high);
-    memcpy(w->vel, w->snap_vel, sizeof *w->vel * (size_t)w->p_high);
-    memcpy(w->axis_prev, w->snap_axis, sizeof *w->axis * (size_t)w->s_high);
-    memcpy(w->impulse, w->snap_impulse, sizeof *w->impulse * (size_t)w->s_high);
+    copy_array(w->pos, w->snap_pos, sizeof *w->pos * (size_t)w->p_high);
+    copy_array(w->vel, w->snap_vel, sizeof *w->vel * (size_t)w->p_high);
+    copy_array(w->axis_prev, w->snap_axis, sizeof *w->axis * (size_t)w->s_high);
+    copy_array(w->impulse, w->snap_impulse, sizeof *w->impulse * (size_t)w->s_high);
+}
+
+/// How far a spring is past the explicit stability limit: omega*h over the symplectic
+/// Euler limit for its damping ratio (sb_tuning.h). Rigid springs count as Cs = Cd = 1.
+static double spring_instability(const sb_world *w, int s, double h)
+{
+    double m = sb_reduced_mass(w->inv_mass[w->s_a[s]], w->inv_mass[w->s_b[s]]);
+    double k = m / (h * h), c = m / h, omega, zeta;
+    if (!sb_tuning_is_rigid(&w->tuning[s]))
+        sb_tuning_to_kc(&w->tuning[s], m, h, &k, &c);
+    sb_kc_to_omega_zeta(k, c, m, &omega, &zeta);
+    return omega * h / sb_symplectic_omega_h_limit(zeta);
 }
 
 static void halt(sb_world *w, int bad)
@@ -739,25 +769,26 @@ static void halt(sb_world *w, int bad)
     st->bad_particle.index = (uint32_t)bad;
     st->bad_particle.generation = w->p_gen[bad];
     st->bad_spring = sb_null_spring();
+    const double h = w->def.dt / w->def.substeps;
     double worst = -1.0;
     for (int s = 0; s < w->s_high; ++s) {
         if (w->s_a[s] != bad && w->s_b[s] != bad)
             continue;
-        double len = v2_len(v2_sub(w->pos[w->s_b[s]], w->pos[w->s_a[s]]));
-        double stretch = w->rest[s] > 0.0 ? fabs(len - w->rest[s]) / w->rest[s] : fabs(len);
-        if (stretch > worst) {
-            worst = stretch;
+        double score = spring_instability(w, s, h);
+        if (score > worst) {
+            worst = score;
             st->bad_spring.index = (uint32_t)s;
             st->bad_spring.generation = w->s_gen[s];
         }
     }
     if (st->bad_spring.generation)
         snprintf(st->message, sizeof st->message,
-                 "non-finite state at step %llu: particle %u went first (most stretched spring on it: %u); kept the last finite state",
-                 (unsigned long long)st->steps, bad, st->bad_spring.index);
+                 "non-finite state at step %llu: particle %u went first; its stiffest spring %u has omega*h %.3g times "
+                 "the explicit limit. Kept the last finite state",
+                 (unsigned long long)st->steps, bad, st->bad_spring.index, worst);
     else
         snprintf(st->message, sizeof st->message,
-                 "non-finite state at step %llu: particle %u went first; kept the last finite state",
+                 "non-finite state at step %llu: particle %u went first. Kept the last finite state",
                  (unsigned long long)st->steps, bad);
 }
 

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds springbox twice, normally and with -fsanitize=address,undefined, warnings as
+# errors, and runs every test in both builds.
+set -eu
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+for variant in release sanitize; do
+  dir="build-test-$variant"
+  flags=(-DSPRINGBOX_WERROR=ON)
+  [ "$variant" = sanitize ] && flags+=(-DSPRINGBOX_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
+  echo "== $variant build"
+  cmake -S . -B "$dir" "${flags[@]}" >/dev/null
+  cmake --build "$dir" -j "$jobs" >/dev/null
+  echo "== $variant tests"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir "$dir" --output-on-failure -j "$jobs"
+done
