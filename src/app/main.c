@@ -1,21 +1,29 @@
-// springbox: headless runner for the built-in scenes. Prints one summary line per
-// second of simulated time and, with --stats, writes one JSON object per frame.
+// springbox: runs a Lua scene (or a built-in sample) headless. Prints one summary line per
+// second of simulated time and, with --stats, writes one JSON object per frame and one per
+// reload event. Watches the scene's files and hot-reloads them while it runs.
+#define _POSIX_C_SOURCE 200809L
 #include "sb_samples.h"
+#include "sb_scene.h"
 #include "sb_world.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: springbox [--headless] [--scene NAME] [--size N] [--method M] [--frames N]\n"
-            "                 [--substeps N] [--iterations N] [--stats FILE] [--list]\n"
-            "  --scene NAME   built-in scene (default wrecking_ball); --list shows them\n"
-            "  --method M     force|impulse|sequential|soft|verlet|xpbd (default soft)\n"
-            "  --frames N     frames of 1/60 s to run (default 300)\n"
-            "  --stats FILE   write per-frame diagnostics as JSON lines\n");
+            "usage: springbox [--headless] [options] [scene.lua]\n"
+            "  scene.lua      a Lua scene (default: scripts/default.lua); reloaded when saved\n"
+            "  --frames N     frames to run (default 300; 0 with --realtime runs until killed)\n"
+            "  --realtime     pace frames to wall-clock time, so a hot reload can be watched\n"
+            "  --stats FILE   write diagnostics as JSON lines: one per frame, one per reload\n"
+            "  --trusted      give the scene the full standard library (io, os.execute, ...)\n"
+            "  --method M     force|impulse|sequential|soft|verlet|xpbd, for every world at start\n"
+            "  --substeps N, --iterations N   solver settings at start\n"
+            "  --scene NAME   a built-in C sample instead of a file (--size N); --list shows them\n");
 }
 
 static bool parse_int(const char *text, int lo, int hi, int *out)
@@ -28,27 +36,195 @@ static bool parse_int(const char *text, int lo, int hi, int *out)
     return true;
 }
 
-static void write_stats_line(FILE *f, const sb_world *w)
+static void write_stats_line(FILE *f, long frame, const sb_world *w, int reloads)
 {
     const sb_stats *st = sb_world_get_stats(w);
     fprintf(f,
-            "{\"frame\":%llu,\"time\":%.6f,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,"
+            "{\"frame\":%ld,\"time\":%.6f,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,"
             "\"contacts\":%d,\"step_ms\":%.4f,\"particles\":%d,\"springs\":%d,\"unstable_springs\":%d,"
-            "\"halted\":%s}\n",
-            (unsigned long long)st->steps, st->time, st->kinetic_energy, st->potential_energy, st->max_stretch,
+            "\"halted\":%s,\"reloads\":%d}\n",
+            frame, st->time, st->kinetic_energy, st->potential_energy, st->max_stretch,
             st->contacts, st->step_ms, st->particles, st->springs, st->unstable_springs,
-            st->halted ? "true" : "false");
+            st->halted ? "true" : "false", reloads);
+    fflush(f);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c == '\t')
+            fputs("\\t", f);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_seconds(double s)
+{
+    if (s <= 0.0)
+        return;
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static const char *const reload_names[] = {"none", "kept", "restarted", "failed"};
+
+typedef struct run_options {
+    int frames, substeps, iterations;
+    bool realtime, trusted, method_given;
+    sb_method method;
+    FILE *stats;
+} run_options;
+
+static void apply_overrides(sb_world *w, const run_options *o)
+{
+    sb_world_def d = sb_world_get_def(w);
+    if (o->method_given)
+        d.method = o->method;
+    if (o->substeps > 0)
+        d.substeps = o->substeps;
+    if (o->iterations > 0)
+        d.iterations = o->iterations;
+    sb_world_set_def(w, &d, NULL);
+}
+
+static void print_header(const char *title, const sb_world *w)
+{
+    sb_world_def d = sb_world_get_def(w);
+    printf("springbox: %s, method %s, %d sub-steps x %d iterations, %d particles, %d springs\n", title,
+           sb_method_name(d.method), d.substeps, d.iterations, sb_world_particle_count(w), sb_world_spring_count(w));
+    printf("%8s %12s %12s %12s %9s %9s\n", "time s", "kinetic J", "potential J", "max stretch", "contacts", "step ms");
+}
+
+static void print_row(const sb_world *w)
+{
+    const sb_stats *s = sb_world_get_stats(w);
+    printf("%8.2f %12.4f %12.4f %11.4f%% %9d %9.3f\n", s->time, s->kinetic_energy, s->potential_energy,
+           100.0 * s->max_stretch, s->contacts, s->step_ms);
+    fflush(stdout);
+}
+
+// Runs a Lua scene: frames, reload polling, update errors. Returns the exit status.
+static int run_scene(const char *path, const run_options *o)
+{
+    sb_scene_options so = sb_default_scene_options();
+    so.path = path;
+    so.trusted = o->trusted;
+    char error[4096];
+    sb_scene *scene = sb_scene_open(&so, error, sizeof error);
+    if (!scene) {
+        fprintf(stderr, "springbox: %s\n", error);
+        return 1;
+    }
+    for (int i = 0; i < sb_scene_world_count(scene); ++i)
+        apply_overrides(sb_scene_world(scene, i), o);
+    print_header(sb_scene_title(scene), sb_scene_world(scene, 0));
+    int reloads = 0;
+    double start = now_seconds(), last_poll = 0.0;
+    bool update_failed = false;
+    for (long f = 1; o->frames == 0 || f <= o->frames; ++f) {
+        sb_world *w = sb_scene_world(scene, 0);
+        double dt = sb_world_get_def(w).dt;
+        if (o->realtime)
+            sleep_seconds(start + (double)f * dt - now_seconds());
+        double now = now_seconds();
+        if (o->realtime || now - last_poll > 0.02) {
+            last_poll = now;
+            sb_reload_event e = sb_scene_poll(scene);
+            if (e.result != SB_RELOAD_NONE) {
+                reloads += 1;
+                update_failed = false;
+                if (e.result == SB_RELOAD_FAILED)
+                    fprintf(stderr, "reload failed, the last good scene keeps running: %s\n", e.message);
+                else
+                    printf("reload: %s (%.0f ms after the save)\n", e.message, e.latency_ms);
+                if (e.result == SB_RELOAD_RESTARTED)
+                    for (int i = 0; i < sb_scene_world_count(scene); ++i)
+                        apply_overrides(sb_scene_world(scene, i), o);
+                fflush(stdout);
+                if (o->stats) {
+                    fprintf(o->stats, "{\"event\":\"reload\",\"frame\":%ld,\"result\":\"%s\",\"latency_ms\":%.1f,\"message\":",
+                            f, reload_names[e.result], e.latency_ms);
+                    json_string(o->stats, e.message);
+                    fputs("}\n", o->stats);
+                }
+            }
+        }
+        if (!sb_scene_frame(scene, error, sizeof error) && !update_failed) {
+            update_failed = true;
+            fprintf(stderr, "update() failed, it stays off until the scene is saved again: %s\n", error);
+            if (o->stats) {
+                fprintf(o->stats, "{\"event\":\"update_error\",\"frame\":%ld,\"message\":", f);
+                json_string(o->stats, error);
+                fputs("}\n", o->stats);
+            }
+        }
+        w = sb_scene_world(scene, 0);
+        if (o->stats)
+            write_stats_line(o->stats, f, w, reloads);
+        if (f % 60 == 0 || f == o->frames)
+            print_row(w);
+    }
+    const sb_stats *st = sb_world_get_stats(sb_scene_world(scene, 0));
+    int status = 0;
+    if (st->halted) {
+        fprintf(stderr, "springbox: %s\n", st->message);
+        status = 3;
+    }
+    sb_scene_close(scene);
+    return status;
+}
+
+// A default scene: scripts/default.lua from the source tree or next to the executable.
+static const char *default_scene(const char *argv0)
+{
+    static char path[4096];
+#ifdef SPRINGBOX_SCRIPTS_DIR
+    snprintf(path, sizeof path, "%s/default.lua", SPRINGBOX_SCRIPTS_DIR);
+    if (access(path, R_OK) == 0)
+        return path;
+#endif
+    const char *slash = strrchr(argv0, '/');
+    int dir = slash ? (int)(slash - argv0) : 1;
+    snprintf(path, sizeof path, "%.*s/../scripts/default.lua", dir, slash ? argv0 : ".");
+    return access(path, R_OK) == 0 ? path : NULL;
 }
 
 int main(int argc, char **argv)
 {
-    const char *scene_name = "wrecking_ball", *stats_path = NULL, *method_name = NULL;
+    const char *scene_name = NULL, *stats_path = NULL, *method_name = NULL, *scene_file = NULL;
     int size = -1, frames = 300, substeps = -1, iterations = -1;
+    bool realtime = false, trusted = false;
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
         if (strcmp(arg, "--headless") == 0) {
+            continue;
+        } else if (strcmp(arg, "--realtime") == 0) {
+            realtime = true;
+            continue;
+        } else if (strcmp(arg, "--trusted") == 0) {
+            trusted = true;
+            continue;
+        } else if (arg[0] != '-' && !scene_file) {
+            scene_file = arg;
             continue;
         } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             usage(stdout);
@@ -87,16 +263,39 @@ int main(int argc, char **argv)
         i += 1;
     }
 
+    run_options ro = {frames, substeps, iterations, realtime, trusted, false, SB_METHOD_SOFT, NULL};
+    if (method_name && !sb_method_from_name(method_name, &ro.method)) {
+        fprintf(stderr, "springbox: unknown method '%s' (force|impulse|sequential|soft|verlet|xpbd)\n", method_name);
+        return 2;
+    }
+    ro.method_given = method_name != NULL;
+    if (frames == 0 && !realtime) {
+        fprintf(stderr, "springbox: --frames 0 (run until killed) needs --realtime\n");
+        return 2;
+    }
+    if (!scene_name && !scene_file)
+        scene_file = default_scene(argv[0]);
+    if (!scene_name && !scene_file)
+        scene_name = "wrecking_ball";
+    if (scene_file) {
+        if (stats_path && !(ro.stats = fopen(stats_path, "w"))) {
+            fprintf(stderr, "springbox: cannot write stats file '%s'\n", stats_path);
+            return 1;
+        }
+        int status = run_scene(scene_file, &ro);
+        if (ro.stats)
+            fclose(ro.stats);
+        return status;
+    }
+
     const sb_sample *sample = sb_sample_find(scene_name);
     if (!sample) {
         fprintf(stderr, "springbox: unknown scene '%s' (try --list)\n", scene_name);
         return 2;
     }
     sb_world_def def = sb_default_world_def();
-    if (method_name && !sb_method_from_name(method_name, &def.method)) {
-        fprintf(stderr, "springbox: unknown method '%s' (force|impulse|sequential|soft|verlet|xpbd)\n", method_name);
-        return 2;
-    }
+    if (ro.method_given)
+        def.method = ro.method;
     if (substeps > 0)
         def.substeps = substeps;
     if (iterations > 0)
@@ -113,17 +312,14 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    printf("springbox: scene %s, method %s, %d sub-steps x %d iterations, %d particles, %d springs\n",
-           sample->name, sb_method_name(def.method), def.substeps, def.iterations,
-           sb_world_particle_count(world), sb_world_spring_count(world));
-    printf("%8s %12s %12s %12s %9s %9s\n", "time s", "kinetic J", "potential J", "max stretch", "contacts", "step ms");
+    print_header(sample->name, world);
     int status = 0;
     double worst_stretch = 0.0, total_ms = 0.0;
     for (int f = 1; f <= frames; ++f) {
         sb_status st = sb_world_step(world);
         const sb_stats *s = sb_world_get_stats(world);
         if (stats)
-            write_stats_line(stats, world);
+            write_stats_line(stats, f, world, 0);
         if (st == SB_ERR_HALTED) {
             fprintf(stderr, "springbox: %s\n", s->message);
             status = 3;
@@ -132,8 +328,7 @@ int main(int argc, char **argv)
         worst_stretch = s->max_stretch > worst_stretch ? s->max_stretch : worst_stretch;
         total_ms += s->step_ms;
         if (f % 60 == 0 || f == frames)
-            printf("%8.2f %12.4f %12.4f %11.4f%% %9d %9.3f\n", s->time, s->kinetic_energy, s->potential_energy,
-                   100.0 * s->max_stretch, s->contacts, s->step_ms);
+            print_row(world);
         if (s->unstable_springs > 0 && f == 1)
             printf("warning: %d springs exceed the symplectic Euler limit (worst omega*h %.3f > %.3f)\n",
                    s->unstable_springs, s->worst_omega_h, s->worst_omega_h_limit);

@@ -94,6 +94,15 @@ void sb_world_drag_end(sb_world *world);
 /// The dragged particle, or a null id.
 sb_particle_id sb_world_drag_particle(const sb_world *world);
 
+/// Reads the drag: particle, target, frequency and damping ratio; false if none.
+bool sb_world_drag_info(const sb_world *world, sb_particle_id *id, sb_vec2 *target, double *hertz, double *damping_ratio);
+
+/// Copies the dynamic state of `src` into `dst`: positions, velocities, warm-start impulses,
+/// contacts, the drag and the clock. Tuning, masses and settings of `dst` stay. Both worlds
+/// must have the same particle and spring slots joined the same way (a scene rebuilt by the
+/// same script); otherwise nothing is copied and SB_ERR_INVALID is returned.
+sb_status sb_world_copy_state(sb_world *dst, const sb_world *src);
+
 /// The null handles.
 sb_particle_id sb_null_particle(void);
 sb_spring_id sb_null_spring(void);

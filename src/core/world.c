@@ -132,6 +132,8 @@ sb_status sb_particle_def_check(const sb_particle_def *d, const char **bad_field
 
 // ---------------------------------------------------------------- storage
 
+static void copy_array(void *dst, const void *src, size_t bytes);
+
 static bool grow(void **p, size_t elem, int cap)
 {
     void *n = realloc(*p, elem * (size_t)cap);
@@ -616,6 +618,52 @@ void sb_world_drag_end(sb_world *w)
 sb_particle_id sb_world_drag_particle(const sb_world *w)
 {
     return w->drag_active ? w->drag_id : sb_null_particle();
+}
+
+bool sb_world_drag_info(const sb_world *w, sb_particle_id *id, sb_vec2 *target, double *hertz, double *damping_ratio)
+{
+    if (!w->drag_active)
+        return false;
+    *id = w->drag_id;
+    *target = w->drag_target;
+    *hertz = w->drag_hertz;
+    *damping_ratio = w->drag_damping_ratio;
+    return true;
+}
+
+sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)
+{
+    if (dst->p_high != src->p_high || dst->s_high != src->s_high)
+        return SB_ERR_INVALID;
+    for (int i = 0; i < src->p_high; ++i)
+        if ((dst->p_flags[i] & PARTICLE_ALIVE) != (src->p_flags[i] & PARTICLE_ALIVE))
+            return SB_ERR_INVALID;
+    for (int s = 0; s < src->s_high; ++s)
+        if (dst->s_a[s] != src->s_a[s] || dst->s_b[s] != src->s_b[s])
+            return SB_ERR_INVALID;
+    if (src->contact_count > dst->contact_cap) {
+        sb_contact *c = realloc(dst->contacts, sizeof *c * (size_t)src->contact_count);
+        if (!c)
+            return SB_ERR_NO_MEMORY;
+        dst->contacts = c;
+        dst->contact_cap = src->contact_count;
+    }
+    copy_array(dst->pos, src->pos, sizeof *src->pos * (size_t)src->p_high);
+    copy_array(dst->vel, src->vel, sizeof *src->vel * (size_t)src->p_high);
+    copy_array(dst->impulse, src->impulse, sizeof *src->impulse * (size_t)src->s_high);
+    copy_array(dst->axis_prev, src->axis_prev, sizeof *src->axis_prev * (size_t)src->s_high);
+    copy_array(dst->contacts, src->contacts, sizeof *src->contacts * (size_t)src->contact_count);
+    dst->contact_count = src->contact_count;
+    dst->last_method = src->last_method; // warm starts stay valid only for the method that made them
+    dst->drag_active = src->drag_active;
+    dst->drag_id.index = src->drag_id.index;
+    dst->drag_id.generation = src->drag_active ? dst->p_gen[src->drag_id.index] : 0;
+    dst->drag_target = src->drag_target;
+    dst->drag_hertz = src->drag_hertz;
+    dst->drag_damping_ratio = src->drag_damping_ratio;
+    dst->stats.steps = src->stats.steps;
+    dst->stats.time = src->stats.time;
+    return SB_OK;
 }
 
 /// The drag is one soft point constraint on one particle, solved exactly once per

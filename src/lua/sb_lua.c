@@ -1,0 +1,1113 @@
+// The springbox Lua module. Every argument is checked with the auxiliary library; a bad
+// one raises a Lua error that names the argument (or field) and the value, never a crash.
+#include "sb_lua.h"
+
+#include "sb_tuning.h"
+
+#include <lauxlib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define WORLD_MT "springbox.world"
+#define PARTICLE_MT "springbox.particle"
+#define SPRING_MT "springbox.spring"
+
+typedef struct lua_world { sb_world *world; } lua_world;           // NULL once closed
+typedef struct lua_particle { sb_particle_id id; } lua_particle;   // user value 1: its world
+typedef struct lua_spring { sb_spring_id id; } lua_spring;         // user value 1: its world
+
+// ---------------------------------------------------------------- argument helpers
+
+// Errors name what was wrong: an argument (arg > 0, through luaL_argerror) or a property
+// being assigned (arg == 0, where `msg` already starts with "world.gravity ..." and the like).
+static int arg_error(lua_State *L, int arg, const char *msg)
+{
+    if (arg > 0)
+        return luaL_argerror(L, arg, msg);
+    return luaL_error(L, "%s", msg);
+}
+
+// How a value is named in messages: "field 'mass'" in a definition, "particle.mass" when assigned.
+static const char *value_name(lua_State *L, int arg, const char *kind, const char *key)
+{
+    return arg > 0 ? lua_pushfstring(L, "field '%s'", key) : lua_pushfstring(L, "%s.%s", kind, key);
+}
+
+// The value at idx as text for an error message ("nan", "-1", "'abc'", "table").
+static const char *describe(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    switch (lua_type(L, idx)) {
+    case LUA_TSTRING: return lua_pushfstring(L, "'%s'", lua_tostring(L, idx));
+    case LUA_TNUMBER: {
+        double v = lua_tonumber(L, idx);
+        if (isnan(v))
+            return lua_pushliteral(L, "nan");
+        return luaL_tolstring(L, idx, NULL);
+    }
+    default: return luaL_tolstring(L, idx, NULL);
+    }
+}
+
+// A finite number from the value at idx; `what` names it in the error, e.g. "field 'mass'".
+static double check_finite_at(lua_State *L, int idx, int arg, const char *what)
+{
+    if (lua_type(L, idx) != LUA_TNUMBER) {
+        const char *got = describe(L, idx);
+        arg_error(L, arg, lua_pushfstring(L, "%s must be a number, got %s", what, got));
+    }
+    double v = lua_tonumber(L, idx);
+    if (!isfinite(v)) {
+        const char *got = describe(L, idx);
+        arg_error(L, arg, lua_pushfstring(L, "%s must be finite, got %s", what, got));
+    }
+    return v;
+}
+
+static bool check_bool_at(lua_State *L, int idx, int arg, const char *what)
+{
+    if (lua_type(L, idx) != LUA_TBOOLEAN) {
+        const char *got = describe(L, idx);
+        arg_error(L, arg, lua_pushfstring(L, "%s must be a boolean, got %s", what, got));
+    }
+    return lua_toboolean(L, idx);
+}
+
+// Rejects keys of table `tbl` that are not in `allowed` (NULL-terminated): a typo in a
+// definition must not be silently ignored.
+static void check_keys(lua_State *L, int tbl, int arg, const char *kind, const char *const *allowed)
+{
+    tbl = lua_absindex(L, tbl);
+    lua_pushnil(L);
+    while (lua_next(L, tbl)) {
+        lua_pop(L, 1);
+        bool ok = false;
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            const char *key = lua_tostring(L, -1);
+            for (const char *const *a = allowed; *a && !ok; ++a)
+                ok = strcmp(key, *a) == 0;
+        }
+        if (!ok) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            for (const char *const *a = allowed; *a; ++a) {
+                luaL_addstring(&b, *a);
+                if (a[1])
+                    luaL_addstring(&b, ", ");
+            }
+            luaL_pushresult(&b);
+            const char *expected = lua_tostring(L, -1);
+            const char *key = describe(L, -2);
+            arg_error(L, arg, lua_pushfstring(L, "unknown %s field %s (expected one of: %s)", kind, key, expected));
+        }
+    }
+}
+
+// Reads optional number field `name` of the table at tbl into *out.
+static bool opt_number_field(lua_State *L, int tbl, int arg, const char *name, double *out)
+{
+    bool present = lua_getfield(L, tbl, name) != LUA_TNIL;
+    int value = lua_gettop(L);
+    if (present)
+        *out = check_finite_at(L, value, arg, value_name(L, arg, "spring", name)); // only springs use it
+    lua_settop(L, value - 1);
+    return present;
+}
+
+// Element i of the array at idx, as a finite number; `what` names the whole value.
+static double array_number(lua_State *L, int idx, int i, int arg, const char *what)
+{
+    lua_rawgeti(L, idx, i);
+    int value = lua_gettop(L);
+    double v = check_finite_at(L, value, arg, lua_pushfstring(L, "%s[%d]", what, i));
+    lua_settop(L, value - 1);
+    return v;
+}
+
+// A vector given as {x, y}.
+static sb_vec2 check_vec2_at(lua_State *L, int idx, int arg, const char *what)
+{
+    idx = lua_absindex(L, idx);
+    if (!lua_istable(L, idx) || lua_rawlen(L, idx) != 2) {
+        const char *got = describe(L, idx);
+        arg_error(L, arg, lua_pushfstring(L, "%s must be a table {x, y}, got %s", what, got));
+    }
+    sb_vec2 v;
+    v.x = array_number(L, idx, 1, arg, what);
+    v.y = array_number(L, idx, 2, arg, what);
+    return v;
+}
+
+static sb_bounds check_bounds_at(lua_State *L, int idx, int arg, const char *what)
+{
+    idx = lua_absindex(L, idx);
+    if (!lua_istable(L, idx) || lua_rawlen(L, idx) != 4) {
+        const char *got = describe(L, idx);
+        arg_error(L, arg, lua_pushfstring(L, "%s must be a table {xmin, ymin, xmax, ymax}, got %s", what, got));
+    }
+    double v[4];
+    for (int i = 0; i < 4; ++i)
+        v[i] = array_number(L, idx, i + 1, arg, what);
+    if (!(v[0] < v[2] && v[1] < v[3]))
+        arg_error(L, arg, lua_pushfstring(L, "%s must have xmin < xmax and ymin < ymax, got {%f, %f, %f, %f}", what, v[0], v[1], v[2], v[3]));
+    sb_bounds b = {v[0], v[1], v[2], v[3]};
+    return b;
+}
+
+static sb_method check_method_at(lua_State *L, int idx, int arg, const char *what)
+{
+    sb_method m;
+    const char *name = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
+    if (!name || !sb_method_from_name(name, &m)) {
+        const char *got = describe(L, idx);
+        arg_error(L, arg, lua_pushfstring(L, "%s must be force, impulse, sequential, soft, verlet or xpbd, got %s", what, got));
+    }
+    return m;
+}
+
+// ---------------------------------------------------------------- worlds
+
+static lua_world *check_world_ud(lua_State *L, int idx)
+{
+    return (lua_world *)luaL_checkudata(L, idx, WORLD_MT);
+}
+
+static sb_world *check_world(lua_State *L, int idx)
+{
+    lua_world *w = check_world_ud(L, idx);
+    if (!w->world)
+        luaL_error(L, "attempt to use a closed world");
+    return w->world;
+}
+
+sb_world *sb_lua_to_world(lua_State *L, int idx)
+{
+    lua_world *w = (lua_world *)luaL_testudata(L, idx, WORLD_MT);
+    return w ? w->world : NULL;
+}
+
+// Reports a definition the core rejected; the core names the field.
+static int def_error(lua_State *L, int arg, const char *kind, const char *field, sb_status st)
+{
+    if (st == SB_ERR_NO_MEMORY)
+        return luaL_error(L, "out of memory");
+    return arg_error(L, arg, lua_pushfstring(L, "%s field '%s' is out of range", kind, field ? field : "?"));
+}
+
+static const char *const world_fields[] = {
+    "gravity", "dt", "substeps", "iterations", "method", "warmstart", "correction", "collisions",
+    "restitution", "friction", "bounds", "verlet_preserve_impulse", NULL,
+};
+
+static void check_world_value(lua_State *L, sb_world_def *d, const char *key, int vidx, int arg);
+
+// springbox.world{ gravity = {0, -9.81}, dt = 1/60, substeps, iterations, method, ... }
+static int l_world_new(lua_State *L)
+{
+    sb_world_def def = sb_default_world_def();
+    if (!lua_isnoneornil(L, 1)) {
+        luaL_checktype(L, 1, LUA_TTABLE);
+        check_keys(L, 1, 1, "world", world_fields);
+        for (const char *const *f = world_fields; *f; ++f) {
+            if (lua_getfield(L, 1, *f) != LUA_TNIL)
+                check_world_value(L, &def, *f, -1, 1);
+            lua_pop(L, 1);
+        }
+    }
+    const char *field = NULL;
+    sb_status st = sb_world_def_check(&def, &field);
+    if (st != SB_OK)
+        return def_error(L, 1, "world", field, st);
+    lua_world *w = (lua_world *)lua_newuserdatauv(L, sizeof *w, 1);
+    w->world = NULL;
+    luaL_setmetatable(L, WORLD_MT);
+    // Caches of particle and spring userdata by slot, weak so unreferenced ones are collected.
+    lua_createtable(L, 2, 0);
+    for (int i = 1; i <= 2; ++i) {
+        lua_newtable(L);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "v");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_rawseti(L, -2, i);
+    }
+    lua_setiuservalue(L, -2, 1);
+    w->world = sb_world_create(&def);
+    if (!w->world)
+        return luaL_error(L, "out of memory creating a world");
+    return 1;
+}
+
+// Applies world setting `key` from the value at vidx (for the constructor and for properties).
+static void check_world_value(lua_State *L, sb_world_def *d, const char *key, int vidx, int arg)
+{
+    vidx = lua_absindex(L, vidx);
+    const char *what = value_name(L, arg, "world", key);
+    if (strcmp(key, "gravity") == 0) {
+        d->gravity = check_vec2_at(L, vidx, arg, what);
+    } else if (strcmp(key, "dt") == 0) {
+        d->dt = check_finite_at(L, vidx, arg, what);
+        if (d->dt <= 0.0 || d->dt > 10.0)
+            arg_error(L, arg, lua_pushfstring(L, "%s must be in (0, 10] seconds, got %f", what, d->dt));
+    } else if (strcmp(key, "substeps") == 0 || strcmp(key, "iterations") == 0) {
+        double v = check_finite_at(L, vidx, arg, what);
+        if (v != floor(v) || v < 1 || v > 1000)
+            arg_error(L, arg, lua_pushfstring(L, "%s must be an integer from 1 to 1000, got %s", what, describe(L, vidx)));
+        *(key[0] == 's' ? &d->substeps : &d->iterations) = (int)v;
+    } else if (strcmp(key, "method") == 0) {
+        d->method = check_method_at(L, vidx, arg, what);
+    } else if (strcmp(key, "warmstart") == 0 || strcmp(key, "restitution") == 0) {
+        double v = check_finite_at(L, vidx, arg, what);
+        if (v < 0.0 || v > 1.0)
+            arg_error(L, arg, lua_pushfstring(L, "%s must be in [0, 1], got %s", what, describe(L, vidx)));
+        *(key[0] == 'w' ? &d->warmstart : &d->restitution) = v;
+    } else if (strcmp(key, "correction") == 0) {
+        double v = check_finite_at(L, vidx, arg, what);
+        if (v <= 0.0 || v > 1.0)
+            arg_error(L, arg, lua_pushfstring(L, "%s must be in (0, 1], got %s", what, describe(L, vidx)));
+        d->correction = v;
+    } else if (strcmp(key, "friction") == 0) {
+        double v = check_finite_at(L, vidx, arg, what);
+        if (v < 0.0)
+            arg_error(L, arg, lua_pushfstring(L, "%s must be >= 0, got %s", what, describe(L, vidx)));
+        d->friction = v;
+    } else if (strcmp(key, "collisions") == 0) {
+        d->collisions = check_bool_at(L, vidx, arg, what);
+    } else if (strcmp(key, "verlet_preserve_impulse") == 0) {
+        d->verlet_preserve_impulse = check_bool_at(L, vidx, arg, what);
+    } else if (strcmp(key, "bounds") == 0) {
+        if (lua_isnil(L, vidx) || (lua_isboolean(L, vidx) && !lua_toboolean(L, vidx))) {
+            d->has_bounds = false;
+        } else {
+            d->bounds = check_bounds_at(L, vidx, arg, what);
+            d->has_bounds = true;
+        }
+    }
+    lua_pop(L, 1);
+}
+
+static void push_vec2(lua_State *L, sb_vec2 v)
+{
+    lua_createtable(L, 2, 0);
+    lua_pushnumber(L, v.x);
+    lua_rawseti(L, -2, 1);
+    lua_pushnumber(L, v.y);
+    lua_rawseti(L, -2, 2);
+}
+
+static int world_get_property(lua_State *L, sb_world *world, const char *key)
+{
+    sb_world_def d = sb_world_get_def(world);
+    const sb_stats *st = sb_world_get_stats(world);
+    if (strcmp(key, "gravity") == 0) push_vec2(L, d.gravity);
+    else if (strcmp(key, "dt") == 0) lua_pushnumber(L, d.dt);
+    else if (strcmp(key, "substeps") == 0) lua_pushinteger(L, d.substeps);
+    else if (strcmp(key, "iterations") == 0) lua_pushinteger(L, d.iterations);
+    else if (strcmp(key, "method") == 0) lua_pushstring(L, sb_method_name(d.method));
+    else if (strcmp(key, "warmstart") == 0) lua_pushnumber(L, d.warmstart);
+    else if (strcmp(key, "correction") == 0) lua_pushnumber(L, d.correction);
+    else if (strcmp(key, "collisions") == 0) lua_pushboolean(L, d.collisions);
+    else if (strcmp(key, "restitution") == 0) lua_pushnumber(L, d.restitution);
+    else if (strcmp(key, "friction") == 0) lua_pushnumber(L, d.friction);
+    else if (strcmp(key, "verlet_preserve_impulse") == 0) lua_pushboolean(L, d.verlet_preserve_impulse);
+    else if (strcmp(key, "bounds") == 0) {
+        if (!d.has_bounds) {
+            lua_pushnil(L);
+        } else {
+            lua_createtable(L, 4, 0);
+            double v[4] = {d.bounds.xmin, d.bounds.ymin, d.bounds.xmax, d.bounds.ymax};
+            for (int i = 0; i < 4; ++i) {
+                lua_pushnumber(L, v[i]);
+                lua_rawseti(L, -2, i + 1);
+            }
+        }
+    }
+    else if (strcmp(key, "time") == 0) lua_pushnumber(L, st->time);
+    else if (strcmp(key, "steps") == 0) lua_pushinteger(L, (lua_Integer)st->steps);
+    else if (strcmp(key, "halted") == 0) lua_pushboolean(L, st->halted);
+    else if (strcmp(key, "particle_count") == 0) lua_pushinteger(L, sb_world_particle_count(world));
+    else if (strcmp(key, "spring_count") == 0) lua_pushinteger(L, sb_world_spring_count(world));
+    else return 0;
+    return 1;
+}
+
+static int l_world_index(lua_State *L)
+{
+    check_world_ud(L, 1);
+    // methods first
+    lua_getmetatable(L, 1);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, -2) != LUA_TNIL)
+        return 1;
+    lua_pop(L, 2);
+    const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    sb_world *world = check_world(L, 1);
+    if (key && world_get_property(L, world, key))
+        return 1;
+    return luaL_error(L, "unknown world property %s", describe(L, 2));
+}
+
+static int l_world_newindex(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    bool known = false;
+    for (const char *const *f = world_fields; key && *f && !known; ++f)
+        known = strcmp(key, *f) == 0;
+    if (!known) {
+        const char *what = describe(L, 2);
+        return luaL_error(L, "cannot set world property %s (settable: gravity, dt, substeps, iterations, method, warmstart, correction, collisions, restitution, friction, bounds, verlet_preserve_impulse)", what);
+    }
+    sb_world_def d = sb_world_get_def(world);
+    check_world_value(L, &d, key, 3, 0);
+    const char *field = NULL;
+    if (sb_world_set_def(world, &d, &field) != SB_OK)
+        return luaL_error(L, "bad value for world.%s", field ? field : key);
+    return 0;
+}
+
+static int l_world_tostring(lua_State *L)
+{
+    lua_world *w = check_world_ud(L, 1);
+    if (!w->world)
+        lua_pushliteral(L, "springbox.world (closed)");
+    else
+        lua_pushfstring(L, "springbox.world (%s, %d particles, %d springs)",
+                        sb_method_name(sb_world_get_def(w->world).method),
+                        sb_world_particle_count(w->world), sb_world_spring_count(w->world));
+    return 1;
+}
+
+static int l_world_close(lua_State *L)
+{
+    lua_world *w = check_world_ud(L, 1);
+    sb_world_destroy(w->world);
+    w->world = NULL;
+    return 0;
+}
+
+// ---------------------------------------------------------------- particles
+
+static void push_cached(lua_State *L, int world_idx, int cache, uint32_t index, uint32_t generation, const char *mt)
+{
+    world_idx = lua_absindex(L, world_idx);
+    lua_getiuservalue(L, world_idx, 1);
+    lua_rawgeti(L, -1, cache);
+    if (lua_rawgeti(L, -1, (lua_Integer)index) == LUA_TUSERDATA) {
+        // Both handle types start with {index, generation}.
+        const sb_particle_id *id = (const sb_particle_id *)lua_touserdata(L, -1);
+        if (id->generation == generation) {
+            lua_replace(L, -3);
+            lua_pop(L, 1);
+            return;
+        }
+    }
+    lua_pop(L, 1);
+    sb_particle_id *id = (sb_particle_id *)lua_newuserdatauv(L, sizeof(sb_particle_id), 1);
+    id->index = index;
+    id->generation = generation;
+    luaL_setmetatable(L, mt);
+    lua_pushvalue(L, world_idx);
+    lua_setiuservalue(L, -2, 1);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -3, (lua_Integer)index);
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+}
+
+void sb_lua_push_particle(lua_State *L, int world_idx, sb_particle_id id)
+{
+    push_cached(L, world_idx, 1, id.index, id.generation, PARTICLE_MT);
+}
+
+static void push_spring(lua_State *L, int world_idx, sb_spring_id id)
+{
+    push_cached(L, world_idx, 2, id.index, id.generation, SPRING_MT);
+}
+
+// The world and handle of a particle userdata; errors if its world is closed or it was removed.
+static sb_world *check_particle(lua_State *L, int idx, sb_particle_id *id, int *world_slot)
+{
+    lua_particle *p = (lua_particle *)luaL_checkudata(L, idx, PARTICLE_MT);
+    lua_getiuservalue(L, idx, 1);
+    lua_world *w = (lua_world *)lua_touserdata(L, -1);
+    if (world_slot)
+        *world_slot = lua_gettop(L); // leaves the world userdata on the stack
+    else
+        lua_pop(L, 1);
+    if (!w || !w->world)
+        luaL_error(L, "attempt to use a particle of a closed world");
+    if (!sb_particle_is_valid(w->world, p->id))
+        luaL_error(L, "particle was removed");
+    *id = p->id;
+    return w->world;
+}
+
+bool sb_lua_to_particle(lua_State *L, int idx, sb_world **world, sb_particle_id *id)
+{
+    lua_particle *p = (lua_particle *)luaL_testudata(L, idx, PARTICLE_MT);
+    if (!p)
+        return false;
+    lua_getiuservalue(L, idx, 1);
+    lua_world *w = (lua_world *)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (!w || !w->world || !sb_particle_is_valid(w->world, p->id))
+        return false;
+    *world = w->world;
+    *id = p->id;
+    return true;
+}
+
+static const char *const particle_fields[] = {
+    "x", "y", "vx", "vy", "mass", "radius", "fixed", "collide", "restitution", "friction", NULL,
+};
+
+// Reads one particle field from the value at vidx into d.
+static void particle_field(lua_State *L, sb_particle_def *d, const char *key, int vidx, int arg)
+{
+    const char *what = value_name(L, arg, "particle", key);
+    vidx = vidx < 0 ? vidx - 1 : vidx;
+    if (strcmp(key, "fixed") == 0 || strcmp(key, "collide") == 0) {
+        bool v = check_bool_at(L, vidx, arg, what);
+        *(key[0] == 'f' ? &d->fixed : &d->collide) = v;
+        lua_pop(L, 1);
+        return;
+    }
+    double v = check_finite_at(L, vidx, arg, what);
+    if (strcmp(key, "mass") == 0 && v <= 0.0)
+        arg_error(L, arg, lua_pushfstring(L, "%s must be > 0, got %s", what, describe(L, vidx)));
+    if ((strcmp(key, "radius") == 0 || strcmp(key, "friction") == 0) && v < 0.0)
+        arg_error(L, arg, lua_pushfstring(L, "%s must be >= 0, got %s", what, describe(L, vidx)));
+    if (strcmp(key, "restitution") == 0 && (v < 0.0 || v > 1.0))
+        arg_error(L, arg, lua_pushfstring(L, "%s must be in [0, 1], got %s", what, describe(L, vidx)));
+    switch (key[0]) {
+    case 'x': d->position.x = v; break;
+    case 'y': d->position.y = v; break;
+    case 'v': *(key[1] == 'x' ? &d->velocity.x : &d->velocity.y) = v; break;
+    case 'm': d->mass = v; break;
+    case 'r': *(key[2] == 'd' ? &d->radius : &d->restitution) = v; break;
+    default: d->friction = v; break;
+    }
+    lua_pop(L, 1);
+}
+
+// world:particle{ x =, y =, vx =, vy =, mass = 1, radius = 0.1, fixed = false, ... }
+static int l_world_particle(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    check_keys(L, 2, 2, "particle", particle_fields);
+    sb_particle_def d = sb_default_particle_def();
+    for (const char *const *f = particle_fields; *f; ++f) {
+        if (lua_getfield(L, 2, *f) != LUA_TNIL)
+            particle_field(L, &d, *f, -1, 2);
+        lua_pop(L, 1);
+    }
+    sb_status st;
+    const char *field = NULL;
+    if (sb_particle_def_check(&d, &field) != SB_OK)
+        return def_error(L, 2, "particle", field, SB_ERR_INVALID);
+    sb_particle_id id = sb_world_add_particle(world, &d, &st);
+    if (st != SB_OK)
+        return def_error(L, 2, "particle", field, st);
+    sb_lua_push_particle(L, 1, id);
+    return 1;
+}
+
+static int l_particle_index(lua_State *L)
+{
+    sb_particle_id id;
+    int world_slot;
+    sb_world *world = check_particle(L, 1, &id, &world_slot);
+    const char *key = luaL_checkstring(L, 2);
+    sb_particle_def d;
+    sb_particle_get(world, id, &d);
+    if (strcmp(key, "x") == 0) lua_pushnumber(L, d.position.x);
+    else if (strcmp(key, "y") == 0) lua_pushnumber(L, d.position.y);
+    else if (strcmp(key, "vx") == 0) lua_pushnumber(L, d.velocity.x);
+    else if (strcmp(key, "vy") == 0) lua_pushnumber(L, d.velocity.y);
+    else if (strcmp(key, "mass") == 0) lua_pushnumber(L, d.mass);
+    else if (strcmp(key, "radius") == 0) lua_pushnumber(L, d.radius);
+    else if (strcmp(key, "fixed") == 0) lua_pushboolean(L, d.fixed);
+    else if (strcmp(key, "collide") == 0) lua_pushboolean(L, d.collide);
+    else if (strcmp(key, "restitution") == 0) { if (d.restitution < 0) lua_pushnil(L); else lua_pushnumber(L, d.restitution); }
+    else if (strcmp(key, "friction") == 0) { if (d.friction < 0) lua_pushnil(L); else lua_pushnumber(L, d.friction); }
+    else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
+    else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
+    else return luaL_error(L, "unknown particle property '%s' (x, y, vx, vy, mass, radius, fixed, collide, restitution, friction, index, world)", key);
+    return 1;
+}
+
+static int l_particle_newindex(lua_State *L)
+{
+    sb_particle_id id;
+    sb_world *world = check_particle(L, 1, &id, NULL);
+    const char *key = luaL_checkstring(L, 2);
+    bool known = false;
+    for (const char *const *f = particle_fields; *f && !known; ++f)
+        known = strcmp(key, *f) == 0;
+    if (!known)
+        return luaL_error(L, "cannot set particle property '%s' (settable: x, y, vx, vy, mass, radius, fixed, collide, restitution, friction)", key);
+    sb_particle_def d;
+    sb_particle_get(world, id, &d);
+    particle_field(L, &d, key, 3, 0);
+    const char *field = NULL;
+    if (sb_particle_set(world, id, &d, &field) != SB_OK)
+        return luaL_error(L, "bad value for particle.%s: %s", field ? field : key, describe(L, 3));
+    return 0;
+}
+
+static int l_particle_tostring(lua_State *L)
+{
+    lua_particle *p = (lua_particle *)luaL_checkudata(L, 1, PARTICLE_MT);
+    sb_world *world;
+    sb_particle_id id;
+    if (!sb_lua_to_particle(L, 1, &world, &id)) {
+        lua_pushfstring(L, "springbox.particle %d (removed)", (int)p->id.index + 1);
+        return 1;
+    }
+    sb_particle_def d;
+    sb_particle_get(world, id, &d);
+    lua_pushfstring(L, "springbox.particle %d at (%f, %f)", (int)id.index + 1, d.position.x, d.position.y);
+    return 1;
+}
+
+// ---------------------------------------------------------------- springs
+
+static sb_world *check_spring(lua_State *L, int idx, sb_spring_id *id, int *world_slot)
+{
+    lua_spring *s = (lua_spring *)luaL_checkudata(L, idx, SPRING_MT);
+    lua_getiuservalue(L, idx, 1);
+    lua_world *w = (lua_world *)lua_touserdata(L, -1);
+    if (world_slot)
+        *world_slot = lua_gettop(L);
+    else
+        lua_pop(L, 1);
+    if (!w || !w->world)
+        luaL_error(L, "attempt to use a spring of a closed world");
+    if (!sb_spring_is_valid(w->world, s->id))
+        luaL_error(L, "spring was removed");
+    *id = s->id;
+    return w->world;
+}
+
+static const char *const spring_fields[] = {
+    "hertz", "damping_ratio", "stiffness", "damping", "k", "c", "rest_length", NULL,
+};
+
+// Reads a tuning from the options table at idx: exactly one of the three ways.
+static sb_tuning check_tuning(lua_State *L, int idx, int arg, sb_tuning base)
+{
+    double v[6];
+    bool has[6];
+    for (int i = 0; i < 6; ++i)
+        has[i] = opt_number_field(L, idx, arg, spring_fields[i], &v[i]);
+    int ways = (has[0] || has[1]) + (has[2] || has[3]) + (has[4] || has[5]);
+    if (ways > 1)
+        arg_error(L, arg, "give one tuning: hertz/damping_ratio, stiffness/damping (Nissen's Cs/Cd) or k/c");
+    sb_tuning t = base;
+    if (has[0] || has[1]) {
+        double hz = 0.0, zeta = 1.0;
+        if (base.mode == SB_TUNE_HERTZ) {
+            hz = base.hertz;
+            zeta = base.damping_ratio;
+        }
+        t = sb_tuning_hertz(has[0] ? v[0] : hz, has[1] ? v[1] : zeta);
+    } else if (has[2] || has[3]) {
+        double cs = 1.0, cd = 1.0;
+        if (base.mode == SB_TUNE_COEFFICIENTS) {
+            cs = base.stiffness;
+            cd = base.damping;
+        }
+        t = sb_tuning_coefficients(has[2] ? v[2] : cs, has[3] ? v[3] : cd);
+    } else if (has[4] || has[5]) {
+        double k = 0.0, c = 0.0;
+        if (base.mode == SB_TUNE_RAW) {
+            k = base.k;
+            c = base.c;
+        }
+        t = sb_tuning_raw(has[4] ? v[4] : k, has[5] ? v[5] : c);
+    }
+    const char *field = NULL;
+    if (sb_tuning_check(&t, &field) != SB_OK) {
+        double bad = 0.0;
+        for (int i = 0; i < 6; ++i)
+            if (strcmp(spring_fields[i], field) == 0)
+                bad = has[i] ? v[i] : bad;
+        const char *range = strcmp(field, "stiffness") == 0 || strcmp(field, "damping") == 0 ? "in [0, 1]" : ">= 0";
+        arg_error(L, arg, lua_pushfstring(L, "%s must be %s, got %f", value_name(L, arg, "spring", field), range, bad));
+    }
+    return t;
+}
+
+// world:spring(a, b [, {hertz =, damping_ratio =} | {stiffness =, damping =} | {k =, c =}, rest_length =])
+static int l_world_spring(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    sb_particle_id a, b;
+    sb_world *wa = check_particle(L, 2, &a, NULL), *wb = check_particle(L, 3, &b, NULL);
+    if (wa != world)
+        return luaL_argerror(L, 2, "particle belongs to another world");
+    if (wb != world)
+        return luaL_argerror(L, 3, "particle belongs to another world");
+    if (a.index == b.index)
+        return luaL_argerror(L, 3, "a spring needs two different particles, got the same one twice");
+    sb_spring_def d = sb_default_spring_def();
+    d.a = a;
+    d.b = b;
+    if (!lua_isnoneornil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        check_keys(L, 4, 4, "spring", spring_fields);
+        d.tuning = check_tuning(L, 4, 4, d.tuning);
+        if (opt_number_field(L, 4, 4, "rest_length", &d.rest_length) && d.rest_length < 0.0)
+            return luaL_argerror(L, 4, lua_pushfstring(L, "field 'rest_length' must be >= 0, got %f", d.rest_length));
+    }
+    sb_status st;
+    const char *field = NULL;
+    sb_spring_id id = sb_world_add_spring(world, &d, &st, &field);
+    if (st != SB_OK)
+        return def_error(L, 4, "spring", field, st);
+    push_spring(L, 1, id);
+    return 1;
+}
+
+static int l_spring_index(lua_State *L)
+{
+    sb_spring_id id;
+    int world_slot;
+    sb_world *world = check_spring(L, 1, &id, &world_slot);
+    const char *key = luaL_checkstring(L, 2);
+    sb_spring_def d;
+    sb_spring_get(world, id, &d);
+    sb_world_def wd = sb_world_get_def(world);
+    double h = wd.dt / wd.substeps;
+    sb_particle_def pa, pb;
+    sb_particle_get(world, d.a, &pa);
+    sb_particle_get(world, d.b, &pb);
+    double m = sb_reduced_mass(pa.fixed ? 0.0 : 1.0 / pa.mass, pb.fixed ? 0.0 : 1.0 / pb.mass);
+    const sb_tuning *t = &d.tuning;
+    bool rigid = sb_tuning_is_rigid(t);
+    // Any tuning reads in every form: the stored one exactly, the others converted at the
+    // current masses and sub-step (sb_tuning.h), so a designer can compare.
+    double k = 0, c = 0, omega = 0, zeta = 0, cs = 1, cd = 1;
+    if (!rigid) {
+        sb_tuning_to_kc(t, m, h, &k, &c);
+        sb_kc_to_omega_zeta(k, c, m, &omega, &zeta);
+        sb_tuning_to_coefficients(t, m, h, &cs, &cd);
+    }
+    if (strcmp(key, "a") == 0) sb_lua_push_particle(L, world_slot, d.a);
+    else if (strcmp(key, "b") == 0) sb_lua_push_particle(L, world_slot, d.b);
+    else if (strcmp(key, "length") == 0) lua_pushnumber(L, sb_spring_length(world, id));
+    else if (strcmp(key, "rest_length") == 0) lua_pushnumber(L, d.rest_length);
+    else if (strcmp(key, "stretch") == 0) lua_pushnumber(L, d.rest_length > 0 ? sb_spring_length(world, id) / d.rest_length - 1.0 : 0.0);
+    else if (strcmp(key, "impulse") == 0) lua_pushnumber(L, sb_spring_impulse(world, id));
+    else if (strcmp(key, "rigid") == 0) lua_pushboolean(L, rigid);
+    else if (strcmp(key, "tuning") == 0) lua_pushstring(L, t->mode == SB_TUNE_HERTZ ? "hertz" : t->mode == SB_TUNE_COEFFICIENTS ? "coefficients" : "raw");
+    else if (strcmp(key, "hertz") == 0) lua_pushnumber(L, t->mode == SB_TUNE_HERTZ ? t->hertz : omega / 6.28318530717958647692);
+    else if (strcmp(key, "damping_ratio") == 0) lua_pushnumber(L, t->mode == SB_TUNE_HERTZ ? t->damping_ratio : zeta);
+    else if (strcmp(key, "stiffness") == 0) lua_pushnumber(L, t->mode == SB_TUNE_COEFFICIENTS ? t->stiffness : cs);
+    else if (strcmp(key, "damping") == 0) lua_pushnumber(L, t->mode == SB_TUNE_COEFFICIENTS ? t->damping : cd);
+    else if (strcmp(key, "k") == 0) lua_pushnumber(L, rigid ? HUGE_VAL : k);
+    else if (strcmp(key, "c") == 0) lua_pushnumber(L, rigid ? HUGE_VAL : c);
+    else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
+    else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
+    else return luaL_error(L, "unknown spring property '%s' (a, b, length, rest_length, stretch, impulse, rigid, tuning, hertz, damping_ratio, stiffness, damping, k, c, index, world)", key);
+    return 1;
+}
+
+static int l_spring_newindex(lua_State *L)
+{
+    sb_spring_id id;
+    sb_world *world = check_spring(L, 1, &id, NULL);
+    const char *key = luaL_checkstring(L, 2);
+    bool known = false;
+    for (const char *const *f = spring_fields; *f && !known; ++f)
+        known = strcmp(key, *f) == 0;
+    if (!known)
+        return luaL_error(L, "cannot set spring property '%s' (settable: hertz, damping_ratio, stiffness, damping, k, c, rest_length)", key);
+    sb_spring_def d;
+    sb_spring_get(world, id, &d);
+    // Reuse the table reader: {key = value}
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, 3);
+    lua_setfield(L, -2, key);
+    int tbl = lua_gettop(L);
+    if (strcmp(key, "rest_length") == 0) {
+        double v = check_finite_at(L, 3, 0, "spring.rest_length");
+        if (v < 0.0)
+            return luaL_error(L, "spring.rest_length must be >= 0, got %f", v);
+        d.rest_length = v;
+    } else {
+        d.tuning = check_tuning(L, tbl, 0, d.tuning);
+    }
+    const char *field = NULL;
+    if (sb_spring_set(world, id, d.rest_length, &d.tuning, &field) != SB_OK)
+        return luaL_error(L, "bad value for spring.%s: %s", field ? field : key, describe(L, 3));
+    return 0;
+}
+
+static int l_spring_tostring(lua_State *L)
+{
+    lua_spring *s = (lua_spring *)luaL_checkudata(L, 1, SPRING_MT);
+    lua_pushfstring(L, "springbox.spring %d", (int)s->id.index + 1);
+    return 1;
+}
+
+// ---------------------------------------------------------------- world methods
+
+// world:remove(particle or spring)
+static int l_world_remove(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    if (luaL_testudata(L, 2, PARTICLE_MT)) {
+        sb_particle_id id;
+        if (check_particle(L, 2, &id, NULL) != world)
+            return luaL_argerror(L, 2, "particle belongs to another world");
+        sb_world_remove_particle(world, id);
+    } else if (luaL_testudata(L, 2, SPRING_MT)) {
+        sb_spring_id id;
+        if (check_spring(L, 2, &id, NULL) != world)
+            return luaL_argerror(L, 2, "spring belongs to another world");
+        sb_world_remove_spring(world, id);
+    } else {
+        return luaL_argerror(L, 2, lua_pushfstring(L, "particle or spring expected, got %s", describe(L, 2)));
+    }
+    return 0;
+}
+
+static int particle_iter(lua_State *L)
+{
+    sb_world *world = check_world(L, lua_upvalueindex(1));
+    sb_particle_id it = {(uint32_t)lua_tointeger(L, lua_upvalueindex(2)), 0};
+    if (!sb_world_next_particle(world, &it))
+        return 0;
+    lua_pushinteger(L, (lua_Integer)it.index);
+    lua_replace(L, lua_upvalueindex(2));
+    sb_lua_push_particle(L, lua_upvalueindex(1), it);
+    return 1;
+}
+
+static int spring_iter(lua_State *L)
+{
+    sb_world *world = check_world(L, lua_upvalueindex(1));
+    sb_spring_id it = {(uint32_t)lua_tointeger(L, lua_upvalueindex(2)), 0};
+    if (!sb_world_next_spring(world, &it))
+        return 0;
+    lua_pushinteger(L, (lua_Integer)it.index);
+    lua_replace(L, lua_upvalueindex(2));
+    push_spring(L, lua_upvalueindex(1), it);
+    return 1;
+}
+
+static int wall_iter(lua_State *L)
+{
+    sb_world *world = check_world(L, lua_upvalueindex(1));
+    sb_wall_id it = {(uint32_t)lua_tointeger(L, lua_upvalueindex(2)), 0};
+    if (!sb_world_next_wall(world, &it))
+        return 0;
+    lua_pushinteger(L, (lua_Integer)it.index);
+    lua_replace(L, lua_upvalueindex(2));
+    sb_vec2 a, b;
+    sb_wall_get(world, it, &a, &b);
+    lua_pushnumber(L, a.x);
+    lua_pushnumber(L, a.y);
+    lua_pushnumber(L, b.x);
+    lua_pushnumber(L, b.y);
+    return 4;
+}
+
+static int make_iter(lua_State *L, lua_CFunction f)
+{
+    check_world(L, 1);
+    lua_settop(L, 1);
+    lua_pushinteger(L, (lua_Integer)SB_NULL_INDEX);
+    lua_pushcclosure(L, f, 2);
+    return 1;
+}
+
+static int l_world_particles(lua_State *L) { return make_iter(L, particle_iter); }
+static int l_world_springs(lua_State *L) { return make_iter(L, spring_iter); }
+static int l_world_walls(lua_State *L) { return make_iter(L, wall_iter); }
+
+// world:wall(x1, y1, x2, y2)
+static int l_world_wall(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    static const char *const names[] = {"x1", "y1", "x2", "y2"};
+    double v[4];
+    for (int i = 0; i < 4; ++i) {
+        if (lua_isnoneornil(L, i + 2))
+            luaL_argerror(L, i + 2, lua_pushfstring(L, "%s must be a number, got nil", names[i]));
+        v[i] = check_finite_at(L, i + 2, i + 2, names[i]);
+    }
+    sb_status st;
+    sb_wall_id id = sb_world_add_wall(world, (sb_vec2){v[0], v[1]}, (sb_vec2){v[2], v[3]}, &st);
+    if (st != SB_OK)
+        return luaL_error(L, "could not add wall: %s", sb_status_string(st));
+    lua_pushinteger(L, (lua_Integer)id.index + 1);
+    return 1;
+}
+
+// world:step([frames]) -> true, or false and the halt message
+static int l_world_step(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    lua_Integer n = luaL_optinteger(L, 2, 1);
+    if (n < 0 || n > 100000000)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "frames must be from 0 to 1e8, got %d", (int)n));
+    for (lua_Integer i = 0; i < n; ++i) {
+        if (sb_world_step(world) == SB_ERR_HALTED) {
+            lua_pushboolean(L, 0);
+            lua_pushstring(L, sb_world_get_stats(world)->message);
+            return 2;
+        }
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_world_resume(lua_State *L)
+{
+    sb_world_clear_halt(check_world(L, 1));
+    return 0;
+}
+
+static void set_num(lua_State *L, const char *k, double v) { lua_pushnumber(L, v); lua_setfield(L, -2, k); }
+static void set_int(lua_State *L, const char *k, lua_Integer v) { lua_pushinteger(L, v); lua_setfield(L, -2, k); }
+
+// world:stats() -> { kinetic, potential, energy, max_stretch, contacts, step_ms, ... }
+static int l_world_stats(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    const sb_stats *st = sb_world_get_stats(world);
+    lua_createtable(L, 0, 16);
+    set_int(L, "steps", (lua_Integer)st->steps);
+    set_num(L, "time", st->time);
+    set_num(L, "kinetic", st->kinetic_energy);
+    set_num(L, "potential", st->potential_energy);
+    set_num(L, "energy", st->kinetic_energy + st->potential_energy);
+    set_num(L, "max_stretch", st->max_stretch);
+    set_int(L, "contacts", st->contacts);
+    set_num(L, "step_ms", st->step_ms);
+    set_int(L, "particles", st->particles);
+    set_int(L, "springs", st->springs);
+    set_int(L, "unstable_springs", st->unstable_springs);
+    if (st->unstable_springs > 0) {
+        set_num(L, "worst_omega_h", st->worst_omega_h);
+        set_num(L, "omega_h_limit", st->worst_omega_h_limit);
+    }
+    lua_pushboolean(L, st->halted);
+    lua_setfield(L, -2, "halted");
+    if (st->halted) {
+        lua_pushstring(L, st->message);
+        lua_setfield(L, -2, "message");
+        if (sb_particle_is_valid(world, st->bad_particle)) {
+            sb_lua_push_particle(L, 1, st->bad_particle);
+            lua_setfield(L, -2, "bad_particle");
+        }
+        if (sb_spring_is_valid(world, st->bad_spring)) {
+            push_spring(L, 1, st->bad_spring);
+            lua_setfield(L, -2, "bad_spring");
+        }
+    }
+    return 1;
+}
+
+// world:drag(particle, x, y [, hertz = 5, damping_ratio = 0.7])
+static int l_world_drag(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    sb_particle_id id;
+    if (check_particle(L, 2, &id, NULL) != world)
+        return luaL_argerror(L, 2, "particle belongs to another world");
+    double x = check_finite_at(L, 3, 3, "x"), y = check_finite_at(L, 4, 4, "y");
+    double hz = lua_isnoneornil(L, 5) ? 5.0 : check_finite_at(L, 5, 5, "hertz");
+    double zeta = lua_isnoneornil(L, 6) ? 0.7 : check_finite_at(L, 6, 6, "damping_ratio");
+    if (hz <= 0.0)
+        return luaL_argerror(L, 5, lua_pushfstring(L, "hertz must be > 0, got %f", hz));
+    if (zeta < 0.0)
+        return luaL_argerror(L, 6, lua_pushfstring(L, "damping_ratio must be >= 0, got %f", zeta));
+    sb_world_drag_begin(world, id, (sb_vec2){x, y}, hz, zeta);
+    return 0;
+}
+
+static int l_world_drag_to(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    double x = check_finite_at(L, 2, 2, "x"), y = check_finite_at(L, 3, 3, "y");
+    sb_world_drag_move(world, (sb_vec2){x, y});
+    return 0;
+}
+
+static int l_world_release(lua_State *L)
+{
+    sb_world_drag_end(check_world(L, 1));
+    return 0;
+}
+
+// world:pick(x, y [, slop]) -> the particle whose circle (grown by slop) holds the point, nearest first
+static int l_world_pick(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    double x = check_finite_at(L, 2, 2, "x"), y = check_finite_at(L, 3, 3, "y");
+    double slop = lua_isnoneornil(L, 4) ? 0.0 : check_finite_at(L, 4, 4, "slop");
+    sb_particle_id it = sb_null_particle(), best = sb_null_particle();
+    double best_d = HUGE_VAL;
+    while (sb_world_next_particle(world, &it)) {
+        sb_particle_def d;
+        sb_particle_get(world, it, &d);
+        double dist = hypot(d.position.x - x, d.position.y - y);
+        if (dist <= d.radius + slop && dist < best_d) {
+            best_d = dist;
+            best = it;
+        }
+    }
+    if (best.generation == 0)
+        return 0;
+    sb_lua_push_particle(L, 1, best);
+    return 1;
+}
+
+static int l_world_hash(lua_State *L)
+{
+    char text[17];
+    snprintf(text, sizeof text, "%016llx", (unsigned long long)sb_world_state_hash(check_world(L, 1)));
+    lua_pushstring(L, text);
+    return 1;
+}
+
+static int l_world_gc(lua_State *L)
+{
+    return l_world_close(L);
+}
+
+static int l_handle_eq(lua_State *L)
+{
+    // Particles and springs are cached per world, so equal handles are the same userdata;
+    // this only compares handles of the same kind that were created apart.
+    const sb_particle_id *a = (const sb_particle_id *)lua_touserdata(L, 1);
+    const sb_particle_id *b = (const sb_particle_id *)lua_touserdata(L, 2);
+    lua_getiuservalue(L, 1, 1);
+    lua_getiuservalue(L, 2, 1);
+    lua_pushboolean(L, a && b && a->index == b->index && a->generation == b->generation && lua_rawequal(L, -1, -2));
+    return 1;
+}
+
+// ---------------------------------------------------------------- module
+
+static const luaL_Reg world_methods[] = {
+    {"particle", l_world_particle}, {"spring", l_world_spring}, {"wall", l_world_wall},
+    {"remove", l_world_remove},     {"particles", l_world_particles}, {"springs", l_world_springs},
+    {"walls", l_world_walls},       {"step", l_world_step},       {"stats", l_world_stats},
+    {"drag", l_world_drag},         {"drag_to", l_world_drag_to}, {"release", l_world_release},
+    {"pick", l_world_pick},         {"hash", l_world_hash},       {"resume", l_world_resume},
+    {"close", l_world_close},       {NULL, NULL},
+};
+
+static const luaL_Reg world_meta[] = {
+    {"__index", l_world_index}, {"__newindex", l_world_newindex}, {"__tostring", l_world_tostring},
+    {"__gc", l_world_gc},       {"__close", l_world_gc},          {NULL, NULL},
+};
+
+static const luaL_Reg particle_meta[] = {
+    {"__index", l_particle_index}, {"__newindex", l_particle_newindex},
+    {"__tostring", l_particle_tostring}, {"__eq", l_handle_eq}, {NULL, NULL},
+};
+
+static const luaL_Reg spring_meta[] = {
+    {"__index", l_spring_index}, {"__newindex", l_spring_newindex},
+    {"__tostring", l_spring_tostring}, {"__eq", l_handle_eq}, {NULL, NULL},
+};
+
+// springbox.tune{ name = {value, min, max}, ... } -> { name = current value, ... }
+// Declares values a designer can tune live; the host shows them as sliders and re-runs the
+// scene with a new value as a hot reload would. Outside the host the defaults come back.
+static int l_tune(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_newtable(L);
+    int result = lua_gettop(L);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, "springbox.tunables");
+    int decl = lua_gettop(L);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, "springbox.overrides");
+    int over = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        if (lua_type(L, -2) != LUA_TSTRING)
+            return luaL_argerror(L, 1, lua_pushfstring(L, "tunable names must be strings, got %s", describe(L, -2)));
+        const char *name = lua_tostring(L, -2);
+        if (!lua_istable(L, -1) || lua_rawlen(L, -1) != 3)
+            return luaL_argerror(L, 1, lua_pushfstring(L, "tunable '%s' must be {value, min, max}, got %s", name, describe(L, -1)));
+        int spec = lua_gettop(L);
+        const char *what = lua_pushfstring(L, "tunable '%s'", name);
+        double value = array_number(L, spec, 1, 1, what), lo = array_number(L, spec, 2, 1, what),
+               hi = array_number(L, spec, 3, 1, what);
+        if (!(lo <= value && value <= hi))
+            return luaL_argerror(L, 1, lua_pushfstring(L, "tunable '%s' needs min <= value <= max, got {%f, %f, %f}", name, value, lo, hi));
+        lua_pop(L, 1);
+        if (lua_getfield(L, over, name) == LUA_TNUMBER) {
+            double v = lua_tonumber(L, -1);
+            value = v < lo ? lo : v > hi ? hi : v;
+        }
+        lua_pop(L, 1);
+        lua_createtable(L, 3, 0);
+        lua_pushnumber(L, value);
+        lua_rawseti(L, -2, 1);
+        lua_pushnumber(L, lo);
+        lua_rawseti(L, -2, 2);
+        lua_pushnumber(L, hi);
+        lua_rawseti(L, -2, 3);
+        lua_setfield(L, decl, name);
+        lua_pushnumber(L, value);
+        lua_setfield(L, result, name);
+        lua_pop(L, 1);
+    }
+    lua_settop(L, result);
+    return 1;
+}
+
+static int l_methods(lua_State *L)
+{
+    lua_createtable(L, SB_METHOD_COUNT, 0);
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        lua_pushstring(L, sb_method_name((sb_method)m));
+        lua_rawseti(L, -2, m + 1);
+    }
+    return 1;
+}
+
+int luaopen_springbox(lua_State *L)
+{
+    luaL_checkversion(L);
+    if (luaL_newmetatable(L, WORLD_MT)) {
+        luaL_setfuncs(L, world_meta, 0);
+        luaL_setfuncs(L, world_methods, 0); // methods live in the metatable; __index looks there first
+        lua_pushliteral(L, WORLD_MT); // getmetatable() sees this, so scripts cannot swap __gc
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, PARTICLE_MT)) {
+        luaL_setfuncs(L, particle_meta, 0);
+        lua_pushliteral(L, PARTICLE_MT);
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, SPRING_MT)) {
+        luaL_setfuncs(L, spring_meta, 0);
+        lua_pushliteral(L, SPRING_MT);
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_pop(L, 1);
+
+    lua_newtable(L);
+    lua_pushcfunction(L, l_world_new);
+    lua_setfield(L, -2, "world");
+    lua_pushcfunction(L, l_tune);
+    lua_setfield(L, -2, "tune");
+    l_methods(L);
+    lua_setfield(L, -2, "methods");
+    lua_pushliteral(L, "0.1");
+    lua_setfield(L, -2, "version");
+    return 1;
+}

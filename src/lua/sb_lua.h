@@ -1,0 +1,23 @@
+// springbox Lua bindings: the `springbox` module for Lua 5.4.
+// Worlds, particles and springs are full userdata with metatables; their fields read and
+// write as properties. A particle or spring userdata outlives its object and says so, as
+// Lua's closed files do: "particle was removed", "attempt to use a closed world".
+#ifndef SB_LUA_H
+#define SB_LUA_H
+
+#include "sb_world.h"
+
+#include <lua.h>
+
+/// Opens the module: require "springbox" (also the entry point of springbox.so).
+int luaopen_springbox(lua_State *L);
+
+/// The world behind the world userdata at `idx`, or NULL if it is not one or is closed.
+sb_world *sb_lua_to_world(lua_State *L, int idx);
+/// Pushes the particle userdata for `id` of the world userdata at `world_idx` (one userdata
+/// per particle, so they compare equal and work as table keys).
+void sb_lua_push_particle(lua_State *L, int world_idx, sb_particle_id id);
+/// The particle handle of the particle userdata at `idx`, if it belongs to a live world.
+bool sb_lua_to_particle(lua_State *L, int idx, sb_world **world, sb_particle_id *id);
+
+#endif

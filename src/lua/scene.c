@@ -1,0 +1,933 @@
+// The scene host: sandboxed loading, hot reload with state carried over, tuning ramps,
+// file watching. See sb_scene.h.
+#define _POSIX_C_SOURCE 200809L
+#include "sb_scene.h"
+
+#include "sb_lua.h"
+#include "sb_tuning.h"
+
+#include <lauxlib.h>
+#include <lualib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+typedef struct watched_file { char *path; struct timespec mtime; long long size; } watched_file;
+
+/// The structure of a freshly built world: which slots hold particles, where they start,
+/// and which particles each spring joins. Equal structures can carry state over.
+typedef struct world_shape {
+    int particles, springs;
+    uint32_t *p_index, *s_index, *s_a, *s_b;
+    sb_vec2 *start;
+} world_shape;
+
+typedef enum { RAMP_SPRING, RAMP_MASS, RAMP_GRAVITY } ramp_kind;
+
+typedef struct ramp {
+    ramp_kind kind;
+    int world;
+    uint32_t index, generation;
+    sb_tuning from_tuning, to_tuning;
+    sb_vec2 from, to; // masses in .x; gravity as vectors
+} ramp;
+
+/// What one run of the scene file produced, before it is adopted.
+typedef struct scene_build {
+    int table_ref, update_ref;
+    int world_count;
+    sb_world **worlds;
+    int *world_refs;
+    char *title;
+    watched_file *files;
+    int file_count;
+} scene_build;
+
+struct sb_scene {
+    sb_scene_options opt;
+    char *path, *dir;
+    lua_State *L;
+    size_t memory;
+    double deadline;          // CLOCK_MONOTONIC seconds; scripts past it are stopped
+    const char *deadline_what;
+    scene_build cur;
+    world_shape *shapes;      // shapes of cur's worlds as first built
+    bool update_ok;
+    ramp *ramps;
+    int ramp_count;
+    double ramp_time;         // simulated seconds into the ramps
+};
+
+// ---------------------------------------------------------------- small helpers
+
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static char *copy_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (c)
+        memcpy(c, s, n);
+    return c;
+}
+
+static sb_reload_event make_event(sb_reload_result r, const char *fmt, const char *detail)
+{
+    sb_reload_event e;
+    memset(&e, 0, sizeof e);
+    e.result = r;
+    snprintf(e.message, sizeof e.message, fmt, detail ? detail : "");
+    return e;
+}
+
+// ---------------------------------------------------------------- Lua state: memory and time limits
+
+static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    sb_scene *scene = (sb_scene *)ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        scene->memory -= old;
+        return NULL;
+    }
+    if (nsize > old && scene->memory - old + nsize > scene->opt.memory_limit)
+        return NULL; // Lua raises "not enough memory"; the process lives on
+    void *p = realloc(ptr, nsize);
+    if (p)
+        scene->memory = scene->memory - old + nsize;
+    return p;
+}
+
+static void deadline_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    void *ud;
+    lua_getallocf(L, &ud);
+    sb_scene *scene = (sb_scene *)ud;
+    if (monotonic_seconds() > scene->deadline)
+        luaL_error(L, "%s took longer than its limit of %f s (an endless loop?)", scene->deadline_what,
+                   scene->deadline_what[0] == 'u' ? scene->opt.update_seconds : scene->opt.load_seconds);
+}
+
+static int traceback_handler(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (!msg)
+        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+// Calls the function below `nargs` arguments with a traceback handler and a wall-clock limit.
+static bool protected_call(sb_scene *scene, int nargs, int nresults, double limit, const char *what,
+                           char *error, size_t error_size)
+{
+    int base = lua_gettop(scene->L) - nargs;
+    lua_pushcfunction(scene->L, traceback_handler);
+    lua_insert(scene->L, base);
+    scene->deadline = monotonic_seconds() + limit;
+    scene->deadline_what = what;
+    int rc = lua_pcall(scene->L, nargs, nresults, base);
+    lua_remove(scene->L, base);
+    if (rc != LUA_OK) {
+        snprintf(error, error_size, "%s", lua_tostring(scene->L, -1) ? lua_tostring(scene->L, -1) : "error");
+        lua_pop(scene->L, 1);
+        return false;
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------- sandbox
+
+static void record_file(scene_build *b, const char *path)
+{
+    struct stat st;
+    watched_file *f = realloc(b->files, sizeof *f * (size_t)(b->file_count + 1));
+    if (!f)
+        return;
+    b->files = f;
+    f = &b->files[b->file_count++];
+    f->path = copy_string(path);
+    if (stat(path, &st) == 0) {
+        f->mtime = st.st_mtim;
+        f->size = (long long)st.st_size;
+    } else {
+        memset(&f->mtime, 0, sizeof f->mtime);
+        f->size = -1;
+    }
+}
+
+// require inside a sandboxed scene: "springbox", or a Lua file next to the scene
+// (dots become slashes), run in the same sandbox and watched for reloads.
+static int sandbox_require(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    sb_scene *scene = (sb_scene *)lua_touserdata(L, lua_upvalueindex(1));
+    scene_build *b = (scene_build *)lua_touserdata(L, lua_upvalueindex(2));
+    if (strcmp(name, "springbox") == 0) {
+        // A fresh copy per require, so a script that overwrites a module field cannot
+        // change what the next reload sees.
+        luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+        lua_getfield(L, -1, "springbox");
+        lua_newtable(L);
+        lua_pushnil(L);
+        while (lua_next(L, -3)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_settable(L, -4);
+        }
+        return 1;
+    }
+    for (const char *c = name; *c; ++c)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '.'))
+            return luaL_argerror(L, 1, lua_pushfstring(L, "module name '%s' may only hold letters, digits, '_' and '.'", name));
+    // per-load cache
+    lua_pushvalue(L, lua_upvalueindex(4));
+    if (lua_getfield(L, -1, name) != LUA_TNIL)
+        return 1;
+    lua_pop(L, 1);
+    luaL_Buffer path;
+    luaL_buffinit(L, &path);
+    luaL_addstring(&path, scene->dir);
+    luaL_addchar(&path, '/');
+    for (const char *c = name; *c; ++c)
+        luaL_addchar(&path, *c == '.' ? '/' : *c);
+    luaL_addstring(&path, ".lua");
+    luaL_pushresult(&path);
+    const char *file = lua_tostring(L, -1);
+    record_file(b, file);
+    if (luaL_loadfilex(L, file, "t") != LUA_OK)
+        return lua_error(L);
+    lua_pushvalue(L, lua_upvalueindex(3)); // the sandbox environment
+    lua_setupvalue(L, -2, 1);
+    lua_pushstring(L, name);
+    lua_call(L, 1, 1);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, name);
+    return 1;
+}
+
+// load() inside the sandbox: text only, and the sandbox as the default environment.
+static int sandbox_load(lua_State *L)
+{
+    size_t len;
+    const char *chunk = luaL_checklstring(L, 1, &len);
+    const char *chunkname = luaL_optstring(L, 2, "=(load)");
+    if (luaL_loadbufferx(L, chunk, len, chunkname, "t") != LUA_OK) {
+        lua_pushnil(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    lua_pushvalue(L, lua_isnoneornil(L, 4) ? lua_upvalueindex(1) : 4);
+    lua_setupvalue(L, -2, 1);
+    return 1;
+}
+
+static void copy_library(lua_State *L, int env, const char *lib, const char *const *only)
+{
+    lua_getglobal(L, lib);
+    int src = lua_gettop(L);
+    lua_newtable(L);
+    if (only) {
+        for (const char *const *f = only; *f; ++f) {
+            lua_getfield(L, src, *f);
+            lua_setfield(L, -2, *f);
+        }
+    } else {
+        lua_pushnil(L);
+        while (lua_next(L, src)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_settable(L, -4);
+        }
+    }
+    lua_setfield(L, env, lib);
+    lua_pop(L, 1);
+}
+
+// Pushes the environment a scene runs in. Untrusted scenes get the pure parts of the
+// standard library: no io, no os.execute/remove/exit/getenv, no package/loadlib, no
+// dofile/loadfile, no string.dump, and load() limited to text chunks.
+static void push_environment(sb_scene *scene, scene_build *b)
+{
+    lua_State *L = scene->L;
+    if (scene->opt.trusted) {
+        lua_pushglobaltable(L);
+        return;
+    }
+    lua_newtable(L);
+    int env = lua_gettop(L);
+    static const char *const safe_globals[] = {
+        "assert", "error", "ipairs", "next", "pairs", "pcall", "print", "rawequal", "rawget", "rawlen",
+        "rawset", "select", "setmetatable", "getmetatable", "tonumber", "tostring", "type", "xpcall",
+        "_VERSION", "collectgarbage", NULL,
+    };
+    for (const char *const *g = safe_globals; *g; ++g) {
+        lua_getglobal(L, *g);
+        lua_setfield(L, env, *g);
+    }
+    copy_library(L, env, "math", NULL);
+    copy_library(L, env, "table", NULL);
+    copy_library(L, env, "utf8", NULL);
+    copy_library(L, env, "coroutine", NULL);
+    static const char *const string_safe[] = {
+        "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "rep", "reverse",
+        "sub", "upper", "pack", "packsize", "unpack", NULL,
+    };
+    copy_library(L, env, "string", string_safe);
+    static const char *const os_safe[] = {"clock", "time", "date", "difftime", NULL};
+    copy_library(L, env, "os", os_safe);
+    lua_pushvalue(L, env);
+    lua_setfield(L, env, "_G");
+    lua_pushvalue(L, env);
+    lua_pushcclosure(L, sandbox_load, 1);
+    lua_setfield(L, env, "load");
+    lua_pushlightuserdata(L, scene);
+    lua_pushlightuserdata(L, b);
+    lua_pushvalue(L, env);
+    lua_newtable(L); // modules loaded by this run
+    lua_pushcclosure(L, sandbox_require, 4);
+    lua_setfield(L, env, "require");
+}
+
+// ---------------------------------------------------------------- building
+
+static void build_free(sb_scene *scene, scene_build *b)
+{
+    if (scene->L) {
+        luaL_unref(scene->L, LUA_REGISTRYINDEX, b->table_ref);
+        luaL_unref(scene->L, LUA_REGISTRYINDEX, b->update_ref);
+        for (int i = 0; i < b->world_count; ++i)
+            luaL_unref(scene->L, LUA_REGISTRYINDEX, b->world_refs[i]);
+    }
+    for (int i = 0; i < b->file_count; ++i)
+        free(b->files[i].path);
+    free(b->files);
+    free(b->worlds);
+    free(b->world_refs);
+    free(b->title);
+    memset(b, 0, sizeof *b);
+    b->table_ref = b->update_ref = LUA_NOREF;
+}
+
+// Adds the world userdata at idx to the build; false if it is not a live world.
+static bool build_add_world(sb_scene *scene, scene_build *b, int idx)
+{
+    sb_world *w = sb_lua_to_world(scene->L, idx);
+    if (!w)
+        return false;
+    for (int i = 0; i < b->world_count; ++i)
+        if (b->worlds[i] == w)
+            return true;
+    sb_world **ws = realloc(b->worlds, sizeof *ws * (size_t)(b->world_count + 1));
+    int *refs = realloc(b->world_refs, sizeof *refs * (size_t)(b->world_count + 1));
+    if (ws)
+        b->worlds = ws;
+    if (refs)
+        b->world_refs = refs;
+    if (!ws || !refs)
+        return false;
+    lua_pushvalue(scene->L, idx);
+    b->world_refs[b->world_count] = luaL_ref(scene->L, LUA_REGISTRYINDEX);
+    b->worlds[b->world_count++] = w;
+    return true;
+}
+
+// Runs the scene file and checks what it returned. On failure fills `error`.
+static bool build_scene(sb_scene *scene, scene_build *b, char *error, size_t error_size)
+{
+    lua_State *L = scene->L;
+    memset(b, 0, sizeof *b);
+    b->table_ref = b->update_ref = LUA_NOREF;
+    record_file(b, scene->path);
+    // Tunables declared by this run start empty.
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
+    int top = lua_gettop(L);
+    if (luaL_loadfilex(L, scene->path, "t") != LUA_OK) {
+        snprintf(error, error_size, "%s", lua_tostring(L, -1));
+        lua_settop(L, top);
+        return false;
+    }
+    push_environment(scene, b);
+    lua_setupvalue(L, -2, 1);
+    if (!protected_call(scene, 0, 1, scene->opt.load_seconds, "loading the scene", error, error_size)) {
+        lua_settop(L, top);
+        return false;
+    }
+    int result = lua_gettop(L);
+    if (sb_lua_to_world(L, result)) {
+        build_add_world(scene, b, result);
+        lua_createtable(L, 0, 1);
+        lua_pushvalue(L, result);
+        lua_setfield(L, -2, "world");
+        lua_replace(L, result);
+    } else if (lua_istable(L, result)) {
+        lua_getfield(L, result, "world");
+        bool ok = build_add_world(scene, b, -1);
+        lua_pop(L, 1);
+        if (lua_getfield(L, result, "worlds") == LUA_TTABLE) {
+            lua_Integer n = luaL_len(L, -1);
+            for (lua_Integer i = 1; i <= n; ++i) {
+                lua_geti(L, -1, i);
+                if (!build_add_world(scene, b, -1)) {
+                    snprintf(error, error_size, "%s: scene field 'worlds' must hold open springbox worlds; item %d is a %s",
+                             scene->path, (int)i, luaL_typename(L, -1));
+                    lua_settop(L, top);
+                    return false;
+                }
+                lua_pop(L, 1);
+            }
+            ok = ok || b->world_count > 0;
+        }
+        lua_pop(L, 1);
+        if (!ok) {
+            lua_getfield(L, result, "world");
+            snprintf(error, error_size, "%s: the scene must return a springbox world or a table with field 'world' (a springbox world), got %s for 'world'",
+                     scene->path, luaL_typename(L, -1));
+            lua_settop(L, top);
+            return false;
+        }
+        int t = lua_getfield(L, result, "update");
+        if (t == LUA_TFUNCTION) {
+            b->update_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        } else {
+            lua_pop(L, 1);
+            if (t != LUA_TNIL) {
+                snprintf(error, error_size, "%s: scene field 'update' must be a function, got %s", scene->path, lua_typename(L, t));
+                lua_settop(L, top);
+                return false;
+            }
+        }
+        if (lua_getfield(L, result, "title") == LUA_TSTRING)
+            b->title = copy_string(lua_tostring(L, -1));
+        lua_pop(L, 1);
+        // Tunables listed in the returned table count as declared too.
+        if (lua_getfield(L, result, "tune") == LUA_TTABLE) {
+            lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
+            lua_pushnil(L);
+            while (lua_next(L, -3)) {
+                if (lua_type(L, -2) == LUA_TSTRING && lua_istable(L, -1)) {
+                    lua_pushvalue(L, -2);
+                    if (lua_rawget(L, -4) == LUA_TNIL) {
+                        lua_pop(L, 1);
+                        lua_pushvalue(L, -2);
+                        lua_pushvalue(L, -2);
+                        lua_rawset(L, -5);
+                    } else {
+                        lua_pop(L, 1);
+                    }
+                }
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    } else {
+        snprintf(error, error_size, "%s: the scene must return a springbox world or a table with field 'world', got %s",
+                 scene->path, luaL_typename(L, result));
+        lua_settop(L, top);
+        return false;
+    }
+    b->table_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (!b->title) {
+        const char *slash = strrchr(scene->path, '/');
+        b->title = copy_string(slash ? slash + 1 : scene->path);
+    }
+    lua_settop(L, top);
+    return true;
+}
+
+// ---------------------------------------------------------------- structure
+
+static void shape_free(world_shape *s)
+{
+    free(s->p_index);
+    free(s->s_index);
+    free(s->s_a);
+    free(s->s_b);
+    free(s->start);
+    memset(s, 0, sizeof *s);
+}
+
+static void shape_of(const sb_world *w, world_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    int np = sb_world_particle_count(w), ns = sb_world_spring_count(w);
+    s->p_index = malloc(sizeof *s->p_index * (size_t)(np + 1));
+    s->start = malloc(sizeof *s->start * (size_t)(np + 1));
+    s->s_index = malloc(sizeof *s->s_index * (size_t)(ns + 1));
+    s->s_a = malloc(sizeof *s->s_a * (size_t)(ns + 1));
+    s->s_b = malloc(sizeof *s->s_b * (size_t)(ns + 1));
+    if (!s->p_index || !s->start || !s->s_index || !s->s_a || !s->s_b) {
+        shape_free(s);
+        s->particles = -1; // never equal to anything
+        return;
+    }
+    sb_particle_id p = sb_null_particle();
+    while (sb_world_next_particle(w, &p)) {
+        sb_particle_def d;
+        sb_particle_get(w, p, &d);
+        s->p_index[s->particles] = p.index;
+        s->start[s->particles++] = d.position;
+    }
+    sb_spring_id sp = sb_null_spring();
+    while (sb_world_next_spring(w, &sp)) {
+        sb_spring_def d;
+        sb_spring_get(w, sp, &d);
+        s->s_index[s->springs] = sp.index;
+        s->s_a[s->springs] = d.a.index;
+        s->s_b[s->springs++] = d.b.index;
+    }
+}
+
+// Why two shapes differ, or false if they are the same structure.
+static bool shape_differs(const world_shape *old, const world_shape *new_, int world, char *why, size_t n)
+{
+    if (old->particles != new_->particles) {
+        snprintf(why, n, "world %d: %d particles, was %d", world + 1, new_->particles, old->particles);
+        return true;
+    }
+    if (old->springs != new_->springs) {
+        snprintf(why, n, "world %d: %d springs, was %d", world + 1, new_->springs, old->springs);
+        return true;
+    }
+    for (int i = 0; i < old->particles; ++i) {
+        if (old->p_index[i] != new_->p_index[i]) {
+            snprintf(why, n, "world %d: particles were added or removed differently", world + 1);
+            return true;
+        }
+        if (old->start[i].x != new_->start[i].x || old->start[i].y != new_->start[i].y) {
+            snprintf(why, n, "world %d: particle %d starts at (%g, %g), was (%g, %g)", world + 1, i + 1,
+                     new_->start[i].x, new_->start[i].y, old->start[i].x, old->start[i].y);
+            return true;
+        }
+    }
+    for (int i = 0; i < old->springs; ++i) {
+        if (old->s_index[i] != new_->s_index[i] || old->s_a[i] != new_->s_a[i] || old->s_b[i] != new_->s_b[i]) {
+            snprintf(why, n, "world %d: spring %d joins particles %u and %u, was %u and %u", world + 1, i + 1,
+                     new_->s_a[i] + 1, new_->s_b[i] + 1, old->s_a[i] + 1, old->s_b[i] + 1);
+            return true;
+        }
+    }
+    return false;
+}
+
+// ---------------------------------------------------------------- ramps
+
+static bool same_tuning(const sb_tuning *a, const sb_tuning *b)
+{
+    if (a->mode != b->mode)
+        return false;
+    switch (a->mode) {
+    case SB_TUNE_HERTZ: return a->hertz == b->hertz && a->damping_ratio == b->damping_ratio;
+    case SB_TUNE_COEFFICIENTS: return a->stiffness == b->stiffness && a->damping == b->damping;
+    default: return a->k == b->k && a->c == b->c;
+    }
+}
+
+static double blend_linear(double a, double b, double t) { return a + (b - a) * t; }
+
+// Geometric for quantities that span decades (frequency, stiffness, mass), so that 3 Hz
+// to 30 Hz takes as long from 3 to 9.5 as from 9.5 to 30.
+static double blend_geometric(double a, double b, double t)
+{
+    return a > 0.0 && b > 0.0 ? a * pow(b / a, t) : blend_linear(a, b, t);
+}
+
+static sb_tuning blend_tuning(const sb_tuning *a, const sb_tuning *b, double t)
+{
+    if (t >= 1.0 || a->mode != b->mode || sb_tuning_is_rigid(a) || sb_tuning_is_rigid(b))
+        return *b; // a change of kind applies at once
+    switch (a->mode) {
+    case SB_TUNE_HERTZ:
+        return sb_tuning_hertz(blend_geometric(a->hertz, b->hertz, t), blend_linear(a->damping_ratio, b->damping_ratio, t));
+    case SB_TUNE_COEFFICIENTS:
+        return sb_tuning_coefficients(blend_linear(a->stiffness, b->stiffness, t), blend_linear(a->damping, b->damping, t));
+    default:
+        return sb_tuning_raw(blend_geometric(a->k, b->k, t), blend_linear(a->c, b->c, t));
+    }
+}
+
+static void add_ramp(sb_scene *scene, ramp r)
+{
+    ramp *n = realloc(scene->ramps, sizeof *n * (size_t)(scene->ramp_count + 1));
+    if (!n)
+        return; // without memory the change simply applies at once
+    scene->ramps = n;
+    scene->ramps[scene->ramp_count++] = r;
+}
+
+// Sets every ramped value to its blend at parameter t in [0, 1].
+static void apply_ramps(sb_scene *scene, double t)
+{
+    double s = t * t * (3.0 - 2.0 * t); // smoothstep: no sudden start or stop
+    for (int i = 0; i < scene->ramp_count; ++i) {
+        ramp *r = &scene->ramps[i];
+        sb_world *w = scene->cur.worlds[r->world];
+        if (r->kind == RAMP_SPRING) {
+            sb_spring_id id = {r->index, r->generation};
+            sb_spring_def d;
+            if (sb_spring_get(w, id, &d) != SB_OK)
+                continue;
+            sb_tuning t2 = blend_tuning(&r->from_tuning, &r->to_tuning, s);
+            sb_spring_set(w, id, d.rest_length, &t2, NULL);
+        } else if (r->kind == RAMP_MASS) {
+            sb_particle_id id = {r->index, r->generation};
+            sb_particle_def d;
+            if (sb_particle_get(w, id, &d) != SB_OK)
+                continue;
+            d.mass = blend_geometric(r->from.x, r->to.x, s);
+            sb_particle_set(w, id, &d, NULL);
+        } else {
+            sb_world_def d = sb_world_get_def(w);
+            d.gravity.x = blend_linear(r->from.x, r->to.x, s);
+            d.gravity.y = blend_linear(r->from.y, r->to.y, s);
+            sb_world_set_def(w, &d, NULL);
+        }
+    }
+}
+
+// The new world takes the old world's state; its tuning, masses and gravity start at the
+// old values and ramp to the new ones.
+static void carry_over(sb_scene *scene, int wi, sb_world *dst, const sb_world *src)
+{
+    sb_world_copy_state(dst, src);
+    sb_spring_id s = sb_null_spring();
+    while (sb_world_next_spring(dst, &s)) {
+        sb_spring_def now, was;
+        sb_spring_get(dst, s, &now);
+        sb_spring_get(src, s, &was);
+        if (!same_tuning(&now.tuning, &was.tuning)) {
+            ramp r = {.kind = RAMP_SPRING, .world = wi, .index = s.index, .generation = s.generation,
+                      .from_tuning = was.tuning, .to_tuning = now.tuning};
+            add_ramp(scene, r);
+        }
+    }
+    sb_particle_id p = sb_null_particle();
+    while (sb_world_next_particle(dst, &p)) {
+        sb_particle_def now, was;
+        sb_particle_get(dst, p, &now);
+        sb_particle_get(src, p, &was);
+        if (now.mass != was.mass) {
+            ramp r = {.kind = RAMP_MASS, .world = wi, .index = p.index, .generation = p.generation};
+            r.from.x = was.mass;
+            r.to.x = now.mass;
+            add_ramp(scene, r);
+        }
+    }
+    sb_world_def now = sb_world_get_def(dst), was = sb_world_get_def(src);
+    if (now.gravity.x != was.gravity.x || now.gravity.y != was.gravity.y) {
+        ramp r = {.kind = RAMP_GRAVITY, .world = wi, .from = was.gravity, .to = now.gravity};
+        add_ramp(scene, r);
+    }
+}
+
+// ---------------------------------------------------------------- adopting a build
+
+// Makes `b` the running scene. With `shapes` the structure of the new worlds is taken as
+// given (a kept reload: the worlds already run the old state); otherwise it is measured
+// from the freshly built worlds.
+static void adopt(sb_scene *scene, scene_build *b, world_shape *shapes)
+{
+    for (int i = 0; scene->shapes && i < scene->cur.world_count; ++i)
+        shape_free(&scene->shapes[i]);
+    free(scene->shapes);
+    scene->shapes = shapes;
+    if (!shapes) {
+        scene->shapes = calloc((size_t)b->world_count, sizeof *scene->shapes);
+        for (int i = 0; i < b->world_count && scene->shapes; ++i)
+            shape_of(b->worlds[i], &scene->shapes[i]);
+    }
+    build_free(scene, &scene->cur);
+    scene->cur = *b;
+    scene->update_ok = true;
+    lua_gc(scene->L, LUA_GCCOLLECT); // the old worlds go now, not at some later collection
+}
+
+static sb_reload_event reload(sb_scene *scene, bool force_restart)
+{
+    scene_build b;
+    char error[sizeof(((sb_reload_event *)0)->message)];
+    if (!build_scene(scene, &b, error, sizeof error)) {
+        // Keep watching what the failed run loaded, so saving any of those files retries.
+        sb_reload_event e = make_event(SB_RELOAD_FAILED, "%s", error);
+        for (int i = 0; i < b.file_count; ++i) {
+            bool known = false;
+            for (int k = 0; k < scene->cur.file_count && !known; ++k)
+                known = strcmp(scene->cur.files[k].path, b.files[i].path) == 0;
+            if (!known) {
+                record_file(&scene->cur, b.files[i].path);
+            }
+        }
+        for (int k = 0; k < scene->cur.file_count; ++k) // what is on disk now has been seen
+            for (int i = 0; i < b.file_count; ++i)
+                if (strcmp(scene->cur.files[k].path, b.files[i].path) == 0) {
+                    scene->cur.files[k].mtime = b.files[i].mtime;
+                    scene->cur.files[k].size = b.files[i].size;
+                }
+        build_free(scene, &b);
+        return e;
+    }
+    char why[512] = "";
+    bool restart = force_restart;
+    if (force_restart)
+        snprintf(why, sizeof why, "restart requested");
+    if (!restart && b.world_count != scene->cur.world_count) {
+        snprintf(why, sizeof why, "%d worlds, was %d", b.world_count, scene->cur.world_count);
+        restart = true;
+    }
+    for (int i = 0; i < b.world_count && !restart; ++i) {
+        world_shape s;
+        shape_of(b.worlds[i], &s);
+        restart = shape_differs(&scene->shapes[i], &s, i, why, sizeof why);
+        shape_free(&s);
+    }
+    if (restart) {
+        free(scene->ramps);
+        scene->ramps = NULL;
+        scene->ramp_count = 0;
+        adopt(scene, &b, NULL);
+        return make_event(SB_RELOAD_RESTARTED, "structure changed: restarted (%s)", why);
+    }
+    // Same structure: the new worlds take over the running state; tuning ramps in.
+    free(scene->ramps);
+    scene->ramps = NULL;
+    scene->ramp_count = 0;
+    scene->ramp_time = 0.0;
+    for (int i = 0; i < b.world_count; ++i)
+        carry_over(scene, i, b.worlds[i], scene->cur.worlds[i]);
+    // The structure is unchanged, so the recorded shapes (start positions) stay.
+    world_shape *shapes = scene->shapes;
+    scene->shapes = NULL;
+    adopt(scene, &b, shapes);
+    apply_ramps(scene, 0.0);
+    return make_event(SB_RELOAD_KEPT, "tuning applied, state kept%s", scene->ramp_count ? " (tuning ramps in)" : "");
+}
+
+// ---------------------------------------------------------------- public API
+
+sb_scene_options sb_default_scene_options(void)
+{
+    sb_scene_options o;
+    memset(&o, 0, sizeof o);
+    o.ramp_seconds = 0.5;
+    o.load_seconds = 10.0;
+    o.update_seconds = 1.0;
+    o.memory_limit = (size_t)4 << 30;
+    return o;
+}
+
+sb_scene *sb_scene_open(const sb_scene_options *options, char *error, size_t error_size)
+{
+    sb_scene *scene = calloc(1, sizeof *scene);
+    if (!scene) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    scene->opt = *options;
+    scene->path = copy_string(options->path);
+    scene->dir = copy_string(options->path);
+    scene->cur.table_ref = scene->cur.update_ref = LUA_NOREF;
+    char *slash = strrchr(scene->dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(scene->dir, ".");
+    scene->L = lua_newstate(limited_alloc, scene);
+    if (!scene->L) {
+        snprintf(error, error_size, "cannot create a Lua state");
+        sb_scene_close(scene);
+        return NULL;
+    }
+    luaL_openlibs(scene->L);
+    luaL_requiref(scene->L, "springbox", luaopen_springbox, 0);
+    lua_pop(scene->L, 1);
+    lua_sethook(scene->L, deadline_hook, LUA_MASKCOUNT, 100000);
+    lua_newtable(scene->L);
+    lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.overrides");
+    scene_build b;
+    if (!build_scene(scene, &b, error, error_size)) {
+        build_free(scene, &b);
+        sb_scene_close(scene);
+        return NULL;
+    }
+    adopt(scene, &b, NULL);
+    return scene;
+}
+
+void sb_scene_close(sb_scene *scene)
+{
+    if (!scene)
+        return;
+    for (int i = 0; scene->shapes && i < scene->cur.world_count; ++i)
+        shape_free(&scene->shapes[i]);
+    free(scene->shapes);
+    build_free(scene, &scene->cur);
+    if (scene->L)
+        lua_close(scene->L);
+    free(scene->ramps);
+    free(scene->path);
+    free(scene->dir);
+    free(scene);
+}
+
+sb_reload_event sb_scene_poll(sb_scene *scene)
+{
+    sb_reload_event none = make_event(SB_RELOAD_NONE, "%s", "");
+    double newest = 0.0;
+    bool changed = false;
+    for (int i = 0; i < scene->cur.file_count; ++i) {
+        watched_file *f = &scene->cur.files[i];
+        struct stat st;
+        long long size = -1;
+        struct timespec mtime = {0, 0};
+        if (stat(f->path, &st) == 0) {
+            size = (long long)st.st_size;
+            mtime = st.st_mtim;
+        }
+        if (size != f->size || mtime.tv_sec != f->mtime.tv_sec || mtime.tv_nsec != f->mtime.tv_nsec) {
+            changed = true;
+            double t = (double)mtime.tv_sec + (double)mtime.tv_nsec * 1e-9;
+            newest = t > newest ? t : newest;
+        }
+    }
+    if (!changed)
+        return none;
+    sb_reload_event e = reload(scene, false);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    e.latency_ms = ((double)now.tv_sec + (double)now.tv_nsec * 1e-9 - newest) * 1e3;
+    return e;
+}
+
+sb_reload_event sb_scene_reload(sb_scene *scene) { return reload(scene, false); }
+sb_reload_event sb_scene_restart(sb_scene *scene) { return reload(scene, true); }
+
+bool sb_scene_frame(sb_scene *scene, char *error, size_t error_size)
+{
+    lua_State *L = scene->L;
+    bool ok = true;
+    sb_world *primary = scene->cur.worlds[0];
+    double dt = sb_world_get_def(primary).dt;
+    if (scene->update_ok && scene->cur.update_ref != LUA_NOREF) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, scene->cur.update_ref);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, scene->cur.world_refs[0]);
+        lua_pushnumber(L, dt);
+        if (!protected_call(scene, 2, 0, scene->opt.update_seconds, "update()", error, error_size)) {
+            scene->update_ok = false; // until the next reload
+            ok = false;
+        }
+    }
+    if (scene->ramp_count > 0) {
+        scene->ramp_time += dt;
+        double t = scene->opt.ramp_seconds > 0.0 ? scene->ramp_time / scene->opt.ramp_seconds : 1.0;
+        apply_ramps(scene, t < 1.0 ? t : 1.0);
+        if (t >= 1.0) {
+            free(scene->ramps);
+            scene->ramps = NULL;
+            scene->ramp_count = 0;
+        }
+    }
+    for (int i = 0; i < scene->cur.world_count; ++i)
+        sb_world_step(scene->cur.worlds[i]);
+    return ok;
+}
+
+int sb_scene_world_count(const sb_scene *scene) { return scene->cur.world_count; }
+sb_world *sb_scene_world(const sb_scene *scene, int i)
+{
+    return i >= 0 && i < scene->cur.world_count ? scene->cur.worlds[i] : NULL;
+}
+const char *sb_scene_title(const sb_scene *scene) { return scene->cur.title; }
+int sb_scene_file_count(const sb_scene *scene) { return scene->cur.file_count; }
+const char *sb_scene_file(const sb_scene *scene, int i)
+{
+    return i >= 0 && i < scene->cur.file_count ? scene->cur.files[i].path : NULL;
+}
+
+// The declarations live in the registry table "springbox.tunables" as name -> {value, min, max},
+// filled by springbox.tune during the last successful run.
+int sb_scene_tunable_count(const sb_scene *scene)
+{
+    lua_State *L = scene->L;
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
+    int n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        n += 1;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return n;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+sb_tunable sb_scene_tunable(const sb_scene *scene, int i)
+{
+    sb_tunable t = {NULL, 0, 0, 0};
+    lua_State *L = scene->L;
+    int n = sb_scene_tunable_count(scene);
+    if (i < 0 || i >= n)
+        return t;
+    // Sorted by name, so the order is stable whatever the table's.
+    const char **names = malloc(sizeof *names * (size_t)n);
+    if (!names)
+        return t;
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
+    int k = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        names[k++] = lua_tostring(L, -1); // the keys stay anchored in the table
+    }
+    qsort(names, (size_t)n, sizeof *names, compare_names);
+    t.name = names[i];
+    lua_getfield(L, -1, t.name);
+    double v[3] = {0, 0, 0};
+    for (int j = 0; j < 3; ++j) {
+        lua_rawgeti(L, -1, j + 1);
+        v[j] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+    // A current override wins over the declared default.
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.overrides");
+    if (lua_getfield(L, -1, t.name) == LUA_TNUMBER)
+        v[0] = lua_tonumber(L, -1);
+    lua_pop(L, 2);
+    free(names);
+    t.value = v[0];
+    t.min = v[1];
+    t.max = v[2];
+    return t;
+}
+
+sb_reload_event sb_scene_set_tunable(sb_scene *scene, const char *name, double value)
+{
+    lua_State *L = scene->L;
+    if (!isfinite(value))
+        return make_event(SB_RELOAD_FAILED, "tunable '%s' must be finite", name);
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.overrides");
+    lua_pushnumber(L, value);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 1);
+    return reload(scene, false);
+}
