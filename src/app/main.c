@@ -159,8 +159,11 @@ static int run_scene(const char *path, const run_options *o)
                         apply_overrides(sb_scene_world(scene, i), o);
                 fflush(stdout);
                 if (o->stats) {
-                    fprintf(o->stats, "{\"event\":\"reload\",\"frame\":%ld,\"result\":\"%s\",\"latency_ms\":%.1f,\"message\":",
-                            f, reload_names[e.result], e.latency_ms);
+                    struct timespec wall;
+                    clock_gettime(CLOCK_REALTIME, &wall);
+                    fprintf(o->stats,
+                            "{\"event\":\"reload\",\"frame\":%ld,\"wall\":%.3f,\"result\":\"%s\",\"latency_ms\":%.1f,\"message\":",
+                            f, (double)wall.tv_sec + (double)wall.tv_nsec * 1e-9, reload_names[e.result], e.latency_ms);
                     json_string(o->stats, e.message);
                     fputs("}\n", o->stats);
                 }

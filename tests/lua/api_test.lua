@@ -1,0 +1,208 @@
+-- The springbox Lua API contract, through the stock interpreter and springbox.so.
+-- Run: LUA_CPATH="build/?.so" lua5.4 tests/lua/api_test.lua
+local sb = require "springbox"
+
+local passed, failed = 0, 0
+local function test(name, fn)
+  local ok, err = pcall(fn)
+  if ok then passed = passed + 1 else failed = failed + 1; print("FAIL " .. name .. ": " .. tostring(err)) end
+end
+
+-- The call must fail with a message containing every given fragment.
+local function fails_with(fn, ...)
+  local ok, err = pcall(fn)
+  assert(not ok, "expected an error")
+  for _, fragment in ipairs{...} do
+    assert(tostring(err):find(fragment, 1, true), ("error %q lacks %q"):format(tostring(err), fragment))
+  end
+end
+
+local function near(a, b, tol) assert(math.abs(a - b) <= tol, ("%.17g vs %.17g"):format(a, b)) end
+
+test("the contract of the issue", function()
+  local w = sb.world{ gravity = {0, -9.81}, dt = 1/60, substeps = 1, iterations = 8, method = "soft" }
+  local a = w:particle{ x = 0, y = 5, fixed = true }
+  local b = w:particle{ x = 1, y = 5, mass = 2, radius = 0.1, vx = 0, vy = 0 }
+  local s = w:spring(a, b, { hertz = 5, damping_ratio = 0.7 })
+  assert(s.rest_length == 1 and s.hertz == 5 and s.damping_ratio == 0.7)
+  assert(w:step() == true)
+  assert(b.y < 5 and b.vy < 0, "gravity pulled b down")
+  assert(b.mass == 2 and b.fixed == false and a.fixed == true)
+  near(s.length, math.sqrt((b.x - a.x)^2 + (b.y - a.y)^2), 1e-12)
+  w.method = "sequential"; w.iterations = 4; w.warmstart = 1; w.correction = 0.8; w.gravity = {0, -5}
+  assert(w.method == "sequential" and w.iterations == 4 and w.correction == 0.8 and w.gravity[2] == -5)
+  w:wall(-1, 0, 1, 0); w.bounds = {-10, -10, 10, 10}; w.collisions = true
+  assert(w.bounds[3] == 10 and w.collisions == true)
+  w.restitution = 0.5; w.friction = 0.3
+  local seen = {}
+  for p in w:particles() do seen[#seen + 1] = p end
+  assert(#seen == 2 and seen[1] == a and seen[2] == b, "iteration yields the same userdata")
+  local springs = 0
+  for sp in w:springs() do springs = springs + 1; assert(sp == s and sp.a == a and sp.b == b) end
+  assert(springs == 1)
+  local walls = 0
+  for x1, _, _, y2 in w:walls() do walls = walls + 1; assert(x1 == -1 and y2 == 0) end
+  assert(walls == 1)
+  local st = w:stats()
+  for _, k in ipairs{"kinetic", "potential", "energy", "max_stretch", "contacts", "step_ms", "time", "steps"} do
+    assert(type(st[k]) == "number", k)
+  end
+  w:remove(b)
+  fails_with(function() return b.x end, "particle was removed")
+  fails_with(function() return s.length end, "spring was removed")
+end)
+
+test("tuning reads in every form", function()
+  local w = sb.world{ dt = 1/60, substeps = 4, gravity = {0, 0} }
+  local a = w:particle{ x = 0, y = 0, fixed = true }
+  local b = w:particle{ x = 1, y = 0, mass = 3 }
+  local s = w:spring(a, b, { hertz = 2, damping_ratio = 0.5 })
+  local h, omega = 1/240, 2 * math.pi * 2
+  near(s.k, 3 * omega^2, 1e-9)                     -- k = m w^2
+  near(s.c, 2 * 3 * 0.5 * omega, 1e-12)            -- c = 2 m zeta w
+  near(s.stiffness, (omega * h)^2, 1e-15)          -- Cs = (w h)^2
+  s.stiffness = 0.25                               -- switches to Nissen's coefficients
+  assert(s.tuning == "coefficients" and s.stiffness == 0.25 and s.damping == 1)
+  near(s.k, 0.25 * 3 / h^2, 1e-6)
+  s.k = 100
+  assert(s.tuning == "raw" and s.k == 100 and s.c == 0)
+  s.hertz = 0
+  assert(s.rigid and s.tuning == "hertz")
+end)
+
+test("bad arguments name the argument and the value", function()
+  local w = sb.world{}
+  local a = w:particle{ x = 0, y = 0 }
+  fails_with(function() w:particle{ x = 0/0 } end, "'x'", "nan")
+  fails_with(function() w:particle{ mass = -1 } end, "'mass'", "-1")
+  fails_with(function() w:particle{ mass = "heavy" } end, "'mass'", "'heavy'")
+  fails_with(function() w:particle{ maas = 1 } end, "'maas'")
+  fails_with(function() w:particle{ radius = -0.5 } end, "'radius'", "-0.5")
+  fails_with(function() w:particle(5) end, "table expected")
+  fails_with(function() w:spring(a, a) end, "two different particles")
+  fails_with(function() w:spring(a, 3) end, "springbox.particle expected")
+  local other = sb.world{}:particle{}
+  fails_with(function() w:spring(a, other) end, "another world")
+  fails_with(function() w:spring(a, w:particle{ x = 1 }, { stiffness = 1.5 }) end, "'stiffness'", "1.5")
+  fails_with(function() w:spring(a, w:particle{ x = 2 }, { hertz = -3 }) end, "'hertz'", "-3")
+  fails_with(function() w:spring(a, w:particle{ x = 3 }, { hertz = 5, k = 3 }) end, "one tuning")
+  fails_with(function() sb.world{ method = "implicit" } end, "'method'", "'implicit'")
+  fails_with(function() sb.world{ substeps = 0 } end, "'substeps'", "0")
+  fails_with(function() sb.world{ dt = 1/0 } end, "'dt'", "inf")
+  fails_with(function() sb.world{ gravity = 9.81 } end, "'gravity'", "9.81")
+  fails_with(function() sb.world{ bounds = {1, 1, 0, 0} } end, "'bounds'")
+  fails_with(function() w.method = "bogus" end, "world.method", "'bogus'")
+  fails_with(function() w.iterations = 2.5 end, "world.iterations", "2.5")
+  fails_with(function() w.colisions = true end, "'colisions'")
+  fails_with(function() a.mass = 0 end, "particle.mass", "0")
+  fails_with(function() a.vx = 0/0 end, "particle.vx", "nan")
+  fails_with(function() a.spin = 1 end, "'spin'")
+  fails_with(function() return a.spin end, "'spin'")
+  fails_with(function() w:step(-1) end, "frames", "-1")
+  fails_with(function() w:drag(a, 0, 0, -5) end, "hertz", "-5")
+  fails_with(function() w:remove("a") end, "particle or spring", "'a'")
+  fails_with(function() sb.tune{ hz = {100, 1, 60} } end, "'hz'", "min <= value <= max")
+  -- nothing was added by the failed calls
+  local n = 0
+  for _ in w:particles() do n = n + 1 end
+  assert(n == 4, n)
+end)
+
+test("closed worlds and stale handles say so", function()
+  local w = sb.world{}
+  local p = w:particle{}
+  local q = w:particle{ x = 1 }
+  local s = w:spring(p, q)
+  w:remove(p)
+  local p2 = w:particle{ x = 7 }                   -- reuses p's slot
+  fails_with(function() return p.x end, "particle was removed")
+  fails_with(function() return s.hertz end, "spring was removed")
+  assert(p2.x == 7 and p2 ~= p)
+  w:close()
+  fails_with(function() return q.x end, "closed world")
+  fails_with(function() return w.method end, "closed world")
+  fails_with(function() w:step() end, "closed world")
+  assert(tostring(w):find("closed"))
+  assert(getmetatable(w) == "springbox.world", "metatables are protected")
+end)
+
+test("a world may be garbage while its particles live", function()
+  local p
+  do
+    local w = sb.world{}
+    p = w:particle{ x = 3 }
+  end
+  collectgarbage(); collectgarbage()
+  assert(p.x == 3)                                 -- the particle keeps its world alive
+end)
+
+test("same scene, same bits", function()
+  local function run()
+    local w = sb.world{ method = "xpbd", bounds = {-3, 0, 3, 10} }
+    local prev = w:particle{ x = 0, y = 8, fixed = true }
+    for i = 1, 10 do
+      local p = w:particle{ x = i * 0.2, y = 8 }
+      w:spring(prev, p, { hertz = 12, damping_ratio = 0.2 })
+      prev = p
+    end
+    for i = 1, 20 do w:particle{ x = -2 + i * 0.2, y = 2 + (i % 3) * 0.3 } end
+    w:step(240)
+    return w:hash()
+  end
+  assert(run() == run())
+end)
+
+test("a world that blows up halts and says where", function()
+  local w = sb.world{ method = "force", substeps = 1, gravity = {0, 0} }
+  local a = w:particle{ x = 0, y = 0, fixed = true }
+  local b = w:particle{ x = 1.5, y = 0 }
+  w:spring(a, b, { k = 1e12, rest_length = 1 })
+  local ok, msg
+  for _ = 1, 1000 do
+    ok, msg = w:step()
+    if not ok then break end
+  end
+  assert(ok == false and msg:find("non%-finite"), msg)
+  local st = w:stats()
+  assert(st.halted and st.bad_particle == b)
+  assert(b.x == b.x, "state stays finite")
+  assert(w.halted)
+end)
+
+test("dragging moves a particle to the pointer", function()
+  local w = sb.world{ gravity = {0, 0} }
+  local p = w:particle{ x = 0, y = 0 }
+  w:drag(p, 2, 1, 4, 1)
+  w:step(120)
+  near(p.x, 2, 0.01); near(p.y, 1, 0.01)
+  w:drag_to(-1, 0)
+  w:step(120)
+  near(p.x, -1, 0.01)
+  w:release()
+  assert(w:pick(-1, 0) == p and w:pick(5, 5) == nil)
+end)
+
+test("tune returns its defaults outside the host", function()
+  local t = sb.tune{ hz = {8, 1, 60}, zeta = {0.7, 0, 2} }
+  assert(t.hz == 8 and t.zeta == 0.7)
+end)
+
+test("building 100k particles and 200k springs from Lua takes seconds, not minutes", function()
+  local w = sb.world{ collisions = false }
+  local t0 = os.clock()
+  local n = 316
+  local grid = {}
+  for r = 0, n - 1 do
+    for c = 0, n - 1 do
+      local p = w:particle{ x = c * 0.1, y = -r * 0.1, fixed = (r == 0) }
+      grid[r * n + c] = p
+      if c > 0 then w:spring(grid[r * n + c - 1], p) end
+      if r > 0 then w:spring(grid[(r - 1) * n + c], p) end
+    end
+  end
+  print(("built %d particles and %d springs in %.2f s"):format(w.particle_count, w.spring_count, os.clock() - t0))
+  assert(w.particle_count == n * n and w.spring_count == 2 * n * (n - 1))
+end)
+
+print(("%d passed, %d failed"):format(passed, failed))
+os.exit(failed == 0 and 0 or 1)
