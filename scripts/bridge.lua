@@ -1,7 +1,7 @@
 -- Suspension bridge (Nissen's demo, seed 000): cables hang from two towers, hangers carry
 -- a deck. Tune the deck's frequency live: hot reload ramps it in without a jolt.
 local sb = require "springbox"
-local tune = sb.tune{ deck_hz = {3, 0.5, 60}, deck_zeta = {1, 0, 2} }
+local tune = sb.tune{ deck_hz = {10, 0.5, 60}, deck_zeta = {1, 0, 2} }
 
 local w = sb.world{ method = "soft", substeps = 4, iterations = 8, bounds = {-8, -6, 8, 8} }
 local span, n = 12, 24

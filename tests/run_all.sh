@@ -12,6 +12,7 @@ for variant in release sanitize; do
   cmake -S . -B "$dir" "${flags[@]}" >/dev/null
   cmake --build "$dir" -j "$jobs" >/dev/null
   echo "== $variant tests"
-  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "$dir" --output-on-failure -j "$jobs"
 done

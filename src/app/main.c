@@ -5,6 +5,9 @@
 #include "sb_samples.h"
 #include "sb_scene.h"
 #include "sb_world.h"
+#ifdef SPRINGBOX_HAVE_SDL
+#include "window.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +18,14 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: springbox [--headless] [options] [scene.lua]\n"
+            "usage: springbox [options] [scene.lua]\n"
             "  scene.lua      a Lua scene (default: scripts/default.lua); reloaded when saved\n"
+            "  (no option)    open the window; H in the window lists the keys\n"
+            "  --headless     run without a window, printing diagnostics\n"
+            "  --screenshot F render frame --frames N without a display and write PNG F\n"
+            "  --record DIR   render every frame up to --frames N as DIR/frame_NNNNN.png\n"
+            "  --window WxH   window or image size (default 1280x720)\n"
+            "  --view X,Y,S   camera centre (m) and scale (pixels per metre) instead of fitting\n"
             "  --frames N     frames to run (default 300; 0 with --realtime runs until killed)\n"
             "  --realtime     pace frames to wall-clock time, so a hot reload can be watched\n"
             "  --stats FILE   write diagnostics as JSON lines: one per frame, one per reload\n"
@@ -213,12 +222,17 @@ int main(int argc, char **argv)
 {
     const char *scene_name = NULL, *stats_path = NULL, *method_name = NULL, *scene_file = NULL;
     int size = -1, frames = 300, substeps = -1, iterations = -1;
-    bool realtime = false, trusted = false;
+    bool realtime = false, trusted = false, headless = false;
+    const char *screenshot = NULL, *record_dir = NULL;
+    int win_w = 1280, win_h = 720;
+    double view[3] = {0, 0, 0};
+    bool view_given = false, frames_given = false;
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
         if (strcmp(arg, "--headless") == 0) {
+            headless = true;
             continue;
         } else if (strcmp(arg, "--realtime") == 0) {
             realtime = true;
@@ -250,6 +264,21 @@ int main(int argc, char **argv)
             ok = parse_int(value, 1, 1000000, &size);
         } else if (strcmp(arg, "--frames") == 0) {
             ok = parse_int(value, 0, 100000000, &frames);
+            frames_given = true;
+        } else if (strcmp(arg, "--screenshot") == 0) {
+            screenshot = value;
+        } else if (strcmp(arg, "--record") == 0) {
+            record_dir = value;
+        } else if (strcmp(arg, "--window") == 0) {
+            char *end;
+            long w = strtol(value, &end, 10);
+            long h = *end == 'x' ? strtol(end + 1, &end, 10) : 0;
+            ok = !*end && w >= 320 && w <= 8192 && h >= 240 && h <= 8192;
+            win_w = (int)w;
+            win_h = (int)h;
+        } else if (strcmp(arg, "--view") == 0) {
+            ok = sscanf(value, "%lf,%lf,%lf", &view[0], &view[1], &view[2]) == 3 && view[2] > 0;
+            view_given = true;
         } else if (strcmp(arg, "--substeps") == 0) {
             ok = parse_int(value, 1, 1000, &substeps);
         } else if (strcmp(arg, "--iterations") == 0) {
@@ -272,7 +301,8 @@ int main(int argc, char **argv)
         return 2;
     }
     ro.method_given = method_name != NULL;
-    if (frames == 0 && !realtime) {
+    bool offscreen = screenshot || record_dir;
+    if (frames == 0 && !realtime && headless) {
         fprintf(stderr, "springbox: --frames 0 (run until killed) needs --realtime\n");
         return 2;
     }
@@ -280,6 +310,42 @@ int main(int argc, char **argv)
         scene_file = default_scene(argv[0]);
     if (!scene_name && !scene_file)
         scene_name = "wrecking_ball";
+    if (!headless && scene_name) {
+        fprintf(stderr, "springbox: built-in samples (--scene) run with --headless; the window plays Lua scenes\n");
+        return 2;
+    }
+    if (!headless) {
+#ifdef SPRINGBOX_HAVE_SDL
+        window_options wo;
+        memset(&wo, 0, sizeof wo);
+        wo.scene_path = scene_file;
+        wo.trusted = trusted;
+        wo.frames = frames_given ? frames : (offscreen ? 60 : 0);
+        wo.width = win_w;
+        wo.height = win_h;
+        wo.view_given = view_given;
+        wo.view_cx = view[0];
+        wo.view_cy = view[1];
+        wo.view_scale = view[2];
+        wo.screenshot = screenshot;
+        wo.record_dir = record_dir;
+        wo.method_given = ro.method_given;
+        wo.method = ro.method;
+        wo.substeps = substeps;
+        wo.iterations = iterations;
+        if (stats_path && !(wo.stats = fopen(stats_path, "w"))) {
+            fprintf(stderr, "springbox: cannot write stats file '%s'\n", stats_path);
+            return 1;
+        }
+        int status = offscreen ? window_offscreen(&wo) : window_run(&wo);
+        if (wo.stats)
+            fclose(wo.stats);
+        return status;
+#else
+        fprintf(stderr, "springbox: built without SDL2; run with --headless (or install libsdl2-dev and rebuild)\n");
+        return 2;
+#endif
+    }
     if (scene_file) {
         if (stats_path && !(ro.stats = fopen(stats_path, "w"))) {
             fprintf(stderr, "springbox: cannot write stats file '%s'\n", stats_path);

@@ -1,0 +1,429 @@
+// Drawing. Particles are one anti-aliased circle texture drawn as batched quads; springs are
+// batched quads coloured by strain. Two SDL_RenderGeometry calls draw a whole world.
+#include "render.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const SDL_Color COLOR_BACKGROUND = {21, 24, 29, 255};
+const SDL_Color COLOR_PARTICLE = {214, 220, 230, 255};
+const SDL_Color COLOR_FIXED = {255, 162, 58, 255};
+const SDL_Color COLOR_SPRING_REST = {128, 138, 156, 255};
+const SDL_Color COLOR_SPRING_STRETCHED = {255, 64, 64, 255};
+const SDL_Color COLOR_SPRING_COMPRESSED = {64, 150, 255, 255};
+const SDL_Color COLOR_WALL = {235, 235, 235, 255};
+const SDL_Color COLOR_TEXT = {230, 233, 240, 255};
+const SDL_Color COLOR_WARN = {255, 200, 60, 255};
+const SDL_Color COLOR_ERROR = {255, 90, 90, 255};
+const SDL_Color COLOR_DRAG = {120, 255, 140, 255};
+
+/// Strain at which a spring shows the full stretched or compressed colour.
+static const double strain_full_colour = 0.10;
+
+enum { TEXT_CACHE = 192 };
+
+typedef struct cached_text {
+    char text[160];
+    bool big;
+    SDL_Color color;
+    SDL_Texture *texture;
+    int w, h;
+    unsigned last_used;
+} cached_text;
+
+struct render_ctx {
+    SDL_Renderer *r;
+    SDL_Texture *circle;
+    TTF_Font *font, *font_big;
+    cached_text cache[TEXT_CACHE];
+    unsigned tick;
+    SDL_Vertex *verts;
+    int *indices;
+    int vert_cap, index_cap;
+};
+
+static const char *const font_paths[] = {
+    "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", // fonts-dejavu-core
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSansMono.ttf",
+    NULL,
+};
+
+SDL_FPoint view_to_screen(const sb_view *v, sb_vec2 p)
+{
+    SDL_FPoint s;
+    s.x = (float)(v->rect.x + v->rect.w * 0.5 + (p.x - v->cx) * v->scale);
+    s.y = (float)(v->rect.y + v->rect.h * 0.5 - (p.y - v->cy) * v->scale);
+    return s;
+}
+
+sb_vec2 view_to_world(const sb_view *v, double x, double y)
+{
+    sb_vec2 w;
+    w.x = v->cx + (x - v->rect.x - v->rect.w * 0.5) / v->scale;
+    w.y = v->cy - (y - v->rect.y - v->rect.h * 0.5) / v->scale;
+    return w;
+}
+
+static void grow_box(double box[4], double x, double y, double r)
+{
+    box[0] = fmin(box[0], x - r);
+    box[1] = fmin(box[1], y - r);
+    box[2] = fmax(box[2], x + r);
+    box[3] = fmax(box[3], y + r);
+}
+
+void view_fit(sb_view *v, sb_world *const *worlds, int count)
+{
+    double box[4] = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+    for (int k = 0; k < count; ++k) {
+        const sb_world *w = worlds[k];
+        sb_particle_id p = sb_null_particle();
+        while (sb_world_next_particle(w, &p)) {
+            sb_particle_def d;
+            sb_particle_get(w, p, &d);
+            grow_box(box, d.position.x, d.position.y, d.radius);
+        }
+        sb_wall_id wall = {SB_NULL_INDEX, 0};
+        while (sb_world_next_wall(w, &wall)) {
+            sb_vec2 a, b;
+            sb_wall_get(w, wall, &a, &b);
+            grow_box(box, a.x, a.y, 0);
+            grow_box(box, b.x, b.y, 0);
+        }
+        sb_world_def def = sb_world_get_def(w);
+        if (def.has_bounds) {
+            grow_box(box, def.bounds.xmin, def.bounds.ymin, 0);
+            grow_box(box, def.bounds.xmax, fmin(def.bounds.ymax, box[3] + 2.0), 0);
+        }
+    }
+    if (!(box[0] <= box[2])) {
+        box[0] = box[1] = -5;
+        box[2] = box[3] = 5;
+    }
+    // Leave the top for the status lines and the bottom for the graphs.
+    const double top = 64.0, bottom = 96.0;
+    double w = fmax(box[2] - box[0], 0.5), h = fmax(box[3] - box[1], 0.5);
+    double usable_h = fmax(v->rect.h - top - bottom, 100.0);
+    v->scale = 0.92 * fmin(v->rect.w / w, usable_h / h);
+    v->cx = 0.5 * (box[0] + box[2]);
+    // the box's centre goes to the middle of the usable band, not of the whole rectangle
+    v->cy = 0.5 * (box[1] + box[3]) + (bottom - top) * 0.5 / v->scale;
+}
+
+void view_zoom_at(sb_view *v, double factor, double x, double y)
+{
+    sb_vec2 before = view_to_world(v, x, y);
+    v->scale = fmin(fmax(v->scale * factor, 1e-3), 1e6);
+    sb_vec2 after = view_to_world(v, x, y);
+    v->cx += before.x - after.x;
+    v->cy += before.y - after.y;
+}
+
+// A white disk with a soft one-pixel edge and a darker rim, tinted per vertex.
+static SDL_Texture *make_circle(SDL_Renderer *r)
+{
+    const int n = 64;
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, n, n, 32, SDL_PIXELFORMAT_RGBA32);
+    if (!s)
+        return NULL;
+    for (int y = 0; y < n; ++y) {
+        Uint8 *row = (Uint8 *)s->pixels + y * s->pitch;
+        for (int x = 0; x < n; ++x) {
+            double d = hypot(x + 0.5 - n / 2.0, y + 0.5 - n / 2.0);
+            double alpha = fmin(fmax(n / 2.0 - d, 0.0), 1.0);
+            double shade = d > n / 2.0 - 5.0 ? 0.55 : 1.0; // rim
+            row[4 * x + 0] = row[4 * x + 1] = row[4 * x + 2] = (Uint8)(255 * shade);
+            row[4 * x + 3] = (Uint8)(255 * alpha);
+        }
+    }
+    SDL_Texture *t = SDL_CreateTextureFromSurface(r, s);
+    SDL_FreeSurface(s);
+    if (t)
+        SDL_SetTextureBlendMode(t, SDL_BLENDMODE_BLEND);
+    return t;
+}
+
+render_ctx *render_create(SDL_Renderer *renderer, char *error, size_t error_size)
+{
+    render_ctx *rc = calloc(1, sizeof *rc);
+    if (!rc) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    rc->r = renderer;
+    if (!TTF_WasInit() && TTF_Init() != 0) {
+        snprintf(error, error_size, "SDL_ttf: %s", TTF_GetError());
+        free(rc);
+        return NULL;
+    }
+    for (const char *const *p = font_paths; *p && !rc->font; ++p) {
+        rc->font = TTF_OpenFont(*p, 13);
+        rc->font_big = TTF_OpenFont(*p, 18);
+    }
+    if (!rc->font || !rc->font_big) {
+        snprintf(error, error_size, "no font found: install fonts-dejavu-core (%s)", font_paths[0]);
+        render_destroy(rc);
+        return NULL;
+    }
+    rc->circle = make_circle(renderer);
+    if (!rc->circle) {
+        snprintf(error, error_size, "cannot make the circle texture: %s", SDL_GetError());
+        render_destroy(rc);
+        return NULL;
+    }
+    SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND);
+    return rc;
+}
+
+void render_destroy(render_ctx *rc)
+{
+    if (!rc)
+        return;
+    for (int i = 0; i < TEXT_CACHE; ++i)
+        if (rc->cache[i].texture)
+            SDL_DestroyTexture(rc->cache[i].texture);
+    if (rc->circle)
+        SDL_DestroyTexture(rc->circle);
+    if (rc->font)
+        TTF_CloseFont(rc->font);
+    if (rc->font_big)
+        TTF_CloseFont(rc->font_big);
+    free(rc->verts);
+    free(rc->indices);
+    free(rc);
+}
+
+SDL_Renderer *render_renderer(render_ctx *rc) { return rc->r; }
+
+void render_clear(render_ctx *rc)
+{
+    SDL_SetRenderDrawColor(rc->r, COLOR_BACKGROUND.r, COLOR_BACKGROUND.g, COLOR_BACKGROUND.b, 255);
+    SDL_RenderClear(rc->r);
+}
+
+static bool reserve_geometry(render_ctx *rc, int verts, int indices)
+{
+    if (verts > rc->vert_cap) {
+        SDL_Vertex *v = realloc(rc->verts, sizeof *v * (size_t)verts);
+        if (!v)
+            return false;
+        rc->verts = v;
+        rc->vert_cap = verts;
+    }
+    if (indices > rc->index_cap) {
+        int *i = realloc(rc->indices, sizeof *i * (size_t)indices);
+        if (!i)
+            return false;
+        rc->indices = i;
+        rc->index_cap = indices;
+    }
+    return true;
+}
+
+static SDL_Color mix(SDL_Color a, SDL_Color b, double t)
+{
+    SDL_Color c;
+    c.r = (Uint8)(a.r + (b.r - a.r) * t);
+    c.g = (Uint8)(a.g + (b.g - a.g) * t);
+    c.b = (Uint8)(a.b + (b.b - a.b) * t);
+    c.a = 255;
+    return c;
+}
+
+// Appends a quad (two triangles) to the batch.
+static void quad(render_ctx *rc, int *nv, int *ni, const SDL_FPoint p[4], SDL_Color c, const SDL_FPoint *uv)
+{
+    int base = *nv;
+    for (int k = 0; k < 4; ++k) {
+        SDL_Vertex *v = &rc->verts[(*nv)++];
+        v->position = p[k];
+        v->color = c;
+        v->tex_coord = uv ? uv[k] : (SDL_FPoint){0, 0};
+    }
+    static const int order[6] = {0, 1, 2, 0, 2, 3};
+    for (int k = 0; k < 6; ++k)
+        rc->indices[(*ni)++] = base + order[k];
+}
+
+static void thick_line(render_ctx *rc, int *nv, int *ni, SDL_FPoint a, SDL_FPoint b, float width, SDL_Color c)
+{
+    float dx = b.x - a.x, dy = b.y - a.y, len = sqrtf(dx * dx + dy * dy);
+    if (len < 1e-3f)
+        return;
+    float nx = -dy / len * width * 0.5f, ny = dx / len * width * 0.5f;
+    SDL_FPoint p[4] = {{a.x + nx, a.y + ny}, {b.x + nx, b.y + ny}, {b.x - nx, b.y - ny}, {a.x - nx, a.y - ny}};
+    quad(rc, nv, ni, p, c, NULL);
+}
+
+void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const render_marks *marks)
+{
+    SDL_Renderer *r = rc->r;
+    SDL_RenderSetClipRect(r, &v->rect);
+    sb_world_def def = sb_world_get_def(w);
+    const sb_stats *st = sb_world_get_stats(w);
+    int np = sb_world_particle_count(w), ns = sb_world_spring_count(w), nw = sb_world_wall_count(w);
+    if (!reserve_geometry(rc, 4 * (np + ns + nw + 8), 6 * (np + ns + nw + 8)))
+        return;
+    int nv = 0, ni = 0;
+
+    // walls and bounds
+    sb_wall_id wall = {SB_NULL_INDEX, 0};
+    while (sb_world_next_wall(w, &wall)) {
+        sb_vec2 a, b;
+        sb_wall_get(w, wall, &a, &b);
+        thick_line(rc, &nv, &ni, view_to_screen(v, a), view_to_screen(v, b), 3.0f, COLOR_WALL);
+    }
+    if (def.has_bounds) {
+        sb_bounds bd = def.bounds;
+        sb_vec2 c[4] = {{bd.xmin, bd.ymin}, {bd.xmax, bd.ymin}, {bd.xmax, bd.ymax}, {bd.xmin, bd.ymax}};
+        for (int k = 0; k < 4; ++k)
+            thick_line(rc, &nv, &ni, view_to_screen(v, c[k]), view_to_screen(v, c[(k + 1) % 4]), 3.0f, COLOR_WALL);
+    }
+
+    // springs, coloured by strain: stretched red, compressed blue, at rest neutral
+    float spring_width = (float)fmin(fmax(v->scale * 0.02, 1.5), 4.0);
+    sb_spring_id s = sb_null_spring();
+    while (sb_world_next_spring(w, &s)) {
+        sb_spring_def d;
+        sb_spring_get(w, s, &d);
+        sb_particle_def a, b;
+        sb_particle_get(w, d.a, &a);
+        sb_particle_get(w, d.b, &b);
+        double len = hypot(b.position.x - a.position.x, b.position.y - a.position.y);
+        double strain = d.rest_length > 0.0 ? len / d.rest_length - 1.0 : 0.0;
+        double t = fmin(fabs(strain) / strain_full_colour, 1.0);
+        SDL_Color c = mix(COLOR_SPRING_REST, strain > 0 ? COLOR_SPRING_STRETCHED : COLOR_SPRING_COMPRESSED, t);
+        bool bad = st->halted && st->bad_spring.generation && s.index == st->bad_spring.index;
+        thick_line(rc, &nv, &ni, view_to_screen(v, a.position), view_to_screen(v, b.position),
+                   bad ? spring_width * 3 : spring_width, bad ? COLOR_ERROR : c);
+    }
+    SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
+
+    // particles: one textured quad each
+    nv = ni = 0;
+    static const SDL_FPoint uv[4] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+    sb_particle_id p = sb_null_particle();
+    while (sb_world_next_particle(w, &p)) {
+        sb_particle_def d;
+        sb_particle_get(w, p, &d);
+        SDL_FPoint c = view_to_screen(v, d.position);
+        float rad = (float)fmax(d.radius * v->scale, d.fixed ? 4.0 : 2.5);
+        SDL_Color col = d.fixed ? COLOR_FIXED : COLOR_PARTICLE;
+        if (st->halted && st->bad_particle.generation && p.index == st->bad_particle.index) {
+            col = COLOR_ERROR;
+            rad *= 2.0f;
+        }
+        if (marks && marks->dragging && p.index == marks->drag.index)
+            col = COLOR_DRAG;
+        SDL_FPoint q[4] = {{c.x - rad, c.y - rad}, {c.x + rad, c.y - rad}, {c.x + rad, c.y + rad}, {c.x - rad, c.y + rad}};
+        quad(rc, &nv, &ni, q, col, uv);
+    }
+    SDL_RenderGeometry(r, rc->circle, rc->verts, nv, rc->indices, ni);
+
+    // the drag: a line from the particle to the pointer
+    if (marks && marks->dragging) {
+        sb_particle_def d;
+        if (sb_particle_get(w, marks->drag, &d) == SB_OK) {
+            SDL_FPoint a = view_to_screen(v, d.position), b = view_to_screen(v, marks->drag_target);
+            SDL_SetRenderDrawColor(r, COLOR_DRAG.r, COLOR_DRAG.g, COLOR_DRAG.b, 200);
+            SDL_RenderDrawLineF(r, a.x, a.y, b.x, b.y);
+            SDL_FRect dot = {b.x - 3, b.y - 3, 6, 6};
+            SDL_RenderFillRectF(r, &dot);
+        }
+    }
+    SDL_RenderSetClipRect(r, NULL);
+}
+
+static cached_text *find_text(render_ctx *rc, const char *text, bool big, SDL_Color color)
+{
+    rc->tick += 1;
+    cached_text *oldest = &rc->cache[0];
+    for (int i = 0; i < TEXT_CACHE; ++i) {
+        cached_text *c = &rc->cache[i];
+        if (c->texture && c->big == big && c->color.r == color.r && c->color.g == color.g &&
+            c->color.b == color.b && strcmp(c->text, text) == 0) {
+            c->last_used = rc->tick;
+            return c;
+        }
+        if (!c->texture || c->last_used < oldest->last_used)
+            oldest = c;
+    }
+    if (oldest->texture)
+        SDL_DestroyTexture(oldest->texture);
+    oldest->texture = NULL;
+    SDL_Surface *s = TTF_RenderUTF8_Blended(big ? rc->font_big : rc->font, text, color);
+    if (!s)
+        return NULL;
+    oldest->texture = SDL_CreateTextureFromSurface(rc->r, s);
+    oldest->w = s->w;
+    oldest->h = s->h;
+    SDL_FreeSurface(s);
+    snprintf(oldest->text, sizeof oldest->text, "%s", text);
+    oldest->big = big;
+    oldest->color = color;
+    oldest->last_used = rc->tick;
+    return oldest->texture ? oldest : NULL;
+}
+
+int render_text(render_ctx *rc, int x, int y, SDL_Color color, bool big, const char *text)
+{
+    if (!text[0])
+        return 0;
+    cached_text *c = find_text(rc, text, big, color);
+    if (!c)
+        return 0;
+    SDL_Rect dst = {x, y, c->w, c->h};
+    SDL_RenderCopy(rc->r, c->texture, NULL, &dst);
+    return c->w;
+}
+
+int render_char_width(render_ctx *rc, bool big)
+{
+    int w = 8, h;
+    TTF_SizeUTF8(big ? rc->font_big : rc->font, "M", &w, &h);
+    return w;
+}
+
+int render_line_height(render_ctx *rc, bool big) { return TTF_FontLineSkip(big ? rc->font_big : rc->font); }
+
+void render_panel(render_ctx *rc, SDL_Rect r, SDL_Color color)
+{
+    SDL_SetRenderDrawColor(rc->r, color.r, color.g, color.b, color.a);
+    SDL_RenderFillRect(rc->r, &r);
+}
+
+void render_graph(render_ctx *rc, SDL_Rect r, const float *samples, int count, SDL_Color color, const char *label)
+{
+    render_panel(rc, r, (SDL_Color){0, 0, 0, 150});
+    float lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < count; ++i) {
+        if (!isfinite(samples[i]))
+            continue;
+        lo = fminf(lo, samples[i]);
+        hi = fmaxf(hi, samples[i]);
+    }
+    char text[128];
+    if (count > 0 && isfinite(lo)) {
+        if (hi - lo < 1e-9f * fmaxf(1.0f, fabsf(hi)))
+            hi = lo + 1e-9f * fmaxf(1.0f, fabsf(hi)) + 1e-12f;
+        SDL_FPoint pts[1024];
+        int n = count < 1024 ? count : 1024, first = count - n;
+        for (int i = 0; i < n; ++i) {
+            float s = samples[first + i];
+            float t = isfinite(s) ? (s - lo) / (hi - lo) : 0.0f;
+            pts[i].x = (float)r.x + (float)r.w * (float)i / (float)(n > 1 ? n - 1 : 1);
+            pts[i].y = (float)(r.y + r.h - 2) - t * (float)(r.h - 16);
+        }
+        SDL_SetRenderDrawColor(rc->r, color.r, color.g, color.b, 255);
+        SDL_RenderDrawLinesF(rc->r, pts, n);
+        snprintf(text, sizeof text, "%s %.3g  (%.2g..%.2g)", label, samples[count - 1], lo, hi);
+    } else {
+        snprintf(text, sizeof text, "%s", label);
+    }
+    SDL_RenderSetClipRect(rc->r, &r);
+    render_text(rc, r.x + 4, r.y + 1, color, false, text);
+    SDL_RenderSetClipRect(rc->r, NULL);
+}

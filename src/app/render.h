@@ -1,0 +1,56 @@
+// Drawing springbox worlds, text, graphs and panels into any SDL_Renderer: a window's, or a
+// software renderer on a surface for offscreen screenshots. Colours live in render.c.
+#ifndef SB_RENDER_H
+#define SB_RENDER_H
+
+#include "sb_world.h"
+
+#include <SDL.h>
+#include <SDL_ttf.h>
+
+/// World-to-pixel mapping: metres with y up, centred on (cx, cy) in the rectangle `rect`.
+typedef struct sb_view { double cx, cy, scale; SDL_Rect rect; } sb_view;
+
+/// Pixel position of a world point.
+SDL_FPoint view_to_screen(const sb_view *v, sb_vec2 p);
+/// World position of a pixel.
+sb_vec2 view_to_world(const sb_view *v, double x, double y);
+/// Centres and scales the view on everything in the worlds (particles, walls, bounds).
+void view_fit(sb_view *v, sb_world *const *worlds, int count);
+/// Zooms by `factor` keeping the world point under pixel (x, y) where it is.
+void view_zoom_at(sb_view *v, double factor, double x, double y);
+
+/// What to highlight: the dragged particle and its target, a halted world's culprits.
+typedef struct render_marks {
+    sb_particle_id drag;
+    sb_vec2 drag_target;
+    bool dragging;
+} render_marks;
+
+typedef struct render_ctx render_ctx;
+
+/// Prepares textures and fonts for a renderer; NULL with a message if the font is missing.
+render_ctx *render_create(SDL_Renderer *renderer, char *error, size_t error_size);
+void render_destroy(render_ctx *rc);
+SDL_Renderer *render_renderer(render_ctx *rc);
+
+/// Clears to the background colour.
+void render_clear(render_ctx *rc);
+/// Draws walls, bounds, springs coloured by strain, particles (fixed ones in their colour).
+void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const render_marks *marks);
+/// Draws text with its top-left at (x, y); returns its width in pixels. `big` picks the larger font.
+int render_text(render_ctx *rc, int x, int y, SDL_Color color, bool big, const char *text);
+/// Width of one character of the (monospace) font.
+int render_char_width(render_ctx *rc, bool big);
+/// Height of a line of text.
+int render_line_height(render_ctx *rc, bool big);
+/// A translucent panel.
+void render_panel(render_ctx *rc, SDL_Rect r, SDL_Color color);
+/// A line graph of `count` samples (oldest first) scaled to its own range, with a label.
+void render_graph(render_ctx *rc, SDL_Rect r, const float *samples, int count, SDL_Color color, const char *label);
+
+/// Palette, shared with the tests that look for these colours in screenshots.
+extern const SDL_Color COLOR_BACKGROUND, COLOR_PARTICLE, COLOR_FIXED, COLOR_SPRING_REST,
+    COLOR_SPRING_STRETCHED, COLOR_SPRING_COMPRESSED, COLOR_WALL, COLOR_TEXT, COLOR_WARN, COLOR_ERROR, COLOR_DRAG;
+
+#endif

@@ -1,0 +1,1006 @@
+// The sandbox window: physics at a fixed step, drawing at the display rate, grab and drag,
+// live tuning sliders, graphs, reload notices and error overlays, a side-by-side compare
+// view, and offscreen rendering for screenshots and recordings.
+#define _POSIX_C_SOURCE 200809L
+#include "window.h"
+
+#include "png.h"
+#include "render.h"
+#include "sb_scene.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { HISTORY = 300, MAX_NOTICES = 4, PANEL_WIDTH = 260 };
+
+/// One simulation shown in the window: the scene, its solver overrides and its history.
+typedef struct side {
+    sb_scene *scene;
+    bool method_set;
+    sb_method method;
+    int substeps, iterations;   // > 0: set by keys, applied after every reload
+    float energy[HISTORY], stretch[HISTORY], step_ms[HISTORY];
+    int history;
+    char error[4096];           // a failed reload or update(): shown over the running scene
+    bool has_error;
+} side;
+
+typedef struct notice { char text[256]; SDL_Color color; double until; } notice;
+
+typedef struct app {
+    window_options opt;
+    side sides[2];
+    bool compare, paused, step_once, help, running;
+    sb_view view;               // the camera; in compare view both halves share it
+    int width, height;
+    // dragging: the slot of the particle in each side's world `drag_world`
+    bool dragging;
+    int drag_world;
+    uint32_t drag_index;
+    double drag_hertz, drag_zeta;
+    int drag_slider;            // index of the slider being moved, -1 if none
+    bool panning;
+    int pan_x, pan_y;
+    notice notices[MAX_NOTICES];
+    double fps;
+    double behind_until;        // physics dropped time recently: it runs slower than real time
+    double physics_share;       // physics time over frame time, smoothed
+    long frame;
+    render_ctx *rc;
+    double pending_tune_time;   // a slider moved; applied at most every 100 ms
+} app;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void add_notice(app *a, SDL_Color color, const char *fmt, ...)
+{
+    notice n;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n.text, sizeof n.text, fmt, ap);
+    va_end(ap);
+    n.color = color;
+    n.until = now_seconds() + 4.0;
+    memmove(&a->notices[1], &a->notices[0], sizeof(notice) * (MAX_NOTICES - 1));
+    a->notices[0] = n;
+    if (a->opt.stats) {
+        fprintf(a->opt.stats, "{\"event\":\"notice\",\"frame\":%ld,\"text\":\"", a->frame);
+        for (const char *c = n.text; *c; ++c)
+            fputc(*c == '"' || *c == '\\' ? '\'' : *c, a->opt.stats);
+        fputs("\"}\n", a->opt.stats);
+        fflush(a->opt.stats);
+    }
+}
+
+// ---------------------------------------------------------------- sides
+
+static void apply_overrides(side *s)
+{
+    for (int i = 0; i < sb_scene_world_count(s->scene); ++i) {
+        sb_world *w = sb_scene_world(s->scene, i);
+        sb_world_def d = sb_world_get_def(w);
+        if (s->method_set)
+            d.method = s->method;
+        if (s->substeps > 0)
+            d.substeps = s->substeps;
+        if (s->iterations > 0)
+            d.iterations = s->iterations;
+        sb_world_set_def(w, &d, NULL);
+    }
+}
+
+static bool side_open(app *a, side *s, char *error, size_t error_size)
+{
+    sb_scene_options so = sb_default_scene_options();
+    so.path = a->opt.scene_path;
+    so.trusted = a->opt.trusted;
+    s->scene = sb_scene_open(&so, error, error_size);
+    if (!s->scene)
+        return false;
+    apply_overrides(s);
+    return true;
+}
+
+static sb_world *side_world(const side *s, int i) { return sb_scene_world(s->scene, i); }
+static int side_count(const app *a) { return a->compare ? 2 : 1; }
+
+static void record_history(side *s)
+{
+    const sb_stats *st = sb_world_get_stats(side_world(s, 0));
+    if (s->history == HISTORY) {
+        memmove(s->energy, s->energy + 1, sizeof(float) * (HISTORY - 1));
+        memmove(s->stretch, s->stretch + 1, sizeof(float) * (HISTORY - 1));
+        memmove(s->step_ms, s->step_ms + 1, sizeof(float) * (HISTORY - 1));
+        s->history -= 1;
+    }
+    s->energy[s->history] = (float)(st->kinetic_energy + st->potential_energy);
+    s->stretch[s->history] = (float)(100.0 * st->max_stretch);
+    s->step_ms[s->history] = (float)st->step_ms;
+    s->history += 1;
+}
+
+static void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
+{
+    if (e.result == SB_RELOAD_NONE)
+        return;
+    if (e.result == SB_RELOAD_FAILED) {
+        snprintf(s->error, sizeof s->error, "%s", e.message);
+        s->has_error = true;
+        add_notice(a, COLOR_ERROR, "%sreload failed: the last good scene keeps running", which);
+        return;
+    }
+    s->has_error = false;
+    apply_overrides(s);
+    if (e.result == SB_RELOAD_KEPT) {
+        add_notice(a, COLOR_DRAG, "%s%s", which, "tuning applied, state kept");
+    } else {
+        add_notice(a, COLOR_WARN, "%s%s", which, e.message);
+        s->history = 0;
+        if (a->dragging)
+            a->dragging = false;
+    }
+}
+
+// ---------------------------------------------------------------- dragging
+
+static sb_particle_id slot_particle(const sb_world *w, uint32_t index)
+{
+    sb_particle_id it = sb_null_particle();
+    while (sb_world_next_particle(w, &it))
+        if (it.index == index)
+            return it;
+    return sb_null_particle();
+}
+
+// The particle whose circle (grown by a few pixels) holds the point, nearest first.
+static bool pick(const app *a, sb_vec2 at, int *world, uint32_t *index)
+{
+    double best = INFINITY, slop = 8.0 / a->view.scale;
+    const side *s = &a->sides[0];
+    for (int k = 0; k < sb_scene_world_count(s->scene); ++k) {
+        const sb_world *w = side_world(s, k);
+        sb_particle_id p = sb_null_particle();
+        while (sb_world_next_particle(w, &p)) {
+            sb_particle_def d;
+            sb_particle_get(w, p, &d);
+            double dist = hypot(d.position.x - at.x, d.position.y - at.y);
+            if (dist <= d.radius + slop && dist < best) {
+                best = dist;
+                *world = k;
+                *index = p.index;
+            }
+        }
+    }
+    return isfinite(best);
+}
+
+static void drag_update(app *a, sb_vec2 target, bool begin)
+{
+    for (int i = 0; i < side_count(a); ++i) {
+        side *s = &a->sides[i];
+        if (a->drag_world >= sb_scene_world_count(s->scene))
+            continue;
+        sb_world *w = side_world(s, a->drag_world);
+        sb_particle_id id = slot_particle(w, a->drag_index);
+        if (!id.generation)
+            continue;
+        if (begin || sb_world_drag_particle(w).generation == 0)
+            sb_world_drag_begin(w, id, target, a->drag_hertz, a->drag_zeta);
+        else
+            sb_world_drag_move(w, target);
+    }
+}
+
+static void drag_end(app *a)
+{
+    if (!a->dragging)
+        return;
+    for (int i = 0; i < side_count(a); ++i)
+        if (a->drag_world < sb_scene_world_count(a->sides[i].scene))
+            sb_world_drag_end(side_world(&a->sides[i], a->drag_world));
+    a->dragging = false;
+}
+
+// Which camera a pixel belongs to: in compare view each half has the shared camera.
+static sb_view view_for(const app *a, int x)
+{
+    sb_view v = a->view;
+    if (a->compare) {
+        v.rect.w = a->view.rect.w / 2;
+        if (x >= v.rect.w)
+            v.rect.x = v.rect.w;
+    }
+    return v;
+}
+
+// ---------------------------------------------------------------- sliders
+
+typedef struct slider { char name[64]; double value, min, max; bool app; } slider;
+
+// The scene's tunables, then the drag's own frequency and damping ratio.
+static int sliders(const app *a, slider *out, int max)
+{
+    int n = 0;
+    const sb_scene *sc = a->sides[0].scene;
+    for (int i = 0; i < sb_scene_tunable_count(sc) && n < max - 2; ++i) {
+        sb_tunable t = sb_scene_tunable(sc, i);
+        snprintf(out[n].name, sizeof out[n].name, "%s", t.name);
+        out[n].value = t.value;
+        out[n].min = t.min;
+        out[n].max = t.max;
+        out[n++].app = false;
+    }
+    out[n] = (slider){"drag hertz", a->drag_hertz, 0.5, 30.0, true};
+    n += 1;
+    out[n] = (slider){"drag damping ratio", a->drag_zeta, 0.0, 2.0, true};
+    return n + 1;
+}
+
+static SDL_Rect slider_rect(const app *a, int i)
+{
+    SDL_Rect r = {a->width - PANEL_WIDTH + 12, 40 + i * 46 + 20, PANEL_WIDTH - 24, 10};
+    return r;
+}
+
+static void slider_set(app *a, int i, double value)
+{
+    slider s[34];
+    int n = sliders(a, s, 34);
+    if (i < 0 || i >= n)
+        return;
+    value = fmin(fmax(value, s[i].min), s[i].max);
+    if (s[i].app) {
+        if (strcmp(s[i].name, "drag hertz") == 0)
+            a->drag_hertz = value;
+        else
+            a->drag_zeta = value;
+        if (a->dragging) {
+            for (int k = 0; k < side_count(a); ++k) {
+                sb_world *w = side_world(&a->sides[k], a->drag_world);
+                sb_particle_id id;
+                sb_vec2 target;
+                double hz, zeta;
+                if (sb_world_drag_info(w, &id, &target, &hz, &zeta))
+                    sb_world_drag_begin(w, id, target, a->drag_hertz, a->drag_zeta);
+            }
+        }
+        return;
+    }
+    // A tunable re-runs the scene exactly as a hot reload would: state kept.
+    for (int k = 0; k < side_count(a); ++k)
+        handle_reload(a, &a->sides[k], sb_scene_set_tunable(a->sides[k].scene, s[i].name, value), "");
+}
+
+// Writes the sliders' values into the scene file's springbox.tune{ name = {value, ...} }.
+static void write_back(app *a)
+{
+    const char *path = a->opt.scene_path;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        add_notice(a, COLOR_ERROR, "cannot read %s", path);
+        return;
+    }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    size_t got = text ? fread(text, 1, (size_t)size, f) : 0;
+    fclose(f);
+    if (!text || got != (size_t)size) {
+        free(text);
+        add_notice(a, COLOR_ERROR, "cannot read %s", path);
+        return;
+    }
+    text[size] = '\0';
+    slider s[34];
+    int n = sliders(a, s, 34), written = 0;
+    for (int i = 0; i < n; ++i) {
+        if (s[i].app)
+            continue;
+        // find `name = {` then the number after the brace
+        size_t len = strlen(s[i].name);
+        for (char *p = strstr(text, s[i].name); p; p = strstr(p + 1, s[i].name)) {
+            bool word = (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+                        !(isalnum((unsigned char)p[len]) || p[len] == '_');
+            char *q = p + len;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (!word || *q != '=')
+                continue;
+            q++;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (*q != '{')
+                continue;
+            q++;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            char *end;
+            strtod(q, &end);
+            if (end == q)
+                continue;
+            char number[64];
+            snprintf(number, sizeof number, "%.6g", s[i].value);
+            size_t tail = strlen(end);
+            size_t new_size = (size_t)(q - text) + strlen(number) + tail + 1;
+            char *next = malloc(new_size);
+            if (!next)
+                break;
+            memcpy(next, text, (size_t)(q - text));
+            strcpy(next + (q - text), number);
+            strcat(next, end);
+            free(text);
+            text = next;
+            written += 1;
+            break;
+        }
+    }
+    f = fopen(path, "wb");
+    bool ok = f && fwrite(text, 1, strlen(text), f) == strlen(text);
+    ok = f && fclose(f) == 0 && ok;
+    free(text);
+    if (ok)
+        add_notice(a, COLOR_DRAG, "wrote %d slider values into %s", written, path);
+    else
+        add_notice(a, COLOR_ERROR, "could not write %s", path);
+}
+
+// ---------------------------------------------------------------- drawing
+
+// The side's solver line; in the compare view it wraps in two so that each fits its half.
+static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *prefix)
+{
+    sb_world *w = side_world(s, 0);
+    sb_world_def d = sb_world_get_def(w);
+    const sb_stats *st = sb_world_get_stats(w);
+    int lh = render_line_height(a->rc, false);
+    char first[256], second[256];
+    snprintf(first, sizeof first, "%s%s  it %d  sub %d  dt %.1f ms", prefix, sb_method_name(d.method), d.iterations,
+             d.substeps, d.dt * 1e3);
+    snprintf(second, sizeof second, "particles %d  springs %d  contacts %d  physics %.2f ms  stretch %.2f%%",
+             st->particles, st->springs, st->contacts, st->step_ms * sb_scene_world_count(s->scene),
+             100.0 * st->max_stretch);
+    SDL_RenderSetClipRect(render_renderer(a->rc), &area);
+    int x = area.x + 10;
+    if (a->compare) {
+        render_text(a->rc, x, y, COLOR_TEXT, false, first);
+        render_text(a->rc, x, y + lh, COLOR_TEXT, false, second);
+        y += lh;
+    } else {
+        char line[520];
+        snprintf(line, sizeof line, "%s  %s", first, second);
+        render_text(a->rc, x, y, COLOR_TEXT, false, line);
+    }
+    for (int k = 1; k < sb_scene_world_count(s->scene); ++k) {
+        sb_world *wk = side_world(s, k);
+        char line[256];
+        snprintf(line, sizeof line, "world %d: %s  stretch %.2f%%", k + 1, sb_method_name(sb_world_get_def(wk).method),
+                 100.0 * sb_world_get_stats(wk)->max_stretch);
+        render_text(a->rc, x, y + k * lh, COLOR_TEXT, false, line);
+    }
+    SDL_RenderSetClipRect(render_renderer(a->rc), NULL);
+}
+
+// A box with a title and a message, long lines wrapped to the box, at most 20 lines.
+static void draw_overlay(app *a, SDL_Rect area, SDL_Color color, const char *title, const char *body)
+{
+    int lh = render_line_height(a->rc, false);
+    SDL_Rect box = {area.x + 20, 0, area.w - 40, 0};
+    int columns = (box.w - 24) / render_char_width(a->rc, false);
+    columns = columns < 20 ? 20 : columns > 290 ? 290 : columns;
+    char lines[20][300];
+    int n = 0;
+    for (const char *p = body; *p && n < 20;) {
+        size_t len = strcspn(p, "\n");
+        size_t take = len < (size_t)columns ? len : (size_t)columns;
+        snprintf(lines[n], sizeof lines[n], "%.*s", (int)take, p);
+        for (char *t = lines[n]; *t; ++t)
+            if (*t == '\t')
+                *t = ' ';
+        n += 1;
+        p += take;
+        if (take == len && *p == '\n')
+            p += 1;
+    }
+    box.h = n * lh + 50;
+    box.y = area.y + area.h / 2 - box.h / 2;
+    SDL_Renderer *r = render_renderer(a->rc);
+    render_panel(a->rc, box, (SDL_Color){40, 10, 12, 230});
+    SDL_RenderSetClipRect(r, &box);
+    render_text(a->rc, box.x + 12, box.y + 8, color, true, title);
+    for (int i = 0; i < n; ++i)
+        render_text(a->rc, box.x + 12, box.y + 38 + i * lh, COLOR_TEXT, false, lines[i]);
+    SDL_RenderSetClipRect(r, NULL);
+}
+
+static const char *const help_lines[] = {
+    "left drag      grab a particle (its twin too in compare view)",
+    "right/middle   pan          wheel  zoom at the cursor      F  fit the scene",
+    "space          pause / resume               N  one frame while paused",
+    "R              restart the scene from its file",
+    "1 .. 6         method: force impulse sequential soft verlet xpbd",
+    "shift+1 .. 6   method of the right side in compare view",
+    "up / down      iterations + / -             left / right  sub-steps - / +",
+    "C              compare view: the same scene in two methods, in lockstep",
+    "W              write the slider values back into the scene file",
+    "P              screenshot to springbox-NNNN.png",
+    "H              this help                    Q / Esc  quit",
+    "saving the scene file reloads it; the state is kept if only tuning changed",
+};
+
+static void draw(app *a)
+{
+    render_ctx *rc = a->rc;
+    render_clear(rc);
+    int lh = render_line_height(rc, false);
+    for (int i = 0; i < side_count(a); ++i) {
+        side *s = &a->sides[i];
+        sb_view v = a->view;
+        if (a->compare) {
+            v.rect.w = a->view.rect.w / 2;
+            v.rect.x = i * v.rect.w;
+        }
+        render_marks marks = {sb_null_particle(), {0, 0}, false};
+        for (int k = 0; k < sb_scene_world_count(s->scene); ++k) {
+            sb_world *w = side_world(s, k);
+            marks.dragging = false;
+            double hz, zeta;
+            if (a->dragging && k == a->drag_world)
+                marks.dragging = sb_world_drag_info(w, &marks.drag, &marks.drag_target, &hz, &zeta);
+            render_world(rc, &v, w, &marks);
+        }
+        draw_hud_line(a, s, v.rect, 34, a->compare ? (i == 0 ? "LEFT: " : "RIGHT: ") : "");
+        const sb_stats *st = sb_world_get_stats(side_world(s, 0));
+        if (st->halted) {
+            char body[512];
+            snprintf(body, sizeof body, "%s\npress R to restart the scene", st->message);
+            draw_overlay(a, v.rect, COLOR_ERROR, "the world stopped on a non-finite value", body);
+        }
+        // both sides load the same file: one overlay across the whole view says it
+        if (s->has_error && (i == 0 || !a->sides[0].has_error))
+            draw_overlay(a, a->view.rect, COLOR_ERROR, "scene error: the last good scene keeps running (save to retry)", s->error);
+    }
+    if (a->compare) {
+        SDL_Renderer *r = render_renderer(rc);
+        SDL_SetRenderDrawColor(r, 90, 96, 110, 255);
+        SDL_RenderDrawLine(r, a->view.rect.w / 2, 0, a->view.rect.w / 2, a->height);
+    }
+    // title and status
+    side *s0 = &a->sides[0];
+    char status[256];
+    char fps[32] = "";
+    if (a->fps > 0)
+        snprintf(fps, sizeof fps, "   FPS %.0f", a->fps);
+    snprintf(status, sizeof status, "%s%s   t %.2f s%s", sb_scene_title(s0->scene), fps,
+             sb_world_get_stats(side_world(s0, 0))->time, a->paused ? "   PAUSED" : "");
+    render_text(rc, 10, 8, COLOR_TEXT, true, status);
+    if (now_seconds() < a->behind_until) {
+        char warn[160];
+        snprintf(warn, sizeof warn, "physics is slower than real time (it takes %.0f%% of each frame): showing it slowed down",
+                 100.0 * a->physics_share);
+        render_text(rc, 10, 34 + 2 * lh, COLOR_WARN, false, warn);
+    }
+    // graphs
+    int gw = (a->view.rect.w - 40) / 3, gh = 70, gy = a->height - gh - 10;
+    const char *labels[3] = {"energy J", "max stretch %", "physics ms"};
+    SDL_Color colors[3] = {{120, 200, 255, 255}, {255, 120, 120, 255}, {160, 230, 140, 255}};
+    for (int g = 0; g < 3; ++g) {
+        SDL_Rect r = {10 + g * (gw + 10), gy, gw, gh};
+        const float *data = g == 0 ? s0->energy : g == 1 ? s0->stretch : s0->step_ms;
+        render_graph(rc, r, data, s0->history, colors[g], labels[g]);
+    }
+    // tuning panel
+    SDL_Rect panel = {a->width - PANEL_WIDTH, 0, PANEL_WIDTH, a->height};
+    render_panel(rc, panel, (SDL_Color){30, 34, 42, 235});
+    render_text(rc, panel.x + 12, 10, COLOR_TEXT, true, "tuning");
+    slider sl[34];
+    int n = sliders(a, sl, 34);
+    SDL_Renderer *r = render_renderer(rc);
+    for (int i = 0; i < n; ++i) {
+        SDL_Rect bar = slider_rect(a, i);
+        char label[128];
+        snprintf(label, sizeof label, "%.60s  %.3g", sl[i].name, sl[i].value);
+        render_text(rc, bar.x, bar.y - lh - 2, sl[i].app ? COLOR_DRAG : COLOR_TEXT, false, label);
+        SDL_SetRenderDrawColor(r, 70, 76, 90, 255);
+        SDL_RenderFillRect(r, &bar);
+        double t = (sl[i].value - sl[i].min) / (sl[i].max - sl[i].min);
+        SDL_Rect knob = {bar.x + (int)(t * (bar.w - 8)), bar.y - 3, 8, bar.h + 6};
+        SDL_SetRenderDrawColor(r, 230, 233, 240, 255);
+        SDL_RenderFillRect(r, &knob);
+    }
+    render_text(rc, panel.x + 12, a->height - 2 * lh - 8, COLOR_TEXT, false, "W: write values to the file");
+    render_text(rc, panel.x + 12, a->height - lh - 6, COLOR_TEXT, false, "H: help, keys");
+    // notices
+    double now = now_seconds();
+    for (int i = 0; i < MAX_NOTICES; ++i)
+        if (a->notices[i].until > now)
+            render_text(rc, 10, a->height - gh - 30 - i * (lh + 4), a->notices[i].color, false, a->notices[i].text);
+    if (a->help) {
+        int hh = (int)(sizeof help_lines / sizeof help_lines[0]) * lh + 50;
+        SDL_Rect box = {40, 70, a->view.rect.w - 80, hh};
+        render_panel(rc, box, (SDL_Color){10, 12, 16, 235});
+        render_text(rc, box.x + 12, box.y + 8, COLOR_WARN, true, "keys");
+        for (size_t i = 0; i < sizeof help_lines / sizeof help_lines[0]; ++i)
+            render_text(rc, box.x + 12, box.y + 38 + (int)i * lh, COLOR_TEXT, false, help_lines[i]);
+    }
+}
+
+// ---------------------------------------------------------------- input
+
+static void set_method(app *a, int which, sb_method m)
+{
+    side *s = &a->sides[which];
+    s->method_set = true;
+    s->method = m;
+    apply_overrides(s);
+    add_notice(a, COLOR_TEXT, "%smethod: %s", a->compare ? (which ? "right: " : "left: ") : "", sb_method_name(m));
+}
+
+static void change_solver(app *a, int d_iterations, int d_substeps)
+{
+    for (int i = 0; i < side_count(a); ++i) {
+        side *s = &a->sides[i];
+        sb_world_def d = sb_world_get_def(side_world(s, 0));
+        if (d_iterations)
+            s->iterations = d.iterations + d_iterations < 1 ? 1 : d.iterations + d_iterations > 200 ? 200 : d.iterations + d_iterations;
+        if (d_substeps)
+            s->substeps = d.substeps + d_substeps < 1 ? 1 : d.substeps + d_substeps > 64 ? 64 : d.substeps + d_substeps;
+        apply_overrides(s);
+    }
+    sb_world_def d = sb_world_get_def(side_world(&a->sides[0], 0));
+    add_notice(a, COLOR_TEXT, "iterations %d, sub-steps %d", d.iterations, d.substeps);
+}
+
+static void screenshot(app *a, SDL_Renderer *r)
+{
+    static int count = 0;
+    char path[64];
+    snprintf(path, sizeof path, "springbox-%04d.png", ++count);
+    int w, h;
+    SDL_GetRendererOutputSize(r, &w, &h);
+    uint8_t *rgb = malloc((size_t)w * (size_t)h * 3);
+    bool ok = rgb && SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGB24, rgb, w * 3) == 0 &&
+              png_write_rgb(path, rgb, w, h, w * 3);
+    free(rgb);
+    if (ok)
+        add_notice(a, COLOR_DRAG, "screenshot: %s", path);
+    else
+        add_notice(a, COLOR_ERROR, "screenshot failed: %s", SDL_GetError());
+}
+
+static void fit_view(app *a)
+{
+    sb_world *ws[8];
+    int n = 0;
+    for (int k = 0; k < sb_scene_world_count(a->sides[0].scene) && n < 8; ++k)
+        ws[n++] = side_world(&a->sides[0], k);
+    sb_view v = view_for(a, 0);
+    view_fit(&v, ws, n);
+    a->view.cx = v.cx;
+    a->view.cy = v.cy;
+    a->view.scale = v.scale;
+}
+
+static void toggle_compare(app *a)
+{
+    if (!a->compare) {
+        char error[4096];
+        side *s = &a->sides[1];
+        memset(s, 0, sizeof *s);
+        if (!side_open(a, s, error, sizeof error)) {
+            add_notice(a, COLOR_ERROR, "compare view: the scene does not load now");
+            return;
+        }
+        // the right side starts from the left's state, in the method that differs
+        for (int k = 0; k < sb_scene_world_count(s->scene) && k < sb_scene_world_count(a->sides[0].scene); ++k)
+            sb_world_copy_state(side_world(s, k), side_world(&a->sides[0], k));
+        sb_method left = sb_world_get_def(side_world(&a->sides[0], 0)).method;
+        s->method_set = true;
+        s->method = left == SB_METHOD_IMPULSE ? SB_METHOD_SOFT : SB_METHOD_IMPULSE;
+        s->iterations = a->sides[0].iterations;
+        s->substeps = a->sides[0].substeps;
+        apply_overrides(s);
+        a->compare = true;
+        if (!a->opt.view_given)
+            fit_view(a);
+        add_notice(a, COLOR_TEXT, "compare view: left %s, right %s (shift+1..6 picks the right)", sb_method_name(left),
+                   sb_method_name(s->method));
+    } else {
+        drag_end(a);
+        sb_scene_close(a->sides[1].scene);
+        a->sides[1].scene = NULL;
+        a->compare = false;
+        if (!a->opt.view_given)
+            fit_view(a);
+        add_notice(a, COLOR_TEXT, "compare view off");
+    }
+}
+
+static void restart(app *a)
+{
+    drag_end(a);
+    for (int i = 0; i < side_count(a); ++i)
+        handle_reload(a, &a->sides[i], sb_scene_restart(a->sides[i].scene), "");
+}
+
+static void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
+{
+    bool shift = (key.mod & KMOD_SHIFT) != 0;
+    switch (key.sym) {
+    case SDLK_ESCAPE:
+    case SDLK_q: a->running = false; break;
+    case SDLK_SPACE:
+        a->paused = !a->paused;
+        add_notice(a, COLOR_TEXT, a->paused ? "paused (N steps one frame)" : "running");
+        break;
+    case SDLK_n:
+    case SDLK_PERIOD: a->step_once = true; break;
+    case SDLK_r: restart(a); break;
+    case SDLK_c: toggle_compare(a); break;
+    case SDLK_f: fit_view(a); break;
+    case SDLK_h:
+    case SDLK_F1: a->help = !a->help; break;
+    case SDLK_p: screenshot(a, r); break;
+    case SDLK_w: write_back(a); break;
+    case SDLK_UP: change_solver(a, +1, 0); break;
+    case SDLK_DOWN: change_solver(a, -1, 0); break;
+    case SDLK_RIGHT: change_solver(a, 0, +1); break;
+    case SDLK_LEFT: change_solver(a, 0, -1); break;
+    default:
+        if (key.sym >= SDLK_1 && key.sym <= SDLK_6) {
+            int which = shift && a->compare ? 1 : 0;
+            set_method(a, which, (sb_method)(key.sym - SDLK_1));
+        }
+        break;
+    }
+}
+
+static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
+{
+    switch (e->type) {
+    case SDL_QUIT: a->running = false; break;
+    case SDL_KEYDOWN: on_key(a, e->key.keysym, r); break;
+    case SDL_WINDOWEVENT:
+        if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
+            a->width = e->window.data1;
+            a->height = e->window.data2;
+            a->view.rect.w = a->width - PANEL_WIDTH;
+            a->view.rect.h = a->height;
+        }
+        break;
+    case SDL_MOUSEWHEEL: {
+        int x, y;
+        SDL_GetMouseState(&x, &y);
+        sb_view v = view_for(a, x);
+        view_zoom_at(&v, pow(1.15, e->wheel.y), x, y);
+        a->view.cx = v.cx;
+        a->view.cy = v.cy;
+        a->view.scale = v.scale;
+        break;
+    }
+    case SDL_MOUSEBUTTONDOWN: {
+        int x = e->button.x, y = e->button.y;
+        if (e->button.button == SDL_BUTTON_LEFT) {
+            if (x >= a->width - PANEL_WIDTH) {
+                slider sl[34];
+                int n = sliders(a, sl, 34);
+                for (int i = 0; i < n; ++i) {
+                    SDL_Rect bar = slider_rect(a, i);
+                    if (y >= bar.y - 8 && y <= bar.y + bar.h + 8) {
+                        a->drag_slider = i;
+                        slider_set(a, i, sl[i].min + (sl[i].max - sl[i].min) * (x - bar.x) / (double)bar.w);
+                    }
+                }
+                break;
+            }
+            sb_view v = view_for(a, x);
+            sb_vec2 at = view_to_world(&v, x, y);
+            if (pick(a, at, &a->drag_world, &a->drag_index)) {
+                a->dragging = true;
+                drag_update(a, at, true);
+            }
+        } else {
+            a->panning = true;
+            a->pan_x = x;
+            a->pan_y = y;
+        }
+        break;
+    }
+    case SDL_MOUSEMOTION: {
+        int x = e->motion.x, y = e->motion.y;
+        if (a->drag_slider >= 0) {
+            slider sl[34];
+            int n = sliders(a, sl, 34);
+            int i = a->drag_slider;
+            if (i < n && sl[i].app) {
+                SDL_Rect bar = slider_rect(a, i);
+                slider_set(a, i, sl[i].min + (sl[i].max - sl[i].min) * (x - bar.x) / (double)bar.w);
+            } else {
+                a->pending_tune_time = now_seconds(); // applied on release or after a pause
+            }
+        } else if (a->dragging) {
+            sb_view v = view_for(a, x);
+            drag_update(a, view_to_world(&v, x, y), false);
+        } else if (a->panning) {
+            a->view.cx -= (x - a->pan_x) / a->view.scale;
+            a->view.cy += (y - a->pan_y) / a->view.scale;
+            a->pan_x = x;
+            a->pan_y = y;
+        }
+        break;
+    }
+    case SDL_MOUSEBUTTONUP:
+        if (e->button.button == SDL_BUTTON_LEFT) {
+            if (a->drag_slider >= 0) {
+                slider sl[34];
+                int n = sliders(a, sl, 34), i = a->drag_slider;
+                if (i < n && !sl[i].app) {
+                    SDL_Rect bar = slider_rect(a, i);
+                    slider_set(a, i, sl[i].min + (sl[i].max - sl[i].min) * (e->button.x - bar.x) / (double)bar.w);
+                }
+                a->drag_slider = -1;
+            }
+            drag_end(a);
+        } else {
+            a->panning = false;
+        }
+        break;
+    default: break;
+    }
+}
+
+// ---------------------------------------------------------------- stats
+
+static void write_frame_stats(app *a)
+{
+    FILE *f = a->opt.stats;
+    if (!f)
+        return;
+    side *s = &a->sides[0];
+    sb_world *w = side_world(s, 0);
+    const sb_stats *st = sb_world_get_stats(w);
+    sb_world_def d = sb_world_get_def(w);
+    fprintf(f,
+            "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"paused\":%s,"
+            "\"compare\":%s,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,\"contacts\":%d,"
+            "\"step_ms\":%.4f,\"fps\":%.1f,\"halted\":%s,\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d]",
+            a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, a->paused ? "true" : "false",
+            a->compare ? "true" : "false", st->kinetic_energy, st->potential_energy, st->max_stretch, st->contacts,
+            st->step_ms, a->fps, st->halted ? "true" : "false", a->view.cx, a->view.cy, a->view.scale,
+            a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h);
+    if (a->compare)
+        fprintf(f, ",\"right_method\":\"%s\"", sb_method_name(sb_world_get_def(side_world(&a->sides[1], 0)).method));
+    sb_particle_id id;
+    sb_vec2 target;
+    double hz, zeta;
+    sb_particle_def p;
+    if (a->dragging && sb_world_drag_info(side_world(s, a->drag_world), &id, &target, &hz, &zeta) &&
+        sb_particle_get(side_world(s, a->drag_world), id, &p) == SB_OK)
+        fprintf(f, ",\"drag\":{\"index\":%u,\"x\":%.9g,\"y\":%.9g,\"target\":[%.9g,%.9g]}", id.index + 1,
+                p.position.x, p.position.y, target.x, target.y);
+    fputs("}\n", f);
+    fflush(f);
+}
+
+// ---------------------------------------------------------------- the loop
+
+static bool app_start(app *a, const window_options *o, char *error, size_t error_size)
+{
+    memset(a, 0, sizeof *a);
+    a->opt = *o;
+    a->drag_hertz = 5.0;
+    a->drag_zeta = 0.7;
+    a->drag_slider = -1;
+    a->running = true;
+    side *s = &a->sides[0];
+    s->method_set = o->method_given;
+    s->method = o->method;
+    s->substeps = o->substeps;
+    s->iterations = o->iterations;
+    if (!side_open(a, s, error, error_size))
+        return false;
+    a->width = o->width;
+    a->height = o->height;
+    a->view.rect = (SDL_Rect){0, 0, a->width - PANEL_WIDTH, a->height};
+    if (o->view_given) {
+        a->view.cx = o->view_cx;
+        a->view.cy = o->view_cy;
+        a->view.scale = o->view_scale;
+    } else {
+        sb_world *ws[8];
+        int n = 0;
+        for (int k = 0; k < sb_scene_world_count(s->scene) && n < 8; ++k)
+            ws[n++] = side_world(s, k);
+        view_fit(&a->view, ws, n);
+    }
+    return true;
+}
+
+static void app_stop(app *a)
+{
+    for (int i = 0; i < 2; ++i)
+        if (a->sides[i].scene)
+            sb_scene_close(a->sides[i].scene);
+}
+
+// One physics frame of every side, in lockstep.
+static void physics_frame(app *a)
+{
+    char error[4096];
+    for (int i = 0; i < side_count(a); ++i) {
+        side *s = &a->sides[i];
+        if (!sb_scene_frame(s->scene, error, sizeof error)) {
+            snprintf(s->error, sizeof s->error, "update() failed and stays off until the file is saved:\n%.3900s", error);
+            s->has_error = true;
+        }
+        record_history(s);
+    }
+    a->frame += 1;
+    write_frame_stats(a);
+}
+
+int window_run(const window_options *o)
+{
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        fprintf(stderr, "springbox: cannot open a display (%s); try --headless or --screenshot\n", SDL_GetError());
+        return 1;
+    }
+    app a;
+    char error[4096];
+    if (!app_start(&a, o, error, sizeof error)) {
+        fprintf(stderr, "springbox: %s\n", error);
+        SDL_Quit();
+        return 1;
+    }
+    SDL_Window *win = SDL_CreateWindow("springbox", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, a.width, a.height,
+                                       SDL_WINDOW_RESIZABLE);
+    SDL_Renderer *r = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC) : NULL;
+    if (win && !r) // no GPU: the software renderer
+        r = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
+    a.rc = r ? render_create(r, error, sizeof error) : NULL;
+    if (!a.rc) {
+        fprintf(stderr, "springbox: %s\n", r ? error : SDL_GetError());
+        app_stop(&a);
+        SDL_Quit();
+        return 1;
+    }
+    SDL_SetWindowTitle(win, sb_scene_title(a.sides[0].scene));
+    double last = now_seconds(), accumulator = 0.0, last_poll = 0.0, fps_time = last;
+    int fps_frames = 0;
+    while (a.running) {
+        SDL_Event e;
+        while (SDL_PollEvent(&e))
+            on_event(&a, &e, r);
+        double now = now_seconds();
+        if (now - last_poll > 0.05) {
+            last_poll = now;
+            for (int i = 0; i < side_count(&a); ++i)
+                handle_reload(&a, &a.sides[i], sb_scene_poll(a.sides[i].scene), a.compare ? (i ? "right: " : "left: ") : "");
+        }
+        if (a.pending_tune_time > 0.0 && now - a.pending_tune_time > 0.1 && a.drag_slider >= 0) {
+            int x, y;
+            SDL_GetMouseState(&x, &y);
+            slider sl[34];
+            int n = sliders(&a, sl, 34), i = a.drag_slider;
+            if (i < n) {
+                SDL_Rect bar = slider_rect(&a, i);
+                slider_set(&a, i, sl[i].min + (sl[i].max - sl[i].min) * (x - bar.x) / (double)bar.w);
+            }
+            a.pending_tune_time = 0.0;
+        }
+        // Physics at its fixed step; if it cannot keep up, drop the backlog and say so.
+        double dt = sb_world_get_def(side_world(&a.sides[0], 0)).dt;
+        double elapsed = fmin(now - last, 0.25);
+        last = now;
+        int steps = 0;
+        if (!a.paused) {
+            accumulator += elapsed;
+            double started = now_seconds();
+            while (accumulator >= dt && steps < 8 && now_seconds() - started < 0.05) {
+                physics_frame(&a);
+                accumulator -= dt;
+                steps += 1;
+            }
+            double spent = now_seconds() - started;
+            a.physics_share = 0.9 * a.physics_share + 0.1 * (elapsed > 0 ? fmin(spent / elapsed, 1.0) : 0.0);
+            if (accumulator >= 2.0 * dt) { // could not catch up: drop the backlog, keep drawing
+                accumulator = fmod(accumulator, dt);
+                a.behind_until = now + 1.0;
+            }
+        } else {
+            accumulator = 0.0;
+            if (a.step_once) {
+                physics_frame(&a);
+                a.step_once = false;
+            }
+            if (a.opt.stats && fps_frames % 6 == 0)
+                write_frame_stats(&a); // paused: time stands still, and the stats say so
+        }
+        draw(&a);
+        SDL_RenderPresent(r);
+        fps_frames += 1;
+        if (now - fps_time > 0.5) {
+            a.fps = fps_frames / (now - fps_time);
+            fps_frames = 0;
+            fps_time = now;
+        }
+        if (o->frames > 0 && a.frame >= o->frames)
+            a.running = false;
+    }
+    render_destroy(a.rc);
+    SDL_DestroyRenderer(r);
+    SDL_DestroyWindow(win);
+    app_stop(&a);
+    TTF_Quit();
+    SDL_Quit();
+    return 0;
+}
+
+// ---------------------------------------------------------------- offscreen
+
+static bool save_surface(SDL_Surface *s, const char *path)
+{
+    SDL_Surface *rgb = SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_RGB24, 0);
+    bool ok = rgb && png_write_rgb(path, (const uint8_t *)rgb->pixels, rgb->w, rgb->h, rgb->pitch);
+    SDL_FreeSurface(rgb);
+    return ok;
+}
+
+int window_offscreen(const window_options *o)
+{
+    if (SDL_Init(0) != 0) {
+        fprintf(stderr, "springbox: SDL: %s\n", SDL_GetError());
+        return 1;
+    }
+    app a;
+    char error[4096];
+    if (!app_start(&a, o, error, sizeof error)) {
+        fprintf(stderr, "springbox: %s\n", error);
+        SDL_Quit();
+        return 1;
+    }
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, a.width, a.height, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = surface ? SDL_CreateSoftwareRenderer(surface) : NULL;
+    a.rc = r ? render_create(r, error, sizeof error) : NULL;
+    if (!a.rc) {
+        fprintf(stderr, "springbox: %s\n", r ? error : SDL_GetError());
+        app_stop(&a);
+        SDL_Quit();
+        return 1;
+    }
+    int status = 0;
+    for (int f = 0; f <= o->frames && status == 0; ++f) {
+        if (f > 0)
+            physics_frame(&a);
+        if (o->record_dir || f == o->frames) {
+            draw(&a);
+            SDL_RenderPresent(r);
+            char path[4096];
+            if (o->record_dir)
+                snprintf(path, sizeof path, "%s/frame_%05d.png", o->record_dir, f);
+            const char *out = o->record_dir ? path : o->screenshot;
+            if (out && !save_surface(surface, out)) {
+                fprintf(stderr, "springbox: cannot write %s\n", out);
+                status = 1;
+            }
+            if (o->record_dir && o->screenshot && f == o->frames && !save_surface(surface, o->screenshot))
+                status = 1;
+        }
+    }
+    render_destroy(a.rc);
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(surface);
+    app_stop(&a);
+    TTF_Quit();
+    SDL_Quit();
+    return status;
+}

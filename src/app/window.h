@@ -1,0 +1,29 @@
+// The sandbox window (SDL2) and offscreen rendering of scenes to PNG.
+#ifndef SB_WINDOW_H
+#define SB_WINDOW_H
+
+#include "sb_world.h"
+
+#include <stdio.h>
+
+typedef struct window_options {
+    const char *scene_path;
+    bool trusted;
+    FILE *stats;              ///< JSON lines: one per physics frame, one per event
+    int frames;               ///< window: quit after this many frames (0 = never); offscreen: frame to render
+    int width, height;
+    bool view_given;          ///< use view_cx/cy/scale instead of fitting the scene
+    double view_cx, view_cy, view_scale;
+    const char *screenshot;   ///< offscreen: write this PNG after `frames` frames
+    const char *record_dir;   ///< offscreen: write every frame as dir/frame_NNNNN.png
+    bool method_given;
+    sb_method method;
+    int substeps, iterations; ///< > 0: override the scene's
+} window_options;
+
+/// Opens the window and runs until closed. Returns the process exit status.
+int window_run(const window_options *options);
+/// Renders without a display (SDL's software renderer on a surface) and writes PNGs.
+int window_offscreen(const window_options *options);
+
+#endif

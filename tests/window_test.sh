@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The real window under Xvfb, driven by xdotool as a person would: drag a particle and check
+# through the app's stats that it followed the mouse; pause and check that time stopped;
+# switch method, iterations and the compare view and check that they changed; quit.
+set -u
+bin="$1"
+for tool in Xvfb xdotool; do
+  command -v $tool >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
+done
+tmp=$(mktemp -d)
+display=""
+cleanup() { [ -n "${app:-}" ] && kill "$app" 2>/dev/null; [ -n "${xvfb:-}" ] && kill "$xvfb" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; echo "--- last stats:"; tail -n 3 "$tmp/s.jsonl" 2>/dev/null | cut -c1-400; cat "$tmp/out" 2>/dev/null; exit 1; }
+
+for n in $(seq 90 120); do # a free display number
+  if [ ! -e /tmp/.X$n-lock ]; then
+    Xvfb :$n -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+    xvfb=$!
+    sleep 0.5
+    if kill -0 $xvfb 2>/dev/null; then display=:$n; break; fi
+  fi
+done
+[ -n "$display" ] || fail "could not start Xvfb"
+export DISPLAY=$display
+
+cat >"$tmp/scene.lua" <<'LUA'
+local sb = require "springbox"
+local w = sb.world{ gravity = {0, 0}, collisions = false }
+w:particle{ x = -3, y = 0, fixed = true, radius = 0.15 }
+w:particle{ x = 0, y = 0, radius = 0.2 }
+return { world = w, title = "window test" }
+LUA
+"$bin" --window 1000x700 --view 0,0,100 --stats "$tmp/s.jsonl" "$tmp/scene.lua" >"$tmp/out" 2>&1 &
+app=$!
+
+last() { tail -n 1 "$tmp/s.jsonl" 2>/dev/null; }
+field() { last | sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p"; }
+wait_for() { # description, shell test evaluated until true, within 10 s
+  for _ in $(seq 1 100); do eval "$2" && return 0; sleep 0.1; done
+  fail "$1"
+}
+
+wid=""
+for _ in $(seq 1 100); do wid=$(xdotool search --name "window test" 2>/dev/null | head -n 1); [ -n "$wid" ] && break; sleep 0.1; done
+[ -n "$wid" ] || fail "no window appeared"
+xdotool windowfocus "$wid"
+wait_for "the app writes stats" '[ -s "$tmp/s.jsonl" ]'
+
+# drag: world (0,0) is pixel (370,350); move it to world (1.5,1) = pixel (520,250)
+xdotool mousemove --window "$wid" 370 350 mousedown 1
+for step in 1 2 3 4 5; do xdotool mousemove --window "$wid" $((370 + 30 * step)) $((350 - 20 * step)); sleep 0.05; done
+# true when particle 2 is being dragged and sits within 5 cm of (1.5, 1)
+dragged_near_target() {
+  local xy
+  xy=$(last | sed -n 's/.*"drag":{"index":2,"x":\([^,]*\),"y":\([^,]*\),.*/\1 \2/p')
+  [ -n "$xy" ] && awk -v x="${xy% *}" -v y="${xy#* }" 'BEGIN { exit !((x - 1.5)^2 + (y - 1)^2 < 0.0025) }'
+}
+wait_for "the dragged particle follows the mouse to (1.5, 1)" dragged_near_target
+xdotool mouseup 1
+wait_for "the drag ends on release" '! last | grep -q "\"drag\""'
+echo "ok   drag: the particle followed the mouse"
+
+xdotool key space
+wait_for "pause shows in the stats" '[ "$(field paused)" = true ]'
+t1=$(field time); sleep 0.6; t2=$(field time)
+[ "$t1" = "$t2" ] || fail "time moved while paused: $t1 -> $t2"
+xdotool key space
+wait_for "resume" '[ "$(field paused)" = false ]'
+wait_for "time moves again" '[ "$(field time)" != "$t2" ]'
+echo "ok   pause: time stood still at $t1 s, then moved on"
+
+xdotool key 6
+wait_for "key 6 switches to xpbd" '[ "$(field method)" = "\"xpbd\"" ]'
+xdotool key 3
+wait_for "key 3 switches to sequential" '[ "$(field method)" = "\"sequential\"" ]'
+xdotool key Up
+wait_for "up adds an iteration" '[ "$(field iterations)" = 9 ]'
+echo "ok   method and iterations switch live"
+
+xdotool key c
+wait_for "C opens the compare view" '[ "$(field compare)" = true ] && [ -n "$(field right_method)" ]'
+xdotool key shift+5
+wait_for "shift+5 sets the right side to verlet" '[ "$(field right_method)" = "\"verlet\"" ]'
+echo "ok   compare view: left $(field method), right $(field right_method)"
+[ -n "${SPRINGBOX_SHOT:-}" ] && command -v import >/dev/null && import -window root "$SPRINGBOX_SHOT"
+
+xdotool key q
+for _ in $(seq 1 50); do kill -0 $app 2>/dev/null || break; sleep 0.1; done
+kill -0 $app 2>/dev/null && fail "Q did not quit"
+wait $app || fail "the app exited with $?"
+app=""
+echo "ok   Q quits cleanly"
