@@ -8,10 +8,11 @@ local w = sb.world{ method = "soft", substeps = 4, iterations = 6, bounds = {-6,
 
 local function blob(cx, cy, radius, mass, segments)
   local centre = w:particle{ x = cx, y = cy, mass = mass, radius = 0.05, collide = false }
+  local skin = math.pi * radius / segments          -- neighbours touch: no gaps to slip through
   local ring = {}
   for k = 1, segments do
     local a = 2 * math.pi * k / segments
-    ring[k] = w:particle{ x = cx + radius * math.cos(a), y = cy + radius * math.sin(a), mass = mass, radius = 0.12 }
+    ring[k] = w:particle{ x = cx + radius * math.cos(a), y = cy + radius * math.sin(a), mass = mass, radius = skin }
     w:spring(centre, ring[k], { hertz = tune.spoke_hz, damping_ratio = tune.zeta })
     if k > 1 then w:spring(ring[k - 1], ring[k], { hertz = tune.skin_hz, damping_ratio = tune.zeta }) end
   end
