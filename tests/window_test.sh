@@ -26,10 +26,13 @@ export DISPLAY=$display
 
 cat >"$tmp/scene.lua" <<'LUA'
 local sb = require "springbox"
+local tune = sb.tune{ hz = {4, 1, 61} }
 local w = sb.world{ gravity = {0, 0}, collisions = false }
 w:particle{ x = -3, y = 0, fixed = true, radius = 0.15 }
 w:particle{ x = 0, y = 0, radius = 0.2 }
-return { world = w, title = "window test" }
+w:particle{ x = -3, y = 3, fixed = true, radius = 0.1 }
+w:spring(w:particle{ x = -2, y = 3, radius = 0.1 }, w:particle{ x = -1, y = 3, radius = 0.1 }, { hertz = tune.hz })
+return { world = w, title = "window test", tune = tune }
 LUA
 "$bin" --window 1000x700 --view 0,0,100 --stats "$tmp/s.jsonl" "$tmp/scene.lua" >"$tmp/out" 2>&1 &
 app=$!
@@ -84,6 +87,16 @@ xdotool key shift+5
 wait_for "shift+5 sets the right side to verlet" '[ "$(field right_method)" = "\"verlet\"" ]'
 echo "ok   compare view: left $(field method), right $(field right_method)"
 [ -n "${SPRINGBOX_SHOT:-}" ] && command -v import >/dev/null && import -window root "$SPRINGBOX_SHOT"
+
+# the first slider (hz, 1..61) spans pixels 752..988 at y = 60: its middle is 31
+xdotool mousemove --window "$wid" 870 60 click 1
+wait_for "moving a slider re-runs the scene, state kept" 'grep -q "tuning applied, state kept" "$tmp/s.jsonl"'
+sleep 0.3
+kept_before=$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")
+xdotool key w
+wait_for "W writes the slider value into the file" 'grep -q "hz = {31," "$tmp/scene.lua"'
+wait_for "the saved file reloads with the state kept" '[ "$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")" -gt "$kept_before" ]'
+echo "ok   slider: hz set to 31 live, written back into the file: $(grep -o "hz = {[^}]*}" "$tmp/scene.lua")"
 
 xdotool key q
 for _ in $(seq 1 50); do kill -0 $app 2>/dev/null || break; sleep 0.1; done
