@@ -1,43 +1,218 @@
 // One sub-step of each spring method. Tunings become constants only through
-// sb_tuning.h; each method's own algebra follows its article in shared/seeds.
+// sb_tuning.h, once per step in springs_pack; each method's own algebra follows its
+// article in shared/seeds. The loops run over the packed arrays in colour order.
 #include "sb_tuning.h"
 #include "world_internal.h"
 
-// Geometry of every spring from the current positions: axis a->b, length error,
-// reduced mass. A zero-length spring keeps its previous axis so it never divides by zero.
-static void springs_geometry(sb_world *w)
+#include <stdlib.h>
+#include <string.h>
+
+// ------------------------------------------------------------------ order and packing
+
+// Greedy graph colouring: each spring takes the lowest colour not yet used at either of
+// its particles (colours past 63 share the last one, which is only slower, never wrong).
+// Springs are then listed colour by colour, in slot order within a colour, so the order is
+// deterministic.
+static void build_order(sb_world *w)
 {
+    uint64_t *used = calloc((size_t)(w->p_high > 0 ? w->p_high : 1), sizeof *used);
+    uint8_t *color = malloc((size_t)(w->s_high > 0 ? w->s_high : 1));
+    int count[64] = {0};
+    if (!used || !color) { // without memory the slot order still solves correctly
+        w->order_count = 0;
+        for (int s = 0; s < w->s_high; ++s)
+            if (w->s_a[s] >= 0)
+                w->order[w->order_count++] = s;
+        free(used);
+        free(color);
+        return;
+    }
+    w->colors = 0;
     for (int s = 0; s < w->s_high; ++s) {
-        int a = w->s_a[s], b = w->s_b[s];
-        if (a < 0)
+        if (w->s_a[s] < 0)
             continue;
-        sb_vec2 d = v2_sub(w->pos[b], w->pos[a]);
-        double len = v2_len(d);
-        sb_vec2 u;
-        if (len > 1e-12)
-            u = v2_scale(d, 1.0 / len);
-        else if (w->axis_prev[s].x != 0.0 || w->axis_prev[s].y != 0.0)
-            u = w->axis_prev[s];
-        else
-            u = v2(1.0, 0.0);
-        w->axis[s] = u;
-        w->sep[s] = len - w->rest[s];
-        w->eff_mass[s] = sb_reduced_mass(w->inv_mass[a], w->inv_mass[b]);
+        uint64_t taken = used[w->s_a[s]] | used[w->s_b[s]];
+        int c = 0;
+        while (c < 63 && (taken >> c) & 1u)
+            c += 1;
+        color[s] = (uint8_t)c;
+        used[w->s_a[s]] |= (uint64_t)1 << c;
+        used[w->s_b[s]] |= (uint64_t)1 << c;
+        count[c] += 1;
+        w->colors = c + 1 > w->colors ? c + 1 : w->colors;
+    }
+    int start[64], total = 0;
+    for (int c = 0; c < 64; ++c) {
+        start[c] = total;
+        total += count[c];
+    }
+    for (int s = 0; s < w->s_high; ++s)
+        if (w->s_a[s] >= 0)
+            w->order[start[color[s]]++] = s;
+    w->order_count = total;
+    w->order_dirty = false;
+    free(used);
+    free(color);
+}
+
+static int busiest_end(const sb_world *w, int s)
+{
+    int da = w->degree[w->s_a[s]], db = w->degree[w->s_b[s]];
+    return da > db ? da : db;
+}
+
+static void report_explicit_limit(sb_world *w, int s, double k, double c, double m, double h)
+{
+    double omega, zeta;
+    sb_kc_to_omega_zeta(k, c, m, &omega, &zeta);
+    double limit = sb_symplectic_omega_h_limit(zeta);
+    if (omega * h < limit)
+        return;
+    sb_stats *st = &w->stats;
+    st->unstable_springs += 1;
+    double worst = st->worst_omega_h_limit > 0 ? st->worst_omega_h / st->worst_omega_h_limit : 0.0;
+    if (omega * h / limit > worst) {
+        st->worst_omega_h = omega * h;
+        st->worst_omega_h_limit = limit;
+        st->worst_spring.index = (uint32_t)s;
+        st->worst_spring.generation = w->s_gen[s];
     }
 }
 
-static inline double spring_normal_velocity(const sb_world *w, int s)
+static sb_soft soft_from_kc(double k, double c, double m, double h);
+static double rigid_hertz(double h);
+
+// Fills the packed arrays for a step: ends, masses, warm starts, and each method's
+// constants from the tuning (masses and the sub-step do not change within a step).
+void springs_pack(sb_world *w, double h)
 {
-    return v2_dot(v2_sub(w->vel[w->s_b[s]], w->vel[w->s_a[s]]), w->axis[s]);
+    if (w->order_dirty)
+        build_order(w);
+    const sb_method method = w->def.method;
+    const sb_soft rigid_soft = soft_from_hertz(rigid_hertz(h), 2.0, h);
+    for (int k = 0; k < w->order_count; ++k) {
+        int s = w->order[k], a = w->s_a[s], b = w->s_b[s];
+        double wa = w->inv_mass[a], wb = w->inv_mass[b];
+        double m = sb_reduced_mass(wa, wb);
+        const sb_tuning *t = &w->tuning[s];
+        bool rigid = sb_tuning_is_rigid(t);
+        w->ka[k] = a;
+        w->kb[k] = b;
+        w->kwa[k] = wa;
+        w->kwb[k] = wb;
+        w->kmass[k] = m;
+        w->krest[k] = w->rest[s];
+        w->kimp[k] = w->impulse[s];
+        w->kpux[k] = w->axis_prev[s].x;
+        w->kpuy[k] = w->axis_prev[s].y;
+        w->krigid[k] = rigid;
+        w->kc1[k] = w->kc2[k] = w->kc3[k] = 0.0;
+        if (m == 0.0)
+            continue; // both ends fixed: every constant stays 0 and the spring applies nothing
+        double kk, c, cs = 1.0, cd = 1.0;
+        switch (method) {
+        case SB_METHOD_FORCE:
+        case SB_METHOD_IMPULSE:
+            // See substep_force_or_impulse: impulse = -(k C + c vn) h.
+            if (rigid) {
+                double coef = sb_nissen_safe_coefficient(busiest_end(w, s));
+                kk = coef * m / (h * h);
+                c = coef * m / h;
+            } else if (method == SB_METHOD_FORCE) {
+                sb_tuning_to_kc(t, m, h, &kk, &c);
+                report_explicit_limit(w, s, kk, c, m, h);
+            } else {
+                sb_tuning_to_coefficients(t, m, h, &cs, &cd);
+                kk = cs * m / (h * h);
+                c = cd * m / h;
+            }
+            w->kc1[k] = kk * h;
+            w->kc2[k] = c * h;
+            break;
+        case SB_METHOD_SEQUENTIAL:
+            if (!rigid) // rigid: the one-step spring of seed 002, Cs = Cd = 1
+                sb_tuning_to_coefficients(t, m, h, &cs, &cd);
+            w->kc1[k] = cs;
+            w->kc2[k] = cd;
+            break;
+        case SB_METHOD_SOFT: {
+            sb_soft soft = rigid_soft;
+            if (!rigid) {
+                sb_tuning_to_kc(t, m, h, &kk, &c);
+                soft = soft_from_kc(kk, c, m, h);
+            }
+            w->kc1[k] = soft.bias_rate;
+            w->kc2[k] = soft.mass_scale * m;
+            w->kc3[k] = soft.impulse_scale;
+            break;
+        }
+        case SB_METHOD_VERLET:
+            cd = 0.0;
+            if (!rigid)
+                sb_tuning_to_coefficients(t, m, h, &cs, &cd);
+            // Split Cs over the iterations so that their product gives Cs for a lone spring.
+            w->kc1[k] = cs >= 1.0 ? 1.0 : 1.0 - pow(1.0 - cs, 1.0 / w->def.iterations);
+            w->kc2[k] = cd * m;
+            break;
+        case SB_METHOD_XPBD:
+            if (!rigid) {
+                sb_tuning_to_kc(t, m, h, &kk, &c);
+                w->kc1[k] = kk > 0.0 ? 1.0 / (kk * h * h) : INFINITY; // alpha~ = alpha / h^2
+                w->kc2[k] = kk > 0.0 ? c / (kk * h) : 0.0;           // gamma = alpha c / h
+            }
+            break;
+        default: break;
+        }
+    }
+}
+
+// Writes the warm starts back to the spring slots at the end of a step.
+void springs_unpack(sb_world *w)
+{
+    for (int k = 0; k < w->order_count; ++k) {
+        int s = w->order[k];
+        w->impulse[s] = w->kimp[k];
+        w->axis_prev[s] = v2(w->kpux[k], w->kpuy[k]);
+    }
+}
+
+// Geometry from the current positions: axis a->b and length error. A zero-length spring
+// keeps its previous axis so it never divides by zero.
+static void springs_geometry(sb_world *w)
+{
+    const sb_vec2 *pos = w->pos;
+    for (int k = 0; k < w->order_count; ++k) {
+        sb_vec2 d = v2_sub(pos[w->kb[k]], pos[w->ka[k]]);
+        double len = sqrt(d.x * d.x + d.y * d.y);
+        double ux = 1.0, uy = 0.0;
+        if (len > 1e-12) {
+            ux = d.x / len;
+            uy = d.y / len;
+        } else if (w->kpux[k] != 0.0 || w->kpuy[k] != 0.0) {
+            ux = w->kpux[k];
+            uy = w->kpuy[k];
+        }
+        w->kux[k] = ux;
+        w->kuy[k] = uy;
+        w->ksep[k] = len - w->krest[k];
+    }
+}
+
+static inline double spring_normal_velocity(const sb_world *w, int k)
+{
+    const sb_vec2 va = w->vel[w->ka[k]], vb = w->vel[w->kb[k]];
+    return (vb.x - va.x) * w->kux[k] + (vb.y - va.y) * w->kuy[k];
 }
 
 // Equal and opposite impulses along the axis; positive pushes the ends apart.
-static inline void spring_apply(sb_world *w, int s, double impulse)
+static inline void spring_apply(sb_world *w, int k, double impulse)
 {
-    int a = w->s_a[s], b = w->s_b[s];
-    sb_vec2 p = v2_scale(w->axis[s], impulse);
-    w->vel[a] = v2_mad(w->vel[a], -w->inv_mass[a], p);
-    w->vel[b] = v2_mad(w->vel[b], w->inv_mass[b], p);
+    double px = w->kux[k] * impulse, py = w->kuy[k] * impulse;
+    sb_vec2 *va = &w->vel[w->ka[k]], *vb = &w->vel[w->kb[k]];
+    va->x -= w->kwa[k] * px;
+    va->y -= w->kwa[k] * py;
+    vb->x += w->kwb[k] * px;
+    vb->y += w->kwb[k] * py;
 }
 
 static void integrate_positions(sb_world *w, double h)
@@ -48,10 +223,12 @@ static void integrate_positions(sb_world *w, double h)
         w->pos[i] = v2_mad(w->pos[i], h, w->vel[i]);
 }
 
-static int busiest_end(const sb_world *w, int s)
+static void springs_store_axis(sb_world *w)
 {
-    int da = w->degree[w->s_a[s]], db = w->degree[w->s_b[s]];
-    return da > db ? da : db;
+    if (w->order_count == 0) // the arrays are NULL in a world that never had a spring
+        return;
+    memcpy(w->kpux, w->kux, sizeof *w->kux * (size_t)w->order_count);
+    memcpy(w->kpuy, w->kuy, sizeof *w->kuy * (size_t)w->order_count);
 }
 
 // ------------------------------------------------------------------ force, impulse
@@ -60,50 +237,20 @@ static int busiest_end(const sb_world *w, int s)
 // Nissen shows J = -(Cs x / h + Cd v) m_red gives "the numerically exact same result" as
 // f = -(Cs x / h^2 + Cd v / h) m_red under symplectic Euler, and Hooke's f = -k x - c v is
 // the same with k = Cs m / h^2, c = Cd m / h. Both read the pre-step state of every spring
-// (a Jacobi pass). What differs is the tuning: `force` uses k and c as given, so a stiff
-// hertz can exceed the symplectic Euler limit (reported); `impulse` caps Cs and Cd at 1.
-// A rigid spring uses Nissen's safe coefficient 1/(n+1) in both.
+// (a Jacobi pass). What differs is the tuning (springs_pack): `force` uses k and c as given,
+// so a stiff hertz can exceed the symplectic Euler limit (reported); `impulse` caps Cs and
+// Cd at 1. A rigid spring uses Nissen's safe coefficient 1/(n+1) in both.
 void substep_force_or_impulse(sb_world *w, double h, bool first_substep)
 {
-    const bool force = w->def.method == SB_METHOD_FORCE;
     springs_geometry(w);
-    for (int s = 0; s < w->s_high; ++s) {
-        int a = w->s_a[s], b = w->s_b[s];
-        double m = w->eff_mass[s];
-        if (a < 0 || m == 0.0)
-            continue;
-        double k, c;
-        if (sb_tuning_is_rigid(&w->tuning[s])) {
-            double coef = sb_nissen_safe_coefficient(busiest_end(w, s));
-            k = coef * m / (h * h);
-            c = coef * m / h;
-        } else if (force) {
-            sb_tuning_to_kc(&w->tuning[s], m, h, &k, &c);
-        } else {
-            double cs, cd;
-            sb_tuning_to_coefficients(&w->tuning[s], m, h, &cs, &cd);
-            k = cs * m / (h * h);
-            c = cd * m / h;
-        }
-        if (force && first_substep) {
-            double omega, zeta;
-            sb_kc_to_omega_zeta(k, c, m, &omega, &zeta);
-            double limit = sb_symplectic_omega_h_limit(zeta);
-            if (omega * h >= limit) {
-                sb_stats *st = &w->stats;
-                st->unstable_springs += 1;
-                if (omega * h / limit > st->worst_omega_h / (st->worst_omega_h_limit > 0 ? st->worst_omega_h_limit : 1)) {
-                    st->worst_omega_h = omega * h;
-                    st->worst_omega_h_limit = limit;
-                    st->worst_spring.index = (uint32_t)s;
-                    st->worst_spring.generation = w->s_gen[s];
-                }
-            }
-        }
-        double impulse = -(k * w->sep[s] + c * spring_normal_velocity(w, s)) * h;
-        sb_vec2 p = v2_scale(w->axis[s], impulse);
-        w->dv[a] = v2_mad(w->dv[a], -w->inv_mass[a], p);
-        w->dv[b] = v2_mad(w->dv[b], w->inv_mass[b], p);
+    for (int k = 0; k < w->order_count; ++k) {
+        double impulse = -(w->kc1[k] * w->ksep[k] + w->kc2[k] * spring_normal_velocity(w, k));
+        double px = w->kux[k] * impulse, py = w->kuy[k] * impulse;
+        sb_vec2 *da = &w->dv[w->ka[k]], *db = &w->dv[w->kb[k]];
+        da->x -= w->kwa[k] * px;
+        da->y -= w->kwa[k] * py;
+        db->x += w->kwb[k] * px;
+        db->y += w->kwb[k] * py;
     }
     for (int i = 0; i < w->p_high; ++i) {
         w->vel[i] = v2_add(w->vel[i], w->dv[i]);
@@ -116,8 +263,7 @@ void substep_force_or_impulse(sb_world *w, double h, bool first_substep)
         contacts_solve(w, h, true);
     integrate_positions(w, h);
     contacts_update_geometry(w);
-    for (int it = 0; it < w->def.iterations; ++it)
-        contacts_solve(w, h, false);
+    contacts_solve(w, h, false);
 }
 
 // ------------------------------------------------------------------ warm start
@@ -135,27 +281,18 @@ void substep_force_or_impulse(sb_world *w, double h, bool first_substep)
 static void springs_warm_start(sb_world *w, bool nissen_listing)
 {
     const double fraction = w->def.warmstart;
-    for (int s = 0; s < w->s_high; ++s) {
-        if (w->s_a[s] < 0)
-            continue;
-        double turn = v2_dot(w->axis_prev[s], w->axis[s]);
-        double impulse = turn > 0.0 ? w->impulse[s] * turn * fraction : 0.0;
+    for (int k = 0; k < w->order_count; ++k) {
+        double turn = w->kpux[k] * w->kux[k] + w->kpuy[k] * w->kuy[k];
+        double impulse = turn > 0.0 ? w->kimp[k] * turn * fraction : 0.0;
         if (nissen_listing) {
             if (impulse > 0.0) // positive pushes the ends apart: compression
                 impulse = 0.0;
-            w->impulse[s] = 0.0;
+            w->kimp[k] = 0.0;
         } else {
-            w->impulse[s] = impulse;
+            w->kimp[k] = impulse;
         }
-        if (impulse != 0.0)
-            spring_apply(w, s, impulse);
+        spring_apply(w, k, impulse);
     }
-}
-
-static void springs_store_axis(sb_world *w)
-{
-    for (int s = 0; s < w->s_high; ++s)
-        w->axis_prev[s] = w->axis[s];
 }
 
 // ------------------------------------------------------------------ sequential
@@ -168,35 +305,27 @@ static void springs_store_axis(sb_world *w)
 void substep_sequential(sb_world *w, double h, bool first_substep)
 {
     springs_geometry(w);
-    for (int s = 0; s < w->s_high; ++s) {
-        if (w->s_a[s] < 0 || w->eff_mass[s] == 0.0)
-            continue;
-        double cs = 1.0, cd = 1.0; // rigid: the one-step spring of seed 002
-        if (!sb_tuning_is_rigid(&w->tuning[s]))
-            sb_tuning_to_coefficients(&w->tuning[s], w->eff_mass[s], h, &cs, &cd);
-        double vn0 = spring_normal_velocity(w, s);
-        w->gain_pos[s] = vn0 - (cs * w->sep[s] / h + cd * vn0);
+    for (int k = 0; k < w->order_count; ++k) {
+        double vn0 = spring_normal_velocity(w, k);
+        w->kg[k] = vn0 - (w->kc1[k] * w->ksep[k] / h + w->kc2[k] * vn0);
     }
-    springs_warm_start(w, true);  // Nissen's listing
+    springs_warm_start(w, true); // Nissen's listing
     contacts_prepare(w, h, first_substep);
     contacts_warm_start(w);
     const double correction = w->def.correction;
     for (int it = 0; it < w->def.iterations; ++it) {
-        for (int s = 0; s < w->s_high; ++s) {
-            if (w->s_a[s] < 0 || w->eff_mass[s] == 0.0)
-                continue;
-            double error = spring_normal_velocity(w, s) - w->gain_pos[s];
-            double impulse = -error * w->eff_mass[s] * correction;
-            w->impulse[s] += impulse;
-            spring_apply(w, s, impulse);
+        for (int k = 0; k < w->order_count; ++k) {
+            double error = spring_normal_velocity(w, k) - w->kg[k];
+            double impulse = -error * w->kmass[k] * correction;
+            w->kimp[k] += impulse;
+            spring_apply(w, k, impulse);
         }
         contacts_solve(w, h, true);
     }
     springs_store_axis(w);
     integrate_positions(w, h);
     contacts_update_geometry(w);
-    for (int it = 0; it < w->def.iterations; ++it)
-        contacts_solve(w, h, false);
+    contacts_solve(w, h, false);
 }
 
 // ------------------------------------------------------------------ soft
@@ -243,52 +372,36 @@ static double rigid_hertz(double h)
     return 2.0 * contact_hertz;
 }
 
+// Per sub-step, as Box2D v3's soft step: warm start, `iterations` solves with the bias,
+// integrate positions, then one relax solve without the bias for rigid springs.
 void substep_soft(sb_world *w, double h, bool first_substep)
 {
     springs_geometry(w);
-    const sb_soft rigid = soft_from_hertz(rigid_hertz(h), 2.0, h);
-    for (int s = 0; s < w->s_high; ++s) {
-        double m = w->eff_mass[s];
-        if (w->s_a[s] < 0 || m == 0.0)
-            continue;
-        sb_soft soft = rigid;
-        w->rigid[s] = sb_tuning_is_rigid(&w->tuning[s]);
-        if (!w->rigid[s]) {
-            double k, c;
-            sb_tuning_to_kc(&w->tuning[s], m, h, &k, &c);
-            soft = soft_from_kc(k, c, m, h);
-        }
-        w->gain_pos[s] = soft.bias_rate * w->sep[s];
-        w->gain_vel[s] = soft.mass_scale * m;
-        w->gain_extra[s] = soft.impulse_scale;
-    }
+    for (int k = 0; k < w->order_count; ++k)
+        w->kg[k] = w->kc1[k] * w->ksep[k]; // bias velocity (beta/h) C
     springs_warm_start(w, false);
     contacts_prepare(w, h, first_substep);
     contacts_warm_start(w);
     for (int it = 0; it < w->def.iterations; ++it) {
-        for (int s = 0; s < w->s_high; ++s) {
-            if (w->s_a[s] < 0 || w->eff_mass[s] == 0.0)
-                continue;
-            double vn = spring_normal_velocity(w, s);
-            double impulse = -w->gain_vel[s] * (vn + w->gain_pos[s]) - w->gain_extra[s] * w->impulse[s];
-            w->impulse[s] += impulse;
-            spring_apply(w, s, impulse);
+        for (int k = 0; k < w->order_count; ++k) {
+            double vn = spring_normal_velocity(w, k);
+            double impulse = -w->kc2[k] * (vn + w->kg[k]) - w->kc3[k] * w->kimp[k];
+            w->kimp[k] += impulse;
+            spring_apply(w, k, impulse);
         }
         contacts_solve(w, h, true);
     }
     springs_store_axis(w);
     integrate_positions(w, h);
     contacts_update_geometry(w);
-    for (int it = 0; it < w->def.iterations; ++it) {
-        for (int s = 0; s < w->s_high; ++s) {
-            if (w->s_a[s] < 0 || w->eff_mass[s] == 0.0 || !w->rigid[s])
-                continue;
-            double impulse = -w->eff_mass[s] * spring_normal_velocity(w, s);
-            w->impulse[s] += impulse;
-            spring_apply(w, s, impulse);
-        }
-        contacts_solve(w, h, false);
+    for (int k = 0; k < w->order_count; ++k) {
+        if (!w->krigid[k])
+            continue;
+        double impulse = -w->kmass[k] * spring_normal_velocity(w, k);
+        w->kimp[k] += impulse;
+        spring_apply(w, k, impulse);
     }
+    contacts_solve(w, h, false);
 }
 
 // ------------------------------------------------------------------ verlet
@@ -309,39 +422,27 @@ void substep_verlet(sb_world *w, double h)
         pos[i] = v2_mad(prev[i], h, w->vel[i]);
 
     springs_geometry(w);
-    const int iterations = w->def.iterations;
-    for (int s = 0; s < w->s_high; ++s) {
-        int a = w->s_a[s], b = w->s_b[s];
-        double m = w->eff_mass[s];
-        if (a < 0 || m == 0.0)
+    for (int k = 0; k < w->order_count; ++k) {
+        if (w->kc2[k] == 0.0)
             continue;
-        double cs = 1.0, cd = 0.0;
-        if (!sb_tuning_is_rigid(&w->tuning[s]))
-            sb_tuning_to_coefficients(&w->tuning[s], m, h, &cs, &cd);
-        // Split Cs over the iterations so that their product gives Cs for a lone spring.
-        w->gain_pos[s] = cs >= 1.0 ? 1.0 : 1.0 - pow(1.0 - cs, 1.0 / iterations);
-        if (cd > 0.0) {
-            // Damping removes a fraction Cd of the relative normal velocity, through prev.
-            sb_vec2 u = w->axis[s];
-            double vn = v2_dot(v2_sub(v2_sub(pos[b], prev[b]), v2_sub(pos[a], prev[a])), u);
-            double dvn = cd * vn * m;
-            prev[a] = v2_mad(prev[a], -w->inv_mass[a] * dvn, u);
-            prev[b] = v2_mad(prev[b], w->inv_mass[b] * dvn, u);
-        }
+        // Damping removes a fraction Cd of the relative normal velocity, through prev.
+        int a = w->ka[k], b = w->kb[k];
+        sb_vec2 u = v2(w->kux[k], w->kuy[k]);
+        double vn = v2_dot(v2_sub(v2_sub(pos[b], prev[b]), v2_sub(pos[a], prev[a])), u);
+        double dvn = w->kc2[k] * vn; // Cd m vn
+        prev[a] = v2_mad(prev[a], -w->kwa[k] * dvn, u);
+        prev[b] = v2_mad(prev[b], w->kwb[k] * dvn, u);
     }
-    for (int it = 0; it < iterations; ++it) {
-        for (int s = 0; s < w->s_high; ++s) {
-            int a = w->s_a[s], b = w->s_b[s];
-            double m = w->eff_mass[s];
-            if (a < 0 || m == 0.0)
-                continue;
-            sb_vec2 d = v2_sub(pos[b], pos[a]);
-            double len = v2_len(d);
-            if (len < 1e-12)
-                continue;
-            double correction = w->gain_pos[s] * (len - w->rest[s]) * m / len;
-            pos[a] = v2_mad(pos[a], w->inv_mass[a] * correction, d);
-            pos[b] = v2_mad(pos[b], -w->inv_mass[b] * correction, d);
+    for (int it = 0; it < w->def.iterations; ++it) {
+        for (int k = 0; k < w->order_count; ++k) {
+            sb_vec2 *pa = &pos[w->ka[k]], *pb = &pos[w->kb[k]];
+            double dx = pb->x - pa->x, dy = pb->y - pa->y;
+            double len = sqrt(dx * dx + dy * dy);
+            double correction = len > 1e-12 ? w->kc1[k] * (len - w->krest[k]) * w->kmass[k] / len : 0.0;
+            pa->x += w->kwa[k] * correction * dx;
+            pa->y += w->kwa[k] * correction * dy;
+            pb->x -= w->kwb[k] * correction * dx;
+            pb->y -= w->kwb[k] * correction * dy;
         }
         contacts_project(w, false, h);
     }
@@ -351,10 +452,7 @@ void substep_verlet(sb_world *w, double h)
         prev[i] = pos[i];
         pos[i] = next;
     }
-    if (w->def.verlet_preserve_impulse)
-        contacts_project(w, true, h);
-    else
-        contacts_project(w, false, h);
+    contacts_project(w, w->def.verlet_preserve_impulse, h);
     for (int i = 0; i < w->p_high; ++i)
         w->vel[i] = v2_scale(v2_sub(pos[i], prev[i]), 1.0 / h);
     springs_store_axis(w);
@@ -374,45 +472,34 @@ void substep_xpbd(sb_world *w, double h, bool first_substep)
         prev[i] = pos[i];
         pos[i] = v2_mad(pos[i], h, w->vel[i]);
     }
-    springs_geometry(w);
-    for (int s = 0; s < w->s_high; ++s) {
-        double m = w->eff_mass[s];
-        if (w->s_a[s] < 0 || m == 0.0)
-            continue;
-        double alpha_tilde = 0.0, gamma = 0.0;
-        if (!sb_tuning_is_rigid(&w->tuning[s])) {
-            double k, c;
-            sb_tuning_to_kc(&w->tuning[s], m, h, &k, &c);
-            alpha_tilde = k > 0.0 ? 1.0 / (k * h * h) : INFINITY;
-            gamma = k > 0.0 ? c / (k * h) : 0.0;
-        }
-        w->gain_pos[s] = alpha_tilde;
-        w->gain_vel[s] = gamma;
-        w->impulse[s] = 0.0; // lambda, position-level
-    }
+    for (int k = 0; k < w->order_count; ++k)
+        w->kg[k] = 0.0; // lambda, position-level
     for (int it = 0; it < w->def.iterations; ++it) {
-        for (int s = 0; s < w->s_high; ++s) {
-            int a = w->s_a[s], b = w->s_b[s];
-            if (a < 0 || w->eff_mass[s] == 0.0 || !isfinite(w->gain_pos[s]))
+        for (int k = 0; k < w->order_count; ++k) {
+            double wsum = w->kwa[k] + w->kwb[k], alpha_tilde = w->kc1[k], gamma = w->kc2[k];
+            if (wsum == 0.0 || !isfinite(alpha_tilde))
                 continue;
-            sb_vec2 d = v2_sub(pos[b], pos[a]);
-            double len = v2_len(d);
+            int a = w->ka[k], b = w->kb[k];
+            double dx = pos[b].x - pos[a].x, dy = pos[b].y - pos[a].y;
+            double len = sqrt(dx * dx + dy * dy);
             if (len < 1e-12)
                 continue;
-            sb_vec2 n = v2_scale(d, 1.0 / len);
-            double wsum = w->inv_mass[a] + w->inv_mass[b];
-            double alpha_tilde = w->gain_pos[s], gamma = w->gain_vel[s];
-            double approach = v2_dot(n, v2_sub(v2_sub(pos[b], prev[b]), v2_sub(pos[a], prev[a])));
-            double dlambda = (-(len - w->rest[s]) - alpha_tilde * w->impulse[s] - gamma * approach) /
+            double nx = dx / len, ny = dy / len;
+            double approach = nx * ((pos[b].x - prev[b].x) - (pos[a].x - prev[a].x)) +
+                              ny * ((pos[b].y - prev[b].y) - (pos[a].y - prev[a].y));
+            double dlambda = (-(len - w->krest[k]) - alpha_tilde * w->kg[k] - gamma * approach) /
                              ((1.0 + gamma) * wsum + alpha_tilde);
-            w->impulse[s] += dlambda;
-            pos[a] = v2_mad(pos[a], -w->inv_mass[a] * dlambda, n);
-            pos[b] = v2_mad(pos[b], w->inv_mass[b] * dlambda, n);
+            w->kg[k] += dlambda;
+            pos[a].x -= w->kwa[k] * dlambda * nx;
+            pos[a].y -= w->kwa[k] * dlambda * ny;
+            pos[b].x += w->kwb[k] * dlambda * nx;
+            pos[b].y += w->kwb[k] * dlambda * ny;
         }
         contacts_project_xpbd(w);
     }
     for (int i = 0; i < w->p_high; ++i)
         w->vel[i] = v2_scale(v2_sub(pos[i], prev[i]), 1.0 / h);
     contacts_xpbd_velocity(w);
-    springs_store_axis(w);
+    for (int k = 0; k < w->order_count; ++k)
+        w->kimp[k] = w->kg[k]; // reads back as the spring's impulse
 }

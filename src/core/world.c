@@ -170,10 +170,13 @@ static bool springs_reserve(sb_world *w, int need)
     while (cap < need)
         cap *= 2;
     if (!GROW(w->s_a, cap) || !GROW(w->s_b, cap) || !GROW(w->rest, cap) || !GROW(w->tuning, cap) ||
-        !GROW(w->s_gen, cap) || !GROW(w->s_next_free, cap) || !GROW(w->axis, cap) || !GROW(w->axis_prev, cap) ||
-        !GROW(w->sep, cap) || !GROW(w->eff_mass, cap) || !GROW(w->gain_pos, cap) || !GROW(w->gain_vel, cap) ||
-        !GROW(w->gain_extra, cap) || !GROW(w->impulse, cap) || !GROW(w->rigid, cap) ||
-        !GROW(w->snap_axis, cap) || !GROW(w->snap_impulse, cap) || !GROW(w->pair_keys, cap))
+        !GROW(w->s_gen, cap) || !GROW(w->s_next_free, cap) || !GROW(w->axis_prev, cap) ||
+        !GROW(w->impulse, cap) || !GROW(w->snap_axis, cap) || !GROW(w->snap_impulse, cap) ||
+        !GROW(w->pair_keys, cap) || !GROW(w->order, cap) || !GROW(w->ka, cap) || !GROW(w->kb, cap) ||
+        !GROW(w->kwa, cap) || !GROW(w->kwb, cap) || !GROW(w->kmass, cap) || !GROW(w->krest, cap) ||
+        !GROW(w->kux, cap) || !GROW(w->kuy, cap) || !GROW(w->kpux, cap) || !GROW(w->kpuy, cap) ||
+        !GROW(w->ksep, cap) || !GROW(w->kc1, cap) || !GROW(w->kc2, cap) || !GROW(w->kc3, cap) ||
+        !GROW(w->kg, cap) || !GROW(w->kimp, cap) || !GROW(w->krigid, cap))
         return false;
     w->s_cap = cap;
     return true;
@@ -204,8 +207,9 @@ void sb_world_destroy(sb_world *w)
     void *arrays[] = {
         w->pos, w->vel, w->prev, w->dv, w->mass, w->inv_mass, w->radius, w->restitution, w->friction,
         w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_gen,
-        w->s_next_free, w->axis, w->axis_prev, w->sep, w->eff_mass, w->gain_pos, w->gain_vel,
-        w->gain_extra, w->impulse, w->rigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen,
+        w->s_next_free, w->axis_prev, w->impulse, w->order, w->ka, w->kb, w->kwa, w->kwb, w->kmass,
+        w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kc1, w->kc2, w->kc3, w->kg, w->kimp,
+        w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen,
         w->w_alive_flag, w->contacts, w->contacts_next, w->grid_start, w->grid_items, w->cell_x,
         w->cell_y, w->snap_pos, w->snap_vel, w->snap_axis, w->snap_impulse,
     };
@@ -373,6 +377,7 @@ static void spring_free_slot(sb_world *w, int s)
     w->s_free = s;
     w->s_alive -= 1;
     w->s_pair_dirty = 1;
+    w->order_dirty = true;
 }
 
 sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status *status, const char **bad_field)
@@ -423,6 +428,7 @@ sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status 
     w->degree[b] += 1;
     w->s_alive += 1;
     w->s_pair_dirty = 1;
+    w->order_dirty = true;
     sb_spring_id id = {(uint32_t)s, w->s_gen[s]};
     return id;
 }
@@ -751,6 +757,7 @@ static int run_substeps(sb_world *w, bool diagnostic)
 {
     const double h = w->def.dt / w->def.substeps;
     const sb_method method = w->def.method;
+    springs_pack(w, h);
     for (int sub = 0; sub < w->def.substeps; ++sub) {
         bool first = sub == 0;
         if (method != SB_METHOD_VERLET) // verlet applies it as the article's position kick
@@ -766,10 +773,13 @@ static int run_substeps(sb_world *w, bool diagnostic)
         }
         if (diagnostic) {
             int bad = first_nonfinite_particle(w);
-            if (bad >= 0)
+            if (bad >= 0) {
+                springs_unpack(w);
                 return bad;
+            }
         }
     }
+    springs_unpack(w);
     if (method != SB_METHOD_VERLET && method != SB_METHOD_XPBD)
         contacts_restitution(w);
     return -1;
@@ -786,7 +796,7 @@ static void snapshot_save(sb_world *w)
 {
     copy_array(w->snap_pos, w->pos, sizeof *w->pos * (size_t)w->p_high);
     copy_array(w->snap_vel, w->vel, sizeof *w->vel * (size_t)w->p_high);
-    copy_array(w->snap_axis, w->axis_prev, sizeof *w->axis * (size_t)w->s_high);
+    copy_array(w->snap_axis, w->axis_prev, sizeof *w->axis_prev * (size_t)w->s_high);
     copy_array(w->snap_impulse, w->impulse, sizeof *w->impulse * (size_t)w->s_high);
 }
 
@@ -794,7 +804,7 @@ static void snapshot_restore(sb_world *w)
 {
     copy_array(w->pos, w->snap_pos, sizeof *w->pos * (size_t)w->p_high);
     copy_array(w->vel, w->snap_vel, sizeof *w->vel * (size_t)w->p_high);
-    copy_array(w->axis_prev, w->snap_axis, sizeof *w->axis * (size_t)w->s_high);
+    copy_array(w->axis_prev, w->snap_axis, sizeof *w->axis_prev * (size_t)w->s_high);
     copy_array(w->impulse, w->snap_impulse, sizeof *w->impulse * (size_t)w->s_high);
 }
 

@@ -50,13 +50,27 @@ struct sb_world {
     sb_tuning *tuning;
     uint32_t *s_gen;
     int *s_next_free;
-    sb_vec2 *axis;            // unit vector a -> b of this sub-step
-    sb_vec2 *axis_prev;       // axis of the sub-step that stored `impulse`
-    double *sep;              // length - rest of this sub-step
-    double *eff_mass;         // reduced mass 1/(wa + wb)
-    double *gain_pos, *gain_vel, *gain_extra; // per-method constants of this sub-step
     double *impulse;          // accumulated impulse (warm start), N s
-    uint8_t *rigid;
+    sb_vec2 *axis_prev;       // axis of the sub-step that stored `impulse`
+
+    // Solver order: live springs grouped by graph colour, so that consecutive springs of a
+    // colour share no particle and the CPU can overlap them (Gauss-Seidel in any order is
+    // still Gauss-Seidel). Rebuilt when springs are added or removed.
+    int *order, order_count, colors;
+    bool order_dirty;
+    // Packed per order position k, filled at the start of each step (sb_world_step) and
+    // written back at its end, so the solver loops read memory in order, without branches.
+    int *ka, *kb;
+    double *kwa, *kwb;        // inverse masses of the ends
+    double *kmass;            // reduced mass 1/(wa + wb), 0 when both are fixed
+    double *krest;
+    double *kux, *kuy;        // axis a -> b of this sub-step
+    double *kpux, *kpuy;      // axis that stored the warm start
+    double *ksep;             // length - rest of this sub-step
+    double *kc1, *kc2, *kc3;  // per-method constants of this step (springs.c says which)
+    double *kg;               // per-method value of this sub-step (bias, target, ...)
+    double *kimp;             // accumulated impulse (warm start), N s
+    uint8_t *krigid;
     int s_pair_dirty;
     uint64_t *pair_keys;      // sorted (min,max) particle pairs joined by springs
     int pair_count;
@@ -120,7 +134,9 @@ sb_soft soft_from_hertz(double hertz, double damping_ratio, double h);
 // world.c: gravity and the drag constraint as a velocity kick of one sub-step.
 void apply_gravity_and_drag(sb_world *w, double h);
 
-// springs.c: one sub-step of each method.
+// springs.c: packing for a step, and one sub-step of each method.
+void springs_pack(sb_world *w, double h);
+void springs_unpack(sb_world *w);
 void substep_force_or_impulse(sb_world *w, double h, bool first_substep);
 void substep_sequential(sb_world *w, double h, bool first_substep);
 void substep_soft(sb_world *w, double h, bool first_substep);

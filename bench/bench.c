@@ -1,0 +1,474 @@
+// springbox benchmark: the same scenes in springbox (every method) and, when their Debian
+// packages are installed, in Box2D 2.4.1 and Chipmunk 7. Runs are interleaved; the table
+// reports the median step time over the repeats, ratios against the peers measured in the
+// same run, and each scene's quality figure. Writes CSV and, with gnuplot, a plot.
+#define _POSIX_C_SOURCE 200809L
+#include "bench_scene.h"
+#include "sb_samples.h"
+#include "sb_world.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+// ---------------------------------------------------------------- scenes
+
+static void scene_alloc(bench_scene *s, const char *name, int np, int nl)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->particles = calloc((size_t)np, sizeof *s->particles);
+    s->links = calloc((size_t)(nl > 0 ? nl : 1), sizeof *s->links);
+    s->dt = 1.0 / 60.0;
+    s->gravity = -10.0;
+}
+
+static void scene_free(bench_scene *s)
+{
+    free(s->particles);
+    free(s->links);
+}
+
+static void add_link(bench_scene *s, int a, int b, double length)
+{
+    s->links[s->nl++] = (bench_link){a, b, length};
+}
+
+/// cloth N: N x N particles of 1 kg spaced 0.1 m, top row fixed, rigid links between
+/// horizontal and vertical neighbours, built with a 30% horizontal shear so it swings. The
+/// links' lengths are the built distances (vertical ones 0.1044 m), so every engine starts
+/// unstretched and any stretch is the solver's.
+/// Links between two fixed particles of the top row do nothing and are left out
+/// (Chipmunk aborts on a joint between two static bodies).
+static void make_cloth(bench_scene *s, int n)
+{
+    char name[32];
+    snprintf(name, sizeof name, "cloth %d", n);
+    scene_alloc(s, name, n * n, 2 * n * (n - 1) - (n - 1));
+    for (int r = 0; r < n; ++r) {
+        for (int c = 0; c < n; ++c) {
+            int i = r * n + c;
+            s->particles[i] = (bench_particle){(c + 0.3 * r) * 0.1, -r * 0.1, 1.0, 0.02, r == 0};
+            s->np = i + 1;
+            if (c > 0 && r > 0)
+                add_link(s, i - 1, i, 0.1);
+            if (r > 0)
+                add_link(s, i - n, i, sqrt(0.1 * 0.1 + 0.03 * 0.03));
+        }
+    }
+}
+
+/// wrecking ball: 40 links of 0.25 m, first particle fixed, chain horizontal, the last
+/// particle a 100 kg ball and the others 1 kg.
+static void make_wrecking_ball(bench_scene *s)
+{
+    scene_alloc(s, "wrecking ball", 41, 40);
+    for (int i = 0; i <= 40; ++i) {
+        s->particles[i] = (bench_particle){0.25 * i, 0.0, i == 40 ? 100.0 : 1.0, i == 40 ? 0.5 : 0.05, i == 0};
+        s->np = i + 1;
+        if (i > 0)
+            add_link(s, i - 1, i, 0.25);
+    }
+}
+
+/// ball pit N: circles of radius 0.05 to 0.1 m from a fixed seed, in a 10 m wide box,
+/// dropped from a grid and settled for 10 s.
+static void make_ball_pit(bench_scene *s, int n)
+{
+    char name[32];
+    snprintf(name, sizeof name, "ball pit %d", n);
+    scene_alloc(s, name, n, 0);
+    s->collisions = 1;
+    s->box_width = 10.0;
+    int per_row = 49;
+    s->box_height = (n / per_row + 1) * 0.21 + 5.0;
+    sb_rng rng = sb_rng_seed(2024);
+    for (int i = 0; i < n; ++i) {
+        double r = sb_rng_uniform(&rng, 0.05, 0.1);
+        double x = 0.2 + (i % per_row) * 0.2 + sb_rng_uniform(&rng, -0.004, 0.004);
+        double y = 0.15 + (i / per_row) * 0.21;
+        s->particles[i] = (bench_particle){x, y, 1.0, r, 0};
+        s->np = i + 1;
+    }
+}
+
+// ---------------------------------------------------------------- springbox as an engine
+
+typedef struct sb_bench_world { sb_world *w; sb_particle_id *ids; int n; } sb_bench_world;
+
+static sb_method bench_method;
+
+static void *sb_create(const bench_scene *s)
+{
+    sb_bench_world *b = calloc(1, sizeof *b);
+    sb_world_def def = sb_default_world_def(); // the defaults a user gets
+    def.method = bench_method;
+    def.gravity.x = 0.0;
+    def.gravity.y = s->gravity;
+    def.dt = s->dt;
+    def.collisions = s->collisions != 0;
+    def.friction = 0.3;
+    if (s->collisions) {
+        def.has_bounds = true;
+        def.bounds = (sb_bounds){0.0, 0.0, s->box_width, s->box_height};
+    }
+    b->w = sb_world_create(&def);
+    b->n = s->np;
+    b->ids = calloc((size_t)s->np, sizeof *b->ids);
+    for (int i = 0; i < s->np; ++i) {
+        const bench_particle *p = &s->particles[i];
+        sb_particle_def d = sb_default_particle_def();
+        d.position.x = p->x;
+        d.position.y = p->y;
+        d.mass = p->mass;
+        d.radius = p->radius;
+        d.fixed = p->fixed != 0;
+        b->ids[i] = sb_world_add_particle(b->w, &d, NULL);
+    }
+    for (int k = 0; k < s->nl; ++k) {
+        sb_spring_def d = sb_default_spring_def(); // rigid
+        d.a = b->ids[s->links[k].a];
+        d.b = b->ids[s->links[k].b];
+        d.rest_length = s->links[k].length;
+        sb_world_add_spring(b->w, &d, NULL, NULL);
+    }
+    return b;
+}
+
+static void sb_step(void *world) { sb_world_step(((sb_bench_world *)world)->w); }
+
+static void sb_state(void *world, double *xy, double *vxy)
+{
+    sb_bench_world *b = world;
+    for (int i = 0; i < b->n; ++i) {
+        sb_particle_def d;
+        sb_particle_get(b->w, b->ids[i], &d);
+        xy[2 * i] = d.position.x;
+        xy[2 * i + 1] = d.position.y;
+        vxy[2 * i] = d.velocity.x;
+        vxy[2 * i + 1] = d.velocity.y;
+    }
+}
+
+static void sb_destroy(void *world)
+{
+    sb_bench_world *b = world;
+    sb_world_destroy(b->w);
+    free(b->ids);
+    free(b);
+}
+
+// ---------------------------------------------------------------- measuring
+
+typedef struct result {
+    double ms[16];             // mean step time of each repeat
+    int runs;
+    double median_ms;
+    double q[3];               // quality figures, scene-specific
+    int iterations;            // constraint iterations per step, for ns/spring/iteration
+    const char *engine, *settings;
+    char settings_buf[64];
+} result;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static double link_stretch(const bench_scene *s, const double *xy, int k)
+{
+    const bench_link *l = &s->links[k];
+    double dx = xy[2 * l->b] - xy[2 * l->a], dy = xy[2 * l->b + 1] - xy[2 * l->a + 1];
+    return fabs(sqrt(dx * dx + dy * dy) / l->length - 1.0);
+}
+
+// Largest overlap relative to the smaller radius, by sweep and prune on x.
+static double largest_overlap(const bench_scene *s, const double *xy)
+{
+    int n = s->np;
+    int *order = malloc(sizeof *order * (size_t)n);
+    for (int i = 0; i < n; ++i)
+        order[i] = i;
+    // insertion-friendly: sort indices by x with a simple merge sort
+    int *tmp = malloc(sizeof *tmp * (size_t)n);
+    for (int width = 1; width < n; width *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * width) {
+            int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = xy[2 * order[i]] <= xy[2 * order[j]] ? order[i++] : order[j++];
+            while (i < mid)
+                tmp[k++] = order[i++];
+            while (j < hi)
+                tmp[k++] = order[j++];
+        }
+        int *t = order;
+        order = tmp;
+        tmp = t;
+    }
+    double worst = 0.0;
+    for (int a = 0; a < n; ++a) {
+        int i = order[a];
+        for (int b = a + 1; b < n; ++b) {
+            int j = order[b];
+            if (xy[2 * j] - xy[2 * i] > 0.2)
+                break;
+            double dx = xy[2 * j] - xy[2 * i], dy = xy[2 * j + 1] - xy[2 * i + 1];
+            double overlap = s->particles[i].radius + s->particles[j].radius - sqrt(dx * dx + dy * dy);
+            double rel = overlap / fmin(s->particles[i].radius, s->particles[j].radius);
+            worst = rel > worst ? rel : worst;
+        }
+    }
+    free(order);
+    free(tmp);
+    return worst;
+}
+
+// Runs one engine on one scene for `steps` steps; times only the step calls.
+static double run(const bench_engine *e, const bench_scene *s, int steps, double q[3])
+{
+    void *w = e->create(s);
+    double *xy = malloc(sizeof *xy * 2 * (size_t)s->np), *v = malloc(sizeof *v * 2 * (size_t)s->np);
+    double total = 0.0, peak = 0.0;
+    for (int f = 0; f < steps; ++f) {
+        double t0 = now_ms();
+        e->step(w);
+        total += now_ms() - t0;
+        if (s->nl > 0) { // quality during the run: the largest stretch
+            e->state(w, xy, v);
+            if (s->nl == 40) { // wrecking ball: path stretch, sum of link lengths over rest, minus one
+                double path = 0.0, rest = 0.0;
+                for (int k = 0; k < s->nl; ++k) {
+                    double dx = xy[2 * s->links[k].b] - xy[2 * s->links[k].a];
+                    double dy = xy[2 * s->links[k].b + 1] - xy[2 * s->links[k].a + 1];
+                    path += sqrt(dx * dx + dy * dy);
+                    rest += s->links[k].length;
+                }
+                double stretch = path / rest - 1.0;
+                peak = !(stretch <= peak) ? stretch : peak; // NaN counts as the worst
+            } else {
+                for (int k = 0; k < s->nl; ++k) {
+                    double st = link_stretch(s, xy, k);
+                    peak = !(st <= peak) ? st : peak; // NaN counts as the worst
+                }
+            }
+        }
+    }
+    e->state(w, xy, v);
+    if (s->collisions) {
+        double ke = 0.0;
+        int escaped = 0;
+        for (int i = 0; i < s->np; ++i) {
+            ke += 0.5 * s->particles[i].mass * (v[2 * i] * v[2 * i] + v[2 * i + 1] * v[2 * i + 1]);
+            if (!(xy[2 * i] >= -0.01 && xy[2 * i] <= s->box_width + 0.01 && xy[2 * i + 1] >= -0.01 &&
+                  xy[2 * i + 1] <= s->box_height + 0.01))
+                escaped += 1;
+        }
+        q[0] = ke;
+        q[1] = largest_overlap(s, xy);
+        q[2] = escaped;
+    } else if (s->nl == 40) {
+        q[0] = peak;
+        q[1] = q[2] = 0.0;
+    } else {
+        double max_end = 0.0, sum = 0.0;
+        for (int k = 0; k < s->nl; ++k) {
+            double st = link_stretch(s, xy, k);
+            max_end = !(st <= max_end) ? st : max_end;
+            sum += st;
+        }
+        q[0] = max_end;
+        q[1] = sum / s->nl;
+        q[2] = peak;
+    }
+    free(xy);
+    free(v);
+    e->destroy(w);
+    return total / steps;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// ---------------------------------------------------------------- main
+
+typedef struct engine_entry { bench_engine e; sb_method method; bool springbox; int iterations; } engine_entry;
+
+static void fmt_quality(char *out, size_t n, const bench_scene *s, const double q[3])
+{
+    if (s->collisions)
+        snprintf(out, n, "KE %.3g J, overlap %.1f%%, escaped %d", q[0], 100.0 * q[1], (int)q[2]);
+    else if (s->nl == 40)
+        snprintf(out, n, "peak path stretch %.2f%%", 100.0 * q[0]);
+    else
+        snprintf(out, n, "end max %.2f%% mean %.3f%%, run max %.2f%%", 100.0 * q[0], 100.0 * q[1], 100.0 * q[2]);
+}
+
+int main(int argc, char **argv)
+{
+    int repeats = 3;
+    double step_scale = 1.0;
+    const char *only = NULL, *csv_path = "bench/results/results.csv", *plot_path = "bench/results/results.png";
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            repeats = 1;
+            step_scale = 0.2;
+        } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
+            repeats = atoi(argv[++i]);
+            repeats = repeats < 1 ? 1 : repeats > 16 ? 16 : repeats;
+        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            only = argv[++i];
+        } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
+            csv_path = argv[++i];
+        } else if (strcmp(argv[i], "--plot") == 0 && i + 1 < argc) {
+            plot_path = argv[++i];
+        } else {
+            fprintf(stderr, "usage: springbox_bench [--quick] [--repeats N] [--only SUBSTRING] [--csv F] [--plot F]\n");
+            return 2;
+        }
+    }
+
+    enum { SCENES = 7 };
+    bench_scene scenes[SCENES];
+    int steps[SCENES];
+    make_cloth(&scenes[0], 32), steps[0] = 300;
+    make_cloth(&scenes[1], 64), steps[1] = 300;
+    make_cloth(&scenes[2], 128), steps[2] = 300;
+    make_cloth(&scenes[3], 256), steps[3] = 120;
+    make_wrecking_ball(&scenes[4]), steps[4] = 300;
+    make_ball_pit(&scenes[5], 4000), steps[5] = 600;
+    make_ball_pit(&scenes[6], 20000), steps[6] = 600;
+
+    sb_world_def defaults = sb_default_world_def();
+    engine_entry engines[SB_METHOD_COUNT + 2];
+    int ne = 0;
+    static char sb_names[SB_METHOD_COUNT][48], sb_settings[64];
+    snprintf(sb_settings, sizeof sb_settings, "%d sub-steps x %d iterations", defaults.substeps, defaults.iterations);
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        snprintf(sb_names[m], sizeof sb_names[m], "springbox %s%s", sb_method_name((sb_method)m),
+                 m == (int)defaults.method ? " (default)" : "");
+        engines[ne++] = (engine_entry){{sb_names[m], sb_settings, sb_create, sb_step, sb_state, sb_destroy},
+                                       (sb_method)m, true, defaults.substeps * defaults.iterations};
+    }
+    int box2d = -1, chipmunk = -1;
+#ifdef BENCH_HAVE_BOX2D
+    box2d = ne;
+    engines[ne++] = (engine_entry){bench_box2d, SB_METHOD_SOFT, false, 8};
+#endif
+#ifdef BENCH_HAVE_CHIPMUNK
+    chipmunk = ne;
+    engines[ne++] = (engine_entry){bench_chipmunk, SB_METHOD_SOFT, false, 10};
+#endif
+    if (box2d < 0 || chipmunk < 0)
+        fprintf(stderr, "note: built without %s%s%s: install libbox2d-dev and libchipmunk-dev and rebuild to compare\n",
+                box2d < 0 ? "Box2D" : "", box2d < 0 && chipmunk < 0 ? " and " : "", chipmunk < 0 ? "Chipmunk" : "");
+
+    static result results[SCENES][SB_METHOD_COUNT + 2];
+    memset(results, 0, sizeof results);
+    int total = 0, done = 0;
+    for (int sc = 0; sc < SCENES; ++sc)
+        if (!only || strstr(scenes[sc].name, only))
+            total += ne * repeats;
+    for (int r = 0; r < repeats; ++r) {
+        for (int sc = 0; sc < SCENES; ++sc) {
+            if (only && !strstr(scenes[sc].name, only))
+                continue;
+            int n = (int)(steps[sc] * step_scale);
+            n = n < 10 ? 10 : n;
+            for (int k = 0; k < ne; ++k) {
+                // interleave: rotate the order each repeat so no engine always runs first
+                int e = (k + r) % ne;
+                fprintf(stderr, "\r[%d/%d] %-14s %-28s repeat %d/%d   ", ++done, total, scenes[sc].name,
+                        engines[e].e.name, r + 1, repeats);
+                bench_method = engines[e].method;
+                result *res = &results[sc][e];
+                res->ms[res->runs++] = run(&engines[e].e, &scenes[sc], n, res->q);
+                res->engine = engines[e].e.name;
+                res->settings = engines[e].e.settings;
+                res->iterations = engines[e].iterations;
+            }
+        }
+    }
+    fprintf(stderr, "\r%-90s\r", "");
+
+    FILE *csv = fopen(csv_path, "w");
+    if (csv)
+        fprintf(csv, "scene,engine,settings,ms_per_step,x_box2d,x_chipmunk,ns_per_spring_iteration,q1,q2,q3\n");
+    printf("%-13s %-30s %9s %8s %8s %8s  %s\n", "scene", "engine", "ms/step", "x Box2D", "x Chipm", "ns/s/it",
+           "quality");
+    for (int sc = 0; sc < SCENES; ++sc) {
+        if (only && !strstr(scenes[sc].name, only))
+            continue;
+        for (int e = 0; e < ne; ++e) {
+            result *res = &results[sc][e];
+            qsort(res->ms, (size_t)res->runs, sizeof res->ms[0], compare_double);
+            res->median_ms = res->ms[res->runs / 2];
+        }
+        for (int e = 0; e < ne; ++e) {
+            result *res = &results[sc][e];
+            char xb[16] = "-", xc[16] = "-", ns[16] = "-", q[128];
+            if (box2d >= 0)
+                snprintf(xb, sizeof xb, "%.2f", res->median_ms / results[sc][box2d].median_ms);
+            if (chipmunk >= 0)
+                snprintf(xc, sizeof xc, "%.2f", res->median_ms / results[sc][chipmunk].median_ms);
+            if (scenes[sc].nl > 0)
+                snprintf(ns, sizeof ns, "%.1f", res->median_ms * 1e6 / ((double)scenes[sc].nl * res->iterations));
+            fmt_quality(q, sizeof q, &scenes[sc], res->q);
+            printf("%-13s %-30s %9.3f %8s %8s %8s  %s\n", scenes[sc].name, res->engine, res->median_ms, xb, xc, ns, q);
+            if (csv)
+                fprintf(csv, "%s,%s,%s,%.4f,%s,%s,%s,%.6g,%.6g,%.6g\n", scenes[sc].name, res->engine, res->settings,
+                        res->median_ms, xb, xc, ns, res->q[0], res->q[1], res->q[2]);
+        }
+        printf("\n");
+    }
+    if (csv) {
+        fclose(csv);
+        printf("wrote %s (%d repeats, medians; %s)\n", csv_path, repeats, step_scale < 1 ? "quick" : "full length");
+    }
+    // A plot of step time per scene and engine, if gnuplot is installed.
+    char dat[1024], gp[1024];
+    snprintf(dat, sizeof dat, "%s.dat", plot_path);
+    snprintf(gp, sizeof gp, "%s.gp", plot_path);
+    FILE *d = fopen(dat, "w"), *g = fopen(gp, "w");
+    if (d && g) {
+        fprintf(d, "scene");
+        for (int e = 0; e < ne; ++e)
+            fprintf(d, "\t\"%s\"", engines[e].e.name);
+        fprintf(d, "\n");
+        for (int sc = 0; sc < SCENES; ++sc) {
+            if (only && !strstr(scenes[sc].name, only))
+                continue;
+            fprintf(d, "\"%s\"", scenes[sc].name);
+            for (int e = 0; e < ne; ++e)
+                fprintf(d, "\t%.5f", results[sc][e].median_ms);
+            fprintf(d, "\n");
+        }
+        fprintf(g,
+                "set terminal pngcairo size 1200,560 noenhanced font 'DejaVu Sans,10'\n"
+                "set output '%s'\n"
+                "set datafile separator '\\t'\n"
+                "set style data histogram\nset style histogram clustered gap 1\nset style fill solid border -1\n"
+                "set logscale y\nset ylabel 'ms per step (median, log scale)'\nset grid ytics\n"
+                "set key outside right\nset title 'Step time, springbox (every method) vs Box2D 2.4.1 and Chipmunk 7'\n"
+                "plot for [i=2:%d] '%s' using i:xtic(1) title columnheader(i)\n",
+                plot_path, ne + 1, dat);
+    }
+    if (d)
+        fclose(d);
+    if (g)
+        fclose(g);
+    char cmd[2200];
+    snprintf(cmd, sizeof cmd, "command -v gnuplot >/dev/null 2>&1 && gnuplot '%s' && echo 'wrote %s'", gp, plot_path);
+    if (system(cmd) != 0)
+        fprintf(stderr, "no plot: install gnuplot (Debian: gnuplot-nox)\n");
+    for (int sc = 0; sc < SCENES; ++sc)
+        scene_free(&scenes[sc]);
+    return 0;
+}

@@ -1,0 +1,45 @@
+// The benchmark's neutral scene description and the interface every engine implements.
+// Each engine builds the same scene from this, steps it, and reports positions and
+// velocities; the benchmark computes every quality figure the same way from those.
+#ifndef BENCH_SCENE_H
+#define BENCH_SCENE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bench_particle { double x, y, mass, radius; int fixed; } bench_particle;
+typedef struct bench_link { int a, b; double length; } bench_link;
+
+typedef struct bench_scene {
+    char name[32];
+    int np, nl;
+    bench_particle *particles;
+    bench_link *links;       // rigid distance constraints
+    int collisions;          // circles collide with each other and with the box
+    double box_width, box_height; // the box [0, width] x [0, height] when collisions are on
+    double dt;               // 1/60
+    double gravity;          // -10
+} bench_scene;
+
+typedef struct bench_engine {
+    const char *name;
+    const char *settings;
+    void *(*create)(const bench_scene *scene);
+    void (*step)(void *world);
+    /// xy and vxy hold 2 * np doubles, in the scene's particle order.
+    void (*state)(void *world, double *xy, double *vxy);
+    void (*destroy)(void *world);
+} bench_engine;
+
+#ifdef BENCH_HAVE_CHIPMUNK
+extern const bench_engine bench_chipmunk;
+#endif
+#ifdef BENCH_HAVE_BOX2D
+extern const bench_engine bench_box2d;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
