@@ -342,39 +342,55 @@ void contacts_solve(sb_world *w, double h, bool use_bias)
 {
     double hertz = 0.25 / h < contact_max_hertz ? 0.25 / h : contact_max_hertz;
     const sb_soft soft = soft_from_hertz(hertz, contact_damping_ratio, h);
+    const double inv_h = 1.0 / h;
+    sb_vec2 *vel = w->vel;
+    const double *inv_mass = w->inv_mass;
     for (int k = 0; k < w->contact_next_count; ++k) {
         sb_contact *c = &w->contacts_next[k];
         if (c->normal_mass == 0.0)
             continue;
         double s = c->separation, bias = 0.0, mass_scale = 1.0, impulse_scale = 0.0;
         if (s > 0.0) {
-            bias = s / h;
+            bias = s * inv_h;
         } else if (use_bias) {
             bias = soft.bias_rate * s;
             bias = bias > -contact_push_max ? bias : -contact_push_max;
             mass_scale = soft.mass_scale;
             impulse_scale = soft.impulse_scale;
         }
-        sb_vec2 n = c->normal;
-        double vn = v2_dot(relative_velocity(w, c), n);
+        const int a = c->a, b = c->b;
+        const double wa = inv_mass[a], wb = b >= 0 ? inv_mass[b] : 0.0;
+        const double nx = c->normal.x, ny = c->normal.y, tx = -ny, ty = nx;
+        // relative velocity b - a, kept current as impulses are applied
+        double rvx = -vel[a].x, rvy = -vel[a].y;
+        if (b >= 0) {
+            rvx += vel[b].x;
+            rvy += vel[b].y;
+        }
+        double vn = rvx * nx + rvy * ny;
         double impulse = -c->normal_mass * mass_scale * (vn + bias) - impulse_scale * c->normal_impulse;
         double total = c->normal_impulse + impulse;
         total = total > 0.0 ? total : 0.0;
-        impulse = total - c->normal_impulse;
+        double pn = total - c->normal_impulse;
         c->normal_impulse = total;
         if (total > c->max_normal_impulse)
             c->max_normal_impulse = total;
-        apply_impulse(w, c, v2_scale(n, impulse));
 
         // Coulomb friction: particles do not spin, so the tangent mass equals the normal mass.
-        sb_vec2 t = v2(-n.y, n.x);
-        double vt = v2_dot(relative_velocity(w, c), t);
-        double limit = c->friction * c->normal_impulse;
+        // The normal impulse changes the relative velocity only along the normal.
+        double vt = rvx * tx + rvy * ty;
+        double limit = c->friction * total;
         double tangent = c->tangent_impulse - c->normal_mass * vt;
         tangent = tangent < -limit ? -limit : tangent > limit ? limit : tangent;
-        double dt = tangent - c->tangent_impulse;
+        double pt = tangent - c->tangent_impulse;
         c->tangent_impulse = tangent;
-        apply_impulse(w, c, v2_scale(t, dt));
+        double px = pn * nx + pt * tx, py = pn * ny + pt * ty;
+        vel[a].x -= wa * px;
+        vel[a].y -= wa * py;
+        if (b >= 0) {
+            vel[b].x += wb * px;
+            vel[b].y += wb * py;
+        }
     }
 }
 
