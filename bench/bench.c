@@ -464,6 +464,7 @@ int main(int argc, char **argv)
         fclose(d);
     if (g)
         fclose(g);
+    fflush(stdout); // the plot's message must not land inside the table
     char cmd[2200];
     snprintf(cmd, sizeof cmd, "command -v gnuplot >/dev/null 2>&1 && gnuplot '%s' && echo 'wrote %s'", gp, plot_path);
     if (system(cmd) != 0)
