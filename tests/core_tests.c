@@ -5,30 +5,13 @@
 #include "sb_world.h"
 #include "world_internal.h"
 
+#include "ensure.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define ENSURE(cond)                                                                     \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: ENSURE failed: %s\n", __FILE__, __LINE__, #cond);    \
-            return 1;                                                                    \
-        }                                                                                \
-    } while (0)
-
-#define ENSURE_NEAR(a, b, tol)                                                           \
-    do {                                                                                 \
-        double ensure_a = (a), ensure_b = (b), ensure_t = (tol);                         \
-        if (!(fabs(ensure_a - ensure_b) <= ensure_t)) {                                  \
-            fprintf(stderr, "%s:%d: ENSURE_NEAR failed: %s = %.17g, %s = %.17g, tol %g\n", \
-                    __FILE__, __LINE__, #a, ensure_a, #b, ensure_b, ensure_t);           \
-            return 1;                                                                    \
-        }                                                                                \
-    } while (0)
-
-#define TEST(name) static int test_##name(void)
 
 static const double two_pi = 6.28318530717958647692;
 
@@ -739,8 +722,6 @@ TEST(method_switch_keeps_state)
 
 // ---------------------------------------------------------------- runner
 
-typedef struct { const char *name; int (*run)(void); } test_entry;
-#define ENTRY(name) {#name, test_##name}
 static const test_entry tests[] = {
     ENTRY(tuning_formulas),
     ENTRY(impulse_one_step),
@@ -763,18 +744,5 @@ static const test_entry tests[] = {
 
 int main(int argc, char **argv)
 {
-    int failed = 0, ran = 0;
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; ++i) {
-        if (argc > 1 && strcmp(argv[1], tests[i].name) != 0)
-            continue;
-        ran += 1;
-        int r = tests[i].run();
-        printf("%s %s\n", r ? "FAIL" : "ok  ", tests[i].name);
-        failed += r != 0;
-    }
-    if (ran == 0) {
-        fprintf(stderr, "no test named '%s'\n", argc > 1 ? argv[1] : "");
-        return 2;
-    }
-    return failed ? 1 : 0;
+    return run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]);
 }

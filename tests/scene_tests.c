@@ -9,15 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ENSURE(cond)                                                                  \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "%s:%d: ENSURE failed: %s\n", __FILE__, __LINE__, #cond); \
-            return 1;                                                                 \
-        }                                                                             \
-    } while (0)
-
-#define TEST(name) static int test_##name(void)
+#include "ensure.h"
 
 static char dir[256];
 
@@ -274,8 +266,6 @@ TEST(tunables)
     return 0;
 }
 
-typedef struct { const char *name; int (*run)(void); } test_entry;
-#define ENTRY(name) {#name, test_##name}
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -290,22 +280,10 @@ int main(int argc, char **argv)
         perror("mkdtemp");
         return 2;
     }
-    int failed = 0, ran = 0;
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; ++i) {
-        if (argc > 1 && strcmp(argv[1], tests[i].name) != 0)
-            continue;
-        ran += 1;
-        int r = tests[i].run();
-        printf("%s %s\n", r ? "FAIL" : "ok  ", tests[i].name);
-        failed += r != 0;
-    }
+    int status = run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
-    if (ran == 0) {
-        fprintf(stderr, "no test named '%s'\n", argc > 1 ? argv[1] : "");
-        return 2;
-    }
-    return failed ? 1 : 0;
+    return status;
 }

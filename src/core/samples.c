@@ -48,49 +48,49 @@ static void link(sb_world *w, sb_particle_id a, sb_particle_id b, sb_tuning tuni
     sb_world_add_spring(w, &s, NULL, NULL);
 }
 
-/// Wrecking ball: `size` links of 0.25 m, first particle fixed, chain horizontal,
-/// a 100 kg ball at the end and 1 kg elsewhere; rigid links (Nissen's demo, seed 000).
-static sb_world *build_wrecking_ball(const sb_world_def *base, int size)
+// A world from the base definition, with particle collisions on or off.
+static sb_world *scene_world(const sb_world_def *base, bool collisions)
 {
     sb_world_def def = *base;
-    def.collisions = false;
-    sb_world *w = sb_world_create(&def);
+    def.collisions = collisions;
+    return sb_world_create(&def);
+}
+
+// A horizontal chain of `links` rigid links of `length`, its first particle fixed, 1 kg
+// particles of radius 0.05 m and a last one of `end_mass` and `end_radius`.
+static sb_world *rigid_chain(const sb_world_def *base, int links, double length, double end_mass, double end_radius)
+{
+    sb_world *w = scene_world(base, false);
     if (!w)
         return NULL;
     sb_particle_id prev = add_point(w, 0.0, 0.0, 1.0, 0.05, true);
-    for (int i = 1; i <= size; ++i) {
-        bool ball = i == size;
-        sb_particle_id p = add_point(w, 0.25 * i, 0.0, ball ? 100.0 : 1.0, ball ? 0.5 : 0.05, false);
+    for (int i = 1; i <= links; ++i) {
+        bool end = i == links;
+        sb_particle_id p = add_point(w, length * i, 0.0, end ? end_mass : 1.0, end ? end_radius : 0.05, false);
         link(w, prev, p, sb_tuning_hertz(0.0, 1.0));
         prev = p;
     }
     return w;
 }
 
+/// Wrecking ball: `size` links of 0.25 m, first particle fixed, chain horizontal,
+/// a 100 kg ball at the end and 1 kg elsewhere; rigid links (Nissen's demo, seed 000).
+static sb_world *build_wrecking_ball(const sb_world_def *base, int size)
+{
+    return rigid_chain(base, size, 0.25, 100.0, 0.5);
+}
+
 /// Rope: `size` segments of 0.2 m hanging from a fixed end, released from horizontal.
 static sb_world *build_rope(const sb_world_def *base, int size)
 {
-    sb_world_def def = *base;
-    def.collisions = false;
-    sb_world *w = sb_world_create(&def);
-    if (!w)
-        return NULL;
-    sb_particle_id prev = add_point(w, 0.0, 0.0, 1.0, 0.05, true);
-    for (int i = 1; i <= size; ++i) {
-        sb_particle_id p = add_point(w, 0.2 * i, 0.0, 1.0, 0.05, false);
-        link(w, prev, p, sb_tuning_hertz(0.0, 1.0));
-        prev = p;
-    }
-    return w;
+    return rigid_chain(base, size, 0.2, 1.0, 0.05);
 }
 
 /// Cloth: size x size particles of 1 kg spaced 0.1 m, top row fixed, rigid springs between
 /// horizontal and vertical neighbours, built with a 30% horizontal shear so it swings.
 static sb_world *build_cloth(const sb_world_def *base, int size)
 {
-    sb_world_def def = *base;
-    def.collisions = false;
-    sb_world *w = sb_world_create(&def);
+    sb_world *w = scene_world(base, false);
     if (!w)
         return NULL;
     const double spacing = 0.1;
@@ -120,9 +120,7 @@ static sb_world *build_cloth(const sb_world_def *base, int size)
 /// Truss bridge: a deck and a top chord with diagonals, pinned at both ends, a load in the middle.
 static sb_world *build_bridge(const sb_world_def *base, int size)
 {
-    sb_world_def def = *base;
-    def.collisions = false;
-    sb_world *w = sb_world_create(&def);
+    sb_world *w = scene_world(base, false);
     if (!w)
         return NULL;
     const double dx = 0.5, height = 0.5;

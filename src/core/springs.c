@@ -231,6 +231,26 @@ static void springs_store_axis(sb_world *w)
     memcpy(w->kpuy, w->kuy, sizeof *w->kuy * (size_t)w->order_count);
 }
 
+// The end of a sub-step of the velocity methods (Box2D v3's soft step): keep the axes for
+// the next warm start, move the particles, then one relax pass without position bias, for
+// contacts and, with `relax_rigid_springs`, for rigid springs.
+static void integrate_and_relax(sb_world *w, double h, bool relax_rigid_springs)
+{
+    springs_store_axis(w);
+    integrate_positions(w, h);
+    contacts_update_geometry(w);
+    if (relax_rigid_springs) {
+        for (int k = 0; k < w->order_count; ++k) {
+            if (!w->krigid[k])
+                continue;
+            double impulse = -w->kmass[k] * spring_normal_velocity(w, k);
+            w->kimp[k] += impulse;
+            spring_apply(w, k, impulse);
+        }
+    }
+    contacts_solve(w, h, false);
+}
+
 // ------------------------------------------------------------------ force, impulse
 
 // The force spring of seed 001 and the impulse spring of seed 002 are one equation:
@@ -261,9 +281,7 @@ void substep_force_or_impulse(sb_world *w, double h, bool first_substep)
     contacts_warm_start(w);
     for (int it = 0; it < w->def.iterations; ++it)
         contacts_solve(w, h, true);
-    integrate_positions(w, h);
-    contacts_update_geometry(w);
-    contacts_solve(w, h, false);
+    integrate_and_relax(w, h, false);
 }
 
 // ------------------------------------------------------------------ warm start
@@ -322,10 +340,7 @@ void substep_sequential(sb_world *w, double h, bool first_substep)
         }
         contacts_solve(w, h, true);
     }
-    springs_store_axis(w);
-    integrate_positions(w, h);
-    contacts_update_geometry(w);
-    contacts_solve(w, h, false);
+    integrate_and_relax(w, h, false);
 }
 
 // ------------------------------------------------------------------ soft
@@ -391,17 +406,7 @@ void substep_soft(sb_world *w, double h, bool first_substep)
         }
         contacts_solve(w, h, true);
     }
-    springs_store_axis(w);
-    integrate_positions(w, h);
-    contacts_update_geometry(w);
-    for (int k = 0; k < w->order_count; ++k) {
-        if (!w->krigid[k])
-            continue;
-        double impulse = -w->kmass[k] * spring_normal_velocity(w, k);
-        w->kimp[k] += impulse;
-        spring_apply(w, k, impulse);
-    }
-    contacts_solve(w, h, false);
+    integrate_and_relax(w, h, true);
 }
 
 // ------------------------------------------------------------------ verlet
