@@ -848,19 +848,44 @@ static void physics_frame(app *a)
     write_frame_stats(a);
 }
 
-int window_run(const window_options *o)
+// SDL and the scene: false, with the reason printed, if either cannot start.
+static bool app_open(app *a, const window_options *o, Uint32 sdl_subsystems)
 {
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        fprintf(stderr, "springbox: cannot open a display (%s); try --headless or --screenshot\n", SDL_GetError());
-        return 1;
+    if (SDL_Init(sdl_subsystems) != 0) {
+        fprintf(stderr, "springbox: %s (%s)\n",
+                sdl_subsystems ? "cannot open a display; try --headless or --screenshot" : "SDL", SDL_GetError());
+        return false;
     }
-    app a;
     char error[4096];
-    if (!app_start(&a, o, error, sizeof error)) {
+    if (!app_start(a, o, error, sizeof error)) {
         fprintf(stderr, "springbox: %s\n", error);
         SDL_Quit();
-        return 1;
+        return false;
     }
+    return true;
+}
+
+// Tears down in dependency order: textures, renderer, window or surface, scenes, SDL.
+static void app_close(app *a, SDL_Renderer *r, SDL_Window *win, SDL_Surface *surface)
+{
+    render_destroy(a->rc);
+    if (r)
+        SDL_DestroyRenderer(r);
+    if (win)
+        SDL_DestroyWindow(win);
+    if (surface)
+        SDL_FreeSurface(surface);
+    app_stop(a);
+    TTF_Quit();
+    SDL_Quit();
+}
+
+int window_run(const window_options *o)
+{
+    app a;
+    char error[4096];
+    if (!app_open(&a, o, SDL_INIT_VIDEO))
+        return 1;
     SDL_Window *win = SDL_CreateWindow("springbox", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, a.width, a.height,
                                        SDL_WINDOW_RESIZABLE);
     SDL_Renderer *r = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC) : NULL;
@@ -869,8 +894,7 @@ int window_run(const window_options *o)
     a.rc = r ? render_create(r, error, sizeof error) : NULL;
     if (!a.rc) {
         fprintf(stderr, "springbox: %s\n", r ? error : SDL_GetError());
-        app_stop(&a);
-        SDL_Quit();
+        app_close(&a, r, win, NULL);
         return 1;
     }
     SDL_SetWindowTitle(win, sb_scene_title(a.sides[0].scene));
@@ -936,12 +960,7 @@ int window_run(const window_options *o)
         if (o->frames > 0 && a.frame >= o->frames)
             a.running = false;
     }
-    render_destroy(a.rc);
-    SDL_DestroyRenderer(r);
-    SDL_DestroyWindow(win);
-    app_stop(&a);
-    TTF_Quit();
-    SDL_Quit();
+    app_close(&a, r, win, NULL);
     return 0;
 }
 
@@ -957,24 +976,16 @@ static bool save_surface(SDL_Surface *s, const char *path)
 
 int window_offscreen(const window_options *o)
 {
-    if (SDL_Init(0) != 0) {
-        fprintf(stderr, "springbox: SDL: %s\n", SDL_GetError());
-        return 1;
-    }
     app a;
     char error[4096];
-    if (!app_start(&a, o, error, sizeof error)) {
-        fprintf(stderr, "springbox: %s\n", error);
-        SDL_Quit();
+    if (!app_open(&a, o, 0))
         return 1;
-    }
     SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, a.width, a.height, 32, SDL_PIXELFORMAT_ARGB8888);
     SDL_Renderer *r = surface ? SDL_CreateSoftwareRenderer(surface) : NULL;
     a.rc = r ? render_create(r, error, sizeof error) : NULL;
     if (!a.rc) {
         fprintf(stderr, "springbox: %s\n", r ? error : SDL_GetError());
-        app_stop(&a);
-        SDL_Quit();
+        app_close(&a, r, NULL, surface);
         return 1;
     }
     int status = 0;
@@ -996,11 +1007,6 @@ int window_offscreen(const window_options *o)
                 status = 1;
         }
     }
-    render_destroy(a.rc);
-    SDL_DestroyRenderer(r);
-    SDL_FreeSurface(surface);
-    app_stop(&a);
-    TTF_Quit();
-    SDL_Quit();
+    app_close(&a, r, NULL, surface);
     return status;
 }

@@ -776,40 +776,36 @@ static int l_world_remove(lua_State *L)
     return 0;
 }
 
-static int particle_iter(lua_State *L)
-{
-    sb_world *world = check_world(L, lua_upvalueindex(1));
-    sb_particle_id it = {(uint32_t)lua_tointeger(L, lua_upvalueindex(2)), 0};
-    if (!sb_world_next_particle(world, &it))
-        return 0;
-    lua_pushinteger(L, (lua_Integer)it.index);
-    lua_replace(L, lua_upvalueindex(2));
-    sb_lua_push_particle(L, lua_upvalueindex(1), it);
-    return 1;
-}
+enum { ITER_PARTICLES = 1, ITER_SPRINGS, ITER_WALLS };
 
-static int spring_iter(lua_State *L)
+// The iterator of world:particles(), springs() and walls(): upvalues are the world, the
+// last slot seen and the kind. Handles of every kind start with {index, generation}.
+static int handle_iter(lua_State *L)
 {
     sb_world *world = check_world(L, lua_upvalueindex(1));
-    sb_spring_id it = {(uint32_t)lua_tointeger(L, lua_upvalueindex(2)), 0};
-    if (!sb_world_next_spring(world, &it))
+    uint32_t last = (uint32_t)lua_tointeger(L, lua_upvalueindex(2));
+    int kind = (int)lua_tointeger(L, lua_upvalueindex(3));
+    sb_particle_id p = {last, 0};
+    sb_spring_id s = {last, 0};
+    sb_wall_id wall = {last, 0};
+    bool more = kind == ITER_PARTICLES ? sb_world_next_particle(world, &p)
+              : kind == ITER_SPRINGS   ? sb_world_next_spring(world, &s)
+                                       : sb_world_next_wall(world, &wall);
+    if (!more)
         return 0;
-    lua_pushinteger(L, (lua_Integer)it.index);
+    uint32_t index = kind == ITER_PARTICLES ? p.index : kind == ITER_SPRINGS ? s.index : wall.index;
+    lua_pushinteger(L, (lua_Integer)index);
     lua_replace(L, lua_upvalueindex(2));
-    push_spring(L, lua_upvalueindex(1), it);
-    return 1;
-}
-
-static int wall_iter(lua_State *L)
-{
-    sb_world *world = check_world(L, lua_upvalueindex(1));
-    sb_wall_id it = {(uint32_t)lua_tointeger(L, lua_upvalueindex(2)), 0};
-    if (!sb_world_next_wall(world, &it))
-        return 0;
-    lua_pushinteger(L, (lua_Integer)it.index);
-    lua_replace(L, lua_upvalueindex(2));
+    if (kind == ITER_PARTICLES) {
+        sb_lua_push_particle(L, lua_upvalueindex(1), p);
+        return 1;
+    }
+    if (kind == ITER_SPRINGS) {
+        push_spring(L, lua_upvalueindex(1), s);
+        return 1;
+    }
     sb_vec2 a, b;
-    sb_wall_get(world, it, &a, &b);
+    sb_wall_get(world, wall, &a, &b);
     lua_pushnumber(L, a.x);
     lua_pushnumber(L, a.y);
     lua_pushnumber(L, b.x);
@@ -817,18 +813,19 @@ static int wall_iter(lua_State *L)
     return 4;
 }
 
-static int make_iter(lua_State *L, lua_CFunction f)
+static int make_iter(lua_State *L, int kind)
 {
     check_world(L, 1);
     lua_settop(L, 1);
     lua_pushinteger(L, (lua_Integer)SB_NULL_INDEX);
-    lua_pushcclosure(L, f, 2);
+    lua_pushinteger(L, kind);
+    lua_pushcclosure(L, handle_iter, 3);
     return 1;
 }
 
-static int l_world_particles(lua_State *L) { return make_iter(L, particle_iter); }
-static int l_world_springs(lua_State *L) { return make_iter(L, spring_iter); }
-static int l_world_walls(lua_State *L) { return make_iter(L, wall_iter); }
+static int l_world_particles(lua_State *L) { return make_iter(L, ITER_PARTICLES); }
+static int l_world_springs(lua_State *L) { return make_iter(L, ITER_SPRINGS); }
+static int l_world_walls(lua_State *L) { return make_iter(L, ITER_WALLS); }
 
 // world:wall(x1, y1, x2, y2)
 static int l_world_wall(lua_State *L)
