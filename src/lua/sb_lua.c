@@ -74,6 +74,15 @@ static bool check_bool_at(lua_State *L, int idx, int arg, const char *what)
     return lua_toboolean(L, idx);
 }
 
+// True if `key` is one of `fields` (NULL-terminated).
+static bool is_field(const char *key, const char *const *fields)
+{
+    for (const char *const *f = fields; key && *f; ++f)
+        if (strcmp(key, *f) == 0)
+            return true;
+    return false;
+}
+
 // Rejects keys of table `tbl` that are not in `allowed` (NULL-terminated): a typo in a
 // definition must not be silently ignored.
 static void check_keys(lua_State *L, int tbl, int arg, const char *kind, const char *const *allowed)
@@ -352,10 +361,7 @@ static int l_world_newindex(lua_State *L)
 {
     sb_world *world = check_world(L, 1);
     const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
-    bool known = false;
-    for (const char *const *f = world_fields; key && *f && !known; ++f)
-        known = strcmp(key, *f) == 0;
-    if (!known) {
+    if (!is_field(key, world_fields)) {
         const char *what = describe(L, 2);
         return luaL_error(L, "cannot set world property %s (settable: gravity, dt, substeps, iterations, method, warmstart, correction, collisions, restitution, friction, bounds, verlet_preserve_impulse)", what);
     }
@@ -426,22 +432,31 @@ static void push_spring(lua_State *L, int world_idx, sb_spring_id id)
     push_cached(L, world_idx, 2, id.index, id.generation, SPRING_MT);
 }
 
-// The world and handle of a particle userdata; errors if its world is closed or it was removed.
-static sb_world *check_particle(lua_State *L, int idx, sb_particle_id *id, int *world_slot)
+// The world of a particle or spring userdata at idx (metatable `mt`); errors if its world is
+// closed or the object was removed, as Lua's closed files do. Both handle types start with
+// {index, generation}. With `world_slot` the world userdata is left on the stack there.
+static sb_world *check_handle(lua_State *L, int idx, const char *mt, const char *kind, sb_particle_id *id, int *world_slot)
 {
-    lua_particle *p = (lua_particle *)luaL_checkudata(L, idx, PARTICLE_MT);
+    const sb_particle_id *h = (const sb_particle_id *)luaL_checkudata(L, idx, mt);
     lua_getiuservalue(L, idx, 1);
     lua_world *w = (lua_world *)lua_touserdata(L, -1);
     if (world_slot)
-        *world_slot = lua_gettop(L); // leaves the world userdata on the stack
+        *world_slot = lua_gettop(L);
     else
         lua_pop(L, 1);
     if (!w || !w->world)
-        luaL_error(L, "attempt to use a particle of a closed world");
-    if (!sb_particle_is_valid(w->world, p->id))
-        luaL_error(L, "particle was removed");
-    *id = p->id;
+        luaL_error(L, "attempt to use a %s of a closed world", kind);
+    bool valid = kind[0] == 'p' ? sb_particle_is_valid(w->world, *h)
+                                : sb_spring_is_valid(w->world, (sb_spring_id){h->index, h->generation});
+    if (!valid)
+        luaL_error(L, "%s was removed", kind);
+    *id = *h;
     return w->world;
+}
+
+static sb_world *check_particle(lua_State *L, int idx, sb_particle_id *id, int *world_slot)
+{
+    return check_handle(L, idx, PARTICLE_MT, "particle", id, world_slot);
 }
 
 bool sb_lua_to_particle(lua_State *L, int idx, sb_world **world, sb_particle_id *id)
@@ -544,10 +559,7 @@ static int l_particle_newindex(lua_State *L)
     sb_particle_id id;
     sb_world *world = check_particle(L, 1, &id, NULL);
     const char *key = luaL_checkstring(L, 2);
-    bool known = false;
-    for (const char *const *f = particle_fields; *f && !known; ++f)
-        known = strcmp(key, *f) == 0;
-    if (!known)
+    if (!is_field(key, particle_fields))
         return luaL_error(L, "cannot set particle property '%s' (settable: x, y, vx, vy, mass, radius, fixed, collide, restitution, friction)", key);
     sb_particle_def d;
     sb_particle_get(world, id, &d);
@@ -577,19 +589,11 @@ static int l_particle_tostring(lua_State *L)
 
 static sb_world *check_spring(lua_State *L, int idx, sb_spring_id *id, int *world_slot)
 {
-    lua_spring *s = (lua_spring *)luaL_checkudata(L, idx, SPRING_MT);
-    lua_getiuservalue(L, idx, 1);
-    lua_world *w = (lua_world *)lua_touserdata(L, -1);
-    if (world_slot)
-        *world_slot = lua_gettop(L);
-    else
-        lua_pop(L, 1);
-    if (!w || !w->world)
-        luaL_error(L, "attempt to use a spring of a closed world");
-    if (!sb_spring_is_valid(w->world, s->id))
-        luaL_error(L, "spring was removed");
-    *id = s->id;
-    return w->world;
+    sb_particle_id h;
+    sb_world *w = check_handle(L, idx, SPRING_MT, "spring", &h, world_slot);
+    id->index = h.index;
+    id->generation = h.generation;
+    return w;
 }
 
 static const char *const spring_fields[] = {
@@ -721,10 +725,7 @@ static int l_spring_newindex(lua_State *L)
     sb_spring_id id;
     sb_world *world = check_spring(L, 1, &id, NULL);
     const char *key = luaL_checkstring(L, 2);
-    bool known = false;
-    for (const char *const *f = spring_fields; *f && !known; ++f)
-        known = strcmp(key, *f) == 0;
-    if (!known)
+    if (!is_field(key, spring_fields))
         return luaL_error(L, "cannot set spring property '%s' (settable: hertz, damping_ratio, stiffness, damping, k, c, rest_length)", key);
     sb_spring_def d;
     sb_spring_get(world, id, &d);
