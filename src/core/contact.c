@@ -17,6 +17,12 @@ static const double restitution_threshold = 1.0;
 /// Contacts closer than this count as touching in the stats.
 static const double touching_slop = 1e-3;
 
+/// Contact softness frequency for sub-step h: min(30 Hz, a quarter of the sub-step rate).
+double contact_hertz(double h)
+{
+    return 0.25 / h < contact_max_hertz ? 0.25 / h : contact_max_hertz;
+}
+
 bool contacts_reserve(sb_world *w)
 {
     int want = 16;
@@ -340,8 +346,7 @@ void contacts_warm_start(sb_world *w)
 // softly while use_bias is on; the relax pass (use_bias off) removes that push velocity.
 void contacts_solve(sb_world *w, double h, bool use_bias)
 {
-    double hertz = 0.25 / h < contact_max_hertz ? 0.25 / h : contact_max_hertz;
-    const sb_soft soft = soft_from_hertz(hertz, contact_damping_ratio, h);
+    const sb_soft soft = soft_from_hertz(contact_hertz(h), contact_damping_ratio, h);
     const double inv_h = 1.0 / h;
     sb_vec2 *vel = w->vel;
     const double *inv_mass = w->inv_mass;

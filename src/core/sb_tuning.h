@@ -43,6 +43,8 @@ double sb_symplectic_omega_h_limit(double damping_ratio);
 
 /// Angular frequency and damping ratio seen by a pair of reduced mass m for given k and c.
 void sb_kc_to_omega_zeta(double k, double c, double m, double *omega, double *zeta);
+/// The same as a frequency in Hz: the hertz/damping_ratio tuning equivalent to k and c.
+void sb_kc_to_hertz_zeta(double k, double c, double m, double *hertz, double *zeta);
 
 /// Nissen's safe coefficient for a naive (non-iterative) spring network: 1/(n+1),
 /// n = most springs on either end (seed 002, "Limitations and pitfalls").

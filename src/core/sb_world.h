@@ -60,6 +60,8 @@ sb_status sb_world_remove_spring(sb_world *world, sb_spring_id id);
 bool sb_spring_is_valid(const sb_world *world, sb_spring_id id);
 /// Reads a spring's ends, rest length and tuning.
 sb_status sb_spring_get(const sb_world *world, sb_spring_id id, sb_spring_def *out);
+/// Reduced mass 1/(1/ma + 1/mb) of a spring's ends at their current masses; 0 if both are fixed.
+double sb_spring_reduced_mass(const sb_world *world, sb_spring_id id);
 /// Current length of a spring in metres.
 double sb_spring_length(const sb_world *world, sb_spring_id id);
 /// Changes a spring's rest length (>= 0) and tuning; its ends cannot change.

@@ -383,8 +383,7 @@ sb_soft soft_from_hertz(double hertz, double damping_ratio, double h)
 /// the bias then removes the velocity the correction added.
 static double rigid_hertz(double h)
 {
-    double contact_hertz = 0.25 / h < 30.0 ? 0.25 / h : 30.0;
-    return 2.0 * contact_hertz;
+    return 2.0 * contact_hertz(h);
 }
 
 // Per sub-step, as Box2D v3's soft step: warm start, `iterations` solves with the bias,

@@ -145,6 +145,13 @@ void sb_kc_to_omega_zeta(double k, double c, double m, double *omega, double *ze
     *zeta = c / (2.0 * m * *omega);
 }
 
+void sb_kc_to_hertz_zeta(double k, double c, double m, double *hertz, double *zeta)
+{
+    double omega;
+    sb_kc_to_omega_zeta(k, c, m, &omega, zeta);
+    *hertz = omega / two_pi;
+}
+
 double sb_nissen_safe_coefficient(int springs_on_busiest_end)
 {
     int n = springs_on_busiest_end < 1 ? 1 : springs_on_busiest_end;

@@ -456,6 +456,12 @@ sb_status sb_spring_get(const sb_world *w, sb_spring_id id, sb_spring_def *out)
     return SB_OK;
 }
 
+double sb_spring_reduced_mass(const sb_world *w, sb_spring_id id)
+{
+    int s = spring_slot(w, id);
+    return s < 0 ? 0.0 : sb_reduced_mass(w->inv_mass[w->s_a[s]], w->inv_mass[w->s_b[s]]);
+}
+
 double sb_spring_length(const sb_world *w, sb_spring_id id)
 {
     int s = spring_slot(w, id);

@@ -130,6 +130,7 @@ int contacts_touching(const sb_world *w);
 double contact_combined_restitution(const sb_world *w, int a, int b);
 double contact_combined_friction(const sb_world *w, int a, int b);
 sb_soft soft_from_hertz(double hertz, double damping_ratio, double h);
+double contact_hertz(double h);
 
 // world.c: gravity and the drag constraint as a velocity kick of one sub-step.
 void apply_gravity_and_drag(sb_world *w, double h);

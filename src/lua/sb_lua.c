@@ -686,18 +686,15 @@ static int l_spring_index(lua_State *L)
     sb_spring_get(world, id, &d);
     sb_world_def wd = sb_world_get_def(world);
     double h = wd.dt / wd.substeps;
-    sb_particle_def pa, pb;
-    sb_particle_get(world, d.a, &pa);
-    sb_particle_get(world, d.b, &pb);
-    double m = sb_reduced_mass(pa.fixed ? 0.0 : 1.0 / pa.mass, pb.fixed ? 0.0 : 1.0 / pb.mass);
+    double m = sb_spring_reduced_mass(world, id);
     const sb_tuning *t = &d.tuning;
     bool rigid = sb_tuning_is_rigid(t);
     // Any tuning reads in every form: the stored one exactly, the others converted at the
     // current masses and sub-step (sb_tuning.h), so a designer can compare.
-    double k = 0, c = 0, omega = 0, zeta = 0, cs = 1, cd = 1;
+    double k = 0, c = 0, hertz = 0, zeta = 0, cs = 1, cd = 1;
     if (!rigid) {
         sb_tuning_to_kc(t, m, h, &k, &c);
-        sb_kc_to_omega_zeta(k, c, m, &omega, &zeta);
+        sb_kc_to_hertz_zeta(k, c, m, &hertz, &zeta);
         sb_tuning_to_coefficients(t, m, h, &cs, &cd);
     }
     if (strcmp(key, "a") == 0) sb_lua_push_particle(L, world_slot, d.a);
@@ -708,7 +705,7 @@ static int l_spring_index(lua_State *L)
     else if (strcmp(key, "impulse") == 0) lua_pushnumber(L, sb_spring_impulse(world, id));
     else if (strcmp(key, "rigid") == 0) lua_pushboolean(L, rigid);
     else if (strcmp(key, "tuning") == 0) lua_pushstring(L, t->mode == SB_TUNE_HERTZ ? "hertz" : t->mode == SB_TUNE_COEFFICIENTS ? "coefficients" : "raw");
-    else if (strcmp(key, "hertz") == 0) lua_pushnumber(L, t->mode == SB_TUNE_HERTZ ? t->hertz : omega / 6.28318530717958647692);
+    else if (strcmp(key, "hertz") == 0) lua_pushnumber(L, t->mode == SB_TUNE_HERTZ ? t->hertz : hertz);
     else if (strcmp(key, "damping_ratio") == 0) lua_pushnumber(L, t->mode == SB_TUNE_HERTZ ? t->damping_ratio : zeta);
     else if (strcmp(key, "stiffness") == 0) lua_pushnumber(L, t->mode == SB_TUNE_COEFFICIENTS ? t->stiffness : cs);
     else if (strcmp(key, "damping") == 0) lua_pushnumber(L, t->mode == SB_TUNE_COEFFICIENTS ? t->damping : cd);

@@ -575,7 +575,6 @@ static void add_ramp(sb_scene *scene, ramp r)
 static const double settling_damping_ratio = 20.0;
 static const double settling_hold = 2.0, settling_end = 4.0;
 
-static double spring_reduced_mass(const sb_world *w, const sb_spring_def *d);
 
 // The tuning plus `extra` damping ratio, in the tuning's own terms.
 static sb_tuning with_extra_damping(const sb_tuning *t, double extra, double m, double h)
@@ -612,7 +611,7 @@ static bool apply_ramps(sb_scene *scene, double time)
                 continue;
             sb_world_def wd = sb_world_get_def(w);
             sb_tuning t2 = with_extra_damping(&r->tuning, settling_damping_ratio * settle,
-                                              spring_reduced_mass(w, &d), wd.dt / wd.substeps);
+                                              sb_spring_reduced_mass(w, id), wd.dt / wd.substeps);
             sb_spring_set(w, id, blend_linear(r->from.x, r->to.x, s), &t2, NULL);
         } else if (r->kind == RAMP_MASS) {
             sb_particle_id id = {r->index, r->generation};
@@ -631,13 +630,6 @@ static bool apply_ramps(sb_scene *scene, double time)
     return u < settling_end;
 }
 
-static double spring_reduced_mass(const sb_world *w, const sb_spring_def *d)
-{
-    sb_particle_def a, b;
-    sb_particle_get(w, d->a, &a);
-    sb_particle_get(w, d->b, &b);
-    return sb_reduced_mass(a.fixed ? 0.0 : 1.0 / a.mass, b.fixed ? 0.0 : 1.0 / b.mass);
-}
 
 // Re-basing a retuned spring: a new stiffness applied to a spring that is stretched would
 // change its force at once, and a structure that sagged under soft springs would be
@@ -661,8 +653,8 @@ static void rebase_spring(sb_scene *scene, int wi, sb_world *dst, const sb_world
     if (!sb_tuning_is_rigid(&was.tuning) && !sb_tuning_is_rigid(&now.tuning)) {
         sb_world_def wd = sb_world_get_def(src), nd = sb_world_get_def(dst);
         double k_old, k_new, c;
-        sb_tuning_to_kc(&was.tuning, spring_reduced_mass(src, &was), wd.dt / wd.substeps, &k_old, &c);
-        sb_tuning_to_kc(&now.tuning, spring_reduced_mass(dst, &now), nd.dt / nd.substeps, &k_new, &c);
+        sb_tuning_to_kc(&was.tuning, sb_spring_reduced_mass(src, id), wd.dt / wd.substeps, &k_old, &c);
+        sb_tuning_to_kc(&now.tuning, sb_spring_reduced_mass(dst, id), nd.dt / nd.substeps, &k_new, &c);
         double force = k_old * (length - was.rest_length);
         rebased = k_new > 0.0 ? length - force / k_new : now.rest_length;
     }
