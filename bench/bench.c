@@ -99,12 +99,14 @@ static void make_ball_pit(bench_scene *s, int n)
 typedef struct sb_bench_world { sb_world *w; sb_particle_id *ids; int n; } sb_bench_world;
 
 static sb_method bench_method;
+static bool bench_tethers;
 
 static void *sb_create(const bench_scene *s)
 {
     sb_bench_world *b = calloc(1, sizeof *b);
     sb_world_def def = sb_default_world_def(); // the defaults a user gets
     def.method = bench_method;
+    def.tethers = bench_tethers;
     def.gravity.x = 0.0;
     def.gravity.y = s->gravity;
     def.dt = s->dt;
@@ -299,7 +301,7 @@ static int compare_double(const void *a, const void *b)
 
 // ---------------------------------------------------------------- main
 
-typedef struct engine_entry { bench_engine e; sb_method method; bool springbox; int iterations; } engine_entry;
+typedef struct engine_entry { bench_engine e; sb_method method; bool springbox; int iterations; bool tethers; } engine_entry;
 
 static void fmt_quality(char *out, size_t n, const bench_scene *s, const double q[3])
 {
@@ -347,7 +349,7 @@ int main(int argc, char **argv)
     make_ball_pit(&scenes[6], 20000), steps[6] = 600;
 
     sb_world_def defaults = sb_default_world_def();
-    engine_entry engines[SB_METHOD_COUNT + 2];
+    engine_entry engines[SB_METHOD_COUNT + 3];
     int ne = 0;
     static char sb_names[SB_METHOD_COUNT][48], sb_settings[64];
     snprintf(sb_settings, sizeof sb_settings, "%d sub-steps x %d iterations", defaults.substeps, defaults.iterations);
@@ -355,22 +357,25 @@ int main(int argc, char **argv)
         snprintf(sb_names[m], sizeof sb_names[m], "springbox %s%s", sb_method_name((sb_method)m),
                  m == (int)defaults.method ? " (default)" : "");
         engines[ne++] = (engine_entry){{sb_names[m], sb_settings, sb_create, sb_step, sb_state, sb_destroy},
-                                       (sb_method)m, true, defaults.substeps * defaults.iterations};
+                                       (sb_method)m, true, defaults.substeps * defaults.iterations, defaults.tethers};
     }
+    // The default without tethers (tether.c), to show what they buy on each scene.
+    engines[ne++] = (engine_entry){{"springbox soft, no tethers", sb_settings, sb_create, sb_step, sb_state, sb_destroy},
+                                   defaults.method, true, defaults.substeps * defaults.iterations, false};
     int box2d = -1, chipmunk = -1;
 #ifdef BENCH_HAVE_BOX2D
     box2d = ne;
-    engines[ne++] = (engine_entry){bench_box2d, SB_METHOD_SOFT, false, 8};
+    engines[ne++] = (engine_entry){bench_box2d, SB_METHOD_SOFT, false, 8, false};
 #endif
 #ifdef BENCH_HAVE_CHIPMUNK
     chipmunk = ne;
-    engines[ne++] = (engine_entry){bench_chipmunk, SB_METHOD_SOFT, false, 10};
+    engines[ne++] = (engine_entry){bench_chipmunk, SB_METHOD_SOFT, false, 10, false};
 #endif
     if (box2d < 0 || chipmunk < 0)
         fprintf(stderr, "note: built without %s%s%s: install libbox2d-dev and libchipmunk-dev and rebuild to compare\n",
                 box2d < 0 ? "Box2D" : "", box2d < 0 && chipmunk < 0 ? " and " : "", chipmunk < 0 ? "Chipmunk" : "");
 
-    static result results[SCENES][SB_METHOD_COUNT + 2];
+    static result results[SCENES][SB_METHOD_COUNT + 3];
     memset(results, 0, sizeof results);
     int total = 0, done = 0;
     for (int sc = 0; sc < SCENES; ++sc)
@@ -388,6 +393,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "\r[%d/%d] %-14s %-28s repeat %d/%d   ", ++done, total, scenes[sc].name,
                         engines[e].e.name, r + 1, repeats);
                 bench_method = engines[e].method;
+                bench_tethers = engines[e].tethers;
                 result *res = &results[sc][e];
                 res->ms[res->runs++] = run(&engines[e].e, &scenes[sc], n, res->q);
                 res->engine = engines[e].e.name;

@@ -195,6 +195,7 @@ static double hanging_chain_stretch(int iterations, double warmstart)
     def.iterations = iterations;
     def.warmstart = warmstart;
     def.collisions = false;
+    def.tethers = false; // the article's solver alone (tethers would hold the chain for it)
     sb_world *w = sb_world_create(&def);
     sb_particle_id prev = add_particle(w, 0.0, 0.0, 1.0, true);
     for (int i = 1; i <= 20; ++i) {
@@ -556,6 +557,30 @@ static uint64_t run_scene_hash(const char *scene, sb_method method, int size, in
     return h;
 }
 
+// The scene generator is the documented xorshift64* with the seed mixed as
+// seed * 2685821657736338717 + 0x9E3779B97F4A7C15 (mod 2^64), low bit set. GCC 12.2 once
+// miscompiled the seeding so that the state depended on whatever the caller left in a
+// register; the state is checked against the formula from two different call sites.
+static sb_rng seed_with_clutter(uint64_t seed, uint64_t clutter1, uint64_t clutter2)
+{
+    volatile uint64_t sink = clutter1 * clutter2;
+    (void)sink;
+    return sb_rng_seed(seed);
+}
+
+TEST(rng_is_deterministic)
+{
+    const uint64_t expected = (4000ull * 2685821657736338717ull + 0x9E3779B97F4A7C15ull) | 1u;
+    ENSURE(expected == 0x0344d83284496135ull);
+    ENSURE(sb_rng_seed(4000).state == expected);
+    ENSURE(seed_with_clutter(4000, 7, 99).state == expected);
+    ENSURE(seed_with_clutter(4000, 0xdeadbeef, 3).state == expected);
+    sb_rng a = sb_rng_seed(4000), b = seed_with_clutter(4000, 1, 2);
+    for (int i = 0; i < 100; ++i)
+        ENSURE(sb_rng_uniform(&a, 0.0, 1.0) == sb_rng_uniform(&b, 0.0, 1.0));
+    return 0;
+}
+
 TEST(determinism)
 {
     const char *scenes[] = {"ball_pit", "cloth", "bridge"};
@@ -606,6 +631,98 @@ TEST(nonfinite_containment)
     return 0;
 }
 
+// ---------------------------------------------------------------- tethers
+
+// A chain of 40 rigid links of 0.25 m from a fixed particle, 100 kg at the end:
+// the wrecking ball of issue 5 (horizontal), or hanging at rest. Returns the world; ids of the particles in *chain.
+static sb_world *wrecking_ball(sb_method method, bool tethers, sb_particle_id chain[41], sb_spring_id links[40], bool hanging)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.tethers = tethers;
+    def.gravity = v2(0.0, -10.0);
+    def.collisions = false;
+    sb_world *w = sb_world_create(&def);
+    chain[0] = add_particle(w, 0.0, 0.0, 1.0, true);
+    for (int i = 1; i <= 40; ++i) {
+        double x = hanging ? 0.0 : 0.25 * i, y = hanging ? -0.25 * i : 0.0;
+        chain[i] = add_particle(w, x, y, i == 40 ? 100.0 : 1.0, false);
+        links[i - 1] = add_spring(w, chain[i - 1], chain[i], 0.25, sb_tuning_hertz(0.0, 1.0));
+    }
+    return w;
+}
+
+static double path_stretch(const sb_world *w, const sb_spring_id links[40])
+{
+    double len = 0.0;
+    for (int k = 0; k < 40; ++k)
+        len += sb_spring_length(w, links[k]);
+    return len / 10.0 - 1.0;
+}
+
+// Long range attachments (Kim, Chentanez, Mueller 2012): no particle ends a step farther
+// from the fixed particle than its rigid path, in every method, and the heavy chain that
+// the iterations alone stretch by whole percents stays under the issue's 2% in every
+// iterative method. Tethers
+// follow the topology: a cut chain falls, and a hertz spring in the path still stretches.
+TEST(tethers_bound_rigid_paths)
+{
+    sb_particle_id chain[41];
+    sb_spring_id links[40];
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        double peak[2] = {0.0, 0.0};
+        for (int tethers = 0; tethers <= 1; ++tethers) {
+            sb_world *w = wrecking_ball((sb_method)m, tethers, chain, links, false);
+            for (int f = 0; f < 300; ++f) {
+                sb_world_step(w);
+                double st = path_stretch(w, links);
+                peak[tethers] = !(st <= peak[tethers]) ? st : peak[tethers];
+                if (tethers)
+                    for (int i = 1; i <= 40; ++i)
+                        ENSURE(v2_len(get(w, chain[i]).position) <= 0.25 * i * (1.0 + 1e-9));
+            }
+            sb_world_destroy(w);
+        }
+        printf("%-10s wrecking ball peak path stretch: %.2f%% without tethers, %.2f%% with\n",
+               sb_method_name((sb_method)m), 100 * peak[0], 100 * peak[1]);
+        // force and impulse are the one-pass baselines: tethers bound them, but their links
+        // still stretch locally (10%).
+        if (m != SB_METHOD_FORCE && m != SB_METHOD_IMPULSE)
+            ENSURE(peak[1] < 0.02);
+        ENSURE(peak[1] < 0.5 * peak[0]);
+    }
+
+    // Cut the chain in the middle: the lower half must fall away from its old bound.
+    sb_world *w = wrecking_ball(SB_METHOD_SOFT, true, chain, links, false);
+    for (int f = 0; f < 120; ++f)
+        sb_world_step(w);
+    ENSURE(sb_world_remove_spring(w, links[19]) == SB_OK);
+    for (int f = 0; f < 60; ++f)
+        sb_world_step(w);
+    double fell = v2_len(get(w, chain[20]).position);
+    printf("after the cut, particle 20 is %.2f m from the anchor (its rigid path was 5 m)\n", fell);
+    ENSURE(fell > 5.5);
+    sb_world_destroy(w);
+
+    // A hertz spring at the top of a hanging chain is meant to stretch: tuned at 10 Hz on
+    // its reduced mass of 1 kg, k = 3948 N/m, and the 139 kg below stretch it by 0.35 m.
+    w = wrecking_ball(SB_METHOD_SOFT, true, chain, links, true);
+    ENSURE(sb_spring_set(w, links[0], 0.25, &(sb_tuning){.mode = SB_TUNE_HERTZ, .hertz = 10.0, .damping_ratio = 1.0}, NULL) == SB_OK);
+    const double pi = 3.14159265358979323846;
+    double k = 1.0 * (2.0 * pi * 10.0) * (2.0 * pi * 10.0);
+    double expected = 139.0 * 10.0 / k;
+    double mean = 0.0;
+    for (int f = 0; f < 240; ++f) {
+        sb_world_step(w);
+        if (f >= 120)
+            mean += (sb_spring_length(w, links[0]) - 0.25) / 120.0;
+    }
+    printf("hertz spring at the top: stretch %.3f m, m g / k = %.3f m\n", mean, expected);
+    ENSURE(fabs(mean - expected) < 0.1 * expected);
+    sb_world_destroy(w);
+    return 0;
+}
+
 // ---------------------------------------------------------------- dragging, collisions
 
 TEST(drag_follows_target_in_every_method)
@@ -618,9 +735,14 @@ TEST(drag_follows_target_in_every_method)
         sb_particle_id tip = {10, w->p_gen[10]};
         sb_vec2 target = v2(1.0, -1.0);
         ENSURE(sb_world_drag_begin(w, tip, target, 5.0, 1.0) == SB_OK);
-        for (int f = 0; f < 180; ++f)
+        // The rope hangs from the tip and keeps swinging a little, so the miss is averaged
+        // over the third second; it is the sag of a 5 Hz drag under the rope's weight.
+        double miss = 0.0;
+        for (int f = 0; f < 180; ++f) {
             sb_world_step(w);
-        double miss = v2_len(v2_sub(get(w, tip).position, target));
+            if (f >= 120)
+                miss += v2_len(v2_sub(get(w, tip).position, target)) / 60.0;
+        }
         if (miss > 0.05)
             printf("%s: dragged tip is %.3f m from the target\n", sb_method_name((sb_method)m), miss);
         ENSURE(miss < 0.05);
@@ -734,8 +856,10 @@ static const test_entry tests[] = {
     ENTRY(momentum_conservation),
     ENTRY(stale_handles_rejected),
     ENTRY(bad_input_rejected),
+    ENTRY(rng_is_deterministic),
     ENTRY(determinism),
     ENTRY(nonfinite_containment),
+    ENTRY(tethers_bound_rigid_paths),
     ENTRY(drag_follows_target_in_every_method),
     ENTRY(broad_phase_matches_brute_force),
     ENTRY(ball_pit_settles),

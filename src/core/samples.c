@@ -11,9 +11,11 @@
 
 sb_rng sb_rng_seed(uint64_t seed)
 {
-    sb_rng r = {seed * 2685821657736338717ull + 0x9E3779B97F4A7C15ull};
-    if (r.state == 0)
-        r.state = 0x9E3779B97F4A7C15ull;
+    // xorshift needs a state that is not 0; setting the low bit guarantees it without a
+    // branch. The branch this replaces (`if (state == 0) state = C`) was miscompiled by
+    // GCC 12.2 at -O2: it added the caller's rdx instead of C, so a scene's layout
+    // depended on the build (tests/core_tests.c: rng_is_deterministic).
+    sb_rng r = {(seed * 2685821657736338717ull + 0x9E3779B97F4A7C15ull) | 1u};
     return r;
 }
 

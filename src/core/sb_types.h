@@ -80,6 +80,8 @@ typedef struct sb_world_def {
     bool has_bounds;       ///< confine particles to `bounds`
     sb_bounds bounds;
     bool verlet_preserve_impulse; ///< verlet: run the article's impulse-preserving pass
+    bool tethers;          ///< bound each particle's distance to its nearest fixed particle by its
+                           ///< rigid-spring path (long range attachments; see tether.c)
 } sb_world_def;
 
 /// Everything that describes a particle. Start from sb_default_particle_def().

@@ -62,6 +62,7 @@ sb_world_def sb_default_world_def(void)
     d.has_bounds = false;
     d.bounds = (sb_bounds){-1e6, -1e6, 1e6, 1e6};
     d.verlet_preserve_impulse = true;
+    d.tethers = true;
     return d;
 }
 
@@ -211,7 +212,8 @@ void sb_world_destroy(sb_world *w)
         w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kc1, w->kc2, w->kc3, w->kg, w->kimp,
         w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen,
         w->w_alive_flag, w->contacts, w->contacts_next, w->grid_start, w->grid_items, w->cell_x,
-        w->cell_y, w->snap_pos, w->snap_vel, w->snap_axis, w->snap_impulse,
+        w->cell_y, w->snap_pos, w->snap_vel, w->snap_axis, w->snap_impulse, w->tether_p,
+        w->tether_anchor, w->tether_length,
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
@@ -245,6 +247,9 @@ bool sb_particle_is_valid(const sb_world *w, sb_particle_id id) { return particl
 
 static void particle_write(sb_world *w, int i, const sb_particle_def *d)
 {
+    bool was_fixed = (w->p_flags[i] & (PARTICLE_ALIVE | PARTICLE_FIXED)) == (PARTICLE_ALIVE | PARTICLE_FIXED);
+    if (was_fixed != d->fixed)
+        w->tethers_dirty = true;
     w->pos[i] = d->position;
     w->vel[i] = d->velocity;
     w->mass[i] = d->mass;
@@ -278,6 +283,7 @@ sb_particle_id sb_world_add_particle(sb_world *w, const sb_particle_def *d, sb_s
     if (w->p_gen[i] == 0) // generation 0 is reserved for null handles
         w->p_gen[i] = 1;
     w->degree[i] = 0;
+    w->p_flags[i] = 0;
     w->dv[i] = v2(0.0, 0.0);
     w->prev[i] = d->position;
     particle_write(w, i, d);
@@ -298,6 +304,8 @@ sb_status sb_world_remove_particle(sb_world *w, sb_particle_id id)
             spring_free_slot(w, s);
     if (w->drag_active && w->drag_id.index == (uint32_t)i)
         w->drag_active = false;
+    if (w->p_flags[i] & PARTICLE_FIXED)
+        w->tethers_dirty = true;
     w->p_flags[i] = 0;
     w->inv_mass[i] = 0.0;
     w->vel[i] = v2(0.0, 0.0); // dead slots must not move: integration runs over every slot
@@ -378,6 +386,7 @@ static void spring_free_slot(sb_world *w, int s)
     w->s_alive -= 1;
     w->s_pair_dirty = 1;
     w->order_dirty = true;
+    w->tethers_dirty = true;
 }
 
 sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status *status, const char **bad_field)
@@ -429,6 +438,7 @@ sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status 
     w->s_alive += 1;
     w->s_pair_dirty = 1;
     w->order_dirty = true;
+    w->tethers_dirty = true;
     sb_spring_id id = {(uint32_t)s, w->s_gen[s]};
     return id;
 }
@@ -483,6 +493,9 @@ sb_status sb_spring_set(sb_world *w, sb_spring_id id, double rest_length, const 
     sb_status st = sb_tuning_check(t, bad_field);
     if (st != SB_OK)
         return st;
+    if (sb_tuning_is_rigid(&w->tuning[s]) != sb_tuning_is_rigid(t) ||
+        (sb_tuning_is_rigid(t) && w->rest[s] != rest_length))
+        w->tethers_dirty = true; // a rigid path changed length or a spring joined or left the rigid graph
     w->rest[s] = rest_length;
     w->tuning[s] = *t;
     return SB_OK;
@@ -763,6 +776,8 @@ static int run_substeps(sb_world *w, bool diagnostic)
 {
     const double h = w->def.dt / w->def.substeps;
     const sb_method method = w->def.method;
+    if (w->def.tethers && w->tethers_dirty)
+        tethers_build(w);
     springs_pack(w, h);
     for (int sub = 0; sub < w->def.substeps; ++sub) {
         bool first = sub == 0;

@@ -75,6 +75,11 @@ struct sb_world {
     uint64_t *pair_keys;      // sorted (min,max) particle pairs joined by springs
     int pair_count;
 
+    // Tethers (tether.c): particle, its nearest fixed particle, and the rigid-path length.
+    int *tether_p, *tether_anchor, tether_count;
+    double *tether_length;
+    bool tethers_dirty;
+
     // Walls.
     int w_cap, w_high, w_alive;
     sb_vec2 *wall_a, *wall_b;
@@ -131,6 +136,10 @@ double contact_combined_restitution(const sb_world *w, int a, int b);
 double contact_combined_friction(const sb_world *w, int a, int b);
 sb_soft soft_from_hertz(double hertz, double damping_ratio, double h);
 double contact_hertz(double h);
+
+// tether.c: long range attachments.
+void tethers_build(sb_world *w);
+void tethers_project(sb_world *w, bool velocities);
 
 // world.c: gravity and the drag constraint as a velocity kick of one sub-step.
 void apply_gravity_and_drag(sb_world *w, double h);

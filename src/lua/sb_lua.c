@@ -206,7 +206,7 @@ static int def_error(lua_State *L, int arg, const char *kind, const char *field,
 
 static const char *const world_fields[] = {
     "gravity", "dt", "substeps", "iterations", "method", "warmstart", "correction", "collisions",
-    "restitution", "friction", "bounds", "verlet_preserve_impulse", NULL,
+    "restitution", "friction", "bounds", "verlet_preserve_impulse", "tethers", NULL,
 };
 
 static void check_world_value(lua_State *L, sb_world_def *d, const char *key, int vidx, int arg);
@@ -285,6 +285,8 @@ static void check_world_value(lua_State *L, sb_world_def *d, const char *key, in
         d->collisions = check_bool_at(L, vidx, arg, what);
     } else if (strcmp(key, "verlet_preserve_impulse") == 0) {
         d->verlet_preserve_impulse = check_bool_at(L, vidx, arg, what);
+    } else if (strcmp(key, "tethers") == 0) {
+        d->tethers = check_bool_at(L, vidx, arg, what);
     } else if (strcmp(key, "bounds") == 0) {
         if (lua_isnil(L, vidx) || (lua_isboolean(L, vidx) && !lua_toboolean(L, vidx))) {
             d->has_bounds = false;
@@ -320,6 +322,7 @@ static int world_get_property(lua_State *L, sb_world *world, const char *key)
     else if (strcmp(key, "restitution") == 0) lua_pushnumber(L, d.restitution);
     else if (strcmp(key, "friction") == 0) lua_pushnumber(L, d.friction);
     else if (strcmp(key, "verlet_preserve_impulse") == 0) lua_pushboolean(L, d.verlet_preserve_impulse);
+    else if (strcmp(key, "tethers") == 0) lua_pushboolean(L, d.tethers);
     else if (strcmp(key, "bounds") == 0) {
         if (!d.has_bounds) {
             lua_pushnil(L);
@@ -363,7 +366,7 @@ static int l_world_newindex(lua_State *L)
     const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
     if (!is_field(key, world_fields)) {
         const char *what = describe(L, 2);
-        return luaL_error(L, "cannot set world property %s (settable: gravity, dt, substeps, iterations, method, warmstart, correction, collisions, restitution, friction, bounds, verlet_preserve_impulse)", what);
+        return luaL_error(L, "cannot set world property %s (settable: gravity, dt, substeps, iterations, method, warmstart, correction, collisions, restitution, friction, bounds, verlet_preserve_impulse, tethers)", what);
     }
     sb_world_def d = sb_world_get_def(world);
     check_world_value(L, &d, key, 3, 0);

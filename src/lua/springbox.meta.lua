@@ -22,6 +22,7 @@ local springbox = {}
 ---@field friction? number default Coulomb friction, default 0.3
 ---@field bounds? number[]|false {xmin, ymin, xmax, ymax}: a box particles stay in
 ---@field verlet_preserve_impulse? boolean verlet: run the impulse-preserving pass, default true
+---@field tethers? boolean bound each particle by its rigid path to a fixed particle, default true
 
 ---Creates a world. Unknown fields and bad values raise an error naming them.
 ---@param def? springbox.WorldDef
@@ -85,6 +86,7 @@ function springbox.tune(decl) end
 ---@field friction number
 ---@field bounds number[]? {xmin, ymin, xmax, ymax} or nil
 ---@field verlet_preserve_impulse boolean
+---@field tethers boolean
 ---@field time number read-only: simulated seconds
 ---@field steps integer read-only
 ---@field halted boolean read-only

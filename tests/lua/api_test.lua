@@ -33,6 +33,8 @@ test("the contract of the issue", function()
   assert(w.method == "sequential" and w.iterations == 4 and w.correction == 0.8 and w.gravity[2] == -5)
   w:wall(-1, 0, 1, 0); w.bounds = {-10, -10, 10, 10}; w.collisions = true
   assert(w.bounds[3] == 10 and w.collisions == true)
+  assert(w.tethers == true, "tethers default on"); w.tethers = false; assert(w.tethers == false)
+  assert(sb.world{ tethers = false }.tethers == false)
   w.restitution = 0.5; w.friction = 0.3
   local seen = {}
   for p in w:particles() do seen[#seen + 1] = p end
@@ -93,6 +95,7 @@ test("bad arguments name the argument and the value", function()
   fails_with(function() sb.world{ bounds = {1, 1, 0, 0} } end, "'bounds'")
   fails_with(function() w.method = "bogus" end, "world.method", "'bogus'")
   fails_with(function() w.iterations = 2.5 end, "world.iterations", "2.5")
+  fails_with(function() w.tethers = "yes" end, "world.tethers", "'yes'")
   fails_with(function() w.colisions = true end, "'colisions'")
   fails_with(function() a.mass = 0 end, "particle.mass", "0")
   fails_with(function() a.vx = 0/0 end, "particle.vx", "nan")
