@@ -8,7 +8,9 @@
 #include <string.h>
 
 /// Box2D v3's contact softness: min(30 Hz, a quarter of the sub-step rate), damping
-/// ratio 10, and at most 3 m/s of push-out velocity.
+/// ratio 10, and at most 3 m/s of push-out velocity. (60 Hz was tried for deep piles:
+/// on the 4000-ball pit the largest overlap fell from 90% to 49%, but the pile no longer
+/// came to rest, 2.8 J against 0.09 J, and the step took 4.5 ms against 2.5 ms.)
 static const double contact_max_hertz = 30.0;
 static const double contact_damping_ratio = 10.0;
 static const double contact_push_max = 3.0;
@@ -344,6 +346,10 @@ void contacts_warm_start(sb_world *w)
 // Soft non-penetration (seed 003's soft constraint, tuned as in Box2D v3): a speculative
 // contact (separation > 0) lets the gap close in one sub-step; an overlap is pushed out
 // softly while use_bias is on; the relax pass (use_bias off) removes that push velocity.
+// The velocity methods call it once per sub-step plus the relax pass, as Box2D v3's soft
+// step does, not once per spring iteration: on the 4000-ball pit that is 2.5 ms per step
+// instead of 6.2 ms, and the pile settles further (0.09 J against 8 J), because the soft
+// contact is a spring and repeating it within a sub-step only stiffens it unevenly.
 void contacts_solve(sb_world *w, double h, bool use_bias)
 {
     const sb_soft soft = soft_from_hertz(contact_hertz(h), contact_damping_ratio, h);

@@ -282,7 +282,8 @@ void substep_force_or_impulse(sb_world *w, double h, bool first_substep)
     contacts_prepare(w, h, first_substep);
     contacts_warm_start(w);
     for (int it = 0; it < w->def.iterations; ++it)
-        contacts_solve(w, h, true);
+        if (it == w->def.iterations - 1)
+            contacts_solve(w, h, true); // once per sub-step (see contacts_solve)
     integrate_and_relax(w, h, false);
 }
 
@@ -342,7 +343,8 @@ void substep_sequential(sb_world *w, double h, bool first_substep)
             w->kimp[k] += impulse;
             spring_apply(w, k, impulse);
         }
-        contacts_solve(w, h, true);
+        if (it == w->def.iterations - 1)
+            contacts_solve(w, h, true); // once per sub-step (see contacts_solve)
     }
     integrate_and_relax(w, h, false);
 }
@@ -398,7 +400,8 @@ void substep_soft(sb_world *w, double h, bool first_substep)
             w->kimp[k] += impulse;
             spring_apply(w, k, impulse);
         }
-        contacts_solve(w, h, true);
+        if (it == w->def.iterations - 1)
+            contacts_solve(w, h, true); // once per sub-step (see contacts_solve)
     }
     integrate_and_relax(w, h, true);
 }
