@@ -224,12 +224,15 @@ static void integrate_positions(sb_world *w, double h)
         w->pos[i] = v2_mad(w->pos[i], h, w->vel[i]);
 }
 
+// The axes of this sub-step become the warm-start axes of the next. A swap, not a copy:
+// every method recomputes kux and kuy before it reads them again.
 static void springs_store_axis(sb_world *w)
 {
-    if (w->order_count == 0) // the arrays are NULL in a world that never had a spring
-        return;
-    memcpy(w->kpux, w->kux, sizeof *w->kux * (size_t)w->order_count);
-    memcpy(w->kpuy, w->kuy, sizeof *w->kuy * (size_t)w->order_count);
+    double *x = w->kpux, *y = w->kpuy;
+    w->kpux = w->kux;
+    w->kpuy = w->kuy;
+    w->kux = x;
+    w->kuy = y;
 }
 
 // The end of a sub-step of the velocity methods (Box2D v3's soft step): keep the axes for
@@ -237,7 +240,6 @@ static void springs_store_axis(sb_world *w)
 // contacts and, with `relax_rigid_springs`, for rigid springs.
 static void integrate_and_relax(sb_world *w, double h, bool relax_rigid_springs)
 {
-    springs_store_axis(w);
     integrate_positions(w, h);
     tethers_project(w, true);
     contacts_update_geometry(w);
@@ -251,6 +253,7 @@ static void integrate_and_relax(sb_world *w, double h, bool relax_rigid_springs)
         }
     }
     contacts_solve(w, h, false);
+    springs_store_axis(w);
 }
 
 // ------------------------------------------------------------------ force, impulse
@@ -383,14 +386,54 @@ sb_soft soft_from_hertz(double hertz, double damping_ratio, double h)
     return soft_from_kc(k, c, 1.0, h);
 }
 
+// springs_geometry, the bias velocity (beta/h) C and springs_warm_start(w, false) in one
+// pass over the springs: the same arithmetic in the same order (the geometry reads only
+// positions, the warm start writes only velocities), so the results are bit-identical
+// and the springs are read once instead of three times.
+static void soft_prepare(sb_world *w)
+{
+    const sb_vec2 *pos = w->pos;
+    sb_vec2 *vel = w->vel;
+    const double fraction = w->def.warmstart;
+    for (int k = 0; k < w->order_count; ++k) {
+        const int a = w->ka[k], b = w->kb[k];
+        double dx = pos[b].x - pos[a].x, dy = pos[b].y - pos[a].y;
+        double len = sqrt(dx * dx + dy * dy);
+        double ux = 1.0, uy = 0.0;
+        if (len > 1e-12) {
+            ux = dx / len;
+            uy = dy / len;
+        } else if (w->kpux[k] != 0.0 || w->kpuy[k] != 0.0) {
+            ux = w->kpux[k];
+            uy = w->kpuy[k];
+        }
+        w->kux[k] = ux;
+        w->kuy[k] = uy;
+        double sep = len - w->krest[k];
+        w->ksep[k] = sep;
+        w->kg[k] = w->kc1[k] * sep;
+        double turn = w->kpux[k] * ux + w->kpuy[k] * uy;
+        double impulse = turn > 0.0 ? w->kimp[k] * turn * fraction : 0.0;
+        if (w->krigid[k]) { // seed 000's rule, as springs_warm_start
+            if (impulse > 0.0)
+                impulse = 0.0;
+            w->kimp[k] = 0.0;
+        } else {
+            w->kimp[k] = impulse;
+        }
+        double px = ux * impulse, py = uy * impulse;
+        vel[a].x -= w->kwa[k] * px;
+        vel[a].y -= w->kwa[k] * py;
+        vel[b].x += w->kwb[k] * px;
+        vel[b].y += w->kwb[k] * py;
+    }
+}
+
 // Per sub-step, as Box2D v3's soft step: warm start, `iterations` solves with the bias,
 // integrate positions, then one relax solve without the bias for rigid springs.
 void substep_soft(sb_world *w, double h, bool first_substep)
 {
-    springs_geometry(w);
-    for (int k = 0; k < w->order_count; ++k)
-        w->kg[k] = w->kc1[k] * w->ksep[k]; // bias velocity (beta/h) C
-    springs_warm_start(w, false);
+    soft_prepare(w);
     contacts_prepare(w, h, first_substep);
     contacts_warm_start(w);
     for (int it = 0; it < w->def.iterations; ++it) {
