@@ -20,6 +20,7 @@ static void build_order(sb_world *w)
     int count[64] = {0};
     if (!used || !color) { // without memory the slot order still solves correctly
         w->order_count = 0;
+        w->colors = 0; // no colours: the passes run one spring at a time
         for (int s = 0; s < w->s_high; ++s)
             if (w->s_a[s] >= 0)
                 w->order[w->order_count++] = s;
@@ -28,6 +29,7 @@ static void build_order(sb_world *w)
         return;
     }
     w->colors = 0;
+    w->color_start[0] = 0;
     for (int s = 0; s < w->s_high; ++s) {
         if (w->s_a[s] < 0)
             continue;
@@ -44,8 +46,11 @@ static void build_order(sb_world *w)
     int start[64], total = 0;
     for (int c = 0; c < 64; ++c) {
         start[c] = total;
+        w->color_start[c] = total;
         total += count[c];
     }
+    w->color_start[64] = total;
+    w->color_start[w->colors] = total;
     for (int s = 0; s < w->s_high; ++s)
         if (w->s_a[s] >= 0)
             w->order[start[color[s]]++] = s;
@@ -243,15 +248,8 @@ static void integrate_and_relax(sb_world *w, double h, bool relax_rigid_springs)
     integrate_positions(w, h);
     tethers_project(w, true);
     contacts_update_geometry(w);
-    if (relax_rigid_springs) {
-        for (int k = 0; k < w->order_count; ++k) {
-            if (!w->krigid[k])
-                continue;
-            double impulse = -w->kmass[k] * spring_normal_velocity(w, k);
-            w->kimp[k] += impulse;
-            spring_apply(w, k, impulse);
-        }
-    }
+    if (relax_rigid_springs)
+        soft_relax_pass(w);
     contacts_solve(w, h, false);
     springs_store_axis(w);
 }
@@ -386,63 +384,15 @@ sb_soft soft_from_hertz(double hertz, double damping_ratio, double h)
     return soft_from_kc(k, c, 1.0, h);
 }
 
-// springs_geometry, the bias velocity (beta/h) C and springs_warm_start(w, false) in one
-// pass over the springs: the same arithmetic in the same order (the geometry reads only
-// positions, the warm start writes only velocities), so the results are bit-identical
-// and the springs are read once instead of three times.
-static void soft_prepare(sb_world *w)
-{
-    const sb_vec2 *pos = w->pos;
-    sb_vec2 *vel = w->vel;
-    const double fraction = w->def.warmstart;
-    for (int k = 0; k < w->order_count; ++k) {
-        const int a = w->ka[k], b = w->kb[k];
-        double dx = pos[b].x - pos[a].x, dy = pos[b].y - pos[a].y;
-        double len = sqrt(dx * dx + dy * dy);
-        double ux = 1.0, uy = 0.0;
-        if (len > 1e-12) {
-            ux = dx / len;
-            uy = dy / len;
-        } else if (w->kpux[k] != 0.0 || w->kpuy[k] != 0.0) {
-            ux = w->kpux[k];
-            uy = w->kpuy[k];
-        }
-        w->kux[k] = ux;
-        w->kuy[k] = uy;
-        double sep = len - w->krest[k];
-        w->ksep[k] = sep;
-        w->kg[k] = w->kc1[k] * sep;
-        double turn = w->kpux[k] * ux + w->kpuy[k] * uy;
-        double impulse = turn > 0.0 ? w->kimp[k] * turn * fraction : 0.0;
-        if (w->krigid[k]) { // seed 000's rule, as springs_warm_start
-            if (impulse > 0.0)
-                impulse = 0.0;
-            w->kimp[k] = 0.0;
-        } else {
-            w->kimp[k] = impulse;
-        }
-        double px = ux * impulse, py = uy * impulse;
-        vel[a].x -= w->kwa[k] * px;
-        vel[a].y -= w->kwa[k] * py;
-        vel[b].x += w->kwb[k] * px;
-        vel[b].y += w->kwb[k] * py;
-    }
-}
-
 // Per sub-step, as Box2D v3's soft step: warm start, `iterations` solves with the bias,
 // integrate positions, then one relax solve without the bias for rigid springs.
 void substep_soft(sb_world *w, double h, bool first_substep)
 {
-    soft_prepare(w);
+    soft_prepare_pass(w);
     contacts_prepare(w, h, first_substep);
     contacts_warm_start(w);
     for (int it = 0; it < w->def.iterations; ++it) {
-        for (int k = 0; k < w->order_count; ++k) {
-            double vn = spring_normal_velocity(w, k);
-            double impulse = -w->kc2[k] * (vn + w->kg[k]) - w->kc3[k] * w->kimp[k];
-            w->kimp[k] += impulse;
-            spring_apply(w, k, impulse);
-        }
+        soft_solve_pass(w);
         if (it == w->def.iterations - 1)
             contacts_solve(w, h, true); // once per sub-step (see contacts_solve)
     }

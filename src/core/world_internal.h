@@ -57,6 +57,7 @@ struct sb_world {
     // colour share no particle and the CPU can overlap them (Gauss-Seidel in any order is
     // still Gauss-Seidel). Rebuilt when springs are added or removed.
     int *order, order_count, colors;
+    int color_start[65];      // order positions where each colour begins; [colors] = order_count
     bool order_dirty;
     // Packed per order position k, filled at the start of each step (sb_world_step) and
     // written back at its end, so the solver loops read memory in order, without branches.
@@ -152,5 +153,15 @@ void substep_sequential(sb_world *w, double h, bool first_substep);
 void substep_soft(sb_world *w, double h, bool first_substep);
 void substep_verlet(sb_world *w, double h);
 void substep_xpbd(sb_world *w, double h, bool first_substep);
+
+// springs_simd.c: the soft method's passes over the packed springs, four springs of a colour
+// at a time where the CPU has AVX2, bit-identical to one at a time.
+void soft_prepare_pass(sb_world *w);
+void soft_solve_pass(sb_world *w);
+void soft_relax_pass(sb_world *w);
+/// Tests: force the scalar passes (false) or allow the vector ones (true, the default).
+void springs_simd_allow(bool allow);
+/// True when the vector passes run on this CPU.
+bool springs_simd_active(void);
 
 #endif
