@@ -6,7 +6,7 @@
 
 #include "sb_types.h"
 
-/// Defaults: gravity (0,-9.81), 60 Hz, 4 sub-steps, 8 iterations, soft method, collisions on.
+/// Defaults: gravity (0,-9.81), 60 Hz, 6 sub-steps, 4 iterations, soft method, collisions on, tethers on.
 sb_world_def sb_default_world_def(void);
 /// Defaults: at the origin, at rest, 1 kg, radius 0.1 m, free, colliding, world restitution/friction.
 sb_particle_def sb_default_particle_def(void);

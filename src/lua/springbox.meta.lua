@@ -12,8 +12,8 @@ local springbox = {}
 ---@class springbox.WorldDef
 ---@field gravity? number[] {x, y} in m/s^2, default {0, -9.81}
 ---@field dt? number seconds per frame, default 1/60
----@field substeps? integer sub-steps per frame, default 4
----@field iterations? integer solver iterations per sub-step, default 8
+---@field substeps? integer sub-steps per frame, default 6
+---@field iterations? integer solver iterations per sub-step, default 4
 ---@field method? springbox.method how springs are solved, default "soft"
 ---@field warmstart? number sequential/soft: warm start fraction in [0,1], default 1
 ---@field correction? number sequential: Nissen's correction factor in (0,1], default 1
