@@ -42,6 +42,14 @@ struct render_ctx {
     SDL_Vertex *verts;
     int *indices;
     int vert_cap, index_cap;
+    // Dense scenes: springs drawn as 1-pixel lines into `pixels`, shown through `layer`.
+    SDL_Texture *layer;
+    uint32_t *pixels;
+    int layer_w, layer_h;
+    // Particle positions by slot, gathered once per world per frame.
+    SDL_FPoint *screen;
+    uint8_t *joined;
+    int screen_cap;
 };
 
 static const char *const font_paths[] = {
@@ -191,6 +199,11 @@ void render_destroy(render_ctx *rc)
         TTF_CloseFont(rc->font);
     if (rc->font_big)
         TTF_CloseFont(rc->font_big);
+    if (rc->layer)
+        SDL_DestroyTexture(rc->layer);
+    free(rc->pixels);
+    free(rc->screen);
+    free(rc->joined);
     free(rc->verts);
     free(rc->indices);
     free(rc);
@@ -258,6 +271,89 @@ static void thick_line(render_ctx *rc, int *nv, int *ni, SDL_FPoint a, SDL_FPoin
     quad(rc, nv, ni, p, c, NULL);
 }
 
+// Above this many springs, with springs under 2 pixels wide, the geometry path spends
+// most of a frame setting up triangles (SDL's software renderer: cloth 128, 32512
+// springs, 25 FPS). Lines into a pixel layer cost a few pixels each instead.
+static const int dense_springs = 4096;
+
+static bool layer_begin(render_ctx *rc, int w, int h)
+{
+    if (!rc->layer || rc->layer_w != w || rc->layer_h != h) {
+        if (rc->layer)
+            SDL_DestroyTexture(rc->layer);
+        free(rc->pixels);
+        rc->layer = SDL_CreateTexture(rc->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STREAMING, w, h);
+        rc->pixels = malloc(sizeof *rc->pixels * (size_t)w * (size_t)h);
+        if (!rc->layer || !rc->pixels) {
+            if (rc->layer)
+                SDL_DestroyTexture(rc->layer);
+            free(rc->pixels);
+            rc->layer = NULL;
+            rc->pixels = NULL;
+            return false;
+        }
+        SDL_SetTextureBlendMode(rc->layer, SDL_BLENDMODE_BLEND);
+        rc->layer_w = w;
+        rc->layer_h = h;
+    }
+    memset(rc->pixels, 0, sizeof *rc->pixels * (size_t)w * (size_t)h);
+    return true;
+}
+
+// A 1-pixel line by DDA, clipped pixel by pixel to the layer; (x, y) in layer pixels.
+static void layer_line(render_ctx *rc, float x0, float y0, float x1, float y1, SDL_Color c)
+{
+    float dx = x1 - x0, dy = y1 - y0;
+    float n = fmaxf(fabsf(dx), fabsf(dy));
+    if (!(n < 1e5f)) // off-screen by far, or not finite
+        return;
+    int steps = (int)n + 1;
+    float sx = steps > 1 ? dx / (float)(steps - 1) : 0.0f, sy = steps > 1 ? dy / (float)(steps - 1) : 0.0f;
+    uint32_t argb = 0xFF000000u | (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+    const int w = rc->layer_w, h = rc->layer_h;
+    float x = x0 + 0.5f, y = y0 + 0.5f;
+    for (int i = 0; i < steps; ++i, x += sx, y += sy) {
+        int px = (int)floorf(x), py = (int)floorf(y);
+        if (px >= 0 && py >= 0 && px < w && py < h)
+            rc->pixels[(size_t)py * (size_t)w + (size_t)px] = argb;
+    }
+}
+
+static void layer_end(render_ctx *rc, const SDL_Rect *rect)
+{
+    SDL_UpdateTexture(rc->layer, NULL, rc->pixels, rc->layer_w * (int)sizeof *rc->pixels);
+    SDL_RenderCopy(rc->r, rc->layer, NULL, rect);
+}
+
+// Screen positions of every live particle by slot, and which ones springs join.
+static bool gather_particles(render_ctx *rc, const sb_view *v, const sb_world *w)
+{
+    int high = 0;
+    sb_particle_id p = sb_null_particle();
+    while (sb_world_next_particle(w, &p))
+        high = (int)p.index + 1;
+    if (high > rc->screen_cap) {
+        SDL_FPoint *sc = realloc(rc->screen, sizeof *sc * (size_t)high);
+        if (sc)
+            rc->screen = sc;
+        uint8_t *j = realloc(rc->joined, (size_t)high);
+        if (j)
+            rc->joined = j;
+        if (!sc || !j)
+            return false;
+        rc->screen_cap = high;
+    }
+    if (high > 0)
+        memset(rc->joined, 0, (size_t)high);
+    p = sb_null_particle();
+    while (sb_world_next_particle(w, &p)) {
+        sb_particle_def d;
+        sb_particle_get(w, p, &d);
+        rc->screen[p.index] = view_to_screen(v, d.position);
+    }
+    return true;
+}
+
 void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const render_marks *marks)
 {
     SDL_Renderer *r = rc->r;
@@ -285,21 +381,31 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
 
     // springs, coloured by strain: stretched red, compressed blue, at rest neutral
     float spring_width = (float)fmin(fmax(v->scale * 0.02, 1.5), 4.0);
+    bool dense = ns >= dense_springs && spring_width <= 2.0f && gather_particles(rc, v, w) &&
+                 layer_begin(rc, v->rect.w, v->rect.h);
     sb_spring_id s = sb_null_spring();
     while (sb_world_next_spring(w, &s)) {
         sb_spring_def d;
         sb_spring_get(w, s, &d);
-        sb_particle_def a, b;
-        sb_particle_get(w, d.a, &a);
-        sb_particle_get(w, d.b, &b);
-        double len = hypot(b.position.x - a.position.x, b.position.y - a.position.y);
+        double len = sb_spring_length(w, s);
         double strain = d.rest_length > 0.0 ? len / d.rest_length - 1.0 : 0.0;
         double t = fmin(fabs(strain) / strain_full_colour, 1.0);
         SDL_Color c = mix(COLOR_SPRING_REST, strain > 0 ? COLOR_SPRING_STRETCHED : COLOR_SPRING_COMPRESSED, t);
         bool bad = st->halted && st->bad_spring.generation && s.index == st->bad_spring.index;
+        if (dense && !bad) {
+            SDL_FPoint a = rc->screen[d.a.index], b = rc->screen[d.b.index];
+            rc->joined[d.a.index] = rc->joined[d.b.index] = 1;
+            layer_line(rc, a.x - (float)v->rect.x, a.y - (float)v->rect.y, b.x - (float)v->rect.x, b.y - (float)v->rect.y, c);
+            continue;
+        }
+        sb_particle_def a, b;
+        sb_particle_get(w, d.a, &a);
+        sb_particle_get(w, d.b, &b);
         thick_line(rc, &nv, &ni, view_to_screen(v, a.position), view_to_screen(v, b.position),
                    bad ? spring_width * 3 : spring_width, bad ? COLOR_ERROR : c);
     }
+    if (dense)
+        layer_end(rc, &v->rect);
     SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
 
     // particles: one textured quad each
@@ -310,6 +416,12 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
         sb_particle_def d;
         sb_particle_get(w, p, &d);
         SDL_FPoint c = view_to_screen(v, d.position);
+        // In a dense lattice a small free particle is the joint of its lines: drawn, the
+        // dots would hide the strain colours (and cost a textured quad each).
+        bool marked = (marks && marks->dragging && p.index == marks->drag.index) ||
+                      (st->halted && st->bad_particle.generation && p.index == st->bad_particle.index);
+        if (dense && !d.fixed && !marked && rc->joined[p.index] && d.radius * v->scale < 3.0)
+            continue;
         float rad = (float)fmax(d.radius * v->scale, d.fixed ? 4.0 : 2.5);
         SDL_Color col = d.fixed ? COLOR_FIXED : COLOR_PARTICLE;
         if (st->halted && st->bad_particle.generation && p.index == st->bad_particle.index) {
