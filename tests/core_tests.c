@@ -373,6 +373,35 @@ TEST(verlet_resting_stack_no_jitter)
     return 0;
 }
 
+// The bounds confine (sb_world_def): a column of 40 circles under a 2000 kg weight
+// overloads the soft contacts, but no centre may leave the box in any method.
+TEST(bounds_hold_under_load)
+{
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        sb_world_def def = sb_default_world_def();
+        def.method = (sb_method)m;
+        def.has_bounds = true;
+        def.bounds = (sb_bounds){-0.1, 0.0, 0.1, 100.0};
+        sb_world *w = sb_world_create(&def);
+        for (int i = 0; i < 41; ++i) {
+            sb_particle_def p = sb_default_particle_def();
+            p.position = v2(0.0, 0.1 + 0.2 * i);
+            p.mass = i == 40 ? 2000.0 : 1.0;
+            sb_world_add_particle(w, &p, NULL);
+        }
+        double lowest = INFINITY;
+        for (int f = 0; f < 240; ++f) {
+            sb_world_step(w);
+            for (int i = 0; i < w->p_high; ++i)
+                lowest = fmin(lowest, w->pos[i].y);
+        }
+        printf("%-10s lowest centre %.4f m (the floor is at 0)\n", sb_method_name((sb_method)m), lowest);
+        ENSURE(lowest >= 0.0);
+        sb_world_destroy(w);
+    }
+    return 0;
+}
+
 // ---------------------------------------------------------------- invariances
 
 static sb_world *build_mixed_scene(sb_method method, double mass_scale, bool rigid)
@@ -907,6 +936,7 @@ static const test_entry tests[] = {
     ENTRY(drag_follows_target_in_every_method),
     ENTRY(broad_phase_matches_brute_force),
     ENTRY(ball_pit_settles),
+    ENTRY(bounds_hold_under_load),
     ENTRY(method_switch_keeps_state),
 };
 

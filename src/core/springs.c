@@ -247,6 +247,7 @@ static void integrate_and_relax(sb_world *w, double h, bool relax_rigid_springs)
 {
     integrate_positions(w, h);
     tethers_project(w, true);
+    contacts_confine_to_bounds(w);
     contacts_update_geometry(w);
     if (relax_rigid_springs)
         soft_relax_pass(w);

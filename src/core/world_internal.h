@@ -129,6 +129,7 @@ void contacts_prepare(sb_world *w, double h, bool first_substep);
 void contacts_warm_start(sb_world *w);
 void contacts_solve(sb_world *w, double h, bool use_bias);
 void contacts_restitution(sb_world *w);
+void contacts_confine_to_bounds(sb_world *w);   // velocity methods: hold particles inside the bounds
 void contacts_project(sb_world *w, bool preserve_impulse, double h); // verlet passes
 void contacts_project_xpbd(sb_world *w);
 void contacts_xpbd_velocity(sb_world *w);
