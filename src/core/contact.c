@@ -406,9 +406,12 @@ void contacts_solve(sb_world *w, double h, bool use_bias)
 }
 
 // The bounds are a box the particles are confined to (sb_world_def), so the velocity
-// methods also hold them there by position at the end of each sub-step: a soft contact
+// methods also keep every centre inside it at the end of each sub-step: a soft contact
 // gives way under a deep pile (300 layers in the 20000-ball pit pushed 18 circles through
-// the floor), a bound must not. Velocity into the wall is removed, as a rigid wall would.
+// the floor), a bound must not let a particle out. Velocity into the wall is removed, as a
+// rigid wall would. Only the centre is held, not the whole circle: the soft contact owns
+// the overlap, and moving circles out of it by position would kick their neighbours
+// (measured: a 300-ball pit that had come to rest kept popping, 0.6 J every few seconds).
 void contacts_confine_to_bounds(sb_world *w)
 {
     if (!w->def.has_bounds)
@@ -417,26 +420,20 @@ void contacts_confine_to_bounds(sb_world *w)
     for (int i = 0; i < w->p_high; ++i) {
         if (w->inv_mass[i] == 0.0) // fixed (or dead) particles stay where they are put
             continue;
-        double r = w->radius[i];
-        double lo_x = b.xmin + r, hi_x = b.xmax - r, lo_y = b.ymin + r, hi_y = b.ymax - r;
         sb_vec2 *p = &w->pos[i], *v = &w->vel[i];
-        if (lo_x <= hi_x) {
-            if (p->x < lo_x) {
-                p->x = lo_x;
-                v->x = v->x < 0.0 ? 0.0 : v->x;
-            } else if (p->x > hi_x) {
-                p->x = hi_x;
-                v->x = v->x > 0.0 ? 0.0 : v->x;
-            }
+        if (p->x < b.xmin) {
+            p->x = b.xmin;
+            v->x = v->x < 0.0 ? 0.0 : v->x;
+        } else if (p->x > b.xmax) {
+            p->x = b.xmax;
+            v->x = v->x > 0.0 ? 0.0 : v->x;
         }
-        if (lo_y <= hi_y) {
-            if (p->y < lo_y) {
-                p->y = lo_y;
-                v->y = v->y < 0.0 ? 0.0 : v->y;
-            } else if (p->y > hi_y) {
-                p->y = hi_y;
-                v->y = v->y > 0.0 ? 0.0 : v->y;
-            }
+        if (p->y < b.ymin) {
+            p->y = b.ymin;
+            v->y = v->y < 0.0 ? 0.0 : v->y;
+        } else if (p->y > b.ymax) {
+            p->y = b.ymax;
+            v->y = v->y > 0.0 ? 0.0 : v->y;
         }
     }
 }
