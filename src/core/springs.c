@@ -2,7 +2,7 @@
 // sb_tuning.h, once per step in springs_pack; each method's own algebra follows its
 // article in shared/seeds. The loops run over the packed arrays in colour order.
 #include "sb_tuning.h"
-#include "world_internal.h"
+#include "springs_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -182,43 +182,11 @@ void springs_unpack(sb_world *w)
     }
 }
 
-// Geometry from the current positions: axis a->b and length error. A zero-length spring
-// keeps its previous axis so it never divides by zero.
+// Geometry of every spring from the current positions (spring_axis).
 static void springs_geometry(sb_world *w)
 {
-    const sb_vec2 *pos = w->pos;
-    for (int k = 0; k < w->order_count; ++k) {
-        sb_vec2 d = v2_sub(pos[w->kb[k]], pos[w->ka[k]]);
-        double len = sqrt(d.x * d.x + d.y * d.y);
-        double ux = 1.0, uy = 0.0;
-        if (len > 1e-12) {
-            ux = d.x / len;
-            uy = d.y / len;
-        } else if (w->kpux[k] != 0.0 || w->kpuy[k] != 0.0) {
-            ux = w->kpux[k];
-            uy = w->kpuy[k];
-        }
-        w->kux[k] = ux;
-        w->kuy[k] = uy;
-        w->ksep[k] = len - w->krest[k];
-    }
-}
-
-static inline double spring_normal_velocity(const sb_world *w, int k)
-{
-    const sb_vec2 va = w->vel[w->ka[k]], vb = w->vel[w->kb[k]];
-    return (vb.x - va.x) * w->kux[k] + (vb.y - va.y) * w->kuy[k];
-}
-
-// Equal and opposite impulses along the axis; positive pushes the ends apart.
-static inline void spring_apply(sb_world *w, int k, double impulse)
-{
-    double px = w->kux[k] * impulse, py = w->kuy[k] * impulse;
-    sb_vec2 *va = &w->vel[w->ka[k]], *vb = &w->vel[w->kb[k]];
-    va->x -= w->kwa[k] * px;
-    va->y -= w->kwa[k] * py;
-    vb->x += w->kwb[k] * px;
-    vb->y += w->kwb[k] * py;
+    for (int k = 0; k < w->order_count; ++k)
+        spring_axis(w, k);
 }
 
 static void integrate_positions(sb_world *w, double h)
@@ -299,25 +267,15 @@ void substep_force_or_impulse(sb_world *w, double h, bool first_substep)
 //  - only tension is warm started (`if (projectedImpulse > 0.0) return;`).
 // Measured on the 32x32 cloth (8 iterations, 4 sub-steps): warm starting the total impulse
 // in both directions diverges (154% stretch), the listing's rule stays under 9%.
-// Catto's soft constraint warm starts the total in both directions, as Box2D does
-// (`all_springs` false): its softness keeps that stable. A rigid spring has no softness,
-// so it always follows the listing; with the total warm started, the soft method's rigid
-// cloth 128 reaches 37% stretch (89% during the run), with the listing 1.6%.
-static void springs_warm_start(sb_world *w, bool all_springs)
+// Catto's soft constraint warm starts the total in both directions, as Box2D does: its
+// softness keeps that stable (springs_simd.c). A rigid spring has no softness, so in the
+// soft method too it follows the listing; with the total warm started, the soft method's
+// rigid cloth 128 reaches 37% stretch (89% during the run), with the listing 1.6%.
+static void springs_warm_start(sb_world *w)
 {
     const double fraction = w->def.warmstart;
-    for (int k = 0; k < w->order_count; ++k) {
-        double turn = w->kpux[k] * w->kux[k] + w->kpuy[k] * w->kuy[k];
-        double impulse = turn > 0.0 ? w->kimp[k] * turn * fraction : 0.0;
-        if (all_springs || w->krigid[k]) {
-            if (impulse > 0.0) // positive pushes the ends apart: compression
-                impulse = 0.0;
-            w->kimp[k] = 0.0;
-        } else {
-            w->kimp[k] = impulse;
-        }
-        spring_apply(w, k, impulse);
-    }
+    for (int k = 0; k < w->order_count; ++k)
+        spring_apply(w, k, spring_warm_impulse(w, k, true, fraction));
 }
 
 // ------------------------------------------------------------------ sequential
@@ -334,7 +292,7 @@ void substep_sequential(sb_world *w, double h, bool first_substep)
         double vn0 = spring_normal_velocity(w, k);
         w->kg[k] = vn0 - (w->kc1[k] * w->ksep[k] / h + w->kc2[k] * vn0);
     }
-    springs_warm_start(w, true); // Nissen's listing
+    springs_warm_start(w); // Nissen's listing
     contacts_prepare(w, h, first_substep);
     contacts_warm_start(w);
     const double correction = w->def.correction;

@@ -6,7 +6,7 @@
 // (tests/core_tests.c: simd_matches_scalar), and a machine without AVX2 runs the scalar
 // path with the same results. Colour 63 collects every spring past the 63rd colour, so it
 // may share particles and always runs one spring at a time.
-#include "world_internal.h"
+#include "springs_kernels.h"
 
 #include <string.h>
 
@@ -17,70 +17,31 @@
 
 // ------------------------------------------------------------------ one spring at a time
 
-static inline void apply_one(sb_world *w, int k, double ux, double uy, double impulse)
-{
-    double px = ux * impulse, py = uy * impulse;
-    sb_vec2 *va = &w->vel[w->ka[k]], *vb = &w->vel[w->kb[k]];
-    va->x -= w->kwa[k] * px;
-    va->y -= w->kwa[k] * py;
-    vb->x += w->kwb[k] * px;
-    vb->y += w->kwb[k] * py;
-}
-
-static inline double normal_velocity_one(const sb_world *w, int k)
-{
-    const sb_vec2 va = w->vel[w->ka[k]], vb = w->vel[w->kb[k]];
-    return (vb.x - va.x) * w->kux[k] + (vb.y - va.y) * w->kuy[k];
-}
-
-// Geometry (axis a -> b, length error), the bias velocity (beta/h) C, and the warm start:
-// the previous impulse projected on the new axis, zero past a 90 degree turn; a rigid
-// spring follows seed 000's listing (tension only, the accumulator restarts at zero).
+// Geometry, the bias velocity (beta/h) C, and the warm start (a rigid spring by seed 000's
+// listing, a hertz spring with its total, as Box2D).
 static inline void prepare_one(sb_world *w, int k, double fraction)
 {
-    const sb_vec2 pa = w->pos[w->ka[k]], pb = w->pos[w->kb[k]];
-    double dx = pb.x - pa.x, dy = pb.y - pa.y;
-    double len = sqrt(dx * dx + dy * dy);
-    double ux = 1.0, uy = 0.0;
-    if (len > 1e-12) {
-        ux = dx / len;
-        uy = dy / len;
-    } else if (w->kpux[k] != 0.0 || w->kpuy[k] != 0.0) { // keep the last axis
-        ux = w->kpux[k];
-        uy = w->kpuy[k];
-    }
-    w->kux[k] = ux;
-    w->kuy[k] = uy;
-    double sep = len - w->krest[k];
-    w->ksep[k] = sep;
-    w->kg[k] = w->kc1[k] * sep;
-    double turn = w->kpux[k] * ux + w->kpuy[k] * uy;
-    double impulse = turn > 0.0 ? w->kimp[k] * turn * fraction : 0.0;
-    if (w->krigid[k]) {
-        if (impulse > 0.0) // positive pushes the ends apart: compression
-            impulse = 0.0;
-        w->kimp[k] = 0.0;
-    } else {
-        w->kimp[k] = impulse;
-    }
-    apply_one(w, k, ux, uy, impulse);
+    spring_axis(w, k);
+    w->kg[k] = w->kc1[k] * w->ksep[k];
+    spring_apply(w, k, spring_warm_impulse(w, k, w->krigid[k], fraction));
 }
 
 static inline void solve_one(sb_world *w, int k)
 {
-    double vn = normal_velocity_one(w, k);
+    double vn = spring_normal_velocity(w, k);
     double impulse = -w->kc2[k] * (vn + w->kg[k]) - w->kc3[k] * w->kimp[k];
     w->kimp[k] += impulse;
-    apply_one(w, k, w->kux[k], w->kuy[k], impulse);
+    spring_apply(w, k, impulse);
 }
 
+// Rigid springs only: remove the relative normal velocity the bias added (Box2D v3's relax).
 static inline void relax_one(sb_world *w, int k)
 {
     if (!w->krigid[k])
         return;
-    double impulse = -w->kmass[k] * normal_velocity_one(w, k);
+    double impulse = -w->kmass[k] * spring_normal_velocity(w, k);
     w->kimp[k] += impulse;
-    apply_one(w, k, w->kux[k], w->kuy[k], impulse);
+    spring_apply(w, k, impulse);
 }
 
 // ------------------------------------------------------------------ four at a time

@@ -1,0 +1,64 @@
+// One spring at a time: the per-spring arithmetic that springs.c (every method) and
+// springs_simd.c (the soft method's scalar path) share. springs_simd.c's vector lanes
+// restate it in the same order; simd_matches_scalar holds them to bit-identical results.
+#ifndef SB_SPRINGS_KERNELS_H
+#define SB_SPRINGS_KERNELS_H
+
+#include "world_internal.h"
+
+/// Axis a -> b and length error of packed spring k from the current positions. A
+/// zero-length spring keeps its previous axis so it never divides by zero.
+static inline void spring_axis(sb_world *w, int k)
+{
+    const sb_vec2 pa = w->pos[w->ka[k]], pb = w->pos[w->kb[k]];
+    double dx = pb.x - pa.x, dy = pb.y - pa.y;
+    double len = sqrt(dx * dx + dy * dy);
+    double ux = 1.0, uy = 0.0;
+    if (len > 1e-12) {
+        ux = dx / len;
+        uy = dy / len;
+    } else if (w->kpux[k] != 0.0 || w->kpuy[k] != 0.0) {
+        ux = w->kpux[k];
+        uy = w->kpuy[k];
+    }
+    w->kux[k] = ux;
+    w->kuy[k] = uy;
+    w->ksep[k] = len - w->krest[k];
+}
+
+/// Relative velocity of the ends along the axis (positive: separating).
+static inline double spring_normal_velocity(const sb_world *w, int k)
+{
+    const sb_vec2 va = w->vel[w->ka[k]], vb = w->vel[w->kb[k]];
+    return (vb.x - va.x) * w->kux[k] + (vb.y - va.y) * w->kuy[k];
+}
+
+/// Equal and opposite impulses along the axis; positive pushes the ends apart.
+static inline void spring_apply(sb_world *w, int k, double impulse)
+{
+    double px = w->kux[k] * impulse, py = w->kuy[k] * impulse;
+    sb_vec2 *va = &w->vel[w->ka[k]], *vb = &w->vel[w->kb[k]];
+    va->x -= w->kwa[k] * px;
+    va->y -= w->kwa[k] * py;
+    vb->x += w->kwb[k] * px;
+    vb->y += w->kwb[k] * py;
+}
+
+/// The warm-start impulse of spring k (springs.c, springs_warm_start, says why each rule):
+/// the last impulse projected on the new axis, zero past a 90 degree turn; with Nissen's
+/// listing only tension, and the accumulator restarts at zero. Updates the accumulator.
+static inline double spring_warm_impulse(sb_world *w, int k, bool nissen_listing, double fraction)
+{
+    double turn = w->kpux[k] * w->kux[k] + w->kpuy[k] * w->kuy[k];
+    double impulse = turn > 0.0 ? w->kimp[k] * turn * fraction : 0.0;
+    if (nissen_listing) {
+        if (impulse > 0.0) // positive pushes the ends apart: compression
+            impulse = 0.0;
+        w->kimp[k] = 0.0;
+    } else {
+        w->kimp[k] = impulse;
+    }
+    return impulse;
+}
+
+#endif
