@@ -462,6 +462,10 @@ int main(int argc, char **argv)
                 "set datafile separator '\\t'\n"
                 "set style data histogram\nset style histogram clustered gap 1\nset style fill solid border -1\n"
                 "set logscale y\nset ylabel 'ms per step (median, log scale)'\nset grid ytics\n"
+                // One colour per engine (gnuplot's default cycle repeats after eight).
+                "set linetype 1 lc rgb '#7b3294'\nset linetype 2 lc rgb '#009e73'\nset linetype 3 lc rgb '#56b4e9'\n"
+                "set linetype 4 lc rgb '#e69f00'\nset linetype 5 lc rgb '#f0e442'\nset linetype 6 lc rgb '#0072b2'\n"
+                "set linetype 7 lc rgb '#f4a3a8'\nset linetype 8 lc rgb '#000000'\nset linetype 9 lc rgb '#999999'\n"
                 "set key outside right\nset title 'Step time, springbox (every method) vs Box2D 2.4.1 and Chipmunk 7'\n"
                 "plot for [i=2:%d] '%s' using i:xtic(1) title columnheader(i)\n",
                 plot_path, ne + 1, dat);
