@@ -100,8 +100,8 @@ void springs_pack(sb_world *w, double h)
         int s = w->order[k], a = w->s_a[s], b = w->s_b[s];
         double wa = w->inv_mass[a], wb = w->inv_mass[b];
         double m = sb_reduced_mass(wa, wb);
-        const sb_tuning *t = &w->tuning[s];
-        bool rigid = sb_tuning_is_rigid(t);
+        const sb_tuning *t = &w->tuning[s]; // read only for hertz springs below
+        bool rigid = w->s_rigid[s];
         w->ka[k] = a;
         w->kb[k] = b;
         w->kwa[k] = wa;

@@ -14,7 +14,6 @@
 // L is the shortest path over rigid springs (Dijkstra from every fixed particle at once);
 // each particle is tethered to its nearest fixed particle. Hertz springs do not take part:
 // they are meant to stretch.
-#include "sb_tuning.h"
 #include "world_internal.h"
 
 #include <stdlib.h>
@@ -71,7 +70,7 @@ void tethers_build(sb_world *w)
     int *first = calloc((size_t)n + 1, sizeof *first);
     int rigid = 0;
     for (int s = 0; s < w->s_high; ++s)
-        rigid += w->s_a[s] >= 0 && sb_tuning_is_rigid(&w->tuning[s]);
+        rigid += w->s_a[s] >= 0 && w->s_rigid[s];
     int *edge_to = malloc(sizeof *edge_to * (size_t)(2 * rigid + 1));
     double *edge_len = malloc(sizeof *edge_len * (size_t)(2 * rigid + 1));
     double *dist = malloc(sizeof *dist * (size_t)n);
@@ -91,14 +90,14 @@ void tethers_build(sb_world *w)
 
     // Adjacency of the rigid springs (compressed rows).
     for (int s = 0; s < w->s_high; ++s)
-        if (w->s_a[s] >= 0 && sb_tuning_is_rigid(&w->tuning[s])) {
+        if (w->s_a[s] >= 0 && w->s_rigid[s]) {
             first[w->s_a[s] + 1] += 1;
             first[w->s_b[s] + 1] += 1;
         }
     for (int i = 0; i < n; ++i)
         first[i + 1] += first[i];
     for (int s = 0; s < w->s_high; ++s)
-        if (w->s_a[s] >= 0 && sb_tuning_is_rigid(&w->tuning[s])) {
+        if (w->s_a[s] >= 0 && w->s_rigid[s]) {
             int a = w->s_a[s], b = w->s_b[s];
             edge_to[first[a]] = b;
             edge_len[first[a]++] = w->rest[s];

@@ -176,7 +176,7 @@ static bool springs_reserve(sb_world *w, int need)
     while (cap < need)
         cap *= 2;
     if (!GROW(w->s_a, cap) || !GROW(w->s_b, cap) || !GROW(w->rest, cap) || !GROW(w->tuning, cap) ||
-        !GROW(w->s_gen, cap) || !GROW(w->s_next_free, cap) || !GROW(w->axis_prev, cap) ||
+        !GROW(w->s_rigid, cap) || !GROW(w->s_gen, cap) || !GROW(w->s_next_free, cap) || !GROW(w->axis_prev, cap) ||
         !GROW(w->impulse, cap) || !GROW(w->snap_axis, cap) || !GROW(w->snap_impulse, cap) ||
         !GROW(w->pair_keys, cap) || !GROW(w->order, cap) || !GROW(w->ka, cap) || !GROW(w->kb, cap) ||
         !GROW(w->kwa, cap) || !GROW(w->kwb, cap) || !GROW(w->kmass, cap) || !GROW(w->krest, cap) ||
@@ -212,8 +212,8 @@ void sb_world_destroy(sb_world *w)
         return;
     void *arrays[] = {
         w->pos, w->vel, w->prev, w->dv, w->mass, w->inv_mass, w->radius, w->restitution, w->friction,
-        w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_gen,
-        w->s_next_free, w->axis_prev, w->impulse, w->order, w->ka, w->kb, w->kwa, w->kwb, w->kmass,
+        w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_rigid,
+        w->s_gen, w->s_next_free, w->axis_prev, w->impulse, w->order, w->ka, w->kb, w->kwa, w->kwb, w->kmass,
         w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kc1, w->kc2, w->kc3, w->kg, w->kimp,
         w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen,
         w->w_alive_flag, w->contacts, w->contacts_next, w->grid_start, w->grid_items, w->cell_x,
@@ -436,6 +436,7 @@ sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status 
     w->s_b[s] = b;
     w->rest[s] = d->rest_length >= 0.0 ? d->rest_length : v2_len(v2_sub(w->pos[b], w->pos[a]));
     w->tuning[s] = d->tuning;
+    w->s_rigid[s] = sb_tuning_is_rigid(&d->tuning);
     w->impulse[s] = 0.0;
     w->axis_prev[s] = v2(0.0, 0.0);
     w->degree[a] += 1;
@@ -498,11 +499,12 @@ sb_status sb_spring_set(sb_world *w, sb_spring_id id, double rest_length, const 
     sb_status st = sb_tuning_check(t, bad_field);
     if (st != SB_OK)
         return st;
-    if (sb_tuning_is_rigid(&w->tuning[s]) != sb_tuning_is_rigid(t) ||
-        (sb_tuning_is_rigid(t) && w->rest[s] != rest_length))
+    bool rigid = sb_tuning_is_rigid(t);
+    if (w->s_rigid[s] != rigid || (rigid && w->rest[s] != rest_length))
         w->tethers_dirty = true; // a rigid path changed length or a spring joined or left the rigid graph
     w->rest[s] = rest_length;
     w->tuning[s] = *t;
+    w->s_rigid[s] = rigid;
     return SB_OK;
 }
 
@@ -840,7 +842,7 @@ static double spring_instability(const sb_world *w, int s, double h)
 {
     double m = sb_reduced_mass(w->inv_mass[w->s_a[s]], w->inv_mass[w->s_b[s]]);
     double k = m / (h * h), c = m / h, omega, zeta;
-    if (!sb_tuning_is_rigid(&w->tuning[s]))
+    if (!w->s_rigid[s])
         sb_tuning_to_kc(&w->tuning[s], m, h, &k, &c);
     sb_kc_to_omega_zeta(k, c, m, &omega, &zeta);
     return omega * h / sb_symplectic_omega_h_limit(zeta);
@@ -901,7 +903,7 @@ static void measure(sb_world *w)
             max_stretch = fabs(c) / w->rest[s];
             max_s = s;
         }
-        if (!sb_tuning_is_rigid(&w->tuning[s])) {
+        if (!w->s_rigid[s]) {
             double k, damper;
             sb_tuning_to_kc(&w->tuning[s], sb_reduced_mass(w->inv_mass[a], w->inv_mass[b]), h, &k, &damper);
             pe += 0.5 * k * c * c;

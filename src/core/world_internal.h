@@ -48,6 +48,8 @@ struct sb_world {
     int *s_a, *s_b;           // particle slots; -1 for a dead slot
     double *rest;
     sb_tuning *tuning;
+    uint8_t *s_rigid;         // sb_tuning_is_rigid(&tuning[s]), kept with it: the per-step loops
+                              // read one byte instead of the 64-byte tuning
     uint32_t *s_gen;
     int *s_next_free;
     double *impulse;          // accumulated impulse (warm start), N s
