@@ -428,8 +428,8 @@ int main(int argc, char **argv)
                 snprintf(ns, sizeof ns, "%.1f", res->median_ms * 1e6 / ((double)scenes[sc].nl * res->iterations));
             fmt_quality(q, sizeof q, &scenes[sc], res->q);
             printf("%-13s %-30s %9.3f %8s %8s %8s  %s\n", scenes[sc].name, res->engine, res->median_ms, xb, xc, ns, q);
-            if (csv)
-                fprintf(csv, "%s,%s,%s,%.4f,%s,%s,%s,%.6g,%.6g,%.6g\n", scenes[sc].name, res->engine, res->settings,
+            if (csv) // text fields quoted: an engine's name may hold a comma
+                fprintf(csv, "\"%s\",\"%s\",\"%s\",%.4f,%s,%s,%s,%.6g,%.6g,%.6g\n", scenes[sc].name, res->engine, res->settings,
                         res->median_ms, xb, xc, ns, res->q[0], res->q[1], res->q[2]);
         }
         printf("\n");
