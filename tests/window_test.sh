@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real window under Xvfb, driven by xdotool as a person would: drag a particle and check
 # through the app's stats that it followed the mouse; pause and check that time stopped;
-# switch method, iterations and the compare view and check that they changed; quit.
+# switch method, iterations, tethers and the compare view and check that they changed; quit.
 set -u
 bin="$1"
 for tool in Xvfb xdotool; do
@@ -81,6 +81,12 @@ before=$(field iterations)
 xdotool key Up
 wait_for "up adds an iteration" '[ "$(field iterations)" = $((before + 1)) ]'
 echo "ok   method and iterations switch live"
+
+xdotool key t
+wait_for "T turns tethers off" '[ "$(field tethers)" = false ]'
+xdotool key t
+wait_for "T turns them back on" '[ "$(field tethers)" = true ]'
+echo "ok   tethers toggle live"
 
 xdotool key c
 wait_for "C opens the compare view" '[ "$(field compare)" = true ] && [ -n "$(field right_method)" ]'

@@ -23,6 +23,7 @@ typedef struct side {
     bool method_set;
     sb_method method;
     int substeps, iterations;   // > 0: set by keys, applied after every reload
+    int tethers;                // -1: the scene's; 0 or 1: set by T, applied after every reload
     float energy[HISTORY], stretch[HISTORY], step_ms[HISTORY];
     int history;
     char error[4096];           // a failed reload or update(): shown over the running scene
@@ -94,6 +95,8 @@ static void apply_overrides(side *s)
             d.substeps = s->substeps;
         if (s->iterations > 0)
             d.iterations = s->iterations;
+        if (s->tethers >= 0)
+            d.tethers = s->tethers != 0;
         sb_world_set_def(w, &d, NULL);
     }
 }
@@ -364,8 +367,8 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
     const sb_stats *st = sb_world_get_stats(w);
     int lh = render_line_height(a->rc, false);
     char first[256], second[256];
-    snprintf(first, sizeof first, "%s%s  it %d  sub %d  dt %.1f ms", prefix, sb_method_name(d.method), d.iterations,
-             d.substeps, d.dt * 1e3);
+    snprintf(first, sizeof first, "%s%s  it %d  sub %d  dt %.1f ms  tethers %s", prefix, sb_method_name(d.method),
+             d.iterations, d.substeps, d.dt * 1e3, d.tethers ? "on" : "off");
     snprintf(second, sizeof second, "particles %d  springs %d  contacts %d  physics %.2f ms  stretch %.2f%%",
              st->particles, st->springs, st->contacts, st->step_ms * sb_scene_world_count(s->scene),
              100.0 * st->max_stretch);
@@ -430,6 +433,7 @@ static const char *const help_lines[] = {
     "1 .. 6         method: force impulse sequential soft verlet xpbd",
     "shift+1 .. 6   method of the right side in compare view",
     "up / down      iterations + / -             left / right  sub-steps - / +",
+    "T              tethers on / off (rigid chains held to their fixed particles)",
     "C              compare view: the same scene in two methods, in lockstep",
     "W              write the slider values back into the scene file",
     "P              screenshot to springbox-NNNN.png",
@@ -545,6 +549,17 @@ static void set_method(app *a, int which, sb_method m)
     add_notice(a, COLOR_TEXT, "%smethod: %s", a->compare ? (which ? "right: " : "left: ") : "", sb_method_name(m));
 }
 
+// Tethers (src/core/tether.c) on both sides at once, so a designer sees what they hold.
+static void toggle_tethers(app *a)
+{
+    bool on = !sb_world_get_def(side_world(&a->sides[0], 0)).tethers;
+    for (int i = 0; i < side_count(a); ++i) {
+        a->sides[i].tethers = on;
+        apply_overrides(&a->sides[i]);
+    }
+    add_notice(a, COLOR_TEXT, "tethers %s", on ? "on" : "off (rigid chains rely on the solver alone)");
+}
+
 static void change_solver(app *a, int d_iterations, int d_substeps)
 {
     for (int i = 0; i < side_count(a); ++i) {
@@ -608,6 +623,7 @@ static void toggle_compare(app *a)
         s->method = left == SB_METHOD_IMPULSE ? SB_METHOD_SOFT : SB_METHOD_IMPULSE;
         s->iterations = a->sides[0].iterations;
         s->substeps = a->sides[0].substeps;
+        s->tethers = a->sides[0].tethers;
         apply_overrides(s);
         a->compare = true;
         if (!a->opt.view_given)
@@ -651,6 +667,7 @@ static void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
     case SDLK_F1: a->help = !a->help; break;
     case SDLK_p: screenshot(a, r); break;
     case SDLK_w: write_back(a); break;
+    case SDLK_t: toggle_tethers(a); break;
     case SDLK_UP: change_solver(a, +1, 0); break;
     case SDLK_DOWN: change_solver(a, -1, 0); break;
     case SDLK_RIGHT: change_solver(a, 0, +1); break;
@@ -770,10 +787,11 @@ static void write_frame_stats(app *a)
     const sb_stats *st = sb_world_get_stats(w);
     sb_world_def d = sb_world_get_def(w);
     fprintf(f,
-            "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"paused\":%s,"
+            "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"tethers\":%s,\"paused\":%s,"
             "\"compare\":%s,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,\"contacts\":%d,"
             "\"step_ms\":%.4f,\"fps\":%.1f,\"halted\":%s,\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d]",
-            a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, a->paused ? "true" : "false",
+            a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, d.tethers ? "true" : "false",
+            a->paused ? "true" : "false",
             a->compare ? "true" : "false", st->kinetic_energy, st->potential_energy, st->max_stretch, st->contacts,
             st->step_ms, a->fps, st->halted ? "true" : "false", a->view.cx, a->view.cy, a->view.scale,
             a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h);
@@ -806,6 +824,8 @@ static bool app_start(app *a, const window_options *o, char *error, size_t error
     s->method = o->method;
     s->substeps = o->substeps;
     s->iterations = o->iterations;
+    s->tethers = -1;
+    a->sides[1].tethers = -1;
     if (!side_open(a, s, error, error_size))
         return false;
     a->width = o->width;
