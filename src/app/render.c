@@ -303,14 +303,16 @@ static bool layer_begin(render_ctx *rc, int w, int h)
 // A 1-pixel line by DDA, clipped pixel by pixel to the layer; (x, y) in layer pixels.
 static void layer_line(render_ctx *rc, float x0, float y0, float x1, float y1, SDL_Color c)
 {
+    const int w = rc->layer_w, h = rc->layer_h;
+    if (fmaxf(x0, x1) < 0.0f || fminf(x0, x1) >= (float)w || fmaxf(y0, y1) < 0.0f || fminf(y0, y1) >= (float)h)
+        return; // wholly off one side of the layer
     float dx = x1 - x0, dy = y1 - y0;
     float n = fmaxf(fabsf(dx), fabsf(dy));
-    if (!(n < 1e5f)) // off-screen by far, or not finite
+    if (!(n < 1e5f)) // far too long to walk, or not finite
         return;
     int steps = (int)n + 1;
     float sx = steps > 1 ? dx / (float)(steps - 1) : 0.0f, sy = steps > 1 ? dy / (float)(steps - 1) : 0.0f;
     uint32_t argb = 0xFF000000u | (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
-    const int w = rc->layer_w, h = rc->layer_h;
     float x = x0 + 0.5f, y = y0 + 0.5f;
     for (int i = 0; i < steps; ++i, x += sx, y += sy) {
         int px = (int)floorf(x), py = (int)floorf(y);
