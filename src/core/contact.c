@@ -412,6 +412,19 @@ void contacts_solve(sb_world *w, double h, bool use_bias)
 // rigid wall would. Only the centre is held, not the whole circle: the soft contact owns
 // the overlap, and moving circles out of it by position would kick their neighbours
 // (measured: a 300-ball pit that had come to rest kept popping, 0.6 J every few seconds).
+// One axis of the box: a coordinate past [lo, hi] goes back onto the wall and stops
+// moving outward.
+static inline void confine_axis(double *p, double *v, double lo, double hi)
+{
+    if (*p < lo) {
+        *p = lo;
+        *v = *v < 0.0 ? 0.0 : *v;
+    } else if (*p > hi) {
+        *p = hi;
+        *v = *v > 0.0 ? 0.0 : *v;
+    }
+}
+
 void contacts_confine_to_bounds(sb_world *w)
 {
     if (!w->def.has_bounds)
@@ -420,21 +433,8 @@ void contacts_confine_to_bounds(sb_world *w)
     for (int i = 0; i < w->p_high; ++i) {
         if (w->inv_mass[i] == 0.0) // fixed (or dead) particles stay where they are put
             continue;
-        sb_vec2 *p = &w->pos[i], *v = &w->vel[i];
-        if (p->x < b.xmin) {
-            p->x = b.xmin;
-            v->x = v->x < 0.0 ? 0.0 : v->x;
-        } else if (p->x > b.xmax) {
-            p->x = b.xmax;
-            v->x = v->x > 0.0 ? 0.0 : v->x;
-        }
-        if (p->y < b.ymin) {
-            p->y = b.ymin;
-            v->y = v->y < 0.0 ? 0.0 : v->y;
-        } else if (p->y > b.ymax) {
-            p->y = b.ymax;
-            v->y = v->y > 0.0 ? 0.0 : v->y;
-        }
+        confine_axis(&w->pos[i].x, &w->vel[i].x, b.xmin, b.xmax);
+        confine_axis(&w->pos[i].y, &w->vel[i].y, b.ymin, b.ymax);
     }
 }
 

@@ -20,12 +20,18 @@
 
 typedef struct heap_item { double dist; int node; } heap_item;
 
+// Nearer first; ties by particle slot, so the tethers do not depend on the heap's history.
+static inline bool heap_before(heap_item a, heap_item b)
+{
+    return a.dist < b.dist || (a.dist == b.dist && a.node < b.node);
+}
+
 static void heap_push(heap_item *heap, int *n, heap_item item)
 {
     int i = (*n)++;
     while (i > 0) {
         int parent = (i - 1) / 2;
-        if (heap[parent].dist < item.dist || (heap[parent].dist == item.dist && heap[parent].node < item.node))
+        if (heap_before(heap[parent], item))
             break;
         heap[i] = heap[parent];
         i = parent;
@@ -41,10 +47,9 @@ static heap_item heap_pop(heap_item *heap, int *n)
         int child = 2 * i + 1;
         if (child >= *n)
             break;
-        if (child + 1 < *n && (heap[child + 1].dist < heap[child].dist ||
-                               (heap[child + 1].dist == heap[child].dist && heap[child + 1].node < heap[child].node)))
+        if (child + 1 < *n && heap_before(heap[child + 1], heap[child]))
             child += 1;
-        if (last.dist < heap[child].dist || (last.dist == heap[child].dist && last.node < heap[child].node))
+        if (heap_before(last, heap[child]))
             break;
         heap[i] = heap[child];
         i = child;
