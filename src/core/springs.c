@@ -237,12 +237,7 @@ void substep_force_or_impulse(sb_world *w, double h, bool first_substep)
     springs_geometry(w);
     for (int k = 0; k < w->order_count; ++k) {
         double impulse = -(w->kc1[k] * w->ksep[k] + w->kc2[k] * spring_normal_velocity(w, k));
-        double px = w->kux[k] * impulse, py = w->kuy[k] * impulse;
-        sb_vec2 *da = &w->dv[w->ka[k]], *db = &w->dv[w->kb[k]];
-        da->x -= w->kwa[k] * px;
-        da->y -= w->kwa[k] * py;
-        db->x += w->kwb[k] * px;
-        db->y += w->kwb[k] * py;
+        spring_apply_to(w->dv, w, k, impulse); // Jacobi: every spring reads the pre-pass velocities
     }
     for (int i = 0; i < w->p_high; ++i) {
         w->vel[i] = v2_add(w->vel[i], w->dv[i]);

@@ -33,16 +33,20 @@ static inline double spring_normal_velocity(const sb_world *w, int k)
     return (vb.x - va.x) * w->kux[k] + (vb.y - va.y) * w->kuy[k];
 }
 
-/// Equal and opposite impulses along the axis; positive pushes the ends apart.
-static inline void spring_apply(sb_world *w, int k, double impulse)
+/// Equal and opposite impulses along the axis into `v` (velocities, or the Jacobi
+/// accumulator); positive pushes the ends apart.
+static inline void spring_apply_to(sb_vec2 *v, const sb_world *w, int k, double impulse)
 {
     double px = w->kux[k] * impulse, py = w->kuy[k] * impulse;
-    sb_vec2 *va = &w->vel[w->ka[k]], *vb = &w->vel[w->kb[k]];
+    sb_vec2 *va = &v[w->ka[k]], *vb = &v[w->kb[k]];
     va->x -= w->kwa[k] * px;
     va->y -= w->kwa[k] * py;
     vb->x += w->kwb[k] * px;
     vb->y += w->kwb[k] * py;
 }
+
+/// spring_apply_to the velocities (Gauss-Seidel).
+static inline void spring_apply(sb_world *w, int k, double impulse) { spring_apply_to(w->vel, w, k, impulse); }
 
 /// The warm-start impulse of spring k (springs.c, springs_warm_start, says why each rule):
 /// the last impulse projected on the new axis, zero past a 90 degree turn; with Nissen's
