@@ -94,7 +94,7 @@ static int stiffen_deck(double ramp, double *overshoot, double *peak_ke)
     write_deck("deck.lua", 3.0, 0);
     sb_scene *s = open_scene("deck.lua", ramp);
     ENSURE(s);
-    run_frames(s, 1200);
+    run_frames(s, 1800); // critically damped springs (exactly, since issue 10) settle in 30 s
     double sag_soft = deck_middle_y(s);
     ENSURE(sb_world_get_stats(sb_scene_world(s, 0))->kinetic_energy < 1e-2); // settled
     write_deck("deck.lua", 30.0, 0);

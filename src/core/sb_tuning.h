@@ -46,6 +46,27 @@ void sb_kc_to_omega_zeta(double k, double c, double m, double *omega, double *ze
 /// The same as a frequency in Hz: the hertz/damping_ratio tuning equivalent to k and c.
 void sb_kc_to_hertz_zeta(double k, double c, double m, double *hertz, double *zeta);
 
+/// A spring's discrete motion over one sub-step: the update of (length error, velocity) of
+/// an isolated pair is a 2x2 map with characteristic polynomial z^2 - trace z + det, and its
+/// roots (the discrete poles) say everything about the motion: frequency and decay.
+typedef struct sb_poles { double trace, det; } sb_poles;
+
+/// Largest damped angle per sub-step a tuning may ask for: omega_d h <= pi/2, four sub-steps
+/// per period (seed 003: "take at least 4 time steps per period of oscillation").
+#define SB_MAX_OMEGA_H 1.5707963267948966
+
+/// The poles a non-rigid tuning asks for at sub-step h, for a pair of reduced mass m: hertz and
+/// raw tunings give exp(s h) for the roots s of m x'' + c x' + k x = 0, so that every method
+/// can deliver the continuous motion exactly; Nissen's coefficients are discrete already and
+/// give the poles of his impulse spring at this step (trace 2 - Cs - Cd, det 1 - Cd; seed 002).
+/// A frequency past SB_MAX_OMEGA_H is lowered to it (same damping ratio) and *limited is set.
+sb_poles sb_tuning_poles(const sb_tuning *t, double m, double h, bool *limited);
+/// Poles of a continuous angular frequency and damping ratio at sub-step h: exp(s h).
+sb_poles sb_poles_from_omega_zeta(double omega, double zeta, double h);
+/// The natural frequency (Hz, as hertz tunings give it) and damping ratio that poles give at
+/// sub-step h; a root on the negative real axis (no continuous equivalent) reads as Nyquist.
+void sb_poles_to_hertz_zeta(sb_poles p, double h, double *hertz, double *zeta);
+
 /// Nissen's safe coefficient for a naive (non-iterative) spring network: 1/(n+1),
 /// n = most springs on either end (seed 002, "Limitations and pitfalls").
 double sb_nissen_safe_coefficient(int springs_on_busiest_end);

@@ -100,6 +100,7 @@ typedef struct sb_spring_def {
     sb_particle_id a, b;
     double rest_length;    ///< m; < 0 means the current distance between a and b
     sb_tuning tuning;
+    bool collide;          ///< its ends still collide with each other (Box2D's collideConnected); default false
 } sb_spring_def;
 
 /// What the last step measured. Energies in joules.
@@ -113,10 +114,18 @@ typedef struct sb_stats {
     int contacts;             ///< touching contacts in the last sub-step
     double step_ms;           ///< wall-clock time of the last step
     int particles, springs;
-    /// force method only: springs whose omega*h exceeds the symplectic Euler limit
-    int unstable_springs;
-    double worst_omega_h, worst_omega_h_limit;
-    sb_spring_id worst_spring;
+    /// springs this method cannot deliver as tuned at this sub-step (a frequency past four
+    /// sub-steps per period, a Nissen coefficient past 1, an explicit network past its stable
+    /// limit, an implicit one past its energy bound): each runs at the nearest setting it can
+    int clamped_springs;
+    sb_spring_id clamped_spring;          ///< the clamped spring furthest from its tuning
+    double clamped_asked_hertz, clamped_asked_damping_ratio; ///< what it asks for
+    double clamped_hertz, clamped_damping_ratio;             ///< what the method delivers
+    /// measured once, at the first step: pairs of particles not joined by a spring that start
+    /// overlapping (by more than 1% of the smaller radius); contacts will push them apart
+    int overlapping_pairs;
+    double worst_overlap;                 ///< m, the deepest of them
+    sb_particle_id overlap_a, overlap_b;  ///< the pair that overlaps most
     /// non-finite containment: the world stops and keeps its last finite state
     bool halted;
     sb_particle_id bad_particle;

@@ -6,11 +6,14 @@
 
 #include "sb_types.h"
 
+#include <stddef.h>
+
 /// Defaults: gravity (0,-9.81), 60 Hz, 6 sub-steps, 4 iterations, soft method, collisions on, tethers on.
 sb_world_def sb_default_world_def(void);
-/// Defaults: at the origin, at rest, 1 kg, radius 0.1 m, free, colliding, world restitution/friction.
+/// Defaults: at the origin, at rest, 1 kg, radius 0.05 m (beads 0.1 m apart touch), free,
+/// colliding, world restitution/friction.
 sb_particle_def sb_default_particle_def(void);
-/// Defaults: rest length = current distance, rigid (hertz 0, damping ratio 1).
+/// Defaults: rest length = current distance, rigid (hertz 0, damping ratio 1), ends do not collide.
 sb_spring_def sb_default_spring_def(void);
 
 /// Checks a world definition; on failure *bad_field names the offending field.
@@ -34,6 +37,12 @@ sb_status sb_world_set_def(sb_world *world, const sb_world_def *def, const char 
 sb_status sb_world_step(sb_world *world);
 /// Diagnostics of the last step.
 const sb_stats *sb_world_get_stats(const sb_world *world);
+/// One sentence for the console and the HUD on the springs the method cannot deliver as tuned
+/// (sb_stats.clamped_springs): how many, and the worst with what it asks and what it gets.
+/// Springs and particles are numbered from 1, as the Lua index. Returns snprintf's count.
+int sb_world_clamp_message(const sb_world *world, char *buf, size_t size);
+/// One sentence on the pairs that started overlapping (sb_stats.overlapping_pairs), numbered from 1.
+int sb_world_overlap_message(const sb_world *world, char *buf, size_t size);
 /// Clears a halt so stepping resumes from the last finite state.
 void sb_world_clear_halt(sb_world *world);
 
@@ -66,6 +75,8 @@ double sb_spring_reduced_mass(const sb_world *world, sb_spring_id id);
 double sb_spring_length(const sb_world *world, sb_spring_id id);
 /// Changes a spring's rest length (>= 0) and tuning; its ends cannot change.
 sb_status sb_spring_set(sb_world *world, sb_spring_id id, double rest_length, const sb_tuning *tuning, const char **bad_field);
+/// Lets a spring's ends collide with each other (true) or not (false, the default).
+sb_status sb_spring_set_collide(sb_world *world, sb_spring_id id, bool collide);
 /// Accumulated impulse of the spring's last solve (N s), the warm start of the impulse methods.
 double sb_spring_impulse(const sb_world *world, sb_spring_id id);
 /// Restores a warm-start impulse (used when a reload carries state over).

@@ -1,4 +1,4 @@
-// The soft method's three passes over the packed springs (springs.c says what each
+// The soft method's three passes over the packed springs (method_soft.c says what each
 // computes and why). Springs of one graph colour share no particle, so four of them can
 // be solved at once: the velocities of their ends are loaded, the same IEEE operations
 // run in each lane in the same order as the scalar code, and the results are stored
@@ -17,19 +17,19 @@
 
 // ------------------------------------------------------------------ one spring at a time
 
-// Geometry, the bias velocity (beta/h) C, and the warm start (a rigid spring by seed 000's
+// Geometry, the bias impulse m_soft (beta/h) C, and the warm start (a rigid spring by seed 000's
 // listing, a hertz spring with its total, as Box2D).
 static inline void prepare_one(sb_world *w, int k, double fraction)
 {
     spring_axis(w, k);
-    w->kg[k] = w->kc1[k] * w->ksep[k];
+    w->kg[k] = w->kstiff[k] * w->ksep[k];
     spring_apply(w, k, spring_warm_impulse(w, k, w->krigid[k], fraction));
 }
 
 static inline void solve_one(sb_world *w, int k)
 {
     double vn = spring_normal_velocity(w, k);
-    double impulse = -w->kc2[k] * (vn + w->kg[k]) - w->kc3[k] * w->kimp[k];
+    double impulse = -(w->kdamp[k] * vn + w->kg[k]) - w->kscale[k] * w->kimp[k];
     w->kimp[k] += impulse;
     spring_apply(w, k, impulse);
 }
@@ -130,7 +130,7 @@ __attribute__((target("avx2"))) static void prepare4(sb_world *w, int k, __m256d
     _mm256_storeu_pd(w->kuy + k, uy);
     __m256d sep = _mm256_sub_pd(len, _mm256_loadu_pd(w->krest + k));
     _mm256_storeu_pd(w->ksep + k, sep);
-    _mm256_storeu_pd(w->kg + k, _mm256_mul_pd(_mm256_loadu_pd(w->kc1 + k), sep));
+    _mm256_storeu_pd(w->kg + k, _mm256_mul_pd(_mm256_loadu_pd(w->kstiff + k), sep));
     __m256d turn = _mm256_add_pd(_mm256_mul_pd(pux, ux), _mm256_mul_pd(puy, uy));
     __m256d warm = _mm256_mul_pd(_mm256_mul_pd(_mm256_loadu_pd(w->kimp + k), turn), fraction);
     __m256d impulse = _mm256_and_pd(_mm256_cmp_pd(turn, zero, _CMP_GT_OQ), warm);
@@ -149,8 +149,8 @@ __attribute__((target("avx2"))) static void solve4(sb_world *w, int k)
     __m256d ux = _mm256_loadu_pd(w->kux + k), uy = _mm256_loadu_pd(w->kuy + k);
     __m256d vn = normal_velocity4(v, ux, uy);
     __m256d acc = _mm256_loadu_pd(w->kimp + k);
-    __m256d impulse = _mm256_sub_pd(_mm256_mul_pd(negate(_mm256_loadu_pd(w->kc2 + k)), _mm256_add_pd(vn, _mm256_loadu_pd(w->kg + k))),
-                                    _mm256_mul_pd(_mm256_loadu_pd(w->kc3 + k), acc));
+    __m256d impulse = _mm256_sub_pd(negate(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(w->kdamp + k), vn), _mm256_loadu_pd(w->kg + k))),
+                                    _mm256_mul_pd(_mm256_loadu_pd(w->kscale + k), acc));
     _mm256_storeu_pd(w->kimp + k, _mm256_add_pd(acc, impulse));
     v = apply4(v, ux, uy, impulse, _mm256_loadu_pd(w->kwa + k), _mm256_loadu_pd(w->kwb + k));
     scatter_ends(w->vel, w->ka + k, w->kb + k, v);

@@ -157,3 +157,72 @@ double sb_nissen_safe_coefficient(int springs_on_busiest_end)
     int n = springs_on_busiest_end < 1 ? 1 : springs_on_busiest_end;
     return 1.0 / (n + 1);
 }
+
+sb_poles sb_poles_from_omega_zeta(double omega, double zeta, double h)
+{
+    sb_poles p;
+    double x = omega * h;
+    if (zeta < 1.0) { // s = -zeta w +- i w sqrt(1 - zeta^2)
+        double r = exp(-zeta * x);
+        p.trace = 2.0 * r * cos(x * sqrt(1.0 - zeta * zeta));
+        p.det = r * r;
+    } else { // two real roots s = -w (zeta -+ sqrt(zeta^2 - 1)); their product is exp(-2 zeta w h)
+        double q = sqrt(zeta * zeta - 1.0);
+        p.trace = exp(-(zeta - q) * x) + exp(-(zeta + q) * x);
+        p.det = exp(-2.0 * zeta * x);
+    }
+    return p;
+}
+
+sb_poles sb_tuning_poles(const sb_tuning *t, double m, double h, bool *limited)
+{
+    *limited = false;
+    if (t->mode == SB_TUNE_COEFFICIENTS) {
+        sb_poles p = {2.0 - t->stiffness - t->damping, 1.0 - t->damping};
+        return p;
+    }
+    double omega, zeta;
+    if (t->mode == SB_TUNE_HERTZ) {
+        omega = two_pi * t->hertz;
+        zeta = t->damping_ratio;
+    } else {
+        sb_kc_to_omega_zeta(t->k, t->c, m, &omega, &zeta);
+        if (omega == 0.0) { // a damper alone, or nothing: x' = v, v' = exp(-c h / m) v
+            sb_poles p = {1.0 + (m > 0.0 ? exp(-t->c * h / m) : 1.0), m > 0.0 ? exp(-t->c * h / m) : 1.0};
+            return p;
+        }
+    }
+    if (zeta < 1.0 && omega * h * sqrt(1.0 - zeta * zeta) > SB_MAX_OMEGA_H) {
+        omega = SB_MAX_OMEGA_H / (h * sqrt(1.0 - zeta * zeta));
+        *limited = true;
+    }
+    return sb_poles_from_omega_zeta(omega, zeta, h);
+}
+
+void sb_poles_to_hertz_zeta(sb_poles p, double h, double *hertz, double *zeta)
+{
+    double disc = p.trace * p.trace - 4.0 * p.det;
+    if (p.det <= 0.0) { // a root at or past zero: deadbeat or flipping each step
+        *hertz = p.trace < 0.0 ? 0.5 / h : 0.0;
+        *zeta = 1.0;
+        return;
+    }
+    if (disc < 0.0) { // complex pair r e^(+-i theta)
+        double r = sqrt(p.det), theta = acos(p.trace / (2.0 * r));
+        double sigma = -log(r) / h, wd = theta / h, w = sqrt(sigma * sigma + wd * wd);
+        *hertz = w / two_pi;
+        *zeta = sigma / w;
+        return;
+    }
+    double sq = sqrt(disc), z1 = 0.5 * (p.trace + sq), z2 = 0.5 * (p.trace - sq);
+    if (z2 <= 0.0) { // a negative real root has no continuous counterpart: it flips every sub-step
+        *hertz = 0.5 / h;
+        *zeta = z2 < 0.0 ? -log(-z2) / two_pi : 1.0;
+        return;
+    }
+    // over- or critically damped: s1 s2 = w^2 and s1 + s2 = -2 zeta w
+    double s1 = log(z1) / h, s2 = log(z2) / h;
+    double w = sqrt(s1 * s2);
+    *hertz = w / two_pi;
+    *zeta = w > 0.0 ? -(s1 + s2) / (2.0 * w) : 1.0;
+}

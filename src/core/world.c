@@ -1,5 +1,6 @@
 // World bookkeeping: storage, handles, checks, dragging, the step driver,
-// non-finite containment and diagnostics. The physics lives in springs.c and contact.c.
+// non-finite containment and diagnostics. The physics lives in solver.c (the sub-step loop),
+// the method_*.c files (one spring method each) and contact.c.
 #define _POSIX_C_SOURCE 199309L
 #include "sb_tuning.h"
 #include "world_internal.h"
@@ -76,7 +77,10 @@ sb_particle_def sb_default_particle_def(void)
     sb_particle_def d;
     memset(&d, 0, sizeof d);
     d.mass = 1.0;
-    d.radius = 0.1;
+    // Half the usual 0.1 m spacing of ropes and cloths: neighbours touch, and particles two
+    // links apart (0.2 m, or 0.14 m across a cloth's cell) stay clear. At 0.1 m every such pair
+    // touched or overlapped: a 96 x 96 sheared cloth carried 17870 contacts at rest.
+    d.radius = 0.05;
     d.collide = true;
     d.restitution = -1.0;
     d.friction = -1.0;
@@ -162,7 +166,8 @@ static bool particles_reserve(sb_world *w, int need)
         !GROW(w->mass, cap) || !GROW(w->inv_mass, cap) || !GROW(w->radius, cap) ||
         !GROW(w->restitution, cap) || !GROW(w->friction, cap) || !GROW(w->p_gen, cap) ||
         !GROW(w->p_flags, cap) || !GROW(w->p_next_free, cap) || !GROW(w->degree, cap) ||
-        !GROW(w->snap_pos, cap) || !GROW(w->snap_vel, cap) || !GROW(w->cell_x, cap) || !GROW(w->cell_y, cap))
+        !GROW(w->snap_pos, cap) || !GROW(w->snap_vel, cap) || !GROW(w->cell_x, cap) || !GROW(w->cell_y, cap) ||
+        !GROW(w->p_load, cap) || !GROW(w->start, cap))
         return false;
     w->p_cap = cap;
     return true;
@@ -176,12 +181,12 @@ static bool springs_reserve(sb_world *w, int need)
     while (cap < need)
         cap *= 2;
     if (!GROW(w->s_a, cap) || !GROW(w->s_b, cap) || !GROW(w->rest, cap) || !GROW(w->tuning, cap) ||
-        !GROW(w->s_rigid, cap) || !GROW(w->s_gen, cap) || !GROW(w->s_next_free, cap) || !GROW(w->axis_prev, cap) ||
+        !GROW(w->s_collide, cap) || !GROW(w->s_rigid, cap) || !GROW(w->s_gen, cap) || !GROW(w->s_next_free, cap) || !GROW(w->axis_prev, cap) ||
         !GROW(w->impulse, cap) || !GROW(w->snap_axis, cap) || !GROW(w->snap_impulse, cap) ||
         !GROW(w->pair_keys, cap) || !GROW(w->order, cap) || !GROW(w->ka, cap) || !GROW(w->kb, cap) ||
         !GROW(w->kwa, cap) || !GROW(w->kwb, cap) || !GROW(w->kmass, cap) || !GROW(w->krest, cap) ||
         !GROW(w->kux, cap) || !GROW(w->kuy, cap) || !GROW(w->kpux, cap) || !GROW(w->kpuy, cap) ||
-        !GROW(w->ksep, cap) || !GROW(w->kc1, cap) || !GROW(w->kc2, cap) || !GROW(w->kc3, cap) ||
+        !GROW(w->ksep, cap) || !GROW(w->kstiff, cap) || !GROW(w->kdamp, cap) || !GROW(w->kscale, cap) ||
         !GROW(w->kg, cap) || !GROW(w->kimp, cap) || !GROW(w->krigid, cap))
         return false;
     w->s_cap = cap;
@@ -199,7 +204,9 @@ sb_world *sb_world_create(const sb_world_def *def)
     w->p_free = w->s_free = -1;
     w->last_method = def->method;
     w->drag_id = sb_null_particle();
-    w->stats.worst_spring = sb_null_spring();
+    w->stats.clamped_spring = sb_null_spring();
+    w->stats.overlap_a = w->stats.overlap_b = sb_null_particle();
+    w->coef_dirty = true;
     w->stats.bad_particle = sb_null_particle();
     w->stats.bad_spring = sb_null_spring();
     w->stats.max_stretch_spring = -1;
@@ -212,13 +219,13 @@ void sb_world_destroy(sb_world *w)
         return;
     void *arrays[] = {
         w->pos, w->vel, w->prev, w->dv, w->mass, w->inv_mass, w->radius, w->restitution, w->friction,
-        w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_rigid,
+        w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_collide, w->s_rigid,
         w->s_gen, w->s_next_free, w->axis_prev, w->impulse, w->order, w->ka, w->kb, w->kwa, w->kwb, w->kmass,
-        w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kc1, w->kc2, w->kc3, w->kg, w->kimp,
+        w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kstiff, w->kdamp, w->kscale, w->kg, w->kimp,
         w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen,
         w->w_alive_flag, w->contacts, w->contacts_next, w->grid_start, w->grid_items, w->cell_x,
         w->cell_y, w->snap_pos, w->snap_vel, w->snap_axis, w->snap_impulse, w->tether_p,
-        w->tether_anchor, w->tether_length,
+        w->tether_anchor, w->tether_length, w->p_load, w->start,
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
@@ -255,6 +262,7 @@ static void particle_write(sb_world *w, int i, const sb_particle_def *d)
     bool was_fixed = (w->p_flags[i] & (PARTICLE_ALIVE | PARTICLE_FIXED)) == (PARTICLE_ALIVE | PARTICLE_FIXED);
     if (was_fixed != d->fixed)
         w->tethers_dirty = true;
+    w->coef_dirty = true; // the reduced masses of its springs may change
     w->pos[i] = d->position;
     w->vel[i] = d->velocity;
     w->mass[i] = d->mass;
@@ -436,6 +444,7 @@ sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status 
     w->s_b[s] = b;
     w->rest[s] = d->rest_length >= 0.0 ? d->rest_length : v2_len(v2_sub(w->pos[b], w->pos[a]));
     w->tuning[s] = d->tuning;
+    w->s_collide[s] = d->collide;
     w->s_rigid[s] = sb_tuning_is_rigid(&d->tuning);
     w->impulse[s] = 0.0;
     w->axis_prev[s] = v2(0.0, 0.0);
@@ -469,6 +478,17 @@ sb_status sb_spring_get(const sb_world *w, sb_spring_id id, sb_spring_def *out)
     out->b.generation = w->p_gen[w->s_b[s]];
     out->rest_length = w->rest[s];
     out->tuning = w->tuning[s];
+    out->collide = w->s_collide[s];
+    return SB_OK;
+}
+
+sb_status sb_spring_set_collide(sb_world *w, sb_spring_id id, bool collide)
+{
+    int s = spring_slot(w, id);
+    if (s < 0)
+        return SB_ERR_STALE;
+    w->s_collide[s] = collide;
+    w->s_pair_dirty = 1;
     return SB_OK;
 }
 
@@ -505,6 +525,7 @@ sb_status sb_spring_set(sb_world *w, sb_spring_id id, double rest_length, const 
     w->rest[s] = rest_length;
     w->tuning[s] = *t;
     w->s_rigid[s] = rigid;
+    w->coef_dirty = true;
     return SB_OK;
 }
 
@@ -745,7 +766,7 @@ static void rebuild_spring_pairs(sb_world *w)
 {
     int n = 0;
     for (int s = 0; s < w->s_high; ++s)
-        if (w->s_a[s] >= 0)
+        if (w->s_a[s] >= 0 && !w->s_collide[s])
             w->pair_keys[n++] = pair_key(w->s_a[s], w->s_b[s]);
     qsort(w->pair_keys, (size_t)n, sizeof *w->pair_keys, compare_u64);
     w->pair_count = n;
@@ -759,58 +780,6 @@ void apply_gravity_and_drag(sb_world *w, double h)
         if (w->inv_mass[i] > 0.0)
             w->vel[i] = v2_add(w->vel[i], dv);
     drag_apply(w, h);
-}
-
-/// The first non-finite particle, preferring a dynamic one: a fixed particle can only be
-/// infected in the same sub-step (0 * NaN is NaN), never be the source.
-static int first_nonfinite_particle(const sb_world *w)
-{
-    int first = -1;
-    for (int i = 0; i < w->p_high; ++i) {
-        if (particle_alive(w, i) && (!v2_finite(w->pos[i]) || !v2_finite(w->vel[i]))) {
-            if (w->inv_mass[i] > 0.0)
-                return i;
-            if (first < 0)
-                first = i;
-        }
-    }
-    return first;
-}
-
-/// Runs the sub-steps of one frame. In diagnostic mode it stops after the first
-/// sub-step that produced a non-finite particle and returns that particle's slot.
-static int run_substeps(sb_world *w, bool diagnostic)
-{
-    const double h = w->def.dt / w->def.substeps;
-    const sb_method method = w->def.method;
-    if (w->def.tethers && w->tethers_dirty)
-        tethers_build(w);
-    springs_pack(w, h);
-    for (int sub = 0; sub < w->def.substeps; ++sub) {
-        bool first = sub == 0;
-        if (method != SB_METHOD_VERLET) // verlet applies it as the article's position kick
-            apply_gravity_and_drag(w, h);
-        switch (method) {
-        case SB_METHOD_FORCE:
-        case SB_METHOD_IMPULSE: substep_force_or_impulse(w, h, first); break;
-        case SB_METHOD_SEQUENTIAL: substep_sequential(w, h, first); break;
-        case SB_METHOD_SOFT: substep_soft(w, h, first); break;
-        case SB_METHOD_VERLET: substep_verlet(w, h); break;
-        case SB_METHOD_XPBD: substep_xpbd(w, h, first); break;
-        default: break;
-        }
-        if (diagnostic) {
-            int bad = first_nonfinite_particle(w);
-            if (bad >= 0) {
-                springs_unpack(w);
-                return bad;
-            }
-        }
-    }
-    springs_unpack(w);
-    if (method != SB_METHOD_VERLET && method != SB_METHOD_XPBD)
-        contacts_restitution(w);
-    return -1;
 }
 
 // memcpy with a null pointer is undefined even for zero bytes, and an empty world has none.
@@ -871,11 +840,11 @@ static void halt(sb_world *w, int bad)
         snprintf(st->message, sizeof st->message,
                  "non-finite state at step %llu: particle %u went first; its stiffest spring %u has omega*h %.3g times "
                  "the explicit limit. Kept the last finite state",
-                 (unsigned long long)st->steps, bad, st->bad_spring.index, worst);
+                 (unsigned long long)st->steps, bad + 1, st->bad_spring.index + 1, worst);
     else
         snprintf(st->message, sizeof st->message,
                  "non-finite state at step %llu: particle %u went first. Kept the last finite state",
-                 (unsigned long long)st->steps, bad);
+                 (unsigned long long)st->steps, bad + 1);
 }
 
 static void measure(sb_world *w)
@@ -941,20 +910,17 @@ sb_status sb_world_step(sb_world *w)
         rebuild_spring_pairs(w);
     if (!contacts_reserve(w))
         return SB_ERR_NO_MEMORY;
-    w->stats.unstable_springs = 0;
-    w->stats.worst_omega_h = 0.0;
-    w->stats.worst_omega_h_limit = 0.0;
-    w->stats.worst_spring = sb_null_spring();
 
     snapshot_save(w);
     contacts_build(w);
-    run_substeps(w, false);
-    if (first_nonfinite_particle(w) >= 0) {
+    if (w->stats.steps == 0)
+        contacts_report_overlaps(w);
+    if (solver_run_substeps(w, false) >= 0) {
         // Replay the frame from the snapshot, checking after every sub-step, to name
         // the particle that went first; the replay is bit-identical (determinism).
         snapshot_restore(w);
         contacts_build(w);
-        int bad = run_substeps(w, true);
+        int bad = solver_run_substeps(w, true);
         snapshot_restore(w);
         halt(w, bad >= 0 ? bad : 0);
         w->stats.step_ms = now_ms() - t0;
@@ -977,6 +943,38 @@ sb_status sb_world_step(sb_world *w)
 }
 
 const sb_stats *sb_world_get_stats(const sb_world *w) { return &w->stats; }
+
+int sb_world_overlap_message(const sb_world *w, char *buf, size_t size)
+{
+    const sb_stats *st = &w->stats;
+    if (st->overlapping_pairs == 0)
+        return snprintf(buf, size, "no particles overlap at the start");
+    return snprintf(buf, size,
+                    "%d pair%s of particles not joined by a spring start overlapping (worst: particles %u and %u, "
+                    "by %.3g m); contacts push them apart: give them smaller radii, join them, or set collide = false",
+                    st->overlapping_pairs, st->overlapping_pairs == 1 ? "" : "s", st->overlap_a.index + 1,
+                    st->overlap_b.index + 1, st->worst_overlap);
+}
+
+int sb_world_clamp_message(const sb_world *w, char *buf, size_t size)
+{
+    const sb_stats *st = &w->stats;
+    if (st->clamped_springs == 0)
+        return snprintf(buf, size, "every spring runs as tuned");
+    char asked[64];
+    if (st->clamped_asked_hertz == 0.0)
+        snprintf(asked, sizeof asked, "to be rigid");
+    else
+        snprintf(asked, sizeof asked, "%.3g Hz at damping ratio %.3g", st->clamped_asked_hertz,
+                 st->clamped_asked_damping_ratio);
+    return snprintf(buf, size,
+                    "%d spring%s cannot run as tuned with %s at %d sub-step%s: spring %u asks %s and gets %.3g Hz at "
+                    "%.3g (%s)",
+                    st->clamped_springs, st->clamped_springs == 1 ? "" : "s", sb_method_name(w->def.method),
+                    w->def.substeps, w->def.substeps == 1 ? "" : "s", st->clamped_spring.index + 1, asked,
+                    st->clamped_hertz, st->clamped_damping_ratio,
+                    st->clamped_asked_hertz == 0.0 ? "an iterative method holds it" : "more sub-steps deliver it");
+}
 
 void sb_world_clear_halt(sb_world *w)
 {

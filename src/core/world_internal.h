@@ -1,8 +1,10 @@
-// springbox core internals: the world's structure-of-arrays storage, shared by
-// world.c (bookkeeping), springs.c (the six spring methods) and contact.c.
+// springbox core internals: the world's structure-of-arrays storage, shared by world.c
+// (bookkeeping), solver.c (the sub-step loop), the method_*.c files (one spring method each)
+// and contact.c.
 #ifndef SB_WORLD_INTERNAL_H
 #define SB_WORLD_INTERNAL_H
 
+#include "sb_tuning.h"
 #include "sb_world.h"
 
 #include <math.h>
@@ -21,6 +23,7 @@ typedef struct sb_contact {
     double normal_mass, friction, restitution;
     double normal_impulse, tangent_impulse, max_normal_impulse;
     double relative_velocity;  // normal velocity when the step began (for restitution)
+    int side;                  // walls: the side of the wall's line the particle came from (+1, -1)
 } sb_contact;
 
 #define SHAPE_BOUND 0x7FFFFFF0u
@@ -36,6 +39,7 @@ struct sb_world {
     int p_cap, p_high, p_alive, p_free;
     sb_vec2 *pos, *vel;
     sb_vec2 *prev;            // scratch: start-of-sub-step positions (verlet, xpbd)
+    sb_vec2 *start;           // scratch: positions at the start of the sub-step (walls_hold_centres)
     sb_vec2 *dv;              // scratch: Jacobi accumulator (force, impulse)
     double *mass, *inv_mass, *radius, *restitution, *friction;
     uint32_t *p_gen;
@@ -48,6 +52,7 @@ struct sb_world {
     int *s_a, *s_b;           // particle slots; -1 for a dead slot
     double *rest;
     sb_tuning *tuning;
+    uint8_t *s_collide;       // sb_spring_def.collide: the ends still collide
     uint8_t *s_rigid;         // sb_tuning_is_rigid(&tuning[s]), kept with it: the per-step loops
                               // read one byte instead of the 64-byte tuning
     uint32_t *s_gen;
@@ -70,10 +75,18 @@ struct sb_world {
     double *kux, *kuy;        // axis a -> b of this sub-step
     double *kpux, *kpuy;      // axis that stored the warm start
     double *ksep;             // length - rest of this sub-step
-    double *kc1, *kc2, *kc3;  // per-method constants of this step (springs.c says which)
+    // The method's discrete constants of each spring (spring_coef; the method's file says what
+    // each means). Kept between steps and recomputed by solver.c when a tuning, a mass, the
+    // order, the method or the sub-step changes.
+    double *kstiff, *kdamp, *kscale;
     double *kg;               // per-method value of this sub-step (bias, target, ...)
     double *kimp;             // accumulated impulse (warm start), N s
     uint8_t *krigid;
+    bool coef_dirty;
+    double coef_h;
+    sb_method coef_method;
+    double *p_load;           // scratch: each particle's stability load (solver.c)
+    sb_stats clamp_report;    // the clamped_* fields of the stats, from the last recompute
     int s_pair_dirty;
     uint64_t *pair_keys;      // sorted (min,max) particle pairs joined by springs
     int pair_count;
@@ -125,15 +138,17 @@ static inline bool particle_alive(const sb_world *w, int i) { return (w->p_flags
 
 // contact.c
 bool contacts_reserve(sb_world *w);
+void contacts_report_overlaps(sb_world *w);      // the first step's sb_stats.overlapping_pairs
 void contacts_build(sb_world *w);                 // broad + narrow phase into contacts_next
 void contacts_update_geometry(sb_world *w);       // normal and separation from positions
 void contacts_prepare(sb_world *w, double h, bool first_substep);
 void contacts_warm_start(sb_world *w);
 void contacts_solve(sb_world *w, double h, bool use_bias);
 void contacts_restitution(sb_world *w);
-void contacts_confine_to_bounds(sb_world *w);   // velocity methods: hold particles inside the bounds
+void contacts_confine_to_bounds(sb_world *w);   // hold particle centres inside the bounds
+void walls_hold_centres(sb_world *w);           // no centre crosses a wall in a sub-step (from w->start)
 void contacts_project(sb_world *w, bool preserve_impulse, double h); // verlet passes
-void contacts_project_xpbd(sb_world *w);
+void contacts_project_xpbd(sb_world *w, double h);
 void contacts_xpbd_velocity(sb_world *w);
 int contacts_touching(const sb_world *w);
 double contact_combined_restitution(const sb_world *w, int a, int b);
@@ -148,13 +163,76 @@ void tethers_project(sb_world *w, bool velocities);
 // world.c: gravity and the drag constraint as a velocity kick of one sub-step.
 void apply_gravity_and_drag(sb_world *w, double h);
 
-// springs.c: packing for a step, and one sub-step of each method.
-void springs_pack(sb_world *w, double h);
-void springs_unpack(sb_world *w);
-void substep_force_or_impulse(sb_world *w, double h, bool first_substep);
+// solver.c: the sub-step loop and what the methods share.
+/// Runs one frame's sub-steps; in diagnostic mode stops at the first sub-step that made a
+/// particle non-finite and returns its slot (else -1).
+int solver_run_substeps(sb_world *w, bool diagnostic);
+/// Axis and length error of every packed spring from the current positions.
+void springs_geometry(sb_world *w);
+/// The end of a velocity method's sub-step: integrate, project rigid springs (the iterative
+/// methods) and tethers, relax (rigid springs too when asked), keep the axes for the warm start.
+void solver_finish_velocity_substep(sb_world *w, double h, bool project_rigid_springs, bool relax_rigid_springs);
+/// The axes of this sub-step become the warm-start axes of the next.
+void springs_store_axis(sb_world *w);
+
+/// A non-rigid spring's discrete constants for one method at one sub-step. Every method reads
+/// the same target poles (sb_tuning_poles) and turns them into its own constants, so that an
+/// isolated spring moves as asked in every method; the method's file derives its map.
+typedef struct spring_coef { double stiff, damp, scale; } spring_coef;
+/// What a method's coefficient function returns: the poles it delivers for the spring alone
+/// and whether it had to move them from the target (a limit of the method at this step).
+typedef struct coef_result { sb_poles delivered; bool clamped; } coef_result;
+
+// Networks. A network can be unstable where a lone spring is not (seed 002, "Limitations and
+// pitfalls"). Every method's update flips sign and grows (a pole at -1) once a matrix of the form
+// 4 M - sum_s m_s load_s J_s^T J_s stops being positive definite; the Gershgorin rows of M^-1
+// times that sum bound it, so solver.c adds up each spring's `load` at its free ends and gives
+// each spring the share its busiest end leaves (a lone spring keeps its whole load). Each method
+// then meets its allowed load its own way, and reports what it delivers. `in_network` says that a
+// free end of the spring has other springs too: there, no method gets negative damping (the
+// matching of a lone spring may ask for it), because a network solved by a few Gauss-Seidel
+// iterations does not have the modes the loads assume (measured: xpbd at 1 iteration and verlet
+// at 1 sub-step blew up a 12 x 12 cloth of undamped 20 Hz springs with it).
+// Explicit constants (force, impulse, verlet's springs) are a = k h^2 / m and b = c h / m per
+// unit of reduced mass, stored as stiff = a m / h and damp = b m: an impulse per metre of
+// stretch and per metre per second.
+
+// method_force.c (seed 001)
+double force_load(sb_poles target);
+/// An explicit method's a and b, scaled down together until `load` fits `allowed_load` (the
+/// stiffest stable setting), as constants; returns the poles they deliver alone.
+coef_result explicit_scaled(double a, double b, double load, double allowed_load, double m, double h,
+                            spring_coef *out, bool already_clamped);
+coef_result force_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
+void springs_jacobi_pass(sb_world *w);
+void substep_force(sb_world *w, double h, bool first_substep);
+// method_impulse.c (seed 002)
+double impulse_load(sb_poles target);
+coef_result impulse_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
+double impulse_rigid_coefficients(int springs_on_busiest_end, double m, double h, spring_coef *out);
+void substep_impulse(sb_world *w, double h, bool first_substep);
+// method_sequential.c (seed 000)
+double sequential_load(sb_poles target);
+coef_result sequential_coefficients(sb_poles target, double allowed_load, spring_coef *out);
+void sequential_rigid_coefficients(spring_coef *out);
 void substep_sequential(sb_world *w, double h, bool first_substep);
+// method_soft.c (seed 003)
+double implicit_euler_load(sb_poles target);
+sb_poles implicit_euler_poles_within(sb_poles target, double allowed_load, bool in_network, bool *clamped);
+sb_poles poles_without_negative_damping(sb_poles target, bool *clamped);
+void implicit_euler_kc(sb_poles p, double m, double h, double *k, double *c);
+coef_result soft_coefficients(sb_poles target, double m, double h, double allowed_load, bool in_network,
+                              spring_coef *out);
+void soft_rigid_coefficients(double m, double h, spring_coef *out);
 void substep_soft(sb_world *w, double h, bool first_substep);
+// method_verlet.c (seed 004)
+double verlet_load(sb_poles target);
+coef_result verlet_coefficients(sb_poles target, double m, double h, double allowed_load, bool in_network,
+                                spring_coef *out);
 void substep_verlet(sb_world *w, double h);
+// method_xpbd.c (springbox's own)
+coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowed_load, bool in_network,
+                              spring_coef *out);
 void substep_xpbd(sb_world *w, double h, bool first_substep);
 
 // springs_simd.c: the soft method's passes over the packed springs, four springs of a colour

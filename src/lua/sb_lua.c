@@ -510,7 +510,7 @@ static void particle_field(lua_State *L, sb_particle_def *d, const char *key, in
     lua_pop(L, 1);
 }
 
-// world:particle{ x =, y =, vx =, vy =, mass = 1, radius = 0.1, fixed = false, ... }
+// world:particle{ x =, y =, vx =, vy =, mass = 1, radius = 0.05, fixed = false, ... }
 static int l_world_particle(lua_State *L)
 {
     sb_world *world = check_world(L, 1);
@@ -600,8 +600,16 @@ static sb_world *check_spring(lua_State *L, int idx, sb_spring_id *id, int *worl
 }
 
 static const char *const spring_fields[] = {
-    "hertz", "damping_ratio", "stiffness", "damping", "k", "c", "rest_length", NULL,
+    "hertz", "damping_ratio", "stiffness", "damping", "k", "c", "rest_length", "collide", NULL,
 };
+
+/// A spring's `collide` field: a boolean, named in the error otherwise.
+static bool check_collide(lua_State *L, int idx, int arg)
+{
+    if (!lua_isboolean(L, idx))
+        arg_error(L, arg, lua_pushfstring(L, "spring.collide must be a boolean, got %s", luaL_typename(L, idx)));
+    return lua_toboolean(L, idx);
+}
 
 // Reads a tuning from the options table at idx: exactly one of the three ways.
 static sb_tuning check_tuning(lua_State *L, int idx, int arg, sb_tuning base)
@@ -669,6 +677,9 @@ static int l_world_spring(lua_State *L)
         d.tuning = check_tuning(L, 4, 4, d.tuning);
         if (opt_number_field(L, 4, 4, "rest_length", &d.rest_length) && d.rest_length < 0.0)
             return luaL_argerror(L, 4, lua_pushfstring(L, "field 'rest_length' must be >= 0, got %f", d.rest_length));
+        if (lua_getfield(L, 4, "collide") != LUA_TNIL)
+            d.collide = check_collide(L, -1, 4);
+        lua_pop(L, 1);
     }
     sb_status st;
     const char *field = NULL;
@@ -707,6 +718,7 @@ static int l_spring_index(lua_State *L)
     else if (strcmp(key, "stretch") == 0) lua_pushnumber(L, d.rest_length > 0 ? sb_spring_length(world, id) / d.rest_length - 1.0 : 0.0);
     else if (strcmp(key, "impulse") == 0) lua_pushnumber(L, sb_spring_impulse(world, id));
     else if (strcmp(key, "rigid") == 0) lua_pushboolean(L, rigid);
+    else if (strcmp(key, "collide") == 0) lua_pushboolean(L, d.collide);
     else if (strcmp(key, "tuning") == 0) lua_pushstring(L, t->mode == SB_TUNE_HERTZ ? "hertz" : t->mode == SB_TUNE_COEFFICIENTS ? "coefficients" : "raw");
     else if (strcmp(key, "hertz") == 0) lua_pushnumber(L, t->mode == SB_TUNE_HERTZ ? t->hertz : hertz);
     else if (strcmp(key, "damping_ratio") == 0) lua_pushnumber(L, t->mode == SB_TUNE_HERTZ ? t->damping_ratio : zeta);
@@ -716,7 +728,7 @@ static int l_spring_index(lua_State *L)
     else if (strcmp(key, "c") == 0) lua_pushnumber(L, rigid ? HUGE_VAL : c);
     else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
     else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
-    else return luaL_error(L, "unknown spring property '%s' (a, b, length, rest_length, stretch, impulse, rigid, tuning, hertz, damping_ratio, stiffness, damping, k, c, index, world)", key);
+    else return luaL_error(L, "unknown spring property '%s' (a, b, length, rest_length, stretch, impulse, rigid, collide, tuning, hertz, damping_ratio, stiffness, damping, k, c, index, world)", key);
     return 1;
 }
 
@@ -726,7 +738,11 @@ static int l_spring_newindex(lua_State *L)
     sb_world *world = check_spring(L, 1, &id, NULL);
     const char *key = luaL_checkstring(L, 2);
     if (!is_field(key, spring_fields))
-        return luaL_error(L, "cannot set spring property '%s' (settable: hertz, damping_ratio, stiffness, damping, k, c, rest_length)", key);
+        return luaL_error(L, "cannot set spring property '%s' (settable: hertz, damping_ratio, stiffness, damping, k, c, rest_length, collide)", key);
+    if (strcmp(key, "collide") == 0) {
+        sb_spring_set_collide(world, id, check_collide(L, 3, 0));
+        return 0;
+    }
     sb_spring_def d;
     sb_spring_get(world, id, &d);
     // Reuse the table reader: {key = value}
@@ -890,11 +906,20 @@ static int l_world_stats(lua_State *L)
     set_num(L, "step_ms", st->step_ms);
     set_int(L, "particles", st->particles);
     set_int(L, "springs", st->springs);
-    set_int(L, "unstable_springs", st->unstable_springs);
-    if (st->unstable_springs > 0) {
-        set_num(L, "worst_omega_h", st->worst_omega_h);
-        set_num(L, "omega_h_limit", st->worst_omega_h_limit);
+    set_int(L, "clamped_springs", st->clamped_springs);
+    if (st->clamped_springs > 0) {
+        if (sb_spring_is_valid(world, st->clamped_spring)) {
+            push_spring(L, 1, st->clamped_spring);
+            lua_setfield(L, -2, "clamped_spring");
+        }
+        set_num(L, "asked_hertz", st->clamped_asked_hertz);
+        set_num(L, "asked_damping_ratio", st->clamped_asked_damping_ratio);
+        set_num(L, "delivered_hertz", st->clamped_hertz);
+        set_num(L, "delivered_damping_ratio", st->clamped_damping_ratio);
     }
+    set_int(L, "overlapping_pairs", st->overlapping_pairs);
+    if (st->overlapping_pairs > 0)
+        set_num(L, "worst_overlap", st->worst_overlap);
     lua_pushboolean(L, st->halted);
     lua_setfield(L, -2, "halted");
     if (st->halted) {

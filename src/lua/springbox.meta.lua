@@ -41,7 +41,7 @@ function springbox.tune(decl) end
 ---@field vx? number m/s
 ---@field vy? number m/s
 ---@field mass? number kg, > 0, default 1
----@field radius? number m, default 0.1; 0 never collides with particles
+---@field radius? number m, default 0.05 (beads 0.1 m apart touch); 0 never collides with particles
 ---@field fixed? boolean infinite mass, default false
 ---@field collide? boolean takes part in particle-particle collisions, default true
 ---@field restitution? number overrides the world's
@@ -55,6 +55,7 @@ function springbox.tune(decl) end
 ---@field k? number spring constant, N/m
 ---@field c? number damper, N s/m
 ---@field rest_length? number m; default: the current distance
+---@field collide? boolean its two ends still collide with each other (default false, as Box2D's collideConnected)
 
 ---@class springbox.Stats
 ---@field steps integer
@@ -67,7 +68,15 @@ function springbox.tune(decl) end
 ---@field step_ms number wall-clock time of the last step
 ---@field particles integer
 ---@field springs integer
----@field unstable_springs integer force method: springs past the explicit limit
+---@field clamped_springs integer springs the method cannot deliver as tuned at this sub-step
+--- (each runs at the nearest setting it can)
+---@field clamped_spring? springbox.Spring the clamped spring furthest from its tuning
+---@field asked_hertz? number what that spring asks for (natural frequency, Hz)
+---@field asked_damping_ratio? number what that spring asks for
+---@field delivered_hertz? number what the method delivers instead
+---@field delivered_damping_ratio? number what the method delivers instead
+---@field overlapping_pairs integer pairs not joined by a spring that overlapped at the first step
+---@field worst_overlap? number m, the deepest of them
 ---@field halted boolean stopped on a non-finite value
 ---@field message? string why it halted
 ---@field bad_particle? springbox.Particle the particle that went first

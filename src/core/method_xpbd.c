@@ -1,0 +1,65 @@
+// The xpbd method: extended position based dynamics (Macklin, Mueller and Chentanez 2016; not
+// one of the seeds, springbox's own addition). Compliance alpha = 1/k, alpha~ = alpha / h^2, and
+// damping gamma = alpha~ h c, so that at convergence the constraint force is -k C - c dC/dt
+// integrated by implicit Euler. Multipliers start at zero each sub-step, so small sub-steps
+// carry the stiffness.
+#include "springs_kernels.h"
+
+// For a lone spring one XPBD iteration solves the linearised implicit Euler step exactly, so the
+// discrete map is the soft method's (method_soft.c): the same matching and the same network
+// limit. 1 + gamma = (c + h k)/(h k) stays positive: c + h k = m (1 - det)/(det h) > 0.
+// Constants: stiff = alpha~ = 1/(k h^2), damp = gamma = c/(k h).
+coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowed_load, bool in_network,
+                              spring_coef *out)
+{
+    coef_result r;
+    r.delivered = implicit_euler_poles_within(target, allowed_load, in_network, &r.clamped);
+    double k, c;
+    implicit_euler_kc(r.delivered, m, h, &k, &c);
+    out->stiff = k > 0.0 ? 1.0 / (k * h * h) : INFINITY; // no spring: the update skips it
+    out->damp = k > 0.0 ? c / (k * h) : 0.0;
+    out->scale = 0.0;
+    return r;
+}
+
+void substep_xpbd(sb_world *w, double h, bool first_substep)
+{
+    sb_vec2 *pos = w->pos, *prev = w->prev;
+    contacts_prepare(w, h, first_substep);
+    for (int i = 0; i < w->p_high; ++i) {
+        prev[i] = pos[i];
+        pos[i] = v2_mad(pos[i], h, w->vel[i]);
+    }
+    for (int k = 0; k < w->order_count; ++k)
+        w->kg[k] = 0.0; // lambda, position-level
+    for (int it = 0; it < w->def.iterations; ++it) {
+        for (int k = 0; k < w->order_count; ++k) {
+            double wsum = w->kwa[k] + w->kwb[k], alpha_tilde = w->kstiff[k], gamma = w->kdamp[k];
+            if (wsum == 0.0 || !isfinite(alpha_tilde))
+                continue;
+            int a = w->ka[k], b = w->kb[k];
+            double dx = pos[b].x - pos[a].x, dy = pos[b].y - pos[a].y;
+            double len = sqrt(dx * dx + dy * dy);
+            if (len < 1e-12)
+                continue;
+            double nx = dx / len, ny = dy / len;
+            double approach = nx * ((pos[b].x - prev[b].x) - (pos[a].x - prev[a].x)) +
+                              ny * ((pos[b].y - prev[b].y) - (pos[a].y - prev[a].y));
+            double dlambda = (-(len - w->krest[k]) - alpha_tilde * w->kg[k] - gamma * approach) /
+                             ((1.0 + gamma) * wsum + alpha_tilde);
+            w->kg[k] += dlambda;
+            pos[a].x -= w->kwa[k] * dlambda * nx;
+            pos[a].y -= w->kwa[k] * dlambda * ny;
+            pos[b].x += w->kwb[k] * dlambda * nx;
+            pos[b].y += w->kwb[k] * dlambda * ny;
+        }
+        contacts_project_xpbd(w, h);
+    }
+    tethers_project(w, false);
+    for (int i = 0; i < w->p_high; ++i)
+        w->vel[i] = v2_scale(v2_sub(pos[i], prev[i]), 1.0 / h);
+    contacts_xpbd_velocity(w);
+    contacts_confine_to_bounds(w);
+    for (int k = 0; k < w->order_count; ++k)
+        w->kimp[k] = w->kg[k]; // reads back as the spring's impulse
+}

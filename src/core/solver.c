@@ -1,0 +1,413 @@
+// The sub-step loop and what the six methods share (Box2D v3's split: solver.c orchestrates,
+// each joint file solves). Each method lives in its own file, method_<name>.c, with its seed, its
+// discrete coefficients and its kernels; here are the solver order, the packing of springs for
+// a step, the recompute of every spring's constants, and the end of a velocity sub-step.
+#include "springs_kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// ------------------------------------------------------------------ order
+
+// Greedy graph colouring: each spring takes the lowest colour not yet used at either of
+// its particles (colours past 63 share the last one, which is only slower, never wrong).
+// Springs are then listed colour by colour, in slot order within a colour, so the order is
+// deterministic.
+static void build_order(sb_world *w)
+{
+    uint64_t *used = calloc((size_t)(w->p_high > 0 ? w->p_high : 1), sizeof *used);
+    uint8_t *color = malloc((size_t)(w->s_high > 0 ? w->s_high : 1));
+    int count[64] = {0};
+    if (!used || !color) { // without memory the slot order still solves correctly
+        w->order_count = 0;
+        w->colors = 0; // no colours: the passes run one spring at a time
+        for (int s = 0; s < w->s_high; ++s)
+            if (w->s_a[s] >= 0)
+                w->order[w->order_count++] = s;
+        free(used);
+        free(color);
+        return;
+    }
+    w->colors = 0;
+    w->color_start[0] = 0;
+    for (int s = 0; s < w->s_high; ++s) {
+        if (w->s_a[s] < 0)
+            continue;
+        uint64_t taken = used[w->s_a[s]] | used[w->s_b[s]];
+        int c = 0;
+        while (c < 63 && (taken >> c) & 1u)
+            c += 1;
+        color[s] = (uint8_t)c;
+        used[w->s_a[s]] |= (uint64_t)1 << c;
+        used[w->s_b[s]] |= (uint64_t)1 << c;
+        count[c] += 1;
+        w->colors = c + 1 > w->colors ? c + 1 : w->colors;
+    }
+    int start[64], total = 0;
+    for (int c = 0; c < 64; ++c) {
+        start[c] = total;
+        w->color_start[c] = total;
+        total += count[c];
+    }
+    w->color_start[64] = total;
+    w->color_start[w->colors] = total;
+    for (int s = 0; s < w->s_high; ++s)
+        if (w->s_a[s] >= 0)
+            w->order[start[color[s]]++] = s;
+    w->order_count = total;
+    w->order_dirty = false;
+    w->coef_dirty = true;
+    free(used);
+    free(color);
+}
+
+
+// ------------------------------------------------------------------ constants
+
+/// A particle's summed load may reach this (4 is where the pole reaches -1; the rest is margin).
+static const double load_limit = 3.6;
+
+/// The network load of a spring's target in this method (world_internal.h).
+static double method_load(sb_method method, sb_poles target)
+{
+    switch (method) {
+    case SB_METHOD_FORCE: return force_load(target);
+    case SB_METHOD_IMPULSE: return impulse_load(target);
+    case SB_METHOD_VERLET: return verlet_load(target);
+    case SB_METHOD_SOFT:
+    case SB_METHOD_XPBD: return implicit_euler_load(target);
+    default: return sequential_load(target);
+    }
+}
+
+static coef_result method_coefficients(sb_method method, sb_poles target, double m, double h, double allowed_load,
+                                       bool in_network, spring_coef *c)
+{
+    switch (method) {
+    case SB_METHOD_FORCE: return force_coefficients(target, m, h, allowed_load, c);
+    case SB_METHOD_IMPULSE: return impulse_coefficients(target, m, h, allowed_load, c);
+    case SB_METHOD_SEQUENTIAL: return sequential_coefficients(target, allowed_load, c);
+    case SB_METHOD_SOFT: return soft_coefficients(target, m, h, allowed_load, in_network, c);
+    case SB_METHOD_VERLET: return verlet_coefficients(target, m, h, allowed_load, in_network, c);
+    default: return xpbd_coefficients(target, m, h, allowed_load, in_network, c);
+    }
+}
+
+/// A free end of spring k has other springs too.
+static bool in_network(const sb_world *w, int k)
+{
+    return (w->kwa[k] > 0.0 && w->degree[w->ka[k]] > 1) || (w->kwb[k] > 0.0 && w->degree[w->kb[k]] > 1);
+}
+
+/// A rigid spring's constants; returns its network load (only Nissen's safe spring has one).
+static double rigid_coefficients(const sb_world *w, int s, double m, double h, spring_coef *c)
+{
+    memset(c, 0, sizeof *c);
+    switch (w->def.method) {
+    case SB_METHOD_FORCE:
+    case SB_METHOD_IMPULSE: {
+        int da = w->degree[w->s_a[s]], db = w->degree[w->s_b[s]];
+        return impulse_rigid_coefficients(da > db ? da : db, m, h, c);
+    }
+    case SB_METHOD_SEQUENTIAL: sequential_rigid_coefficients(c); return 0.0;
+    case SB_METHOD_SOFT: soft_rigid_coefficients(m, h, c); return 0.0;
+    default: return 0.0; // verlet and xpbd project rigid springs with no constants
+    }
+}
+
+/// The poles Nissen's safe spring gives a lone pair: the force method's map (method_force.c).
+static sb_poles explicit_poles(double stiff, double damp, double m, double h)
+{
+    double a = stiff * h / m, b = damp / m;
+    sb_poles p = {2.0 - a - b, 1.0 - b};
+    return p;
+}
+
+/// What a tuning asks for, as hertz and damping ratio, for the report.
+static void asked_hertz_zeta(const sb_tuning *t, double m, double h, double *hertz, double *zeta)
+{
+    if (t->mode == SB_TUNE_HERTZ) {
+        *hertz = t->hertz;
+        *zeta = t->damping_ratio;
+    } else if (t->mode == SB_TUNE_RAW) {
+        sb_kc_to_hertz_zeta(t->k, t->c, m, hertz, zeta);
+    } else {
+        sb_poles p = {2.0 - t->stiffness - t->damping, 1.0 - t->damping};
+        sb_poles_to_hertz_zeta(p, h, hertz, zeta);
+    }
+}
+
+static double distance_from_ask(double hz, double zeta, double ask_hz, double ask_zeta)
+{
+    return fabs(log((hz + 1e-9) / (ask_hz + 1e-9))) + fabs(zeta - ask_zeta);
+}
+
+/// Counts a spring the method delivers differently from its tuning; keeps the one furthest off.
+static void report_clamp(sb_world *w, int s, double m, double h, sb_poles delivered)
+{
+    sb_stats *st = &w->stats;
+    double ask_hz, ask_zeta, hz, zeta;
+    asked_hertz_zeta(&w->tuning[s], m, h, &ask_hz, &ask_zeta);
+    sb_poles_to_hertz_zeta(delivered, h, &hz, &zeta);
+    st->clamped_springs += 1;
+    if (st->clamped_springs == 1 ||
+        distance_from_ask(hz, zeta, ask_hz, ask_zeta) >
+            distance_from_ask(st->clamped_hertz, st->clamped_damping_ratio, st->clamped_asked_hertz,
+                              st->clamped_asked_damping_ratio)) {
+        st->clamped_spring.index = (uint32_t)s;
+        st->clamped_spring.generation = w->s_gen[s];
+        st->clamped_asked_hertz = ask_hz;
+        st->clamped_asked_damping_ratio = ask_zeta;
+        st->clamped_hertz = hz;
+        st->clamped_damping_ratio = zeta;
+    }
+}
+
+/// Each free end's Gershgorin row of M^-1/2 K M^-1/2 (symmetric, so its rows bound the modes
+/// tightly for unequal masses), in units of the spring's load: k/m_a on the diagonal and
+/// k/sqrt(m_a m_b) off it when the other end moves too. A lone pair's rows come to at most
+/// 1.21 times its one mode (exactly its mode for equal masses or an anchored end).
+static void add_load(sb_world *w, int k, double load)
+{
+    double m = w->kmass[k], wa = w->kwa[k], wb = w->kwb[k], cross = sqrt(wa * wb);
+    w->p_load[w->ka[k]] += load * m * (wa + cross);
+    w->p_load[w->kb[k]] += load * m * (wb + cross);
+}
+
+/// The share of its load a spring may keep: all of it unless its busiest free end is over the limit.
+static double allowed_load(const sb_world *w, int k, double load)
+{
+    double la = w->kwa[k] > 0.0 ? w->p_load[w->ka[k]] : 0.0, lb = w->kwb[k] > 0.0 ? w->p_load[w->kb[k]] : 0.0;
+    double busiest = la > lb ? la : lb;
+    return busiest > load_limit ? load * load_limit / busiest : load;
+}
+
+// Every spring's constants for the method at sub-step h, in two passes: the first finds each
+// tuning's target poles and sums the network loads per particle, the second gives each spring
+// its allowed load and lets the method turn target and allowance into constants. A spring the
+// method cannot deliver as asked is counted and the worst one kept for the stats.
+static void compute_coefficients(sb_world *w, double h)
+{
+    const sb_method method = w->def.method;
+    sb_stats *st = &w->stats;
+    st->clamped_springs = 0;
+    st->clamped_spring = sb_null_spring();
+    st->clamped_asked_hertz = st->clamped_asked_damping_ratio = 0.0;
+    st->clamped_hertz = st->clamped_damping_ratio = 0.0;
+    memset(w->p_load, 0, sizeof *w->p_load * (size_t)(w->p_high > 0 ? w->p_high : 0));
+    // pass 1: loads (the target poles wait in kg, the limit flag in kscale)
+    for (int k = 0; k < w->order_count; ++k) {
+        int s = w->order[k];
+        double m = w->kmass[k], load = 0.0;
+        spring_coef c = {0.0, 0.0, 0.0};
+        if (m > 0.0 && w->krigid[k]) {
+            load = rigid_coefficients(w, s, m, h, &c);
+        } else if (m > 0.0) {
+            bool limited;
+            sb_poles target = sb_tuning_poles(&w->tuning[s], m, h, &limited);
+            load = method_load(method, target);
+            c.stiff = target.trace;
+            c.damp = target.det;
+            c.scale = limited ? 1.0 : 0.0;
+        }
+        w->kstiff[k] = c.stiff;
+        w->kdamp[k] = c.damp;
+        w->kscale[k] = c.scale;
+        w->kg[k] = load;
+        if (load > 0.0)
+            add_load(w, k, load);
+    }
+    // pass 2: constants within each spring's allowance
+    for (int k = 0; k < w->order_count; ++k) {
+        double m = w->kmass[k], load = w->kg[k];
+        if (m == 0.0)
+            continue;
+        if (w->krigid[k]) {
+            if (load == 0.0)
+                continue; // held by the method's iterations and projection
+            // Nissen's safe spring (force, impulse): scaled like any explicit one, and reported,
+            // since an explicit method cannot hold a rigid spring
+            double allowed = allowed_load(w, k, load);
+            if (allowed < load) {
+                w->kstiff[k] *= allowed / load;
+                w->kdamp[k] *= allowed / load;
+            }
+            report_clamp(w, w->order[k], m, h, explicit_poles(w->kstiff[k], w->kdamp[k], m, h));
+            continue;
+        }
+        sb_poles target = {w->kstiff[k], w->kdamp[k]};
+        bool limited = w->kscale[k] != 0.0;
+        spring_coef c;
+        coef_result r = method_coefficients(method, target, m, h, allowed_load(w, k, load), in_network(w, k), &c);
+        w->kstiff[k] = c.stiff;
+        w->kdamp[k] = c.damp;
+        w->kscale[k] = c.scale;
+        if (limited || r.clamped)
+            report_clamp(w, w->order[k], m, h, r.delivered);
+    }
+    w->coef_dirty = false;
+    w->coef_h = h;
+    w->coef_method = method;
+}
+
+// ------------------------------------------------------------------ packing
+
+// Fills the packed arrays for a step: ends, masses, warm starts; the constants only when
+// something they depend on changed.
+static void springs_pack(sb_world *w, double h)
+{
+    if (w->order_dirty)
+        build_order(w);
+    for (int k = 0; k < w->order_count; ++k) {
+        int s = w->order[k], a = w->s_a[s], b = w->s_b[s];
+        double wa = w->inv_mass[a], wb = w->inv_mass[b];
+        w->ka[k] = a;
+        w->kb[k] = b;
+        w->kwa[k] = wa;
+        w->kwb[k] = wb;
+        w->kmass[k] = sb_reduced_mass(wa, wb);
+        w->krest[k] = w->rest[s];
+        w->kimp[k] = w->impulse[s];
+        w->kpux[k] = w->axis_prev[s].x;
+        w->kpuy[k] = w->axis_prev[s].y;
+        w->krigid[k] = w->s_rigid[s];
+    }
+    if (w->coef_dirty || w->coef_h != h || w->coef_method != w->def.method)
+        compute_coefficients(w, h);
+}
+
+// Writes the warm starts back to the spring slots at the end of a step.
+static void springs_unpack(sb_world *w)
+{
+    for (int k = 0; k < w->order_count; ++k) {
+        int s = w->order[k];
+        w->impulse[s] = w->kimp[k];
+        w->axis_prev[s] = v2(w->kpux[k], w->kpuy[k]);
+    }
+}
+
+// ------------------------------------------------------------------ shared passes
+
+void springs_geometry(sb_world *w)
+{
+    for (int k = 0; k < w->order_count; ++k)
+        spring_axis(w, k);
+}
+
+static void integrate_positions(sb_world *w, double h)
+{
+    // Dead slots and fixed particles at rest have zero velocity, so no branch is needed;
+    // a fixed particle given a velocity moves kinematically.
+    for (int i = 0; i < w->p_high; ++i)
+        w->pos[i] = v2_mad(w->pos[i], h, w->vel[i]);
+}
+
+// A swap, not a copy: every method recomputes kux and kuy before it reads them again.
+void springs_store_axis(sb_world *w)
+{
+    double *x = w->kpux, *y = w->kpuy;
+    w->kpux = w->kux;
+    w->kpuy = w->kuy;
+    w->kux = x;
+    w->kuy = y;
+}
+
+// Rigid springs after the velocity methods integrate: `iterations` Gauss-Seidel sweeps that
+// move positions only (Box2D 2.4's position iterations, non-linear Gauss-Seidel). A velocity
+// solve cannot see that links swinging fast lengthen along straight-line paths, and correcting
+// that error through the bias (beta = 1) puts it back as velocity: on a 30-link chain at one
+// sub-step, more iterations made the stretch worse (soft 27% at 4 iterations, 44% at 32). Moving
+// positions without touching velocities removes the error without adding energy, and more
+// sweeps only remove more of it (the same chain: 16% at 4 iterations, 8% at 32). Verlet keeps
+// its article's order (projection, then inertia); moving prev along after inertia helped it from
+// 4 iterations up but blew up a 100:1 cloth at 1 iteration, so it was not kept.
+static void rigid_springs_project(sb_world *w)
+{
+    for (int it = 0; it < w->def.iterations; ++it) {
+        for (int k = 0; k < w->order_count; ++k) {
+            if (!w->krigid[k] || w->kmass[k] == 0.0)
+                continue;
+            sb_vec2 *pa = &w->pos[w->ka[k]], *pb = &w->pos[w->kb[k]];
+            double dx = pb->x - pa->x, dy = pb->y - pa->y;
+            double len = sqrt(dx * dx + dy * dy);
+            if (len < 1e-12)
+                continue;
+            double push = (len - w->krest[k]) * w->kmass[k] / len;
+            pa->x += w->kwa[k] * push * dx;
+            pa->y += w->kwa[k] * push * dy;
+            pb->x -= w->kwb[k] * push * dx;
+            pb->y -= w->kwb[k] * push * dy;
+        }
+    }
+}
+
+void solver_finish_velocity_substep(sb_world *w, double h, bool project_rigid_springs, bool relax_rigid_springs)
+{
+    integrate_positions(w, h);
+    if (project_rigid_springs)
+        rigid_springs_project(w);
+    tethers_project(w, true);
+    contacts_confine_to_bounds(w);
+    contacts_update_geometry(w);
+    if (relax_rigid_springs)
+        soft_relax_pass(w);
+    contacts_solve(w, h, false);
+    springs_store_axis(w);
+}
+
+// ------------------------------------------------------------------ the loop
+
+/// The first non-finite particle, preferring a dynamic one: a fixed particle can only be
+/// infected in the same sub-step (0 * NaN is NaN), never be the source.
+static int first_nonfinite_particle(const sb_world *w)
+{
+    int first = -1;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (particle_alive(w, i) && (!v2_finite(w->pos[i]) || !v2_finite(w->vel[i]))) {
+            if (w->inv_mass[i] > 0.0)
+                return i;
+            if (first < 0)
+                first = i;
+        }
+    }
+    return first;
+}
+
+int solver_run_substeps(sb_world *w, bool diagnostic)
+{
+    const double h = w->def.dt / w->def.substeps;
+    const sb_method method = w->def.method;
+    if (w->def.tethers && w->tethers_dirty)
+        tethers_build(w);
+    springs_pack(w, h);
+    const bool walls = w->w_alive > 0 && w->p_high > 0;
+    for (int sub = 0; sub < w->def.substeps; ++sub) {
+        bool first = sub == 0;
+        if (walls)
+            memcpy(w->start, w->pos, sizeof *w->pos * (size_t)w->p_high);
+        if (method != SB_METHOD_VERLET) // verlet applies it as the article's position kick
+            apply_gravity_and_drag(w, h);
+        switch (method) {
+        case SB_METHOD_FORCE: substep_force(w, h, first); break;
+        case SB_METHOD_IMPULSE: substep_impulse(w, h, first); break;
+        case SB_METHOD_SEQUENTIAL: substep_sequential(w, h, first); break;
+        case SB_METHOD_SOFT: substep_soft(w, h, first); break;
+        case SB_METHOD_VERLET: substep_verlet(w, h); break;
+        case SB_METHOD_XPBD: substep_xpbd(w, h, first); break;
+        default: break;
+        }
+        if (walls)
+            walls_hold_centres(w);
+        if (diagnostic) {
+            int bad = first_nonfinite_particle(w);
+            if (bad >= 0) {
+                springs_unpack(w);
+                return bad;
+            }
+        }
+    }
+    springs_unpack(w);
+    if (method != SB_METHOD_VERLET && method != SB_METHOD_XPBD)
+        contacts_restitution(w);
+    return diagnostic ? -1 : first_nonfinite_particle(w);
+}
