@@ -17,10 +17,14 @@
 // without it). Rigid springs are constraints iterated to convergence, with no load.
 double sequential_load(sb_poles target) { return impulse_load(target); }
 
-coef_result sequential_coefficients(sb_poles target, double allowed_load, spring_coef *out)
+coef_result sequential_coefficients(sb_poles target, double allowed_load, bool in_network, spring_coef *out)
 {
+    bool lighter = false;
+    if (in_network)
+        target = poles_without_negative_damping(target, &lighter);
     spring_coef c; // Cs and Cd in Nissen's range, as the impulse method clamps them
     coef_result r = impulse_coefficients(target, 1.0, 1.0, allowed_load, &c);
+    r.clamped = r.clamped || lighter;
     out->stiff = c.stiff; // Cs (stiff = Cs m / h with m = h = 1)
     out->damp = c.damp;   // Cd
     out->scale = 0.0;
@@ -45,9 +49,9 @@ void sequential_rigid_coefficients(spring_coef *out)
 // in both directions diverges (154% stretch), the listing's rule stays under 9%.
 static void springs_warm_start(sb_world *w)
 {
-    const double fraction = w->def.warmstart;
+    const double fraction = w->def.warmstart, tuned = tuned_warm_fraction(w);
     for (int k = 0; k < w->order_count; ++k)
-        spring_apply(w, k, spring_warm_impulse(w, k, true, fraction));
+        spring_apply(w, k, spring_warm_impulse(w, k, true, w->krigid[k] ? fraction : tuned));
 }
 
 void substep_sequential(sb_world *w, double h, bool first_substep)

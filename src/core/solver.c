@@ -86,7 +86,7 @@ static coef_result method_coefficients(sb_method method, sb_poles target, double
     switch (method) {
     case SB_METHOD_FORCE: return force_coefficients(target, m, h, allowed_load, c);
     case SB_METHOD_IMPULSE: return impulse_coefficients(target, m, h, allowed_load, c);
-    case SB_METHOD_SEQUENTIAL: return sequential_coefficients(target, allowed_load, c);
+    case SB_METHOD_SEQUENTIAL: return sequential_coefficients(target, allowed_load, in_network, c);
     case SB_METHOD_SOFT: return soft_coefficients(target, m, h, allowed_load, in_network, c);
     case SB_METHOD_VERLET: return verlet_coefficients(target, m, h, allowed_load, in_network, c);
     default: return xpbd_coefficients(target, m, h, allowed_load, in_network, c);

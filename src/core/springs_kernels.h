@@ -48,6 +48,16 @@ static inline void spring_apply_to(sb_vec2 *v, const sb_world *w, int k, double 
 /// spring_apply_to the velocities (Gauss-Seidel).
 static inline void spring_apply(sb_world *w, int k, double impulse) { spring_apply_to(w->vel, w, k, impulse); }
 
+/// The warm-start fraction of a tuned (non-rigid) spring. At one iteration nothing corrects a
+/// stale guess, and a stiff tuned spring's impulse turns around within a few sub-steps: warm
+/// starting it then fed energy into a 12 x 12 cloth of 20 Hz springs at one sub-step (soft) and
+/// into a 100:1 cloth of 5 Hz springs (sequential). A lone spring converges in one iteration from
+/// any start, so it is exact either way. Rigid springs always use the world's fraction.
+static inline double tuned_warm_fraction(const sb_world *w)
+{
+    return w->def.iterations > 1 ? w->def.warmstart : 0.0;
+}
+
 /// The warm-start impulse of spring k (springs.c, springs_warm_start, says why each rule):
 /// the last impulse projected on the new axis, zero past a 90 degree turn; with Nissen's
 /// listing only tension, and the accumulator restarts at zero. Updates the accumulator.

@@ -19,8 +19,9 @@
 
 // Geometry, the bias impulse m_soft (beta/h) C, and the warm start (a rigid spring by seed 000's
 // listing, a hertz spring with its total, as Box2D).
-static inline void prepare_one(sb_world *w, int k, double fraction)
+static inline void prepare_one(sb_world *w, int k, double rigid_fraction, double tuned_fraction)
 {
+    double fraction = w->krigid[k] ? rigid_fraction : tuned_fraction;
     spring_axis(w, k);
     w->kg[k] = w->kstiff[k] * w->ksep[k];
     spring_apply(w, k, spring_warm_impulse(w, k, w->krigid[k], fraction));
@@ -115,7 +116,7 @@ __attribute__((target("avx2"))) static inline __m256d negate(__m256d x)
     return _mm256_xor_pd(x, _mm256_set1_pd(-0.0));
 }
 
-__attribute__((target("avx2"))) static void prepare4(sb_world *w, int k, __m256d fraction)
+__attribute__((target("avx2"))) static void prepare4(sb_world *w, int k, __m256d rigid_fraction, __m256d tuned_fraction)
 {
     const __m256d zero = _mm256_setzero_pd();
     lanes p = gather_ends(w->pos, w->ka + k, w->kb + k);
@@ -132,9 +133,10 @@ __attribute__((target("avx2"))) static void prepare4(sb_world *w, int k, __m256d
     _mm256_storeu_pd(w->ksep + k, sep);
     _mm256_storeu_pd(w->kg + k, _mm256_mul_pd(_mm256_loadu_pd(w->kstiff + k), sep));
     __m256d turn = _mm256_add_pd(_mm256_mul_pd(pux, ux), _mm256_mul_pd(puy, uy));
+    __m256d rigid = rigid_mask(w->krigid + k);
+    __m256d fraction = _mm256_blendv_pd(tuned_fraction, rigid_fraction, rigid);
     __m256d warm = _mm256_mul_pd(_mm256_mul_pd(_mm256_loadu_pd(w->kimp + k), turn), fraction);
     __m256d impulse = _mm256_and_pd(_mm256_cmp_pd(turn, zero, _CMP_GT_OQ), warm);
-    __m256d rigid = rigid_mask(w->krigid + k);
     __m256d tension = _mm256_andnot_pd(_mm256_cmp_pd(impulse, zero, _CMP_GT_OQ), impulse);
     impulse = _mm256_blendv_pd(impulse, tension, rigid);
     _mm256_storeu_pd(w->kimp + k, _mm256_blendv_pd(impulse, zero, rigid));
@@ -201,10 +203,10 @@ typedef enum pass { PASS_PREPARE, PASS_SOLVE, PASS_RELAX } pass;
 
 static void run_scalar(sb_world *w, pass which, int from, int to)
 {
-    const double fraction = w->def.warmstart;
+    const double fraction = w->def.warmstart, tuned = tuned_warm_fraction(w);
     for (int k = from; k < to; ++k) {
         switch (which) {
-        case PASS_PREPARE: prepare_one(w, k, fraction); break;
+        case PASS_PREPARE: prepare_one(w, k, fraction, tuned); break;
         case PASS_SOLVE: solve_one(w, k); break;
         default: relax_one(w, k); break;
         }
@@ -214,13 +216,13 @@ static void run_scalar(sb_world *w, pass which, int from, int to)
 #ifdef SB_X86
 __attribute__((target("avx2"))) static void run_pass_avx2(sb_world *w, pass which)
 {
-    const __m256d fraction = _mm256_set1_pd(w->def.warmstart);
+    const __m256d fraction = _mm256_set1_pd(w->def.warmstart), tuned = _mm256_set1_pd(tuned_warm_fraction(w));
     for (int c = 0; c < w->colors; ++c) {
         int k = w->color_start[c], end = w->color_start[c + 1];
         if (c < 63) {
             for (; k + 4 <= end; k += 4) {
                 switch (which) {
-                case PASS_PREPARE: prepare4(w, k, fraction); break;
+                case PASS_PREPARE: prepare4(w, k, fraction, tuned); break;
                 case PASS_SOLVE: solve4(w, k); break;
                 default: relax4(w, k); break;
                 }

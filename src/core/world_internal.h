@@ -213,7 +213,7 @@ double impulse_rigid_coefficients(int springs_on_busiest_end, double m, double h
 void substep_impulse(sb_world *w, double h, bool first_substep);
 // method_sequential.c (seed 000)
 double sequential_load(sb_poles target);
-coef_result sequential_coefficients(sb_poles target, double allowed_load, spring_coef *out);
+coef_result sequential_coefficients(sb_poles target, double allowed_load, bool in_network, spring_coef *out);
 void sequential_rigid_coefficients(spring_coef *out);
 void substep_sequential(sb_world *w, double h, bool first_substep);
 // method_soft.c (seed 003)
