@@ -1,0 +1,593 @@
+// Physics tests of issue 10: what a scene written without reading the docs must get, measured
+// from simulated motion (frequency from zero crossings, damping from the decay of the peaks,
+// stretch over time, energy against the gravity released), in every method, over sub-steps,
+// iterations and mass ratios. Run one by name (physics_tests chains_hold) or all.
+#include "sb_tuning.h"
+#include "sb_world.h"
+#include "world_internal.h"
+
+#include "ensure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double two_pi = 6.28318530717958647692;
+
+// ---------------------------------------------------------------- measuring motion
+
+typedef struct oscillation {
+    double hertz;        ///< damped frequency, from the zero crossings
+    double zeta;         ///< damping ratio, from the decay of the peaks
+    int crossings, peaks;
+} oscillation;
+
+/// Frequency from linearly interpolated zero crossings; damping from a least-squares line
+/// through log(peak) against time (each peak refined by a parabola through three samples).
+static oscillation measure(const double *x, int n, double dt)
+{
+    oscillation o = {0};
+    double first = -1.0, last = -1.0;
+    for (int i = 1; i < n; ++i) {
+        if ((x[i - 1] < 0.0) != (x[i] < 0.0) && x[i - 1] != x[i]) {
+            double t = (i - 1 + x[i - 1] / (x[i - 1] - x[i])) * dt;
+            first = first < 0.0 ? t : first;
+            last = t;
+            o.crossings += 1;
+        }
+    }
+    if (o.crossings >= 3)
+        o.hertz = (o.crossings - 1) / (2.0 * (last - first));
+    double st = 0, sl = 0, stt = 0, stl = 0;
+    for (int i = 1; i + 1 < n; ++i) {
+        double a = fabs(x[i - 1]), b = fabs(x[i]), c = fabs(x[i + 1]);
+        bool same_sign = (x[i - 1] < 0.0) == (x[i] < 0.0) && (x[i + 1] < 0.0) == (x[i] < 0.0);
+        if (b >= a && b > c && same_sign && b > 1e-9) {
+            double den = a - 2.0 * b + c, off = den != 0.0 ? 0.5 * (a - c) / den : 0.0;
+            double peak = b - 0.25 * (a - c) * off, t = (i + off) * dt;
+            st += t;
+            sl += log(peak);
+            stt += t * t;
+            stl += t * log(peak);
+            o.peaks += 1;
+        }
+    }
+    if (o.peaks >= 2 && o.hertz > 0.0) {
+        double sigma = -(o.peaks * stl - st * sl) / (o.peaks * stt - st * st);
+        double wd = two_pi * o.hertz;
+        o.zeta = sigma / sqrt(sigma * sigma + wd * wd);
+    }
+    return o;
+}
+
+static sb_particle_id add_particle(sb_world *w, double x, double y, double mass, bool fixed)
+{
+    sb_particle_def p = sb_default_particle_def();
+    p.position = v2(x, y);
+    p.mass = mass;
+    p.fixed = fixed;
+    return sb_world_add_particle(w, &p, NULL);
+}
+
+static sb_spring_id add_spring(sb_world *w, sb_particle_id a, sb_particle_id b, sb_tuning t)
+{
+    sb_spring_def s = sb_default_spring_def();
+    s.a = a;
+    s.b = b;
+    s.tuning = t;
+    return sb_world_add_spring(w, &s, NULL, NULL);
+}
+
+// ---------------------------------------------------------------- what you tune is what you get
+
+/// One particle on a spring to a fixed point, no gravity, released 0.1 m out; returns what the
+/// motion shows over 10 s, and how many springs the world reports as clamped.
+static oscillation lone_spring(sb_method method, int substeps, double mass, sb_tuning t, int *clamped)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.substeps = substeps;
+    def.gravity = v2(0, 0);
+    sb_world *w = sb_world_create(&def);
+    sb_particle_id anchor = add_particle(w, 0, 0, 1, true), p = add_particle(w, 1.1, 0, mass, false);
+    sb_spring_def s = sb_default_spring_def();
+    s.a = anchor;
+    s.b = p;
+    s.rest_length = 1.0;
+    s.tuning = t;
+    sb_world_add_spring(w, &s, NULL, NULL);
+    double x[600];
+    for (int f = 0; f < 600; ++f) {
+        sb_world_step(w);
+        sb_particle_def d;
+        sb_particle_get(w, p, &d);
+        x[f] = d.position.x - 1.0;
+    }
+    *clamped = sb_world_get_stats(w)->clamped_springs;
+    sb_world_destroy(w);
+    return measure(x, 600, def.dt);
+}
+
+// The issue's promise: a requested frequency and damping ratio give that motion in every method
+// at 1, 2 and 6 sub-steps: damped frequency within 2%, damping ratio within 0.01 (or 5% when
+// larger). Masses 1 and 100 kg; hertz tunings and the same spring as raw k and c.
+TEST(tuning_delivered_in_every_method)
+{
+    const struct { double hertz, zeta; } asks[] = {{10.0, 0.05}, {4.0, 0.5}, {2.0, 0.01}, {7.0, 0.2}};
+    const int substeps[] = {1, 2, 6};
+    const double masses[] = {1.0, 100.0};
+    int checked = 0;
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        for (int a = 0; a < 4; ++a) {
+            for (int si = 0; si < 3; ++si) {
+                for (int mi = 0; mi < 2; ++mi) {
+                    double hz = asks[a].hertz, zeta = asks[a].zeta, mass = masses[mi];
+                    double omega = two_pi * hz, wanted = hz * sqrt(1.0 - zeta * zeta);
+                    sb_tuning forms[2] = {sb_tuning_hertz(hz, zeta),
+                                          sb_tuning_raw(mass * omega * omega, 2.0 * mass * zeta * omega)};
+                    for (int f = 0; f < 2; ++f) {
+                        int clamped;
+                        oscillation o = lone_spring((sb_method)m, substeps[si], mass, forms[f], &clamped);
+                        double zeta_tol = fmax(0.01, 0.05 * zeta);
+                        bool ok = fabs(o.hertz / wanted - 1.0) <= 0.02 && fabs(o.zeta - zeta) <= zeta_tol && clamped == 0;
+                        if (!ok)
+                            printf("%s, %d sub-steps, %g kg, %s: asked %.3f Hz (damped) at %.3f, measured %.3f Hz at %.4f, "
+                                   "%d clamped\n",
+                                   sb_method_name((sb_method)m), substeps[si], mass, f ? "k/c" : "hertz", wanted, zeta,
+                                   o.hertz, o.zeta, clamped);
+                        ENSURE(ok);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    printf("%d lone springs delivered as tuned\n", checked);
+    return 0;
+}
+
+// Nissen's coefficients are discrete: every method gives the motion his impulse spring has at
+// the step (same frequency and decay), not each its own.
+TEST(coefficients_give_nissens_motion_in_every_method)
+{
+    const sb_tuning t = sb_tuning_coefficients(0.3, 0.05);
+    int clamped;
+    oscillation nissen = lone_spring(SB_METHOD_IMPULSE, 1, 1.0, t, &clamped);
+    ENSURE(nissen.crossings > 20 && clamped == 0);
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        oscillation o = lone_spring((sb_method)m, 1, 1.0, t, &clamped);
+        printf("%-10s %.3f Hz at %.4f (impulse: %.3f Hz at %.4f)\n", sb_method_name((sb_method)m), o.hertz, o.zeta,
+               nissen.hertz, nissen.zeta);
+        ENSURE(fabs(o.hertz / nissen.hertz - 1.0) <= 0.01);
+        ENSURE(fabs(o.zeta - nissen.zeta) <= 0.005);
+    }
+    return 0;
+}
+
+// Past four sub-steps per period (seed 003's rule of thumb) a frequency cannot be delivered:
+// the world names the spring, says what it asks and what it gets, and the motion is what it
+// says it gets. With more sub-steps the same spring is no longer clamped.
+TEST(undeliverable_frequency_is_named_and_delivered_as_said)
+{
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        sb_world_def def = sb_default_world_def();
+        def.method = (sb_method)m;
+        def.substeps = 1;
+        def.gravity = v2(0, 0);
+        sb_world *w = sb_world_create(&def);
+        sb_particle_id anchor = add_particle(w, 0, 0, 1, true), p = add_particle(w, 1.1, 0, 2.0, false);
+        sb_spring_def sd = sb_default_spring_def();
+        sd.a = anchor;
+        sd.b = p;
+        sd.rest_length = 1.0;
+        sd.tuning = sb_tuning_hertz(30.0, 0.05); // 30 Hz at one 60 Hz sub-step: half a period per step
+        sb_spring_id s = sb_world_add_spring(w, &sd, NULL, NULL);
+        double x[600];
+        for (int f = 0; f < 600; ++f) {
+            ENSURE(sb_world_step(w) == SB_OK);
+            sb_particle_def d;
+            sb_particle_get(w, p, &d);
+            x[f] = d.position.x - 1.0;
+        }
+        const sb_stats *st = sb_world_get_stats(w);
+        char line[256];
+        sb_world_clamp_message(w, line, sizeof line);
+        oscillation o = measure(x, 600, def.dt);
+        double said = st->clamped_hertz * sqrt(1.0 - st->clamped_damping_ratio * st->clamped_damping_ratio);
+        printf("%-10s measured %.2f Hz at %.3f | %s\n", sb_method_name((sb_method)m), o.hertz, o.zeta, line);
+        ENSURE(st->clamped_springs == 1 && st->clamped_spring.index == s.index);
+        ENSURE(st->clamped_asked_hertz == 30.0 && st->clamped_hertz < 30.0);
+        ENSURE(strstr(line, "spring 1 asks 30 Hz") != NULL);
+        ENSURE(fabs(o.hertz / said - 1.0) <= 0.03);
+        ENSURE(fabs(x[599]) <= 0.1); // bounded
+        sb_world_destroy(w);
+        int clamped; // at six sub-steps it is within the limit (frames at 60 Hz cannot show 30 Hz)
+        lone_spring((sb_method)m, 6, 2.0, sd.tuning, &clamped);
+        ENSURE(clamped == 0);
+    }
+    return 0;
+}
+
+/// A particle of `mass` hanging on a spring from a fixed point; the mean stretch over the last
+/// 5 of 20 s.
+static double hanging_stretch(sb_method method, int substeps, double mass, sb_tuning t)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.substeps = substeps;
+    sb_world *w = sb_world_create(&def);
+    sb_particle_id anchor = add_particle(w, 0, 0, 1, true), p = add_particle(w, 0, -0.5, mass, false);
+    sb_spring_id s = add_spring(w, anchor, p, t);
+    double mean = 0.0;
+    for (int f = 0; f < 1200; ++f) {
+        sb_world_step(w);
+        if (f >= 900)
+            mean += (sb_spring_length(w, s) - 0.5) / 300.0;
+    }
+    sb_world_destroy(w);
+    return mean;
+}
+
+// An over-damped spring shows no frequency; what it shows is how far it sags. In the implicit
+// methods (soft, xpbd) it sags m g / k, k = m w^2, at any sub-step count.
+TEST(overdamped_spring_sags_m_g_over_k)
+{
+    const sb_method implicit[] = {SB_METHOD_SOFT, SB_METHOD_XPBD};
+    const double zetas[] = {1.0, 3.0};
+    for (int i = 0; i < 2; ++i) {
+        for (int z = 0; z < 2; ++z) {
+            for (int s = 1; s <= 6; s += 5) {
+                double hz = 3.0, mass = 4.0, k = mass * pow(two_pi * hz, 2.0);
+                double sag = hanging_stretch(implicit[i], s, mass, sb_tuning_hertz(hz, zetas[z]));
+                double expected = mass * 9.81 / k;
+                printf("%-5s zeta %g, %d sub-steps: sag %.5f m, m g / k %.5f m\n", sb_method_name(implicit[i]), zetas[z], s,
+                       sag, expected);
+                ENSURE(fabs(sag / expected - 1.0) <= 0.02);
+            }
+        }
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------- chains, cloths, nets
+
+/// The issue's chain: `links` rigid links of 0.1 m pinned at one end, released horizontal, with
+/// `end_mass` at the free end; the worst single-link stretch over 3 s. *clamped: the springs the
+/// world reports; -1 stretch if it halted.
+static double chain_stretch(sb_method method, int substeps, int iterations, double end_mass, int *clamped)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.substeps = substeps;
+    def.iterations = iterations;
+    sb_world *w = sb_world_create(&def);
+    sb_particle_id prev = add_particle(w, 0, 0, 1, true);
+    for (int i = 1; i <= 30; ++i) {
+        sb_particle_id p = add_particle(w, 0.1 * i, 0, i == 30 ? end_mass : 1.0, false);
+        add_spring(w, prev, p, sb_tuning_hertz(0.0, 1.0));
+        prev = p;
+    }
+    double worst = 0.0;
+    for (int f = 0; f < 180; ++f) {
+        if (sb_world_step(w) != SB_OK) {
+            worst = -1.0;
+            break;
+        }
+        worst = fmax(worst, sb_world_get_stats(w)->max_stretch);
+    }
+    *clamped = sb_world_get_stats(w)->clamped_springs;
+    sb_world_destroy(w);
+    return worst;
+}
+
+// Every method holds the chain at any sub-steps and iterations, with end masses 1, 10 and 100 kg;
+// more iterations never make an iterative method worse (within the noise of a chaotic swing:
+// 25% + 1 point); at one sub-step, with the default 4 iterations or more, the iterative methods
+// do no worse than Box2D 2.4.1 at one step per frame (8 velocity and 3 position iterations:
+// 27% for equal masses, 43% for a 10:1 end mass, measured by the issue). The explicit methods
+// cannot hold a rigid spring: they stay bounded and report every link.
+TEST(chains_hold_and_improve_with_iterations)
+{
+    const int substeps[] = {1, 2, 3, 6}, iterations[] = {1, 2, 4, 8, 16, 32};
+    const double end_masses[] = {1.0, 10.0, 100.0};
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        bool is_explicit = m == SB_METHOD_FORCE || m == SB_METHOD_IMPULSE;
+        for (int e = 0; e < 3; ++e) {
+            for (int s = 0; s < 4; ++s) {
+                double previous = INFINITY;
+                printf("%-10s end %3g kg, %d sub-steps:", sb_method_name((sb_method)m), end_masses[e], substeps[s]);
+                for (int i = 0; i < 6; ++i) {
+                    int clamped;
+                    double stretch = chain_stretch((sb_method)m, substeps[s], iterations[i], end_masses[e], &clamped);
+                    printf(" %.1f%%", 100.0 * stretch);
+                    ENSURE(stretch >= 0.0); // never halted
+                    if (is_explicit) {
+                        ENSURE(clamped == 30);
+                        ENSURE(stretch < 3.0);
+                    } else {
+                        ENSURE(clamped == 0);
+                        ENSURE(stretch <= 1.25 * previous + 0.01);
+                        if (substeps[s] == 1 && iterations[i] >= 4)
+                            ENSURE(stretch <= (end_masses[e] == 1.0 ? 0.27 : 0.43));
+                    }
+                    previous = stretch;
+                }
+                printf("\n");
+            }
+        }
+    }
+    return 0;
+}
+
+/// A 12 x 12 cloth with shear springs, pinned at its top corners; masses 1 kg, or 1 and 100 kg
+/// in a checkerboard. Returns the largest ratio, over 5 s, of kinetic energy to the gravity
+/// energy released (plus 1 J): a method that adds no energy stays below 1.
+static double cloth_energy_ratio(sb_method method, int substeps, int iterations, sb_tuning t, bool heavy)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.substeps = substeps;
+    def.iterations = iterations;
+    sb_world *w = sb_world_create(&def);
+    const int n = 12;
+    sb_particle_id id[12 * 12];
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x)
+            id[y * n + x] = add_particle(w, 0.1 * x, -0.1 * y, heavy && (x + y) % 2 ? 100.0 : 1.0,
+                                         y == 0 && (x == 0 || x == n - 1));
+    for (int y = 0; y < n; ++y) {
+        for (int x = 0; x < n; ++x) {
+            if (x + 1 < n)
+                add_spring(w, id[y * n + x], id[y * n + x + 1], t);
+            if (y + 1 < n)
+                add_spring(w, id[y * n + x], id[(y + 1) * n + x], t);
+            if (x + 1 < n && y + 1 < n) {
+                add_spring(w, id[y * n + x], id[(y + 1) * n + x + 1], t);
+                add_spring(w, id[y * n + x + 1], id[(y + 1) * n + x], t);
+            }
+        }
+    }
+    double y0[12 * 12], worst = 0.0;
+    for (int i = 0; i < n * n; ++i)
+        y0[i] = w->pos[i].y;
+    for (int f = 0; f < 300; ++f) {
+        if (sb_world_step(w) != SB_OK) {
+            worst = INFINITY;
+            break;
+        }
+        double released = 0.0;
+        for (int i = 0; i < n * n; ++i)
+            released += w->mass[i] * 9.81 * (y0[i] - w->pos[i].y);
+        worst = fmax(worst, sb_world_get_stats(w)->kinetic_energy / (released + 1.0));
+    }
+    sb_world_destroy(w);
+    return worst;
+}
+
+// Cloths of rigid springs and nets of tuned ones (light and no damping, stiff and soft, 100:1
+// masses) never gain energy in any method, at 1, 2 and 6 sub-steps and 1, 4 and 32 iterations.
+// Known exception, left out and said in README: sequential at one iteration on a 100:1 net of
+// tuned springs (Nissen's solver "is not 100% stable at all configurations", seed 000).
+TEST(cloths_and_nets_never_gain_energy)
+{
+    const struct { double hertz, zeta; bool heavy; } cases[] = {
+        {0.0, 1.0, false}, {0.0, 1.0, true}, {5.0, 0.1, true}, {20.0, 0.1, false}, {20.0, 0.0, false}, {60.0, 0.3, true},
+    };
+    const int substeps[] = {1, 2, 6}, iterations[] = {1, 4, 32};
+    for (int c = 0; c < 6; ++c) {
+        for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+            printf("%5g Hz %4.2f %s %-10s", cases[c].hertz, cases[c].zeta, cases[c].heavy ? "100:1" : "  1:1",
+                   sb_method_name((sb_method)m));
+            for (int s = 0; s < 3; ++s) {
+                for (int i = 0; i < 3; ++i) {
+                    bool known = m == SB_METHOD_SEQUENTIAL && iterations[i] == 1 && cases[c].heavy && cases[c].hertz > 0;
+                    double ratio = cloth_energy_ratio((sb_method)m, substeps[s], iterations[i],
+                                                      sb_tuning_hertz(cases[c].hertz, cases[c].zeta), cases[c].heavy);
+                    printf(" %5.2f", ratio);
+                    if (!known)
+                        ENSURE(ratio < 1.0);
+                }
+            }
+            printf("\n");
+        }
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------- collisions
+
+// Box2D's collideConnected = false: two particles joined by a spring never collide, however
+// much their circles overlap; `collide` on the spring opts back in. A world that starts with
+// unjoined overlapping particles says so once: how many pairs and the deepest overlap.
+TEST(joined_particles_do_not_collide)
+{
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        sb_world_def def = sb_default_world_def();
+        def.method = (sb_method)m;
+        def.gravity = v2(0, 0);
+        sb_world *w = sb_world_create(&def);
+        sb_particle_def pd = sb_default_particle_def();
+        pd.radius = 0.3;
+        pd.position = v2(0, 0);
+        sb_particle_id a = sb_world_add_particle(w, &pd, NULL);
+        pd.position = v2(0.4, 0);
+        sb_particle_id b = sb_world_add_particle(w, &pd, NULL);
+        sb_spring_id s = add_spring(w, a, b, sb_tuning_hertz(0.0, 1.0)); // rest 0.4 m, circles overlap 0.2 m
+        for (int f = 0; f < 30; ++f)
+            ENSURE(sb_world_step(w) == SB_OK);
+        ENSURE(sb_world_get_stats(w)->contacts == 0);
+        ENSURE(sb_world_get_stats(w)->overlapping_pairs == 0);
+        ENSURE(fabs(sb_spring_length(w, s) - 0.4) < 1e-6); // nothing pushes them apart
+        // Opting in: the contact pushes the ends apart against the rigid spring's rest length.
+        ENSURE(sb_spring_set_collide(w, s, true) == SB_OK);
+        sb_spring_def got;
+        sb_spring_get(w, s, &got);
+        ENSURE(got.collide);
+        sb_world_step(w);
+        ENSURE(sb_world_get_stats(w)->contacts == 1);
+        sb_world_destroy(w);
+    }
+    // Two free circles overlapping by 0.1 m, not joined: reported at the first step, once.
+    sb_world_def def = sb_default_world_def();
+    def.gravity = v2(0, 0);
+    sb_world *w = sb_world_create(&def);
+    sb_particle_def pd = sb_default_particle_def();
+    pd.radius = 0.2;
+    sb_world_add_particle(w, &pd, NULL);
+    pd.position = v2(0.3, 0);
+    sb_world_add_particle(w, &pd, NULL);
+    pd.position = v2(5, 0);
+    sb_world_add_particle(w, &pd, NULL);
+    pd.position = v2(5.399, 0); // overlapping by 0.5% of the radius: touching, not reported
+    sb_world_add_particle(w, &pd, NULL);
+    sb_world_step(w);
+    const sb_stats *st = sb_world_get_stats(w);
+    char line[256];
+    sb_world_overlap_message(w, line, sizeof line);
+    printf("%s\n", line);
+    ENSURE(st->overlapping_pairs == 1);
+    ENSURE(fabs(st->worst_overlap - 0.1) < 1e-12);
+    ENSURE(st->overlap_a.index == 0 && st->overlap_b.index == 1);
+    ENSURE(strstr(line, "1 pair of particles") && strstr(line, "particles 1 and 2"));
+    for (int f = 0; f < 60; ++f)
+        sb_world_step(w);
+    ENSURE(sb_world_get_stats(w)->overlapping_pairs == 1); // measured once: kept, not recounted
+    sb_world_destroy(w);
+    return 0;
+}
+
+// A cloth built the obvious way (0.1 m spacing, default radius, structural and shear springs)
+// has no contacts at rest: neighbours are joined, and the default radius of 0.05 m keeps
+// particles two links apart clear (at 0.1 m they touched or overlapped: 17870 contacts on a
+// 96 x 96 cloth). It reports no overlap either.
+TEST(default_cloth_has_no_contacts_at_rest)
+{
+    sb_world_def def = sb_default_world_def();
+    sb_world *w = sb_world_create(&def);
+    const int n = 20;
+    sb_particle_id id[20 * 20];
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x)
+            id[y * n + x] = add_particle(w, 0.1 * x, -0.1 * y, 1.0, y == 0);
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            if (x + 1 < n)
+                add_spring(w, id[y * n + x], id[y * n + x + 1], sb_tuning_hertz(0, 1));
+            if (y + 1 < n)
+                add_spring(w, id[y * n + x], id[(y + 1) * n + x], sb_tuning_hertz(0, 1));
+            if (x + 1 < n && y + 1 < n) {
+                add_spring(w, id[y * n + x], id[(y + 1) * n + x + 1], sb_tuning_hertz(0, 1));
+                add_spring(w, id[y * n + x + 1], id[(y + 1) * n + x], sb_tuning_hertz(0, 1));
+            }
+        }
+    for (int f = 0; f < 120; ++f)
+        ENSURE(sb_world_step(w) == SB_OK);
+    ENSURE(sb_world_get_stats(w)->contacts == 0);
+    ENSURE(sb_world_get_stats(w)->overlapping_pairs == 0);
+    ENSURE(sb_world_get_stats(w)->max_stretch < 0.01);
+    sb_world_destroy(w);
+    return 0;
+}
+
+// ---------------------------------------------------------------- walls
+
+/// `n` heavy circles (radius 0.05..0.1 m, 1000 kg/m^2, 8..31 kg) poured into a U of three walls
+/// 4 m wide. Returns the most centres ever seen outside the U and the kinetic energy at the end.
+static int walled_pile(sb_method method, int n, int frames, double *final_ke)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    sb_world *w = sb_world_create(&def);
+    sb_world_add_wall(w, v2(-2, 0), v2(2, 0), NULL);
+    sb_world_add_wall(w, v2(-2, 0), v2(-2, 30), NULL);
+    sb_world_add_wall(w, v2(2, 30), v2(2, 0), NULL); // either direction: walls have no inside
+    uint32_t seed = 12345;
+    for (int i = 0; i < n; ++i) {
+        seed = seed * 1103515245u + 12345u;
+        double r = 0.05 + 0.05 * ((seed >> 8) & 0xffff) / 65535.0;
+        sb_particle_def p = sb_default_particle_def();
+        p.radius = r;
+        p.mass = 1000.0 * 3.14159265358979 * r * r;
+        p.position = v2(-1.85 + (i % 16) * 0.23, 0.3 + (i / 16) * 0.22);
+        sb_world_add_particle(w, &p, NULL);
+    }
+    int worst = 0;
+    for (int f = 0; f < frames; ++f) {
+        if (sb_world_step(w) != SB_OK)
+            return 1 << 30;
+        int out = 0;
+        for (int i = 0; i < w->p_high; ++i)
+            out += w->pos[i].y < 0.0 || w->pos[i].x < -2.0 || w->pos[i].x > 2.0;
+        worst = out > worst ? out : worst;
+    }
+    *final_ke = sb_world_get_stats(w)->kinetic_energy;
+    sb_world_destroy(w);
+    return worst;
+}
+
+// A wall holds any pile: no centre is ever on the other side, in any method, and the pile comes
+// to rest (kinetic energy under 1 mJ per kilogram after 20 s; the pile is about 8 t).
+TEST(walls_hold_a_heavy_pile)
+{
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        double ke = INFINITY;
+        int out = walled_pile((sb_method)m, 800, 1200, &ke);
+        printf("%-10s 800 circles: at most %d outside, kinetic energy %.4g J after 20 s\n", sb_method_name((sb_method)m),
+               out, ke);
+        ENSURE(out == 0);
+        ENSURE(ke < 8.0);
+    }
+    return 0;
+}
+
+// Fast particles are handled continuously: shot at a thin wall at up to 3 km/s, from either
+// side and at a slant, a centre never ends up on the other side, in any method.
+TEST(fast_particles_do_not_tunnel_through_walls)
+{
+    const double speeds[] = {10.0, 300.0, 3000.0};
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        for (int s = 0; s < 3; ++s) {
+            for (int side = -1; side <= 1; side += 2) {
+                sb_world_def def = sb_default_world_def();
+                def.method = (sb_method)m;
+                def.gravity = v2(0, 0);
+                sb_world *w = sb_world_create(&def);
+                sb_world_add_wall(w, v2(0, -50), v2(0, 50), NULL);
+                sb_particle_def p = sb_default_particle_def();
+                p.position = v2(-side * 1.0, 0.0);
+                p.velocity = v2(side * speeds[s], 0.3 * speeds[s]);
+                sb_particle_id id = sb_world_add_particle(w, &p, NULL);
+                for (int f = 0; f < 30; ++f) {
+                    ENSURE(sb_world_step(w) == SB_OK);
+                    sb_particle_def d;
+                    sb_particle_get(w, id, &d);
+                    if (d.position.y < 50.0) // still in front of the wall's span
+                        ENSURE(d.position.x * -side > 0.0);
+                }
+                sb_world_destroy(w);
+            }
+        }
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------- runner
+
+static const test_entry tests[] = {
+    ENTRY(tuning_delivered_in_every_method),
+    ENTRY(coefficients_give_nissens_motion_in_every_method),
+    ENTRY(undeliverable_frequency_is_named_and_delivered_as_said),
+    ENTRY(overdamped_spring_sags_m_g_over_k),
+    ENTRY(chains_hold_and_improve_with_iterations),
+    ENTRY(cloths_and_nets_never_gain_energy),
+    ENTRY(joined_particles_do_not_collide),
+    ENTRY(default_cloth_has_no_contacts_at_rest),
+    ENTRY(walls_hold_a_heavy_pile),
+    ENTRY(fast_particles_do_not_tunnel_through_walls),
+};
+
+int main(int argc, char **argv)
+{
+    return run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]);
+}
