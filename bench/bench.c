@@ -4,7 +4,9 @@
 // same run, and each scene's quality figure. Writes CSV and, with gnuplot, a plot.
 #define _POSIX_C_SOURCE 200809L
 #include "bench_scene.h"
+#include "motion.h"
 #include "sb_samples.h"
+#include "sb_tuning.h"
 #include "sb_world.h"
 
 #include <math.h>
@@ -94,12 +96,36 @@ static void make_ball_pit(bench_scene *s, int n)
     }
 }
 
+/// walled pile N: the ball pit's circles with a density of 1000 kg/m^2 (8 to 31 kg), poured
+/// into a U of three walls 10 m wide (no lid): issue 10's heavy pile, where walls leaked.
+static void make_walled_pile(bench_scene *s, int n)
+{
+    make_ball_pit(s, n);
+    snprintf(s->name, sizeof s->name, "walled pile %d", n);
+    s->open_top = 1;
+    for (int i = 0; i < n; ++i)
+        s->particles[i].mass = 1000.0 * 3.14159265358979 * s->particles[i].radius * s->particles[i].radius;
+}
+
+/// chain 30: issue 10's chain, 30 rigid links of 0.1 m pinned at one end, released horizontal.
+static void make_chain(bench_scene *s)
+{
+    scene_alloc(s, "chain 30", 31, 30);
+    for (int i = 0; i <= 30; ++i) {
+        s->particles[i] = (bench_particle){0.1 * i, 0.0, 1.0, 0.05, i == 0};
+        s->np = i + 1;
+        if (i > 0)
+            add_link(s, i - 1, i, 0.1);
+    }
+}
+
 // ---------------------------------------------------------------- springbox as an engine
 
 typedef struct sb_bench_world { sb_world *w; sb_particle_id *ids; int n; } sb_bench_world;
 
 static sb_method bench_method;
 static bool bench_tethers;
+static int bench_substeps; // 0: the default
 
 static void *sb_create(const bench_scene *s)
 {
@@ -107,16 +133,24 @@ static void *sb_create(const bench_scene *s)
     sb_world_def def = sb_default_world_def(); // the defaults a user gets
     def.method = bench_method;
     def.tethers = bench_tethers;
+    if (bench_substeps > 0)
+        def.substeps = bench_substeps;
     def.gravity.x = 0.0;
     def.gravity.y = s->gravity;
     def.dt = s->dt;
     def.collisions = s->collisions != 0;
     def.friction = 0.3;
-    if (s->collisions) {
+    if (s->collisions && !s->open_top) {
         def.has_bounds = true;
         def.bounds = (sb_bounds){0.0, 0.0, s->box_width, s->box_height};
     }
     b->w = sb_world_create(&def);
+    if (s->collisions && s->open_top) { // three walls, as a user builds a U with w:wall
+        sb_vec2 a = {0.0, s->box_height}, bl = {0.0, 0.0}, br = {s->box_width, 0.0}, c = {s->box_width, s->box_height};
+        sb_world_add_wall(b->w, a, bl, NULL);
+        sb_world_add_wall(b->w, bl, br, NULL);
+        sb_world_add_wall(b->w, br, c, NULL);
+    }
     b->n = s->np;
     b->ids = calloc((size_t)s->np, sizeof *b->ids);
     for (int i = 0; i < s->np; ++i) {
@@ -299,6 +333,95 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+// ---------------------------------------------------------------- what each method guarantees
+
+/// A lone spring (1 kg on a spring to a fixed point, no gravity, released 0.1 m out) at
+/// `substeps`: the relative error of its damped frequency and the error of its damping ratio,
+/// measured over 10 s of frames (tests/motion.h).
+static void lone_spring_errors(sb_method method, int substeps, double hertz, double zeta, double *f_err, double *z_err)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.substeps = substeps;
+    def.gravity = (sb_vec2){0.0, 0.0};
+    sb_world *w = sb_world_create(&def);
+    sb_particle_def p = sb_default_particle_def();
+    p.fixed = true;
+    sb_particle_id a = sb_world_add_particle(w, &p, NULL);
+    p.fixed = false;
+    p.position.x = 1.1;
+    sb_particle_id b = sb_world_add_particle(w, &p, NULL);
+    sb_spring_def sd = sb_default_spring_def();
+    sd.a = a;
+    sd.b = b;
+    sd.rest_length = 1.0;
+    sd.tuning = sb_tuning_hertz(hertz, zeta);
+    sb_world_add_spring(w, &sd, NULL, NULL);
+    double x[600];
+    for (int f = 0; f < 600; ++f) {
+        sb_world_step(w);
+        sb_particle_get(w, b, &p);
+        x[f] = p.position.x - 1.0;
+    }
+    sb_world_destroy(w);
+    oscillation o = measure(x, 600, def.dt);
+    *f_err = o.hertz / (hertz * sqrt(1.0 - zeta * zeta)) - 1.0;
+    *z_err = o.zeta - zeta;
+}
+
+/// springbox_bench --guarantees: the README's table "what each method guarantees", measured.
+/// Per method and sub-step count (default iterations): the tuning errors of a lone spring,
+/// the worst link stretch of the 30-link chain over 3 s, and ms per step of cloth 32; then
+/// the peers on the same chain and cloth.
+static int guarantees(void)
+{
+    bench_scene chain, cloth;
+    make_chain(&chain);
+    make_cloth(&cloth, 32);
+    const int substeps[] = {1, 2, 6};
+    sb_world_def defaults = sb_default_world_def();
+    printf("| method | sub-steps | 10 Hz, zeta 0.05: frequency | damping ratio | 4 Hz, zeta 0.5: frequency | damping "
+           "ratio | chain 30: worst stretch | cloth 32: ms/step |\n");
+    printf("|---|---|---|---|---|---|---|---|\n");
+    const bench_engine sb_engine = {"springbox", "", sb_create, sb_step, sb_state, sb_destroy};
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        for (int si = 0; si < 3; ++si) {
+            double f1, z1, f2, z2, q[3];
+            lone_spring_errors((sb_method)m, substeps[si], 10.0, 0.05, &f1, &z1);
+            lone_spring_errors((sb_method)m, substeps[si], 4.0, 0.5, &f2, &z2);
+            bench_method = (sb_method)m;
+            bench_tethers = defaults.tethers;
+            bench_substeps = substeps[si];
+            run(&sb_engine, &chain, 180, q);
+            double chain_worst = q[2];
+            double ms = run(&sb_engine, &cloth, 120, q);
+            printf("| %s | %d | %+.2f%% | %+.4f | %+.2f%% | %+.4f | %.1f%% | %.3f |\n", sb_method_name((sb_method)m),
+                   substeps[si], 100.0 * f1, z1, 100.0 * f2, z2, 100.0 * chain_worst, ms);
+        }
+    }
+    bench_substeps = 0;
+    const bench_engine *peers[2] = {NULL, NULL};
+#ifdef BENCH_HAVE_BOX2D
+    peers[0] = &bench_box2d;
+#endif
+#ifdef BENCH_HAVE_CHIPMUNK
+    peers[1] = &bench_chipmunk;
+#endif
+    for (int k = 0; k < 2; ++k) {
+        if (!peers[k])
+            continue;
+        double q[3];
+        run(peers[k], &chain, 180, q);
+        double chain_worst = q[2];
+        double ms = run(peers[k], &cloth, 120, q);
+        printf("| %s (%s) | 1 step per frame | - | - | - | - | %.1f%% | %.3f |\n", peers[k]->name, peers[k]->settings,
+               100.0 * chain_worst, ms);
+    }
+    scene_free(&chain);
+    scene_free(&cloth);
+    return 0;
+}
+
 // ---------------------------------------------------------------- main
 
 typedef struct engine_entry { bench_engine e; sb_method method; bool springbox; int iterations; bool tethers; } engine_entry;
@@ -319,7 +442,9 @@ int main(int argc, char **argv)
     double step_scale = 1.0;
     const char *only = NULL, *csv_path = "bench/results/results.csv", *plot_path = "bench/results/results.png";
     for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--quick") == 0) {
+        if (strcmp(argv[i], "--guarantees") == 0) {
+            return guarantees();
+        } else if (strcmp(argv[i], "--quick") == 0) {
             repeats = 1;
             step_scale = 0.2;
         } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
@@ -332,12 +457,14 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--plot") == 0 && i + 1 < argc) {
             plot_path = argv[++i];
         } else {
-            fprintf(stderr, "usage: springbox_bench [--quick] [--repeats N] [--only SUBSTRING] [--csv F] [--plot F]\n");
+            fprintf(stderr,
+                    "usage: springbox_bench [--quick] [--repeats N] [--only SUBSTRING] [--csv F] [--plot F]\n"
+                    "       springbox_bench --guarantees   (the README's table of what each method guarantees)\n");
             return 2;
         }
     }
 
-    enum { SCENES = 7 };
+    enum { SCENES = 8 };
     bench_scene scenes[SCENES];
     int steps[SCENES];
     make_cloth(&scenes[0], 32), steps[0] = 300;
@@ -347,6 +474,7 @@ int main(int argc, char **argv)
     make_wrecking_ball(&scenes[4]), steps[4] = 300;
     make_ball_pit(&scenes[5], 4000), steps[5] = 600;
     make_ball_pit(&scenes[6], 20000), steps[6] = 600;
+    make_walled_pile(&scenes[7], 4000), steps[7] = 600;
 
     sb_world_def defaults = sb_default_world_def();
     engine_entry engines[SB_METHOD_COUNT + 3];

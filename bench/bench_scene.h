@@ -18,6 +18,7 @@ typedef struct bench_scene {
     bench_link *links;       // rigid distance constraints
     int collisions;          // circles collide with each other and with the box
     double box_width, box_height; // the box [0, width] x [0, height] when collisions are on
+    int open_top;            // the box is a U of three walls: floor and sides, no lid
     double dt;               // 1/60
     double gravity;          // -10
 } bench_scene;

@@ -65,6 +65,8 @@ void *b2_create(const bench_scene *s)
         b2Vec2 c[4] = {b2Vec2(0, 0), b2Vec2((float)s->box_width, 0), b2Vec2((float)s->box_width, (float)s->box_height),
                        b2Vec2(0, (float)s->box_height)};
         for (int k = 0; k < 4; ++k) {
+            if (s->open_top && k == 2)
+                continue; // the lid
             b2EdgeShape edge;
             edge.SetTwoSided(c[k], c[(k + 1) % 4]);
             b2FixtureDef fd;

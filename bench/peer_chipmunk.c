@@ -37,6 +37,8 @@ static void *cm_create(const bench_scene *s)
         cpBody *ground = cpSpaceGetStaticBody(w->space);
         cpVect c[4] = {cpv(0, 0), cpv(s->box_width, 0), cpv(s->box_width, s->box_height), cpv(0, s->box_height)};
         for (int k = 0; k < 4; ++k) {
+            if (s->open_top && k == 2)
+                continue; // the lid
             cpShape *seg = cpSpaceAddShape(w->space, cpSegmentShapeNew(ground, c[k], c[(k + 1) % 4], 0.0));
             cpShapeSetFriction(seg, 0.3);
         }

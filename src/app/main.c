@@ -50,10 +50,10 @@ static void write_stats_line(FILE *f, long frame, const sb_world *w, int reloads
     const sb_stats *st = sb_world_get_stats(w);
     fprintf(f,
             "{\"frame\":%ld,\"time\":%.6f,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,"
-            "\"contacts\":%d,\"step_ms\":%.4f,\"particles\":%d,\"springs\":%d,\"clamped_springs\":%d,"
+            "\"contacts\":%d,\"step_ms\":%.4f,\"particles\":%d,\"springs\":%d,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
             "\"halted\":%s,\"reloads\":%d}\n",
             frame, st->time, st->kinetic_energy, st->potential_energy, st->max_stretch,
-            st->contacts, st->step_ms, st->particles, st->springs, st->clamped_springs,
+            st->contacts, st->step_ms, st->particles, st->springs, st->clamped_springs, st->overlapping_pairs,
             st->halted ? "true" : "false", reloads);
     fflush(f);
 }
@@ -130,6 +130,20 @@ static void print_row(const sb_world *w)
 }
 
 // Runs a Lua scene: frames, reload polling, update errors. Returns the exit status.
+/// The console's word on what the physics cannot do as asked: clamped springs, and particles
+/// that started overlapping (issue 10); each world of a scene by number when it has several.
+static void print_warnings(const sb_world *w, int world_number)
+{
+    const sb_stats *s = sb_world_get_stats(w);
+    char line[256], which[32] = "";
+    if (world_number > 0)
+        snprintf(which, sizeof which, "world %d: ", world_number);
+    if (s->clamped_springs > 0 && sb_world_clamp_message(w, line, sizeof line) > 0)
+        printf("warning: %s%s\n", which, line);
+    if (s->overlapping_pairs > 0 && sb_world_overlap_message(w, line, sizeof line) > 0)
+        printf("warning: %s%s\n", which, line);
+}
+
 static int run_scene(const char *path, const run_options *o)
 {
     sb_scene_options so = sb_default_scene_options();
@@ -146,7 +160,7 @@ static int run_scene(const char *path, const run_options *o)
     print_header(sb_scene_title(scene), sb_scene_world(scene, 0));
     int reloads = 0;
     double start = now_seconds(), last_poll = 0.0;
-    bool update_failed = false;
+    bool update_failed = false, warn_again = false;
     for (long f = 1; o->frames == 0 || f <= o->frames; ++f) {
         sb_world *w = sb_scene_world(scene, 0);
         double dt = sb_world_get_def(w).dt;
@@ -163,6 +177,7 @@ static int run_scene(const char *path, const run_options *o)
                     fprintf(stderr, "reload failed, the last good scene keeps running: %s\n", e.message);
                 else
                     printf("reload: %s (%.0f ms after the save)\n", e.message, e.latency_ms);
+                warn_again = e.result != SB_RELOAD_FAILED;
                 if (e.result == SB_RELOAD_RESTARTED)
                     for (int i = 0; i < sb_scene_world_count(scene); ++i)
                         apply_overrides(sb_scene_world(scene, i), o);
@@ -188,6 +203,12 @@ static int run_scene(const char *path, const run_options *o)
             }
         }
         w = sb_scene_world(scene, 0);
+        if (f == 1 || warn_again) {
+            int n = sb_scene_world_count(scene);
+            for (int k = 0; k < n; ++k)
+                print_warnings(sb_scene_world(scene, k), n > 1 ? k + 1 : 0);
+            warn_again = false;
+        }
         if (o->stats)
             write_stats_line(o->stats, f, w, reloads);
         if (f % 60 == 0 || f == o->frames)
@@ -398,11 +419,8 @@ int main(int argc, char **argv)
         total_ms += s->step_ms;
         if (f % 60 == 0 || f == frames)
             print_row(world);
-        if (s->clamped_springs > 0 && f == 1) {
-            char line[256];
-            sb_world_clamp_message(world, line, sizeof line);
-            printf("warning: %s\n", line);
-        }
+        if (f == 1)
+            print_warnings(world, 0);
     }
     if (status == 0 && frames > 0)
         printf("done: %d frames, largest stretch %.4f%%, mean step %.3f ms\n", frames, 100.0 * worst_stretch,

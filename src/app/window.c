@@ -360,6 +360,33 @@ static void write_back(app *a)
 // ---------------------------------------------------------------- drawing
 
 // The side's solver line; in the compare view it wraps in two so that each fits its half.
+/// Draws `text` within `width` pixels, breaking lines at spaces (the font is monospace);
+/// returns the y below it.
+static int draw_wrapped(app *a, int x, int y, int width, SDL_Color color, const char *text)
+{
+    int per_line = width / render_char_width(a->rc, false), lh = render_line_height(a->rc, false);
+    per_line = per_line < 20 ? 20 : per_line;
+    char line[512];
+    const char *p = text;
+    while (*p) {
+        int n = (int)strlen(p);
+        if (n > per_line) {
+            n = per_line;
+            while (n > per_line / 2 && p[n] != ' ')
+                n -= 1;
+        }
+        n = n < (int)sizeof line ? n : (int)sizeof line - 1;
+        memcpy(line, p, (size_t)n);
+        line[n] = '\0';
+        render_text(a->rc, x, y, color, false, line);
+        y += lh;
+        p += n;
+        while (*p == ' ')
+            p += 1;
+    }
+    return y;
+}
+
 static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *prefix)
 {
     sb_world *w = side_world(s, 0);
@@ -389,6 +416,18 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
         snprintf(line, sizeof line, "world %d: %s  stretch %.2f%%", k + 1, sb_method_name(sb_world_get_def(wk).method),
                  100.0 * sb_world_get_stats(wk)->max_stretch);
         render_text(a->rc, x, y + k * lh, COLOR_TEXT, false, line);
+    }
+    // What the physics cannot do as asked, said where the designer looks (issue 10): springs the
+    // method clamps, and particles that started overlapping.
+    int warn_y = y + sb_scene_world_count(s->scene) * lh;
+    char warning[256];
+    if (st->clamped_springs > 0) {
+        sb_world_clamp_message(w, warning, sizeof warning);
+        warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, warning);
+    }
+    if (st->overlapping_pairs > 0) {
+        sb_world_overlap_message(w, warning, sizeof warning);
+        draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, warning);
     }
     SDL_RenderSetClipRect(render_renderer(a->rc), NULL);
 }
@@ -789,11 +828,13 @@ static void write_frame_stats(app *a)
     fprintf(f,
             "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"tethers\":%s,\"paused\":%s,"
             "\"compare\":%s,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,\"contacts\":%d,"
-            "\"step_ms\":%.4f,\"fps\":%.1f,\"halted\":%s,\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d]",
+            "\"step_ms\":%.4f,\"fps\":%.1f,\"halted\":%s,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
+            "\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d]",
             a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, d.tethers ? "true" : "false",
             a->paused ? "true" : "false",
             a->compare ? "true" : "false", st->kinetic_energy, st->potential_energy, st->max_stretch, st->contacts,
-            st->step_ms, a->fps, st->halted ? "true" : "false", a->view.cx, a->view.cy, a->view.scale,
+            st->step_ms, a->fps, st->halted ? "true" : "false", st->clamped_springs, st->overlapping_pairs, a->view.cx,
+            a->view.cy, a->view.scale,
             a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h);
     if (a->compare)
         fprintf(f, ",\"right_method\":\"%s\"", sb_method_name(sb_world_get_def(side_world(&a->sides[1], 0)).method));

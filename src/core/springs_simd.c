@@ -1,6 +1,7 @@
 // The soft method's three passes over the packed springs (method_soft.c says what each
-// computes and why). Springs of one graph colour share no particle, so four of them can
-// be solved at once: the velocities of their ends are loaded, the same IEEE operations
+// computes and why), and the rigid springs' position sweep that sequential and soft share
+// (solver.c). Springs of one graph colour share no particle, so four of them can be solved at
+// once: the velocities of their ends are loaded, the same IEEE operations
 // run in each lane in the same order as the scalar code, and the results are stored
 // back. The vector and scalar paths therefore give bit-identical worlds
 // (tests/core_tests.c: simd_matches_scalar), and a machine without AVX2 runs the scalar
@@ -43,6 +44,24 @@ static inline void relax_one(sb_world *w, int k)
     double impulse = -w->kmass[k] * spring_normal_velocity(w, k);
     w->kimp[k] += impulse;
     spring_apply(w, k, impulse);
+}
+
+// Rigid springs only: the position sweep after integration (solver.c says why), moving the
+// ends to the rest length, weighted by inverse mass.
+static inline void project_one(sb_world *w, int k)
+{
+    if (!w->krigid[k] || w->kmass[k] == 0.0)
+        return;
+    sb_vec2 *pa = &w->pos[w->ka[k]], *pb = &w->pos[w->kb[k]];
+    double dx = pb->x - pa->x, dy = pb->y - pa->y;
+    double len = sqrt(dx * dx + dy * dy);
+    if (len < 1e-12)
+        return;
+    double push = (len - w->krest[k]) * w->kmass[k] / len;
+    pa->x += w->kwa[k] * push * dx;
+    pa->y += w->kwa[k] * push * dy;
+    pb->x -= w->kwb[k] * push * dx;
+    pb->y -= w->kwb[k] * push * dy;
 }
 
 // ------------------------------------------------------------------ four at a time
@@ -177,6 +196,32 @@ __attribute__((target("avx2"))) static void relax4(sb_world *w, int k)
     moved.by = _mm256_blendv_pd(v.by, moved.by, rigid);
     scatter_ends(w->vel, w->ka + k, w->kb + k, moved);
 }
+
+__attribute__((target("avx2"))) static void project4(sb_world *w, int k)
+{
+    __m256d rigid = rigid_mask(w->krigid + k);
+    if (_mm256_movemask_pd(rigid) == 0)
+        return;
+    lanes p = gather_ends(w->pos, w->ka + k, w->kb + k);
+    __m256d dx = _mm256_sub_pd(p.bx, p.ax), dy = _mm256_sub_pd(p.by, p.ay);
+    __m256d len = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)));
+    __m256d mass = _mm256_loadu_pd(w->kmass + k);
+    __m256d moving = _mm256_and_pd(rigid, _mm256_and_pd(_mm256_cmp_pd(mass, _mm256_setzero_pd(), _CMP_NEQ_OQ),
+                                                        _mm256_cmp_pd(len, _mm256_set1_pd(1e-12), _CMP_GE_OQ)));
+    __m256d push = _mm256_div_pd(_mm256_mul_pd(_mm256_sub_pd(len, _mm256_loadu_pd(w->krest + k)), mass), len);
+    __m256d wa = _mm256_mul_pd(_mm256_loadu_pd(w->kwa + k), push), wb = _mm256_mul_pd(_mm256_loadu_pd(w->kwb + k), push);
+    lanes moved;
+    moved.ax = _mm256_add_pd(p.ax, _mm256_mul_pd(wa, dx));
+    moved.ay = _mm256_add_pd(p.ay, _mm256_mul_pd(wa, dy));
+    moved.bx = _mm256_sub_pd(p.bx, _mm256_mul_pd(wb, dx));
+    moved.by = _mm256_sub_pd(p.by, _mm256_mul_pd(wb, dy));
+    // Lanes that do not move keep their positions bit for bit, as project_one's early return.
+    moved.ax = _mm256_blendv_pd(p.ax, moved.ax, moving);
+    moved.ay = _mm256_blendv_pd(p.ay, moved.ay, moving);
+    moved.bx = _mm256_blendv_pd(p.bx, moved.bx, moving);
+    moved.by = _mm256_blendv_pd(p.by, moved.by, moving);
+    scatter_ends(w->pos, w->ka + k, w->kb + k, moved);
+}
 #endif
 
 // ------------------------------------------------------------------ dispatch
@@ -199,7 +244,7 @@ bool springs_simd_active(void)
 #endif
 }
 
-typedef enum pass { PASS_PREPARE, PASS_SOLVE, PASS_RELAX } pass;
+typedef enum pass { PASS_PREPARE, PASS_SOLVE, PASS_RELAX, PASS_PROJECT } pass;
 
 static void run_scalar(sb_world *w, pass which, int from, int to)
 {
@@ -208,7 +253,8 @@ static void run_scalar(sb_world *w, pass which, int from, int to)
         switch (which) {
         case PASS_PREPARE: prepare_one(w, k, fraction, tuned); break;
         case PASS_SOLVE: solve_one(w, k); break;
-        default: relax_one(w, k); break;
+        case PASS_RELAX: relax_one(w, k); break;
+        default: project_one(w, k); break;
         }
     }
 }
@@ -224,7 +270,8 @@ __attribute__((target("avx2"))) static void run_pass_avx2(sb_world *w, pass whic
                 switch (which) {
                 case PASS_PREPARE: prepare4(w, k, fraction, tuned); break;
                 case PASS_SOLVE: solve4(w, k); break;
-                default: relax4(w, k); break;
+                case PASS_RELAX: relax4(w, k); break;
+                default: project4(w, k); break;
                 }
             }
         }
@@ -247,3 +294,4 @@ static void run_pass(sb_world *w, pass which)
 void soft_prepare_pass(sb_world *w) { run_pass(w, PASS_PREPARE); }
 void soft_solve_pass(sb_world *w) { run_pass(w, PASS_SOLVE); }
 void soft_relax_pass(sb_world *w) { run_pass(w, PASS_RELAX); }
+void rigid_project_pass(sb_world *w) { run_pass(w, PASS_PROJECT); }

@@ -950,9 +950,10 @@ int sb_world_overlap_message(const sb_world *w, char *buf, size_t size)
     if (st->overlapping_pairs == 0)
         return snprintf(buf, size, "no particles overlap at the start");
     return snprintf(buf, size,
-                    "%d pair%s of particles not joined by a spring start overlapping (worst: particles %u and %u, "
+                    "%d pair%s of particles not joined by a spring start%s overlapping (worst: particles %u and %u, "
                     "by %.3g m); contacts push them apart: give them smaller radii, join them, or set collide = false",
-                    st->overlapping_pairs, st->overlapping_pairs == 1 ? "" : "s", st->overlap_a.index + 1,
+                    st->overlapping_pairs, st->overlapping_pairs == 1 ? "" : "s", st->overlapping_pairs == 1 ? "s" : "",
+                    st->overlap_a.index + 1,
                     st->overlap_b.index + 1, st->worst_overlap);
 }
 

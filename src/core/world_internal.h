@@ -240,6 +240,8 @@ void substep_xpbd(sb_world *w, double h, bool first_substep);
 void soft_prepare_pass(sb_world *w);
 void soft_solve_pass(sb_world *w);
 void soft_relax_pass(sb_world *w);
+/// One position sweep over the rigid springs (solver.c, rigid_springs_project).
+void rigid_project_pass(sb_world *w);
 /// Tests: force the scalar passes (false) or allow the vector ones (true, the default).
 void springs_simd_allow(bool allow);
 /// True when the vector passes run on this CPU.
