@@ -526,6 +526,118 @@ TEST(fast_particles_do_not_tunnel_through_walls)
     return 0;
 }
 
+// ---------------------------------------------------------------- retuning a running world
+
+/// A truss bridge of 12 panels pinned at both ends (the scene tests' deck), every spring at
+/// `hertz` and damping ratio 1; `springs` receives its springs.
+static sb_world *truss(double hertz, sb_spring_id springs[64], int *count)
+{
+    sb_world_def def = sb_default_world_def();
+    def.substeps = 4;
+    def.iterations = 8;
+    def.collisions = false;
+    sb_world *w = sb_world_create(&def);
+    sb_particle_id top[13], bottom[13];
+    *count = 0;
+    for (int i = 0; i <= 12; ++i) {
+        bottom[i] = add_particle(w, -3 + i * 0.5, 0, 1, i == 0 || i == 12);
+        top[i] = add_particle(w, -3 + i * 0.5, 0.5, 1, false);
+        springs[(*count)++] = add_spring(w, bottom[i], top[i], sb_tuning_hertz(hertz, 1));
+        if (i > 0) {
+            springs[(*count)++] = add_spring(w, bottom[i - 1], bottom[i], sb_tuning_hertz(hertz, 1));
+            springs[(*count)++] = add_spring(w, top[i - 1], top[i], sb_tuning_hertz(hertz, 1));
+            springs[(*count)++] = add_spring(w, bottom[i - 1], top[i], sb_tuning_hertz(hertz, 1));
+        }
+    }
+    return w;
+}
+
+/// The middle of the deck's bottom chord.
+static double deck_y(const sb_world *w) { return w->pos[12].y; }
+
+/// Stiffens a settled 3 Hz truss to 30 Hz, at once (seconds 0) or with sb_spring_retune; the
+/// overshoot past the new shape as a fraction of the rise.
+static double stiffen(double seconds)
+{
+    sb_spring_id springs[64];
+    int n;
+    sb_world *w = truss(3.0, springs, &n);
+    for (int f = 0; f < 1800; ++f)
+        sb_world_step(w);
+    double sag_soft = deck_y(w), highest = -INFINITY;
+    for (int k = 0; k < n; ++k) {
+        sb_spring_def d;
+        sb_spring_get(w, springs[k], &d);
+        sb_tuning t = sb_tuning_hertz(30.0, 1.0);
+        sb_spring_retune(w, springs[k], d.rest_length, &t, seconds, NULL);
+    }
+    for (int f = 0; f < 1200; ++f) {
+        sb_world_step(w);
+        highest = fmax(highest, deck_y(w));
+    }
+    double sag_stiff = deck_y(w);
+    ENSURE(sb_world_ramp_count(w) == 0); // all done after 20 s
+    sb_world_destroy(w);
+    return (highest - sag_stiff) / (sag_stiff - sag_soft);
+}
+
+// The core's retune (used by hot reload, the sliders and spring:retune): stiffening a sagging
+// truss from 3 Hz to 30 Hz over 0.5 s overshoots its new shape by at most 10% of the rise;
+// the same change at once throws it (more than half the rise).
+TEST(retune_does_not_throw_a_structure)
+{
+    double sudden = stiffen(0.0), ramped = stiffen(0.5);
+    printf("overshoot: at once %.1f%%, retuned over 0.5 s %.1f%%\n", 100 * sudden, 100 * ramped);
+    ENSURE(sudden > 0.5);
+    ENSURE(ramped <= 0.10);
+    return 0;
+}
+
+// Ramps are state: a world copied in the middle of one (a hot reload) carries on exactly as
+// the original, and a retune started mid-ramp starts from where the spring stands.
+TEST(ramps_carry_over_with_the_state)
+{
+    sb_spring_id springs[64], twins[64];
+    int n, m;
+    sb_world *a = truss(3.0, springs, &n), *b = truss(3.0, twins, &m);
+    for (int f = 0; f < 600; ++f)
+        sb_world_step(a);
+    sb_tuning stiff = sb_tuning_hertz(30.0, 1.0);
+    for (int k = 0; k < n; ++k)
+        sb_spring_retune(a, springs[k], 0.5, &stiff, 0.5, NULL);
+    for (int f = 0; f < 10; ++f)
+        sb_world_step(a);
+    ENSURE(sb_world_ramp_count(a) == n);
+    for (int k = 0; k < n; ++k) { // b takes a's tunings as they stand, then its state and ramps
+        sb_spring_def d;
+        sb_spring_get(a, springs[k], &d);
+        sb_spring_set(b, twins[k], d.rest_length, &d.tuning, NULL);
+    }
+    ENSURE(sb_world_copy_state(b, a) == SB_OK);
+    ENSURE(sb_world_ramp_count(b) == n);
+    double rest;
+    sb_tuning target;
+    ENSURE(sb_spring_ramp_target(b, twins[0], &rest, &target) && rest == 0.5 && target.hertz == 30.0);
+    for (int f = 0; f < 300; ++f) {
+        sb_world_step(a);
+        sb_world_step(b);
+    }
+    ENSURE(sb_world_state_hash(a) == sb_world_state_hash(b));
+    ENSURE(sb_world_ramp_count(a) == 0 && sb_world_ramp_count(b) == 0);
+    sb_spring_def d;
+    sb_spring_get(b, twins[0], &d);
+    ENSURE(d.rest_length == 0.5 && d.tuning.hertz == 30.0 && d.tuning.damping_ratio == 1.0); // settled: no extra damping left
+    // bad input: named, nothing changed
+    const char *field = NULL;
+    ENSURE(sb_spring_retune(b, twins[0], 0.5, &stiff, -1.0, &field) == SB_ERR_INVALID && strcmp(field, "seconds") == 0);
+    sb_tuning bad = sb_tuning_hertz(-3.0, 1.0);
+    ENSURE(sb_spring_retune(b, twins[0], 0.5, &bad, 0.5, &field) == SB_ERR_INVALID && strcmp(field, "hertz") == 0);
+    ENSURE(sb_world_ramp_count(b) == 0);
+    sb_world_destroy(a);
+    sb_world_destroy(b);
+    return 0;
+}
+
 // ---------------------------------------------------------------- runner
 
 static const test_entry tests[] = {
@@ -539,6 +651,8 @@ static const test_entry tests[] = {
     ENTRY(default_cloth_has_no_contacts_at_rest),
     ENTRY(walls_hold_a_heavy_pile),
     ENTRY(fast_particles_do_not_tunnel_through_walls),
+    ENTRY(retune_does_not_throw_a_structure),
+    ENTRY(ramps_carry_over_with_the_state),
 };
 
 int main(int argc, char **argv)

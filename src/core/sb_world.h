@@ -110,8 +110,23 @@ sb_particle_id sb_world_drag_particle(const sb_world *world);
 /// Reads the drag: particle, target, frequency and damping ratio; false if none.
 bool sb_world_drag_info(const sb_world *world, sb_particle_id *id, sb_vec2 *target, double *hertz, double *damping_ratio);
 
+/// Retunes a running spring without throwing the structure it holds: the new tuning applies at
+/// once with the rest length at which the spring's force is unchanged, which then moves to
+/// `rest_length` over `seconds` of simulated time while extra damping settles the structure.
+/// 0 seconds applies at once. A later retune of the same spring starts from where this one stands.
+sb_status sb_spring_retune(sb_world *world, sb_spring_id id, double rest_length, const sb_tuning *tuning, double seconds,
+                           const char **bad_field);
+/// Changes a particle's mass over `seconds` of simulated time (a geometric blend).
+sb_status sb_particle_ramp_mass(sb_world *world, sb_particle_id id, double mass, double seconds);
+/// Changes the gravity over `seconds` of simulated time.
+sb_status sb_world_ramp_gravity(sb_world *world, sb_vec2 gravity, double seconds);
+/// Number of ramps still running.
+int sb_world_ramp_count(const sb_world *world);
+/// The rest length and tuning a ramping spring is heading for; false if it is not ramping.
+bool sb_spring_ramp_target(const sb_world *world, sb_spring_id id, double *rest_length, sb_tuning *tuning);
+
 /// Copies the dynamic state of `src` into `dst`: positions, velocities, warm-start impulses,
-/// contacts, the drag and the clock. Tuning, masses and settings of `dst` stay. Both worlds
+/// contacts, the drag, the ramps in progress and the clock. Tuning, masses and settings of `dst` stay. Both worlds
 /// must have the same particle and spring slots joined the same way (a scene rebuilt by the
 /// same script); otherwise nothing is copied and SB_ERR_INVALID is returned.
 sb_status sb_world_copy_state(sb_world *dst, const sb_world *src);

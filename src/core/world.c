@@ -225,7 +225,7 @@ void sb_world_destroy(sb_world *w)
         w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen,
         w->w_alive_flag, w->contacts, w->contacts_next, w->grid_start, w->grid_items, w->cell_x,
         w->cell_y, w->snap_pos, w->snap_vel, w->snap_axis, w->snap_impulse, w->tether_p,
-        w->tether_anchor, w->tether_length, w->p_load, w->start,
+        w->tether_anchor, w->tether_length, w->p_load, w->start, w->ramps,
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
@@ -705,6 +705,8 @@ sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)
     copy_array(dst->vel, src->vel, sizeof *src->vel * (size_t)src->p_high);
     copy_array(dst->impulse, src->impulse, sizeof *src->impulse * (size_t)src->s_high);
     copy_array(dst->axis_prev, src->axis_prev, sizeof *src->axis_prev * (size_t)src->s_high);
+    if (!ramps_copy(dst, src))
+        return SB_ERR_NO_MEMORY;
     copy_array(dst->contacts, src->contacts, sizeof *src->contacts * (size_t)src->contact_count);
     dst->contact_count = src->contact_count;
     dst->last_method = src->last_method; // warm starts stay valid only for the method that made them
@@ -906,6 +908,8 @@ sb_status sb_world_step(sb_world *w)
         w->contact_count = 0;
         w->last_method = w->def.method;
     }
+    if (w->ramp_count > 0)
+        ramps_advance(w);
     if (w->s_pair_dirty)
         rebuild_spring_pairs(w);
     if (!contacts_reserve(w))

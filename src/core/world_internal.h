@@ -29,6 +29,17 @@ typedef struct sb_contact {
 #define SHAPE_BOUND 0x7FFFFFF0u
 #define SHAPE_PARTICLE 0x80000000u
 
+/// A change blending in over simulated time (retune.c): a spring's rest length and tuning (with
+/// settling damping), a particle's mass, or the gravity.
+typedef enum { SB_RAMP_SPRING, SB_RAMP_MASS, SB_RAMP_GRAVITY } sb_ramp_kind;
+typedef struct sb_ramp {
+    sb_ramp_kind kind;
+    uint32_t index, generation; // the spring or particle
+    sb_vec2 from, to;           // rest lengths and masses in .x; gravity as vectors
+    sb_tuning tuning;           // SB_RAMP_SPRING: the target tuning, before settling damping
+    double seconds, elapsed;
+} sb_ramp;
+
 /// Softness in Box2D v3's impulse form of Catto's gamma/beta (seed 003): see springs.c.
 typedef struct sb_soft { double bias_rate, mass_scale, impulse_scale; } sb_soft;
 
@@ -121,6 +132,10 @@ struct sb_world {
     sb_vec2 *snap_pos, *snap_vel, *snap_axis;
     double *snap_impulse;
 
+    // Ramps (retune.c), advanced at the start of each step.
+    sb_ramp *ramps;
+    int ramp_count, ramp_cap;
+
     sb_method last_method;
     sb_stats stats;
 };
@@ -159,6 +174,10 @@ double contact_hertz(double h);
 // tether.c: long range attachments.
 void tethers_build(sb_world *w);
 void tethers_project(sb_world *w, bool velocities);
+
+// retune.c
+void ramps_advance(sb_world *w);                       // one step of dt into every ramp
+bool ramps_copy(sb_world *dst, const sb_world *src);   // same slots (sb_world_copy_state)
 
 // world.c: gravity and the drag constraint as a velocity kick of one sub-step.
 void apply_gravity_and_drag(sb_world *w, double h);

@@ -690,6 +690,31 @@ static int l_world_spring(lua_State *L)
     return 1;
 }
 
+// spring:retune({hertz =, damping_ratio =} | {stiffness =, damping =} | {k =, c =}, rest_length =} [, seconds])
+// The core's retune (retune.c): the spring keeps its force at the switch and the change blends
+// in over `seconds` (default 0.5) of simulated time, so a structure is not thrown.
+static int l_spring_retune(lua_State *L)
+{
+    sb_spring_id id;
+    sb_world *world = check_spring(L, 1, &id, NULL);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    check_keys(L, 2, 2, "spring", spring_fields);
+    sb_spring_def d;
+    sb_spring_get(world, id, &d);
+    sb_tuning t = check_tuning(L, 2, 2, d.tuning);
+    double rest = d.rest_length;
+    if (opt_number_field(L, 2, 2, "rest_length", &rest) && rest < 0.0)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "field 'rest_length' must be >= 0, got %f", rest));
+    double seconds = luaL_optnumber(L, 3, 0.5);
+    if (!(seconds >= 0.0 && seconds <= 1e6))
+        return luaL_argerror(L, 3, lua_pushfstring(L, "seconds must be in [0, 1e6], got %f", seconds));
+    const char *field = NULL;
+    sb_status st = sb_spring_retune(world, id, rest, &t, seconds, &field);
+    if (st != SB_OK)
+        return luaL_error(L, "bad value for spring.%s", field ? field : "retune");
+    return 0;
+}
+
 static int l_spring_index(lua_State *L)
 {
     sb_spring_id id;
@@ -719,6 +744,8 @@ static int l_spring_index(lua_State *L)
     else if (strcmp(key, "impulse") == 0) lua_pushnumber(L, sb_spring_impulse(world, id));
     else if (strcmp(key, "rigid") == 0) lua_pushboolean(L, rigid);
     else if (strcmp(key, "collide") == 0) lua_pushboolean(L, d.collide);
+    else if (strcmp(key, "retune") == 0) lua_pushcfunction(L, l_spring_retune);
+    else if (strcmp(key, "retune") == 0) lua_pushcfunction(L, l_spring_retune);
     else if (strcmp(key, "tuning") == 0) lua_pushstring(L, t->mode == SB_TUNE_HERTZ ? "hertz" : t->mode == SB_TUNE_COEFFICIENTS ? "coefficients" : "raw");
     else if (strcmp(key, "hertz") == 0) lua_pushnumber(L, t->mode == SB_TUNE_HERTZ ? t->hertz : hertz);
     else if (strcmp(key, "damping_ratio") == 0) lua_pushnumber(L, t->mode == SB_TUNE_HERTZ ? t->damping_ratio : zeta);
@@ -728,7 +755,7 @@ static int l_spring_index(lua_State *L)
     else if (strcmp(key, "c") == 0) lua_pushnumber(L, rigid ? HUGE_VAL : c);
     else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
     else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
-    else return luaL_error(L, "unknown spring property '%s' (a, b, length, rest_length, stretch, impulse, rigid, collide, tuning, hertz, damping_ratio, stiffness, damping, k, c, index, world)", key);
+    else return luaL_error(L, "unknown spring property '%s' (a, b, length, rest_length, stretch, impulse, rigid, collide, retune, tuning, hertz, damping_ratio, stiffness, damping, k, c, index, world)", key);
     return 1;
 }
 

@@ -34,16 +34,6 @@ typedef struct world_shape {
     sb_vec2 *start;
 } world_shape;
 
-typedef enum { RAMP_REST, RAMP_MASS, RAMP_GRAVITY } ramp_kind;
-
-typedef struct ramp {
-    ramp_kind kind;
-    int world;
-    uint32_t index, generation;
-    sb_vec2 from, to; // rest lengths and masses in .x; gravity as vectors
-    sb_tuning tuning; // RAMP_REST: the spring's new tuning, before settling damping
-} ramp;
-
 /// What one run of the scene file produced, before it is adopted.
 typedef struct scene_build {
     int table_ref, update_ref;
@@ -65,9 +55,6 @@ struct sb_scene {
     scene_build cur;
     world_shape *shapes;      // shapes of cur's worlds as first built
     bool update_ok;
-    ramp *ramps;
-    int ramp_count;
-    double ramp_time;         // simulated seconds into the ramps
 };
 
 // ---------------------------------------------------------------- small helpers
@@ -536,7 +523,7 @@ static bool shape_differs(const world_shape *old, const world_shape *new_, int w
     return false;
 }
 
-// ---------------------------------------------------------------- ramps
+// ---------------------------------------------------------------- carrying state over
 
 static bool same_tuning(const sb_tuning *a, const sb_tuning *b)
 {
@@ -549,148 +536,51 @@ static bool same_tuning(const sb_tuning *a, const sb_tuning *b)
     }
 }
 
-static double blend_linear(double a, double b, double t) { return a + (b - a) * t; }
-
-// Geometric for masses, so that 1 kg to 100 kg takes as long from 1 to 10 as from 10 to 100.
-static double blend_geometric(double a, double b, double t)
+// The new world takes the old world's state and starts from where it stands: every spring's
+// rest length and tuning, every mass and the gravity as they are now, ramps in progress
+// included. What the file changed then blends in through the core's ramps (retune.c), which
+// re-base a retuned spring so that the structure is not thrown. Returns the ramps it started.
+static int carry_over(sb_scene *scene, sb_world *dst, const sb_world *src)
 {
-    return a > 0.0 && b > 0.0 ? a * pow(b / a, t) : blend_linear(a, b, t);
-}
-
-static void add_ramp(sb_scene *scene, ramp r)
-{
-    ramp *n = realloc(scene->ramps, sizeof *n * (size_t)(scene->ramp_count + 1));
-    if (!n)
-        return; // without memory the change simply applies at once
-    scene->ramps = n;
-    scene->ramps[scene->ramp_count++] = r;
-}
-
-/// Damping ratio added to re-based springs while a structure settles into its new shape,
-/// and how long it lasts in units of the ramp time: full until 2, gone at 4. A structure's
-/// slowest mode is far slower than its springs (a truss of 30 Hz links sagging 0.64 m
-/// sways at about 0.6 Hz, where per-spring damping ratio 1 leaves it 2% damped), so it
-/// rings after any quick change. Measured on that truss, 3 Hz to 30 Hz with a 0.5 s ramp:
-/// 52% overshoot without settling damping, 1.3% with it.
-static const double settling_damping_ratio = 20.0;
-static const double settling_hold = 2.0, settling_end = 4.0;
-
-
-// The tuning plus `extra` damping ratio, in the tuning's own terms.
-static sb_tuning with_extra_damping(const sb_tuning *t, double extra, double m, double h)
-{
-    sb_tuning r = *t;
-    if (extra <= 0.0 || sb_tuning_is_rigid(t))
-        return r;
-    double k, c;
-    sb_tuning_to_kc(t, m, h, &k, &c);
-    double c_extra = 2.0 * extra * sqrt(k * m); // c = 2 m zeta w with w = sqrt(k/m)
-    switch (t->mode) {
-    case SB_TUNE_HERTZ: r.damping_ratio += extra; break;
-    case SB_TUNE_COEFFICIENTS: r.damping = fmin(1.0, t->damping + c_extra * h / m); break;
-    default: r.c += c_extra; break;
-    }
-    return r;
-}
-
-// Sets every ramped value for `time` seconds into the ramps; returns false once done.
-static bool apply_ramps(sb_scene *scene, double time)
-{
-    double T = scene->opt.ramp_seconds;
-    double t = T > 0.0 ? fmin(time / T, 1.0) : 1.0;
-    double s = t * t * (3.0 - 2.0 * t); // smoothstep: no sudden start or stop
-    double u = T > 0.0 ? time / T : settling_end;
-    double settle = u < settling_hold ? 1.0 : u >= settling_end ? 0.0 : (settling_end - u) / (settling_end - settling_hold);
-    for (int i = 0; i < scene->ramp_count; ++i) {
-        ramp *r = &scene->ramps[i];
-        sb_world *w = scene->cur.worlds[r->world];
-        if (r->kind == RAMP_REST) {
-            sb_spring_id id = {r->index, r->generation};
-            sb_spring_def d;
-            if (sb_spring_get(w, id, &d) != SB_OK)
-                continue;
-            sb_world_def wd = sb_world_get_def(w);
-            sb_tuning t2 = with_extra_damping(&r->tuning, settling_damping_ratio * settle,
-                                              sb_spring_reduced_mass(w, id), wd.dt / wd.substeps);
-            sb_spring_set(w, id, blend_linear(r->from.x, r->to.x, s), &t2, NULL);
-        } else if (r->kind == RAMP_MASS) {
-            sb_particle_id id = {r->index, r->generation};
-            sb_particle_def d;
-            if (sb_particle_get(w, id, &d) != SB_OK)
-                continue;
-            d.mass = blend_geometric(r->from.x, r->to.x, s);
-            sb_particle_set(w, id, &d, NULL);
-        } else {
-            sb_world_def d = sb_world_get_def(w);
-            d.gravity.x = blend_linear(r->from.x, r->to.x, s);
-            d.gravity.y = blend_linear(r->from.y, r->to.y, s);
-            sb_world_set_def(w, &d, NULL);
-        }
-    }
-    return u < settling_end;
-}
-
-
-// Re-basing a retuned spring: a new stiffness applied to a spring that is stretched would
-// change its force at once, and a structure that sagged under soft springs would be
-// thrown up by stiff ones (measured on a truss going from 3 Hz to 30 Hz: 7736 J and 106%
-// overshoot at once, still 72% when the frequency is ramped over 0.5 s, because the soft
-// structure cannot follow). Instead the new tuning applies at once with a rest length R at
-// which the spring's force is what it was, k_new (L - R) = k_old (L - L0), and R then
-// ramps to the real rest length: the structure moves under its new, stiff dynamics, which
-// follow the ramp closely, with settling damping (above) so that the slow modes of the
-// structure do not ring. A spring that was rigid has no spring force to keep; it ramps
-// from its current length, as does one that becomes rigid.
-static void rebase_spring(sb_scene *scene, int wi, sb_world *dst, const sb_world *src, sb_spring_id id)
-{
-    sb_spring_def now, was;
-    sb_spring_get(dst, id, &now);
-    sb_spring_get(src, id, &was);
-    if (same_tuning(&now.tuning, &was.tuning) && now.rest_length == was.rest_length)
-        return;
-    double length = sb_spring_length(src, id);
-    double rebased = length;
-    if (!sb_tuning_is_rigid(&was.tuning) && !sb_tuning_is_rigid(&now.tuning)) {
-        sb_world_def wd = sb_world_get_def(src), nd = sb_world_get_def(dst);
-        double k_old, k_new, c;
-        sb_tuning_to_kc(&was.tuning, sb_spring_reduced_mass(src, id), wd.dt / wd.substeps, &k_old, &c);
-        sb_tuning_to_kc(&now.tuning, sb_spring_reduced_mass(dst, id), nd.dt / nd.substeps, &k_new, &c);
-        double force = k_old * (length - was.rest_length);
-        rebased = k_new > 0.0 ? length - force / k_new : now.rest_length;
-    }
-    rebased = rebased > 0.0 ? rebased : 0.0;
-    sb_spring_set(dst, id, rebased, &now.tuning, NULL);
-    ramp r = {.kind = RAMP_REST, .world = wi, .index = id.index, .generation = id.generation, .tuning = now.tuning};
-    r.from.x = rebased;
-    r.to.x = now.rest_length;
-    add_ramp(scene, r);
-}
-
-// The new world takes the old world's state; retuned springs are re-based, and masses and
-// gravity ramp from the old values to the new ones.
-static void carry_over(sb_scene *scene, int wi, sb_world *dst, const sb_world *src)
-{
+    const double T = scene->opt.ramp_seconds;
+    int started = 0;
     sb_world_copy_state(dst, src);
     sb_spring_id s = sb_null_spring();
-    while (sb_world_next_spring(dst, &s))
-        rebase_spring(scene, wi, dst, src, s);
+    while (sb_world_next_spring(dst, &s)) {
+        sb_spring_def now, was;
+        sb_spring_get(dst, s, &now);
+        sb_spring_get(src, s, &was);
+        double target_rest = was.rest_length;
+        sb_tuning target = was.tuning;
+        sb_spring_ramp_target(src, s, &target_rest, &target);
+        sb_spring_set(dst, s, was.rest_length, &was.tuning, NULL);
+        if (!same_tuning(&now.tuning, &target) || now.rest_length != target_rest) {
+            sb_spring_retune(dst, s, now.rest_length, &now.tuning, T, NULL);
+            started += 1;
+        }
+    }
     sb_particle_id p = sb_null_particle();
     while (sb_world_next_particle(dst, &p)) {
         sb_particle_def now, was;
         sb_particle_get(dst, p, &now);
         sb_particle_get(src, p, &was);
         if (now.mass != was.mass) {
-            ramp r = {.kind = RAMP_MASS, .world = wi, .index = p.index, .generation = p.generation};
-            r.from.x = was.mass;
-            r.to.x = now.mass;
-            add_ramp(scene, r);
+            double mass = now.mass;
+            now.mass = was.mass;
+            sb_particle_set(dst, p, &now, NULL);
+            sb_particle_ramp_mass(dst, p, mass, T);
+            started += 1;
         }
     }
     sb_world_def now = sb_world_get_def(dst), was = sb_world_get_def(src);
     if (now.gravity.x != was.gravity.x || now.gravity.y != was.gravity.y) {
-        ramp r = {.kind = RAMP_GRAVITY, .world = wi, .from = was.gravity, .to = now.gravity};
-        add_ramp(scene, r);
+        sb_vec2 g = now.gravity;
+        now.gravity = was.gravity;
+        sb_world_set_def(dst, &now, NULL);
+        sb_world_ramp_gravity(dst, g, T);
+        started += 1;
     }
+    return started;
 }
 
 // ---------------------------------------------------------------- adopting a build
@@ -754,25 +644,18 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
         shape_free(&s);
     }
     if (restart) {
-        free(scene->ramps);
-        scene->ramps = NULL;
-        scene->ramp_count = 0;
         adopt(scene, &b, NULL);
         return make_event(SB_RELOAD_RESTARTED, "structure changed: restarted (%s)", why);
     }
     // Same structure: the new worlds take over the running state; tuning ramps in.
-    free(scene->ramps);
-    scene->ramps = NULL;
-    scene->ramp_count = 0;
-    scene->ramp_time = 0.0;
+    int ramps = 0;
     for (int i = 0; i < b.world_count; ++i)
-        carry_over(scene, i, b.worlds[i], scene->cur.worlds[i]);
+        ramps += carry_over(scene, b.worlds[i], scene->cur.worlds[i]);
     // The structure is unchanged, so the recorded shapes (start positions) stay.
     world_shape *shapes = scene->shapes;
     scene->shapes = NULL;
     adopt(scene, &b, shapes);
-    apply_ramps(scene, 0.0);
-    return make_event(SB_RELOAD_KEPT, "tuning applied, state kept%s", scene->ramp_count ? " (tuning ramps in)" : "");
+    return make_event(SB_RELOAD_KEPT, "tuning applied, state kept%s", ramps ? " (tuning ramps in)" : "");
 }
 
 // ---------------------------------------------------------------- public API
@@ -836,7 +719,6 @@ void sb_scene_close(sb_scene *scene)
     build_free(scene, &scene->cur);
     if (scene->L)
         lua_close(scene->L);
-    free(scene->ramps);
     free(scene->path);
     free(scene->dir);
     free(scene);
@@ -902,14 +784,6 @@ bool sb_scene_frame(sb_scene *scene, char *error, size_t error_size)
         if (!protected_call(scene, 2, 0, scene->opt.update_seconds, "update()", error, error_size)) {
             scene->update_ok = false; // until the next reload
             ok = false;
-        }
-    }
-    if (scene->ramp_count > 0) {
-        scene->ramp_time += dt;
-        if (!apply_ramps(scene, scene->ramp_time)) {
-            free(scene->ramps);
-            scene->ramps = NULL;
-            scene->ramp_count = 0;
         }
     }
     for (int i = 0; i < scene->cur.world_count; ++i)

@@ -199,8 +199,17 @@ function World:close() end
 ---@field damping number
 ---@field k number
 ---@field c number
+---@field collide boolean its two ends collide with each other (default false)
 ---@field index integer read-only
 ---@field world springbox.World read-only
+local Spring = {}
+
+--- Retunes the running spring without throwing what it holds: its force is kept at the switch and
+--- the new tuning and rest length blend in over `seconds` of simulated time (default 0.5), with
+--- extra damping while the structure settles. Hot reload and the window's sliders do the same.
+---@param tuning springbox.SpringDef hertz/damping_ratio, stiffness/damping or k/c, and rest_length
+---@param seconds? number
+function Spring:retune(tuning, seconds) end
 
 ---@class springbox.Scene
 ---@field world springbox.World the world the window shows and update() gets

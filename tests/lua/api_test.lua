@@ -172,6 +172,26 @@ test("a spring the method cannot hold is clamped, named and stays finite", funct
   assert(not st.halted and peak <= 0.5 + 1e-9, "bounded: " .. peak)
 end)
 
+test("spring:retune blends a new tuning in and says what is wrong", function()
+  local w = sb.world{ gravity = {0, -9.81}, collisions = false }
+  local a = w:particle{ x = 0, y = 0, fixed = true }
+  local b = w:particle{ x = 0, y = -1, mass = 2 }
+  local s = w:spring(a, b, { hertz = 2, damping_ratio = 1 })
+  w:step(600)
+  local sagging = s.length
+  s:retune({ hertz = 20, rest_length = 1 }, 0.5)
+  near(s.length, sagging, 1e-12)                     -- nothing jumps at the switch
+  w:step(600)
+  near(s.hertz, 20, 0); near(s.damping_ratio, 1, 0); near(s.rest_length, 1, 0)
+  near(s.length - 1, 2 * 9.81 / (2 * (2 * math.pi * 20)^2), 1e-3) -- sags m g / k of the new spring
+  local ok, err = pcall(s.retune, s, { hertz = -1 })
+  assert(not ok and err:find("hertz"), err)
+  ok, err = pcall(s.retune, s, { hertz = 5 }, -2)
+  assert(not ok and err:find("seconds must be in %[0, 1e6%], got %-2"), err)
+  ok, err = pcall(s.retune, s, { herz = 5 })
+  assert(not ok and err:find("herz"), err)
+end)
+
 test("dragging moves a particle to the pointer", function()
   local w = sb.world{ gravity = {0, 0} }
   local p = w:particle{ x = 0, y = 0 }
