@@ -424,6 +424,15 @@ static int guarantees(void)
 
 // ---------------------------------------------------------------- main
 
+/// A scene runs when no --only was given or its name contains one of them.
+static bool selected(const char *name, const char *const *only, int count)
+{
+    for (int i = 0; i < count; ++i)
+        if (strstr(name, only[i]))
+            return true;
+    return count == 0;
+}
+
 typedef struct engine_entry { bench_engine e; sb_method method; bool springbox; int iterations; bool tethers; } engine_entry;
 
 static void fmt_quality(char *out, size_t n, const bench_scene *s, const double q[3])
@@ -440,7 +449,9 @@ int main(int argc, char **argv)
 {
     int repeats = 3;
     double step_scale = 1.0;
-    const char *only = NULL, *csv_path = "bench/results/results.csv", *plot_path = "bench/results/results.png";
+    const char *only_list[8];
+    int only_count = 0;
+    const char *csv_path = "bench/results/results.csv", *plot_path = "bench/results/results.png";
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--guarantees") == 0) {
             return guarantees();
@@ -450,15 +461,15 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
             repeats = atoi(argv[++i]);
             repeats = repeats < 1 ? 1 : repeats > 16 ? 16 : repeats;
-        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
-            only = argv[++i];
+        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc && only_count < 8) {
+            only_list[only_count++] = argv[++i]; // several: a scene matching any of them
         } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
             csv_path = argv[++i];
         } else if (strcmp(argv[i], "--plot") == 0 && i + 1 < argc) {
             plot_path = argv[++i];
         } else {
             fprintf(stderr,
-                    "usage: springbox_bench [--quick] [--repeats N] [--only SUBSTRING] [--csv F] [--plot F]\n"
+                    "usage: springbox_bench [--quick] [--repeats N] [--only SUBSTRING]... [--csv F] [--plot F]\n"
                     "       springbox_bench --guarantees   (the README's table of what each method guarantees)\n");
             return 2;
         }
@@ -507,11 +518,11 @@ int main(int argc, char **argv)
     memset(results, 0, sizeof results);
     int total = 0, done = 0;
     for (int sc = 0; sc < SCENES; ++sc)
-        if (!only || strstr(scenes[sc].name, only))
+        if (selected(scenes[sc].name, only_list, only_count))
             total += ne * repeats;
     for (int r = 0; r < repeats; ++r) {
         for (int sc = 0; sc < SCENES; ++sc) {
-            if (only && !strstr(scenes[sc].name, only))
+            if (!selected(scenes[sc].name, only_list, only_count))
                 continue;
             int n = (int)(steps[sc] * step_scale);
             n = n < 10 ? 10 : n;
@@ -538,7 +549,7 @@ int main(int argc, char **argv)
     printf("%-13s %-30s %9s %8s %8s %8s  %s\n", "scene", "engine", "ms/step", "x Box2D", "x Chipm", "ns/s/it",
            "quality");
     for (int sc = 0; sc < SCENES; ++sc) {
-        if (only && !strstr(scenes[sc].name, only))
+        if (!selected(scenes[sc].name, only_list, only_count))
             continue;
         for (int e = 0; e < ne; ++e) {
             result *res = &results[sc][e];
@@ -577,7 +588,7 @@ int main(int argc, char **argv)
             fprintf(d, "\t\"%s\"", engines[e].e.name);
         fprintf(d, "\n");
         for (int sc = 0; sc < SCENES; ++sc) {
-            if (only && !strstr(scenes[sc].name, only))
+            if (!selected(scenes[sc].name, only_list, only_count))
                 continue;
             fprintf(d, "\"%s\"", scenes[sc].name);
             for (int e = 0; e < ne; ++e)

@@ -1,4 +1,4 @@
-// One spring at a time: the per-spring arithmetic that springs.c (every method) and
+// One spring at a time: the per-spring arithmetic that the method_*.c files and
 // springs_simd.c (the soft method's scalar path) share. springs_simd.c's vector lanes
 // restate it in the same order; simd_matches_scalar holds them to bit-identical results.
 #ifndef SB_SPRINGS_KERNELS_H
@@ -58,7 +58,7 @@ static inline double tuned_warm_fraction(const sb_world *w)
     return w->def.iterations > 1 ? w->def.warmstart : 0.0;
 }
 
-/// The warm-start impulse of spring k (springs.c, springs_warm_start, says why each rule):
+/// The warm-start impulse of spring k (method_sequential.c, springs_warm_start, says why each rule):
 /// the last impulse projected on the new axis, zero past a 90 degree turn; with Nissen's
 /// listing only tension, and the accumulator restarts at zero. Updates the accumulator.
 static inline double spring_warm_impulse(sb_world *w, int k, bool nissen_listing, double fraction)

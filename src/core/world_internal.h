@@ -40,7 +40,7 @@ typedef struct sb_ramp {
     double seconds, elapsed;
 } sb_ramp;
 
-/// Softness in Box2D v3's impulse form of Catto's gamma/beta (seed 003): see springs.c.
+/// Softness in Box2D v3's impulse form of Catto's gamma/beta (seed 003): see method_soft.c.
 typedef struct sb_soft { double bias_rate, mass_scale, impulse_scale; } sb_soft;
 
 struct sb_world {
