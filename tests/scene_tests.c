@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ensure.h"
@@ -266,11 +267,171 @@ TEST(tunables)
     return 0;
 }
 
+// ---------------------------------------------------------------- a script cannot take the host down
+
+/// Opens `text` as a scene; NULL (with the error in `error`) if it does not load.
+static sb_scene *open_text(const char *name, const char *text, char *error, size_t n)
+{
+    write_file(name, text);
+    sb_scene_options o = sb_default_scene_options();
+    o.path = scene_path(name);
+    return sb_scene_open(&o, error, n);
+}
+
+// Issue 12: a script that closes the world the host runs (from update() or from a finalizer)
+// gets an error, as Lua's standard files "cannot close standard file"; the world keeps running.
+TEST(scripts_cannot_close_the_running_world)
+{
+    char error[2048];
+    sb_scene *s = open_text("close.lua",
+                            "local sb = require 'springbox'\n"
+                            "local w = sb.world{}\n"
+                            "w:particle{ x = 0, y = 0 }\n"
+                            "setmetatable({}, { __gc = function() w:close() end })\n"
+                            "return { world = w, update = function(world) world:close() end }\n",
+                            error, sizeof error);
+    ENSURE(s);
+    ENSURE(!sb_scene_frame(s, error, sizeof error));
+    ENSURE(strstr(error, "cannot close a world the running scene is using") != NULL);
+    for (int i = 0; i < 30; ++i)
+        sb_scene_frame(s, error, sizeof error); // the finalizer runs at some collection: a warning only
+    ENSURE(sb_world_get_stats(sb_scene_world(s, 0))->time > 0.4);
+    sb_scene_close(s);
+    return 0;
+}
+
+// require after the load (from update) must not write into the finished load's stack frame
+// (the sanitizer build catches it); it loads and is watched like any other require.
+TEST(require_after_the_load)
+{
+    char error[2048];
+    write_file("helper_mod.lua", "return { answer = 42 }\n");
+    sb_scene *s = open_text("late_require.lua",
+                            "local sb = require 'springbox'\n"
+                            "local w = sb.world{}\n"
+                            "local got\n"
+                            "return { world = w, update = function()\n"
+                            "  assert(not pcall(require, 'not_there'))\n"
+                            "  got = require('helper_mod').answer\n"
+                            "  assert(got == 42)\n"
+                            "end }\n",
+                            error, sizeof error);
+    ENSURE(s);
+    for (int i = 0; i < 5; ++i)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    ENSURE(sb_scene_file_count(s) >= 3); // the scene, not_there.lua (missing), helper_mod.lua
+    write_file("late_require.lua", "local sb = require 'springbox'\nreturn sb.world{}\n");
+    ENSURE(sb_scene_reload(s).result != SB_RELOAD_FAILED);
+    sb_scene_close(s);
+    return 0;
+}
+
+// What a scene returns is read without its metamethods: an __index that raises or loops and a
+// __len of 1.5 give a clear load error (or are ignored), never an abort outside a protected call.
+TEST(hostile_returned_tables)
+{
+    const char *scenes[] = {
+        "local sb = require 'springbox'\nreturn setmetatable({}, { __index = function() error('boom') end })\n",
+        "local sb = require 'springbox'\nlocal t = {}\nreturn setmetatable(t, { __index = function(_, k) return t[k] end })\n",
+        "local sb = require 'springbox'\nlocal w = sb.world{}\n"
+        "return { world = w, worlds = setmetatable({}, { __len = function() return 1.5 end }) }\n",
+        "local sb = require 'springbox'\nlocal w = sb.world{}\n"
+        "return setmetatable({ world = w }, { __index = function() error('boom') end })\n",
+    };
+    const bool loads[] = {false, false, true, true};
+    for (int i = 0; i < 4; ++i) {
+        char error[2048] = "";
+        sb_scene *s = open_text("hostile.lua", scenes[i], error, sizeof error);
+        printf("scene %d: %s\n", i + 1, s ? "loaded" : error);
+        ENSURE((s != NULL) == loads[i]);
+        if (!s)
+            ENSURE(strstr(error, "must return a springbox world") != NULL);
+        sb_scene_close(s);
+    }
+    return 0;
+}
+
+// A reload after update() removed and re-added springs or particles (the same slots, new
+// handles) cannot carry the state over: it restarts and says so, never "state kept".
+TEST(runtime_structure_changes_restart_and_say_so)
+{
+    const char *kinds[] = {"spring", "particle", "both"};
+    for (int k = 0; k < 3; ++k) {
+        char text[1024], error[2048];
+        snprintf(text, sizeof text,
+                 "local sb = require 'springbox'\n"
+                 "local w = sb.world{ gravity = {0, 0} }\n"
+                 "local a, b = w:particle{ x = 0, y = 0 }, w:particle{ x = 1, y = 0 }\n"
+                 "local s = w:spring(a, b, { hertz = %d })\n"
+                 "local done = false\n"
+                 "return { world = w, update = function(world)\n"
+                 "  if done then return end\n"
+                 "  done = true\n"
+                 "  if '%s' ~= 'particle' then world:remove(s); s = world:spring(a, b, { hertz = 3 }) end\n"
+                 "  if '%s' ~= 'spring' then local p = world:particle{ x = 5, y = 5 }; world:remove(p) end\n"
+                 "end }\n",
+                 3, kinds[k], kinds[k]);
+        sb_scene *s = open_text("runtime.lua", text, error, sizeof error);
+        ENSURE(s);
+        run_frames(s, 10);
+        char retuned[1024];
+        snprintf(retuned, sizeof retuned, "%s", text);
+        char *hz = strstr(retuned, "hertz = 3 })\nlocal done");
+        ENSURE(hz);
+        hz[8] = '4'; // hertz = 4: a tuning-only edit of the file
+        write_file("runtime.lua", retuned);
+        sb_reload_event e = sb_scene_reload(s);
+        printf("%s: %s\n", kinds[k], e.message);
+        ENSURE(e.result == SB_RELOAD_RESTARTED);
+        ENSURE(strstr(e.message, "added or removed") != NULL);
+        ENSURE(strstr(e.message, "state kept") == NULL);
+        sb_scene_close(s);
+    }
+    return 0;
+}
+
+// The sandbox's shared libraries are fresh and read-only for every load: one version of a
+// scene cannot change ("x"):rep for the next, and string.dump is not reachable through strings.
+TEST(sandbox_strings_cannot_be_poisoned)
+{
+    char error[2048];
+    sb_scene *s = open_text("poison.lua",
+                            "local sb = require 'springbox'\n"
+                            "pcall(function() getmetatable('').__index.rep = function() return 'poisoned' end end)\n"
+                            "assert(type(getmetatable('')) == 'string')\n"
+                            "assert(('').dump == nil and string.dump == nil)\n"
+                            "return sb.world{}\n",
+                            error, sizeof error);
+    if (!s)
+        printf("%s\n", error);
+    ENSURE(s);
+    write_file("poison.lua", "local sb = require 'springbox'\nassert(('x'):rep(3) == 'xxx')\nreturn sb.world{}\n");
+    sb_reload_event e = sb_scene_reload(s);
+    if (e.result == SB_RELOAD_FAILED)
+        printf("%s\n", e.message);
+    ENSURE(e.result != SB_RELOAD_FAILED);
+    sb_scene_close(s);
+    // A FIFO given as the scene is refused at once instead of blocking on its read.
+    char fifo[600];
+    snprintf(fifo, sizeof fifo, "%s/fifo.lua", dir);
+    ENSURE(mkfifo(fifo, 0600) == 0);
+    sb_scene_options o = sb_default_scene_options();
+    o.path = fifo;
+    ENSURE(sb_scene_open(&o, error, sizeof error) == NULL);
+    ENSURE(strstr(error, "not a regular file") != NULL);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
     ENTRY(sandbox),
     ENTRY(tunables),
+    ENTRY(scripts_cannot_close_the_running_world),
+    ENTRY(require_after_the_load),
+    ENTRY(hostile_returned_tables),
+    ENTRY(runtime_structure_changes_restart_and_say_so),
+    ENTRY(sandbox_strings_cannot_be_poisoned),
 };
 
 int main(int argc, char **argv)

@@ -9,6 +9,7 @@
 #include "window.h"
 #endif
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,17 +46,41 @@ static bool parse_int(const char *text, int lo, int hi, int *out)
     return true;
 }
 
-static void write_stats_line(FILE *f, long frame, const sb_world *w, int reloads)
+/// A JSON number, or null for what JSON cannot hold (an overflowed energy is inf).
+static void json_number(FILE *f, const char *key, double v, const char *format)
+{
+    fprintf(f, ",\"%s\":", key);
+    if (isfinite(v))
+        fprintf(f, format, v);
+    else
+        fputs("null", f);
+}
+
+/// One JSON line of the first world's figures; `halted` is true when any world of the scene halted.
+static void write_stats_line(FILE *f, long frame, const sb_world *w, int reloads, bool halted)
 {
     const sb_stats *st = sb_world_get_stats(w);
+    fprintf(f, "{\"frame\":%ld", frame);
+    json_number(f, "time", st->time, "%.6f");
+    json_number(f, "kinetic", st->kinetic_energy, "%.9g");
+    json_number(f, "potential", st->potential_energy, "%.9g");
+    json_number(f, "max_stretch", st->max_stretch, "%.9g");
+    fprintf(f, ",\"contacts\":%d", st->contacts);
+    json_number(f, "step_ms", st->step_ms, "%.4f");
     fprintf(f,
-            "{\"frame\":%ld,\"time\":%.6f,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,"
-            "\"contacts\":%d,\"step_ms\":%.4f,\"particles\":%d,\"springs\":%d,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
-            "\"halted\":%s,\"reloads\":%d}\n",
-            frame, st->time, st->kinetic_energy, st->potential_energy, st->max_stretch,
-            st->contacts, st->step_ms, st->particles, st->springs, st->clamped_springs, st->overlapping_pairs,
-            st->halted ? "true" : "false", reloads);
+            ",\"particles\":%d,\"springs\":%d,\"clamped_springs\":%d,\"overlapping_pairs\":%d,\"halted\":%s,"
+            "\"reloads\":%d}\n",
+            st->particles, st->springs, st->clamped_springs, st->overlapping_pairs, halted ? "true" : "false", reloads);
     fflush(f);
+}
+
+/// The first halted world of a scene (1-based), or 0.
+static int halted_world(const sb_scene *scene)
+{
+    for (int k = 0; k < sb_scene_world_count(scene); ++k)
+        if (sb_world_get_stats(sb_scene_world(scene, k))->halted)
+            return k + 1;
+    return 0;
 }
 
 static void json_string(FILE *f, const char *s)
@@ -210,14 +235,17 @@ static int run_scene(const char *path, const run_options *o)
             warn_again = false;
         }
         if (o->stats)
-            write_stats_line(o->stats, f, w, reloads);
+            write_stats_line(o->stats, f, w, reloads, halted_world(scene) > 0);
         if (f % 60 == 0 || f == o->frames)
             print_row(w);
     }
-    const sb_stats *st = sb_world_get_stats(sb_scene_world(scene, 0));
-    int status = 0;
-    if (st->halted) {
-        fprintf(stderr, "springbox: %s\n", st->message);
+    int status = 0, halted = halted_world(scene);
+    if (halted) { // any world of the scene: each one's message
+        for (int k = 0; k < sb_scene_world_count(scene); ++k) {
+            const sb_stats *st = sb_world_get_stats(sb_scene_world(scene, k));
+            if (st->halted)
+                fprintf(stderr, "springbox: world %d: %s\n", k + 1, st->message);
+        }
         status = 3;
     }
     sb_scene_close(scene);
@@ -409,7 +437,7 @@ int main(int argc, char **argv)
         sb_status st = sb_world_step(world);
         const sb_stats *s = sb_world_get_stats(world);
         if (stats)
-            write_stats_line(stats, f, world, 0);
+            write_stats_line(stats, f, world, 0, s->halted);
         if (st == SB_ERR_HALTED) {
             fprintf(stderr, "springbox: %s\n", s->message);
             status = 3;

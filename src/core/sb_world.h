@@ -86,7 +86,7 @@ int sb_world_spring_count(const sb_world *world);
 /// Iterates live springs in slot order: pass a null id to start; returns false at the end.
 bool sb_world_next_spring(const sb_world *world, sb_spring_id *it);
 
-/// Adds a static two-sided wall segment from a to b.
+/// Adds a static two-sided wall segment from a to b (ends finite, within 1e12 m of the origin).
 sb_wall_id sb_world_add_wall(sb_world *world, sb_vec2 a, sb_vec2 b, sb_status *status);
 /// Removes a wall.
 sb_status sb_world_remove_wall(sb_world *world, sb_wall_id id);
@@ -98,9 +98,10 @@ sb_status sb_wall_get(const sb_world *world, sb_wall_id id, sb_vec2 *a, sb_vec2 
 bool sb_world_next_wall(const sb_world *world, sb_wall_id *it);
 
 /// Starts dragging a particle toward `target` with a soft point constraint of the given
-/// frequency and damping ratio (seed 003). Fixed particles are moved kinematically.
+/// frequency and damping ratio (seed 003). Fixed particles are moved kinematically. The target
+/// must lie within 1e12 m of the origin, hertz in [1e-6, 1e6], damping ratio in [0, 1e6].
 sb_status sb_world_drag_begin(sb_world *world, sb_particle_id id, sb_vec2 target, double hertz, double damping_ratio);
-/// Moves the drag target.
+/// Moves the drag target; a target past 1e12 m from the origin (or not finite) is ignored.
 void sb_world_drag_move(sb_world *world, sb_vec2 target);
 /// Ends the drag; the particle keeps the velocity the drag gave it (a fixed one stops).
 void sb_world_drag_end(sb_world *world);
@@ -130,6 +131,9 @@ bool sb_spring_ramp_target(const sb_world *world, sb_spring_id id, double *rest_
 /// must have the same particle and spring slots joined the same way (a scene rebuilt by the
 /// same script); otherwise nothing is copied and SB_ERR_INVALID is returned.
 sb_status sb_world_copy_state(sb_world *dst, const sb_world *src);
+/// True when sb_world_copy_state(dst, src) would copy: the same particle and spring slots,
+/// live and joined the same way.
+bool sb_world_can_copy_state(const sb_world *dst, const sb_world *src);
 
 /// The null handles.
 sb_particle_id sb_null_particle(void);

@@ -563,10 +563,13 @@ bool sb_world_next_spring(const sb_world *w, sb_spring_id *it)
 
 // ---------------------------------------------------------------- walls
 
+/// Positions the world accepts: finite and within 1e12 m of the origin, as particles.
+static bool in_world(sb_vec2 p) { return in_range(p.x, -1e12, 1e12) && in_range(p.y, -1e12, 1e12); }
+
 sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *status)
 {
     sb_wall_id id = {SB_NULL_INDEX, 0};
-    if (!v2_finite(a) || !v2_finite(b)) {
+    if (!in_world(a) || !in_world(b)) {
         if (status)
             *status = SB_ERR_INVALID;
         return id;
@@ -643,7 +646,7 @@ sb_status sb_world_drag_begin(sb_world *w, sb_particle_id id, sb_vec2 target, do
 {
     if (particle_slot(w, id) < 0)
         return SB_ERR_STALE;
-    if (!v2_finite(target) || !in_range(hertz, 1e-6, 1e6) || !in_range(damping_ratio, 0.0, 1e6))
+    if (!in_world(target) || !in_range(hertz, 1e-6, 1e6) || !in_range(damping_ratio, 0.0, 1e6))
         return SB_ERR_INVALID;
     w->drag_active = true;
     w->drag_id = id;
@@ -655,7 +658,7 @@ sb_status sb_world_drag_begin(sb_world *w, sb_particle_id id, sb_vec2 target, do
 
 void sb_world_drag_move(sb_world *w, sb_vec2 target)
 {
-    if (v2_finite(target))
+    if (in_world(target))
         w->drag_target = target;
 }
 
@@ -684,16 +687,23 @@ bool sb_world_drag_info(const sb_world *w, sb_particle_id *id, sb_vec2 *target, 
     return true;
 }
 
-sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)
+bool sb_world_can_copy_state(const sb_world *dst, const sb_world *src)
 {
     if (dst->p_high != src->p_high || dst->s_high != src->s_high)
-        return SB_ERR_INVALID;
+        return false;
     for (int i = 0; i < src->p_high; ++i)
         if ((dst->p_flags[i] & PARTICLE_ALIVE) != (src->p_flags[i] & PARTICLE_ALIVE))
-            return SB_ERR_INVALID;
+            return false;
     for (int s = 0; s < src->s_high; ++s)
         if (dst->s_a[s] != src->s_a[s] || dst->s_b[s] != src->s_b[s])
-            return SB_ERR_INVALID;
+            return false;
+    return true;
+}
+
+sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)
+{
+    if (!sb_world_can_copy_state(dst, src))
+        return SB_ERR_INVALID;
     if (src->contact_count > dst->contact_cap) {
         sb_contact *c = realloc(dst->contacts, sizeof *c * (size_t)src->contact_count);
         if (!c)

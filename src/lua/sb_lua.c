@@ -13,7 +13,9 @@
 #define PARTICLE_MT "springbox.particle"
 #define SPRING_MT "springbox.spring"
 
-typedef struct lua_world { sb_world *world; } lua_world;           // NULL once closed
+// world: NULL once closed. pinned: a scene host runs it and closes it itself (as Lua's standard
+// files, which "cannot close standard file"): a script cannot close it from under the host.
+typedef struct lua_world { sb_world *world; int pinned; } lua_world;
 typedef struct lua_particle { sb_particle_id id; } lua_particle;   // user value 1: its world
 typedef struct lua_spring { sb_spring_id id; } lua_spring;         // user value 1: its world
 
@@ -230,6 +232,7 @@ static int l_world_new(lua_State *L)
         return def_error(L, 1, "world", field, st);
     lua_world *w = (lua_world *)lua_newuserdatauv(L, sizeof *w, 1);
     w->world = NULL;
+    w->pinned = 0;
     luaL_setmetatable(L, WORLD_MT);
     // Caches of particle and spring userdata by slot, weak so unreferenced ones are collected.
     lua_createtable(L, 2, 0);
@@ -391,9 +394,18 @@ static int l_world_tostring(lua_State *L)
 static int l_world_close(lua_State *L)
 {
     lua_world *w = check_world_ud(L, 1);
+    if (w->pinned)
+        return luaL_error(L, "cannot close a world the running scene is using (it closes with the scene)");
     sb_world_destroy(w->world);
     w->world = NULL;
     return 0;
+}
+
+void sb_lua_pin_world(lua_State *L, int idx, bool pinned)
+{
+    lua_world *w = (lua_world *)luaL_testudata(L, idx, WORLD_MT);
+    if (w)
+        w->pinned = pinned ? w->pinned + 1 : (w->pinned > 0 ? w->pinned - 1 : 0);
 }
 
 // ---------------------------------------------------------------- particles
@@ -759,6 +771,31 @@ static int l_spring_index(lua_State *L)
     return 1;
 }
 
+/// The spring's tuning expressed in the form `key` belongs to (hertz/damping_ratio,
+/// stiffness/damping or k/c), converted at its current masses and sub-step as the getters read.
+static sb_tuning tuning_in_form(sb_world *world, sb_spring_id id, const sb_tuning *t, const char *key)
+{
+    sb_tuning_mode mode = strcmp(key, "hertz") == 0 || strcmp(key, "damping_ratio") == 0       ? SB_TUNE_HERTZ
+                          : strcmp(key, "stiffness") == 0 || strcmp(key, "damping") == 0 ? SB_TUNE_COEFFICIENTS
+                          : strcmp(key, "k") == 0 || strcmp(key, "c") == 0                ? SB_TUNE_RAW
+                                                                                          : t->mode;
+    if (mode == t->mode || sb_tuning_is_rigid(t))
+        return *t;
+    sb_world_def wd = sb_world_get_def(world);
+    double h = wd.dt / wd.substeps, m = sb_spring_reduced_mass(world, id), k, c;
+    sb_tuning_to_kc(t, m, h, &k, &c);
+    if (mode == SB_TUNE_RAW)
+        return sb_tuning_raw(k, c);
+    if (mode == SB_TUNE_COEFFICIENTS) {
+        double cs, cd;
+        sb_tuning_to_coefficients(t, m, h, &cs, &cd);
+        return sb_tuning_coefficients(cs, cd);
+    }
+    double hz, zeta;
+    sb_kc_to_hertz_zeta(k, c, m, &hz, &zeta);
+    return sb_tuning_hertz(hz, zeta);
+}
+
 static int l_spring_newindex(lua_State *L)
 {
     sb_spring_id id;
@@ -770,8 +807,13 @@ static int l_spring_newindex(lua_State *L)
         sb_spring_set_collide(world, id, check_collide(L, 3, 0));
         return 0;
     }
+    if (lua_isnil(L, 3))
+        return luaL_error(L, "spring.%s cannot be set to nil (give a number)", key);
     sb_spring_def d;
     sb_spring_get(world, id, &d);
+    // Setting one of a pair keeps the other as the spring reads now in that form: damping_ratio
+    // on a spring tuned by k and c keeps its frequency (it does not fall back to rigid).
+    d.tuning = tuning_in_form(world, id, &d.tuning, key);
     // Reuse the table reader: {key = value}
     lua_createtable(L, 0, 1);
     lua_pushvalue(L, 3);
@@ -896,7 +938,7 @@ static int l_world_step(lua_State *L)
     sb_world *world = check_world(L, 1);
     lua_Integer n = luaL_optinteger(L, 2, 1);
     if (n < 0 || n > 100000000)
-        return luaL_argerror(L, 2, lua_pushfstring(L, "frames must be from 0 to 1e8, got %d", (int)n));
+        return luaL_argerror(L, 2, lua_pushfstring(L, "frames must be from 0 to 1e8, got %I", n));
     for (lua_Integer i = 0; i < n; ++i) {
         if (sb_world_step(world) == SB_ERR_HALTED) {
             lua_pushboolean(L, 0);
@@ -974,11 +1016,15 @@ static int l_world_drag(lua_State *L)
     double x = check_finite_at(L, 3, 3, "x"), y = check_finite_at(L, 4, 4, "y");
     double hz = lua_isnoneornil(L, 5) ? 5.0 : check_finite_at(L, 5, 5, "hertz");
     double zeta = lua_isnoneornil(L, 6) ? 0.7 : check_finite_at(L, 6, 6, "damping_ratio");
-    if (hz <= 0.0)
-        return luaL_argerror(L, 5, lua_pushfstring(L, "hertz must be > 0, got %f", hz));
-    if (zeta < 0.0)
-        return luaL_argerror(L, 6, lua_pushfstring(L, "damping_ratio must be >= 0, got %f", zeta));
-    sb_world_drag_begin(world, id, (sb_vec2){x, y}, hz, zeta);
+    if (!(hz >= 1e-6 && hz <= 1e6))
+        return luaL_argerror(L, 5, lua_pushfstring(L, "hertz must be in [1e-6, 1e6], got %f", hz));
+    if (!(zeta >= 0.0 && zeta <= 1e6))
+        return luaL_argerror(L, 6, lua_pushfstring(L, "damping_ratio must be in [0, 1e6], got %f", zeta));
+    if (fabs(x) > 1e12 || fabs(y) > 1e12)
+        return luaL_argerror(L, fabs(x) > 1e12 ? 3 : 4,
+                             lua_pushfstring(L, "the target must be within 1e12 m of the origin, got (%f, %f)", x, y));
+    if (sb_world_drag_begin(world, id, (sb_vec2){x, y}, hz, zeta) != SB_OK)
+        return luaL_error(L, "drag failed: %s", "the particle was removed");
     return 0;
 }
 
@@ -986,6 +1032,9 @@ static int l_world_drag_to(lua_State *L)
 {
     sb_world *world = check_world(L, 1);
     double x = check_finite_at(L, 2, 2, "x"), y = check_finite_at(L, 3, 3, "y");
+    if (fabs(x) > 1e12 || fabs(y) > 1e12)
+        return luaL_argerror(L, fabs(x) > 1e12 ? 2 : 3,
+                             lua_pushfstring(L, "the target must be within 1e12 m of the origin, got (%f, %f)", x, y));
     sb_world_drag_move(world, (sb_vec2){x, y});
     return 0;
 }
@@ -1029,18 +1078,24 @@ static int l_world_hash(lua_State *L)
 
 static int l_world_gc(lua_State *L)
 {
-    return l_world_close(L);
+    lua_world *w = check_world_ud(L, 1); // unreachable now, so no host holds it any more
+    sb_world_destroy(w->world);
+    w->world = NULL;
+    return 0;
 }
 
 static int l_handle_eq(lua_State *L)
 {
     // Particles and springs are cached per world, so equal handles are the same userdata;
     // this only compares handles of the same kind that were created apart.
+    // A particle and a spring in the same slot are not equal: the kinds (metatables) must match.
     const sb_particle_id *a = (const sb_particle_id *)lua_touserdata(L, 1);
     const sb_particle_id *b = (const sb_particle_id *)lua_touserdata(L, 2);
+    bool same_kind = lua_getmetatable(L, 1) && lua_getmetatable(L, 2) && lua_rawequal(L, -1, -2);
     lua_getiuservalue(L, 1, 1);
     lua_getiuservalue(L, 2, 1);
-    lua_pushboolean(L, a && b && a->index == b->index && a->generation == b->generation && lua_rawequal(L, -1, -2));
+    lua_pushboolean(L, same_kind && a && b && a->index == b->index && a->generation == b->generation &&
+                           lua_rawequal(L, -1, -2));
     return 1;
 }
 

@@ -14,6 +14,9 @@ int luaopen_springbox(lua_State *L);
 
 /// The world behind the world userdata at `idx`, or NULL if it is not one or is closed.
 sb_world *sb_lua_to_world(lua_State *L, int idx);
+/// Pins (or unpins) the world userdata at `idx`: a pinned world cannot be closed from Lua
+/// (world:close() raises "cannot close a world the running scene is using"). Pins count.
+void sb_lua_pin_world(lua_State *L, int idx, bool pinned);
 /// Pushes the particle userdata for `id` of the world userdata at `world_idx` (one userdata
 /// per particle, so they compare equal and work as table keys).
 void sb_lua_push_particle(lua_State *L, int world_idx, sb_particle_id id);

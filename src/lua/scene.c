@@ -31,6 +31,7 @@ typedef struct watched_file {
 typedef struct world_shape {
     int particles, springs;
     uint32_t *p_index, *s_index, *s_a, *s_b;
+    uint32_t *p_gen, *s_gen;  // generations: a slot emptied and refilled at run time is a change
     sb_vec2 *start;
 } world_shape;
 
@@ -53,6 +54,7 @@ struct sb_scene {
     double deadline;          // CLOCK_MONOTONIC seconds; scripts past it are stopped
     const char *deadline_what;
     scene_build cur;
+    scene_build *loading;     // the build whose file is running now; NULL between loads
     world_shape *shapes;      // shapes of cur's worlds as first built
     bool update_ok;
 };
@@ -169,7 +171,9 @@ static int sandbox_require(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
     sb_scene *scene = (sb_scene *)lua_touserdata(L, lua_upvalueindex(1));
-    scene_build *b = (scene_build *)lua_touserdata(L, lua_upvalueindex(2));
+    // A require while the file loads belongs to that build; one from update() or a callback
+    // later belongs to the running build (never to a finished load's stack frame).
+    scene_build *b = scene->loading ? scene->loading : &scene->cur;
     if (strcmp(name, "springbox") == 0) {
         // A fresh copy per require, so a script that overwrites a module field cannot
         // change what the next reload sees.
@@ -188,7 +192,7 @@ static int sandbox_require(lua_State *L)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '.'))
             return luaL_argerror(L, 1, lua_pushfstring(L, "module name '%s' may only hold letters, digits, '_' and '.'", name));
     // per-load cache
-    lua_pushvalue(L, lua_upvalueindex(4));
+    lua_pushvalue(L, lua_upvalueindex(3));
     if (lua_getfield(L, -1, name) != LUA_TNIL)
         return 1;
     lua_pop(L, 1);
@@ -204,7 +208,7 @@ static int sandbox_require(lua_State *L)
     record_file(b, file);
     if (luaL_loadfilex(L, file, "t") != LUA_OK)
         return lua_error(L);
-    lua_pushvalue(L, lua_upvalueindex(3)); // the sandbox environment
+    lua_pushvalue(L, lua_upvalueindex(2)); // the sandbox environment
     lua_setupvalue(L, -2, 1);
     lua_pushstring(L, name);
     lua_call(L, 1, 1);
@@ -258,7 +262,12 @@ static void copy_library(lua_State *L, int env, const char *lib, const char *con
 // Pushes the environment a scene runs in. Untrusted scenes get the pure parts of the
 // standard library: no io, no os.execute/remove/exit/getenv, no package/loadlib, no
 // dofile/loadfile, no string.dump, and load() limited to text chunks.
-static void push_environment(sb_scene *scene, scene_build *b)
+static const char *const string_safe[] = {
+    "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "rep", "reverse",
+    "sub", "upper", "pack", "packsize", "unpack", NULL,
+};
+
+static void push_environment(sb_scene *scene)
 {
     lua_State *L = scene->L;
     if (scene->opt.trusted) {
@@ -280,10 +289,6 @@ static void push_environment(sb_scene *scene, scene_build *b)
     copy_library(L, env, "table", NULL);
     copy_library(L, env, "utf8", NULL);
     copy_library(L, env, "coroutine", NULL);
-    static const char *const string_safe[] = {
-        "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "rep", "reverse",
-        "sub", "upper", "pack", "packsize", "unpack", NULL,
-    };
     copy_library(L, env, "string", string_safe);
     static const char *const os_safe[] = {"clock", "time", "date", "difftime", NULL};
     copy_library(L, env, "os", os_safe);
@@ -293,10 +298,9 @@ static void push_environment(sb_scene *scene, scene_build *b)
     lua_pushcclosure(L, sandbox_load, 1);
     lua_setfield(L, env, "load");
     lua_pushlightuserdata(L, scene);
-    lua_pushlightuserdata(L, b);
     lua_pushvalue(L, env);
     lua_newtable(L); // modules loaded by this run
-    lua_pushcclosure(L, sandbox_require, 4);
+    lua_pushcclosure(L, sandbox_require, 3);
     lua_setfield(L, env, "require");
 }
 
@@ -307,8 +311,12 @@ static void build_free(sb_scene *scene, scene_build *b)
     if (scene->L) {
         luaL_unref(scene->L, LUA_REGISTRYINDEX, b->table_ref);
         luaL_unref(scene->L, LUA_REGISTRYINDEX, b->update_ref);
-        for (int i = 0; i < b->world_count; ++i)
+        for (int i = 0; i < b->world_count; ++i) {
+            lua_rawgeti(scene->L, LUA_REGISTRYINDEX, b->world_refs[i]);
+            sb_lua_pin_world(scene->L, -1, false);
+            lua_pop(scene->L, 1);
             luaL_unref(scene->L, LUA_REGISTRYINDEX, b->world_refs[i]);
+        }
     }
     for (int i = 0; i < b->file_count; ++i)
         free(b->files[i].path);
@@ -338,9 +346,18 @@ static bool build_add_world(sb_scene *scene, scene_build *b, int idx)
     if (!ws || !refs)
         return false;
     lua_pushvalue(scene->L, idx);
+    sb_lua_pin_world(scene->L, -1, true); // the host steps it: no script may close it
     b->world_refs[b->world_count] = luaL_ref(scene->L, LUA_REGISTRYINDEX);
     b->worlds[b->world_count++] = w;
     return true;
+}
+
+/// lua_getfield without metamethods: pushes t[k] by rawget and returns its type.
+static int lua_getfield_raw(lua_State *L, int t, const char *k)
+{
+    t = lua_absindex(L, t);
+    lua_pushstring(L, k);
+    return lua_rawget(L, t);
 }
 
 // Runs the scene file and checks what it returned. On failure fills `error`.
@@ -354,17 +371,27 @@ static bool build_scene(sb_scene *scene, scene_build *b, char *error, size_t err
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
     int top = lua_gettop(L);
+    struct stat st;
+    if (stat(scene->path, &st) == 0 && !S_ISREG(st.st_mode)) { // a FIFO or a device would block
+        snprintf(error, error_size, "%s: not a regular file", scene->path);
+        return false;
+    }
     if (luaL_loadfilex(L, scene->path, "t") != LUA_OK) {
         snprintf(error, error_size, "%s", lua_tostring(L, -1));
         lua_settop(L, top);
         return false;
     }
-    push_environment(scene, b);
+    push_environment(scene);
     lua_setupvalue(L, -2, 1);
-    if (!protected_call(scene, 0, 1, scene->opt.load_seconds, "loading the scene", error, error_size)) {
+    scene->loading = b;
+    bool loaded = protected_call(scene, 0, 1, scene->opt.load_seconds, "loading the scene", error, error_size);
+    scene->loading = NULL;
+    if (!loaded) {
         lua_settop(L, top);
         return false;
     }
+    // What the file returned is read raw: its metamethods (__index, __len) could raise or loop,
+    // and this runs outside any protected call.
     int result = lua_gettop(L);
     if (sb_lua_to_world(L, result)) {
         build_add_world(scene, b, result);
@@ -373,13 +400,13 @@ static bool build_scene(sb_scene *scene, scene_build *b, char *error, size_t err
         lua_setfield(L, -2, "world");
         lua_replace(L, result);
     } else if (lua_istable(L, result)) {
-        lua_getfield(L, result, "world");
+        lua_getfield_raw(L, result, "world");
         bool ok = build_add_world(scene, b, -1);
         lua_pop(L, 1);
-        if (lua_getfield(L, result, "worlds") == LUA_TTABLE) {
-            lua_Integer n = luaL_len(L, -1);
+        if (lua_getfield_raw(L, result, "worlds") == LUA_TTABLE) {
+            lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
             for (lua_Integer i = 1; i <= n; ++i) {
-                lua_geti(L, -1, i);
+                lua_rawgeti(L, -1, i);
                 if (!build_add_world(scene, b, -1)) {
                     snprintf(error, error_size, "%s: scene field 'worlds' must hold open springbox worlds; item %d is a %s",
                              scene->path, (int)i, luaL_typename(L, -1));
@@ -392,13 +419,13 @@ static bool build_scene(sb_scene *scene, scene_build *b, char *error, size_t err
         }
         lua_pop(L, 1);
         if (!ok) {
-            lua_getfield(L, result, "world");
+            lua_getfield_raw(L, result, "world");
             snprintf(error, error_size, "%s: the scene must return a springbox world or a table with field 'world' (a springbox world), got %s for 'world'",
                      scene->path, luaL_typename(L, -1));
             lua_settop(L, top);
             return false;
         }
-        int t = lua_getfield(L, result, "update");
+        int t = lua_getfield_raw(L, result, "update");
         if (t == LUA_TFUNCTION) {
             b->update_ref = luaL_ref(L, LUA_REGISTRYINDEX);
         } else {
@@ -409,11 +436,11 @@ static bool build_scene(sb_scene *scene, scene_build *b, char *error, size_t err
                 return false;
             }
         }
-        if (lua_getfield(L, result, "title") == LUA_TSTRING)
+        if (lua_getfield_raw(L, result, "title") == LUA_TSTRING)
             b->title = copy_string(lua_tostring(L, -1));
         lua_pop(L, 1);
         // Tunables listed in the returned table count as declared too.
-        if (lua_getfield(L, result, "tune") == LUA_TTABLE) {
+        if (lua_getfield_raw(L, result, "tune") == LUA_TTABLE) {
             lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
             lua_pushnil(L);
             while (lua_next(L, -3)) {
@@ -456,6 +483,8 @@ static void shape_free(world_shape *s)
     free(s->s_index);
     free(s->s_a);
     free(s->s_b);
+    free(s->p_gen);
+    free(s->s_gen);
     free(s->start);
     memset(s, 0, sizeof *s);
 }
@@ -469,7 +498,9 @@ static void shape_of(const sb_world *w, world_shape *s)
     s->s_index = malloc(sizeof *s->s_index * (size_t)(ns + 1));
     s->s_a = malloc(sizeof *s->s_a * (size_t)(ns + 1));
     s->s_b = malloc(sizeof *s->s_b * (size_t)(ns + 1));
-    if (!s->p_index || !s->start || !s->s_index || !s->s_a || !s->s_b) {
+    s->p_gen = malloc(sizeof *s->p_gen * (size_t)(np + 1));
+    s->s_gen = malloc(sizeof *s->s_gen * (size_t)(ns + 1));
+    if (!s->p_index || !s->start || !s->s_index || !s->s_a || !s->s_b || !s->p_gen || !s->s_gen) {
         shape_free(s);
         s->particles = -1; // never equal to anything
         return;
@@ -479,6 +510,7 @@ static void shape_of(const sb_world *w, world_shape *s)
         sb_particle_def d;
         sb_particle_get(w, p, &d);
         s->p_index[s->particles] = p.index;
+        s->p_gen[s->particles] = p.generation;
         s->start[s->particles++] = d.position;
     }
     sb_spring_id sp = sb_null_spring();
@@ -486,12 +518,33 @@ static void shape_of(const sb_world *w, world_shape *s)
         sb_spring_def d;
         sb_spring_get(w, sp, &d);
         s->s_index[s->springs] = sp.index;
+        s->s_gen[s->springs] = sp.generation;
         s->s_a[s->springs] = d.a.index;
         s->s_b[s->springs++] = d.b.index;
     }
 }
 
 // Why two shapes differ, or false if they are the same structure.
+/// True when the running world's particles and springs are no longer the ones it was built with
+/// (update() or a callback removed or added some, or emptied a slot and filled it again): its
+/// state then cannot be matched to a new build's, and a reload must restart and say so.
+static bool changed_while_running(const world_shape *built, const sb_world *w, int world, char *why, size_t n)
+{
+    world_shape now;
+    shape_of(w, &now);
+    bool changed = now.particles != built->particles || now.springs != built->springs;
+    for (int i = 0; !changed && i < now.particles; ++i)
+        changed = now.p_index[i] != built->p_index[i] || now.p_gen[i] != built->p_gen[i];
+    for (int i = 0; !changed && i < now.springs; ++i)
+        changed = now.s_index[i] != built->s_index[i] || now.s_gen[i] != built->s_gen[i];
+    if (changed)
+        snprintf(why, n, "world %d: the running scene added or removed particles or springs since it was loaded "
+                         "(%d particles and %d springs, built with %d and %d)",
+                 world + 1, now.particles, now.springs, built->particles, built->springs);
+    shape_free(&now);
+    return changed;
+}
+
 static bool shape_differs(const world_shape *old, const world_shape *new_, int world, char *why, size_t n)
 {
     if (old->particles != new_->particles) {
@@ -545,25 +598,26 @@ static int carry_over(sb_scene *scene, sb_world *dst, const sb_world *src)
     const double T = scene->opt.ramp_seconds;
     int started = 0;
     sb_world_copy_state(dst, src);
-    sb_spring_id s = sb_null_spring();
-    while (sb_world_next_spring(dst, &s)) {
+    // The structures match slot for slot (checked by the caller); each world has its own handles.
+    sb_spring_id s = sb_null_spring(), t = sb_null_spring();
+    while (sb_world_next_spring(dst, &s) && sb_world_next_spring(src, &t)) {
         sb_spring_def now, was;
         sb_spring_get(dst, s, &now);
-        sb_spring_get(src, s, &was);
+        sb_spring_get(src, t, &was);
         double target_rest = was.rest_length;
         sb_tuning target = was.tuning;
-        sb_spring_ramp_target(src, s, &target_rest, &target);
+        sb_spring_ramp_target(src, t, &target_rest, &target);
         sb_spring_set(dst, s, was.rest_length, &was.tuning, NULL);
         if (!same_tuning(&now.tuning, &target) || now.rest_length != target_rest) {
             sb_spring_retune(dst, s, now.rest_length, &now.tuning, T, NULL);
             started += 1;
         }
     }
-    sb_particle_id p = sb_null_particle();
-    while (sb_world_next_particle(dst, &p)) {
+    sb_particle_id p = sb_null_particle(), q = sb_null_particle();
+    while (sb_world_next_particle(dst, &p) && sb_world_next_particle(src, &q)) {
         sb_particle_def now, was;
         sb_particle_get(dst, p, &now);
-        sb_particle_get(src, p, &was);
+        sb_particle_get(src, q, &was);
         if (now.mass != was.mass) {
             double mass = now.mass;
             now.mass = was.mass;
@@ -637,11 +691,19 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
         snprintf(why, sizeof why, "%d worlds, was %d", b.world_count, scene->cur.world_count);
         restart = true;
     }
+    for (int i = 0; i < b.world_count && !restart; ++i)
+        restart = scene->shapes && changed_while_running(&scene->shapes[i], scene->cur.worlds[i], i, why, sizeof why);
     for (int i = 0; i < b.world_count && !restart; ++i) {
         world_shape s;
         shape_of(b.worlds[i], &s);
         restart = shape_differs(&scene->shapes[i], &s, i, why, sizeof why);
         shape_free(&s);
+    }
+    for (int i = 0; i < b.world_count && !restart; ++i) {
+        restart = !sb_world_can_copy_state(b.worlds[i], scene->cur.worlds[i]);
+        if (restart) // slots emptied and refilled, or added and removed, at run time
+            snprintf(why, sizeof why,
+                     "world %d: the running scene added or removed particles or springs since it was loaded", i + 1);
     }
     if (restart) {
         adopt(scene, &b, NULL);
@@ -651,9 +713,22 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
     int ramps = 0;
     for (int i = 0; i < b.world_count; ++i)
         ramps += carry_over(scene, b.worlds[i], scene->cur.worlds[i]);
-    // The structure is unchanged, so the recorded shapes (start positions) stay.
+    // The structure is unchanged, so the recorded shapes (start positions) stay; the handles'
+    // generations are the new worlds' (changed_while_running compares them at the next reload).
     world_shape *shapes = scene->shapes;
     scene->shapes = NULL;
+    for (int i = 0; i < b.world_count; ++i) {
+        world_shape fresh;
+        shape_of(b.worlds[i], &fresh);
+        if (fresh.particles < 0) // out of memory: the next reload restarts, which is safe
+            continue;
+        uint32_t *pg = shapes[i].p_gen, *sg = shapes[i].s_gen;
+        shapes[i].p_gen = fresh.p_gen;
+        shapes[i].s_gen = fresh.s_gen;
+        fresh.p_gen = pg;
+        fresh.s_gen = sg;
+        shape_free(&fresh);
+    }
     adopt(scene, &b, shapes);
     return make_event(SB_RELOAD_KEPT, "tuning applied, state kept%s", ramps ? " (tuning ramps in)" : "");
 }
@@ -696,6 +771,26 @@ sb_scene *sb_scene_open(const sb_scene_options *options, char *error, size_t err
     luaL_openlibs(scene->L);
     luaL_requiref(scene->L, "springbox", luaopen_springbox, 0);
     lua_pop(scene->L, 1);
+    if (!scene->opt.trusted) {
+        // Strings share one metatable for the state's whole life, reachable as getmetatable("")
+        // and through every method call ("x"):rep. In the sandbox its __index is a table of the
+        // safe functions that no scene can reach (the metatable is locked), so one version of a
+        // scene cannot change ("x"):rep for the next, and ("").dump does not exist.
+        lua_State *L = scene->L;
+        lua_pushliteral(L, "");
+        lua_getmetatable(L, -1);
+        lua_newtable(L);
+        lua_getglobal(L, "string");
+        for (const char *const *f = string_safe; *f; ++f) {
+            lua_getfield(L, -1, *f);
+            lua_setfield(L, -3, *f);
+        }
+        lua_pop(L, 1);
+        lua_setfield(L, -2, "__index");
+        lua_pushliteral(L, "the string metatable is locked in the sandbox");
+        lua_setfield(L, -2, "__metatable");
+        lua_pop(L, 2);
+    }
     lua_sethook(scene->L, deadline_hook, LUA_MASKCOUNT, 100000);
     lua_newtable(scene->L);
     lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.overrides");

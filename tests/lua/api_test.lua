@@ -63,11 +63,15 @@ test("tuning reads in every form", function()
   near(s.k, 3 * omega^2, 1e-9)                     -- k = m w^2
   near(s.c, 2 * 3 * 0.5 * omega, 1e-12)            -- c = 2 m zeta w
   near(s.stiffness, (omega * h)^2, 1e-15)          -- Cs = (w h)^2
-  s.stiffness = 0.25                               -- switches to Nissen's coefficients
-  assert(s.tuning == "coefficients" and s.stiffness == 0.25 and s.damping == 1)
+  local cd = s.damping                             -- Cd = 2 zeta w h, as it reads now
+  near(cd, 2 * 0.5 * omega * h, 1e-15)
+  s.stiffness = 0.25                               -- switches to Nissen's coefficients; Cd kept
+  assert(s.tuning == "coefficients" and s.stiffness == 0.25 and s.damping == cd)
   near(s.k, 0.25 * 3 / h^2, 1e-6)
-  s.k = 100
-  assert(s.tuning == "raw" and s.k == 100 and s.c == 0)
+  local c = s.c
+  s.k = 100                                        -- switches to k and c; c kept
+  assert(s.tuning == "raw" and s.k == 100)
+  near(s.c, c, 1e-9)
   s.hertz = 0
   assert(s.rigid and s.tuning == "hertz")
 end)
@@ -190,6 +194,33 @@ test("spring:retune blends a new tuning in and says what is wrong", function()
   assert(not ok and err:find("seconds must be in %[0, 1e6%], got %-2"), err)
   ok, err = pcall(s.retune, s, { herz = 5 })
   assert(not ok and err:find("herz"), err)
+end)
+
+test("issue 12: handles of different kinds differ, and bad values are named, never ignored", function()
+  local w = sb.world{ gravity = {0, 0} }
+  local p, q = w:particle{ x = 0, y = 0 }, w:particle{ x = 1, y = 0 }
+  local s = w:spring(p, q, { k = 100, c = 1 })
+  assert(p ~= s and s ~= p, "a particle and a spring in the same slot are not equal")
+  local function fails(pattern, f, ...)
+    local ok, err = pcall(f, ...)
+    assert(not ok and tostring(err):find(pattern), tostring(err))
+  end
+  fails("hertz must be in %[1e%-6, 1e6%], got 2000000", w.drag, w, p, 0, 0, 2e6)
+  fails("hertz must be in", w.drag, w, p, 0, 0, 1e-7)
+  fails("damping_ratio must be in %[0, 1e6%], got 10000000", w.drag, w, p, 0, 0, 5, 1e7)
+  fails("within 1e12 m", w.drag, w, p, 1e300, 0)
+  w:drag(p, 0, 0)
+  fails("within 1e12 m", w.drag_to, w, 1e300, 0)
+  fails("could not add wall", w.wall, w, -1e308, 0, 1e308, 0)
+  fails("spring.hertz cannot be set to nil", function() s.hertz = nil end)
+  fails("spring.damping cannot be set to nil", function() s.damping = nil end)
+  fails("frames must be from 0 to 1e8, got 10000000000", w.step, w, 1e10)
+  fails("frames must be from 0 to 1e8, got 4294967296", w.step, w, 2^32)
+  -- a spring tuned by k and c keeps its frequency when only its damping ratio is set
+  local hz = s.hertz
+  s.damping_ratio = 0.2
+  assert(not s.rigid and s.tuning == "hertz")
+  near(s.hertz, hz, 1e-9); near(s.damping_ratio, 0.2, 0)
 end)
 
 test("dragging moves a particle to the pointer", function()
