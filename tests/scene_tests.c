@@ -8,11 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ensure.h"
 
 static char dir[256];
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static const char *scene_path(const char *name)
 {
@@ -213,6 +221,39 @@ TEST(sandbox)
     o.load_seconds = 0.2;
     s = sb_scene_open(&o, error, sizeof error);
     ENSURE(s == NULL && strstr(error, "longer than") != NULL);
+    // ... and so is one that catches the limit's error, through pcall, xpcall or a coroutine, and a
+    // single long world:step: each load and each update() ends within its limit, with the message
+    const char *catchers[] = {
+        "while true do pcall(function() while true do end end) end",
+        "while true do xpcall(function() while true do end end, function() return 'caught' end) end",
+        "while true do coroutine.resume(coroutine.create(function() while true do end end)) end",
+        "local w = require('springbox').world{ substeps = 1000, iterations = 1000 }\n"
+        "for i = 1, 2000 do w:particle{ x = i * 0.1 } end\nw:step(100000000)",
+    };
+    for (int i = 0; i < 4; ++i) {
+        char text[512];
+        snprintf(text, sizeof text, "%s\nreturn require('springbox').world{}\n", catchers[i]);
+        write_file("catch.lua", text);
+        o = sb_default_scene_options();
+        o.path = scene_path("catch.lua");
+        o.load_seconds = 0.3;
+        double t0 = now();
+        s = sb_scene_open(&o, error, sizeof error);
+        double took = now() - t0;
+        printf("catcher %d stopped after %.2f s: %.120s\n", i + 1, took, error);
+        ENSURE(s == NULL && strstr(error, "took longer than its limit") != NULL);
+        ENSURE(took < 0.3 + 0.5);
+    }
+    // the same in update(): the frame fails with the message, the scene keeps running
+    write_file("catch_update.lua", "local w = require('springbox').world{}\nw:particle{}\n"
+                                   "return { world = w, update = function() while true do pcall(function() while true do end end) end end }\n");
+    o = sb_default_scene_options();
+    o.path = scene_path("catch_update.lua");
+    o.update_seconds = 0.2;
+    s = sb_scene_open(&o, error, sizeof error);
+    ENSURE(s);
+    ENSURE(!sb_scene_frame(s, error, sizeof error) && strstr(error, "update() took longer than its limit") != NULL);
+    sb_scene_close(s);
     // runaway memory is refused, not fatal
     write_file("hog.lua", "local t = {}\nfor i = 1, 1e9 do t[i] = i end\n");
     o.path = scene_path("hog.lua");
@@ -287,15 +328,35 @@ TEST(scripts_cannot_close_the_running_world)
                             "local sb = require 'springbox'\n"
                             "local w = sb.world{}\n"
                             "w:particle{ x = 0, y = 0 }\n"
-                            "setmetatable({}, { __gc = function() w:close() end })\n"
                             "return { world = w, update = function(world) world:close() end }\n",
                             error, sizeof error);
     ENSURE(s);
     ENSURE(!sb_scene_frame(s, error, sizeof error));
     ENSURE(strstr(error, "cannot close a world the running scene is using") != NULL);
     for (int i = 0; i < 30; ++i)
-        sb_scene_frame(s, error, sizeof error); // the finalizer runs at some collection: a warning only
+        sb_scene_frame(s, error, sizeof error);
     ENSURE(sb_world_get_stats(sb_scene_world(s, 0))->time > 0.4);
+    sb_scene_close(s);
+    // A finalizer cannot be used to close it either: the sandbox has no __gc (hooks are off in
+    // finalizers, so the time limit could not stop an endless one). A trusted scene's finalizer
+    // that tries gets the same error, as a warning, and the world keeps running.
+    s = open_text("gc.lua",
+                  "local sb = require 'springbox'\nlocal w = sb.world{}\n"
+                  "setmetatable({}, { __gc = function() w:close() end })\nreturn w\n",
+                  error, sizeof error);
+    ENSURE(s == NULL && strstr(error, "__gc finalizers are not available") != NULL);
+    write_file("gc.lua", "local sb = require 'springbox'\nlocal w = sb.world{}\n"
+                         "w:particle{}\n"
+                         "return { world = w, update = function() setmetatable({}, { __gc = function() w:close() end }) "
+                         "collectgarbage() end }\n");
+    sb_scene_options o = sb_default_scene_options();
+    o.path = scene_path("gc.lua");
+    o.trusted = true;
+    s = sb_scene_open(&o, error, sizeof error);
+    ENSURE(s);
+    for (int i = 0; i < 10; ++i)
+        sb_scene_frame(s, error, sizeof error);
+    ENSURE(sb_world_get_stats(sb_scene_world(s, 0))->time > 0.15);
     sb_scene_close(s);
     return 0;
 }

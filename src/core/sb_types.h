@@ -33,6 +33,7 @@ typedef enum sb_status {
     SB_ERR_SAME_PARTICLE,///< a spring from a particle to itself
     SB_ERR_NO_MEMORY,    ///< allocation failed; the world is unchanged
     SB_ERR_HALTED,       ///< the world stopped on a non-finite value; see sb_stats
+    SB_ERR_INTERRUPTED,  ///< the interrupt callback stopped the step; the frame was not taken
 } sb_status;
 
 /// How springs are solved. Each follows one article in shared/seeds (see README).

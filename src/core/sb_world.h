@@ -35,6 +35,10 @@ sb_status sb_world_set_def(sb_world *world, const sb_world_def *def, const char 
 /// Advances one frame of def.dt in def.substeps sub-steps. Returns SB_ERR_HALTED, and
 /// does nothing, once a non-finite value has stopped the world.
 sb_status sb_world_step(sb_world *world);
+/// A callback asked between sub-steps; when it returns true the step stops, the world goes back
+/// to the state before the frame, and sb_world_step returns SB_ERR_INTERRUPTED (a host's time
+/// limit). NULL removes it.
+void sb_world_set_interrupt(sb_world *world, bool (*interrupt)(void *ud), void *ud);
 /// Diagnostics of the last step.
 const sb_stats *sb_world_get_stats(const sb_world *world);
 /// One sentence for the console and the HUD on the springs the method cannot deliver as tuned

@@ -194,7 +194,8 @@ static void compute_coefficients(sb_world *w, double h)
     st->clamped_spring = sb_null_spring();
     st->clamped_asked_hertz = st->clamped_asked_damping_ratio = 0.0;
     st->clamped_hertz = st->clamped_damping_ratio = 0.0;
-    memset(w->p_load, 0, sizeof *w->p_load * (size_t)(w->p_high > 0 ? w->p_high : 0));
+    if (w->p_high > 0) // an empty world has no array yet (memset of NULL is undefined, even for 0 bytes)
+        memset(w->p_load, 0, sizeof *w->p_load * (size_t)w->p_high);
     // pass 1: loads (the target poles wait in kg, the limit flag in kscale)
     for (int k = 0; k < w->order_count; ++k) {
         int s = w->order[k];
@@ -390,6 +391,10 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
         }
         if (walls)
             walls_hold_centres(w);
+        if (w->interrupt && w->interrupt(w->interrupt_ud)) {
+            springs_unpack(w);
+            return SOLVER_INTERRUPTED;
+        }
         if (diagnostic) {
             int bad = first_nonfinite_particle(w);
             if (bad >= 0) {

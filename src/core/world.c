@@ -39,6 +39,7 @@ const char *sb_status_string(sb_status status)
     case SB_ERR_SAME_PARTICLE: return "a spring needs two different particles";
     case SB_ERR_NO_MEMORY: return "out of memory";
     case SB_ERR_HALTED: return "world halted on a non-finite value";
+    case SB_ERR_INTERRUPTED: return "the step was interrupted";
     }
     return "unknown status";
 }
@@ -929,12 +930,22 @@ sb_status sb_world_step(sb_world *w)
     contacts_build(w);
     if (w->stats.steps == 0)
         contacts_report_overlaps(w);
-    if (solver_run_substeps(w, false) >= 0) {
+    int bad = solver_run_substeps(w, false);
+    if (bad == SOLVER_INTERRUPTED) {
+        snapshot_restore(w); // the frame is not taken: the world is as it was
+        w->contact_next_count = 0;
+        w->stats.step_ms = now_ms() - t0;
+        return SB_ERR_INTERRUPTED;
+    }
+    if (bad >= 0) {
         // Replay the frame from the snapshot, checking after every sub-step, to name
         // the particle that went first; the replay is bit-identical (determinism).
         snapshot_restore(w);
         contacts_build(w);
-        int bad = solver_run_substeps(w, true);
+        bool (*interrupt)(void *) = w->interrupt; // the replay names a particle: let it finish
+        w->interrupt = NULL;
+        bad = solver_run_substeps(w, true);
+        w->interrupt = interrupt;
         snapshot_restore(w);
         halt(w, bad >= 0 ? bad : 0);
         w->stats.step_ms = now_ms() - t0;
@@ -957,6 +968,12 @@ sb_status sb_world_step(sb_world *w)
 }
 
 const sb_stats *sb_world_get_stats(const sb_world *w) { return &w->stats; }
+
+void sb_world_set_interrupt(sb_world *w, bool (*interrupt)(void *ud), void *ud)
+{
+    w->interrupt = interrupt;
+    w->interrupt_ud = ud;
+}
 
 int sb_world_overlap_message(const sb_world *w, char *buf, size_t size)
 {

@@ -132,6 +132,9 @@ struct sb_world {
     sb_vec2 *snap_pos, *snap_vel, *snap_axis;
     double *snap_impulse;
 
+    bool (*interrupt)(void *ud); // sb_world_set_interrupt
+    void *interrupt_ud;
+
     // Ramps (retune.c), advanced at the start of each step.
     sb_ramp *ramps;
     int ramp_count, ramp_cap;
@@ -184,8 +187,10 @@ void apply_gravity_and_drag(sb_world *w, double h);
 
 // solver.c: the sub-step loop and what the methods share.
 /// Runs one frame's sub-steps; in diagnostic mode stops at the first sub-step that made a
-/// particle non-finite and returns its slot (else -1).
+/// particle non-finite and returns its slot (else -1). SOLVER_INTERRUPTED if the interrupt
+/// callback stopped it.
 int solver_run_substeps(sb_world *w, bool diagnostic);
+#define SOLVER_INTERRUPTED (-2)
 /// Axis and length error of every packed spring from the current positions.
 void springs_geometry(sb_world *w);
 /// The end of a velocity method's sub-step: integrate, project rigid springs (the iterative

@@ -932,20 +932,60 @@ static int l_world_wall(lua_State *L)
     return 1;
 }
 
-// world:step([frames]) -> true, or false and the halt message
+typedef struct lua_guard { sb_lua_guard fn; void *ud; } lua_guard;
+
+void sb_lua_set_guard(lua_State *L, sb_lua_guard guard, void *ud)
+{
+    lua_guard *g = (lua_guard *)lua_newuserdatauv(L, sizeof *g, 0);
+    g->fn = guard;
+    g->ud = ud;
+    lua_setfield(L, LUA_REGISTRYINDEX, "springbox.guard");
+}
+
+static const lua_guard *get_guard(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.guard");
+    const lua_guard *g = (const lua_guard *)lua_touserdata(L, -1); // kept alive by the registry
+    lua_pop(L, 1);
+    return g && g->fn ? g : NULL;
+}
+
+static bool guard_interrupt(void *ud)
+{
+    const lua_guard *g = (const lua_guard *)ud;
+    char unused[8];
+    return g->fn(g->ud, unused, sizeof unused);
+}
+
+// world:step([frames]) -> true, or false and the halt message. Under a host's time limit a long
+// call stops between frames or sub-steps and raises the limit's message.
 static int l_world_step(lua_State *L)
 {
     sb_world *world = check_world(L, 1);
     lua_Integer n = luaL_optinteger(L, 2, 1);
     if (n < 0 || n > 100000000)
         return luaL_argerror(L, 2, lua_pushfstring(L, "frames must be from 0 to 1e8, got %I", n));
+    const lua_guard *g = get_guard(L);
+    char message[256];
+    if (g)
+        sb_world_set_interrupt(world, guard_interrupt, (void *)g);
     for (lua_Integer i = 0; i < n; ++i) {
-        if (sb_world_step(world) == SB_ERR_HALTED) {
+        bool stop = g && g->fn(g->ud, message, sizeof message);
+        sb_status st = stop ? SB_ERR_INTERRUPTED : sb_world_step(world);
+        if (st == SB_ERR_INTERRUPTED) {
+            sb_world_set_interrupt(world, NULL, NULL);
+            if (!stop)
+                g->fn(g->ud, message, sizeof message);
+            return luaL_error(L, "%s", message);
+        }
+        if (st == SB_ERR_HALTED) {
+            sb_world_set_interrupt(world, NULL, NULL);
             lua_pushboolean(L, 0);
             lua_pushstring(L, sb_world_get_stats(world)->message);
             return 2;
         }
     }
+    sb_world_set_interrupt(world, NULL, NULL);
     lua_pushboolean(L, 1);
     return 1;
 }

@@ -17,6 +17,11 @@ sb_world *sb_lua_to_world(lua_State *L, int idx);
 /// Pins (or unpins) the world userdata at `idx`: a pinned world cannot be closed from Lua
 /// (world:close() raises "cannot close a world the running scene is using"). Pins count.
 void sb_lua_pin_world(lua_State *L, int idx, bool pinned);
+/// A host's time limit for long C calls: world:step asks `guard` before every frame and between
+/// sub-steps; when it returns true (filling `message`), the frame in progress is undone and the
+/// call raises `message`. One guard per Lua state; NULL removes it.
+typedef bool (*sb_lua_guard)(void *ud, char *message, size_t size);
+void sb_lua_set_guard(lua_State *L, sb_lua_guard guard, void *ud);
 /// Pushes the particle userdata for `id` of the world userdata at `world_idx` (one userdata
 /// per particle, so they compare equal and work as table keys).
 void sb_lua_push_particle(lua_State *L, int world_idx, sb_particle_id id);

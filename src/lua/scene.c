@@ -105,15 +105,34 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
+/// The one message for a scene past its time limit, wherever it is caught.
+static int deadline_error(lua_State *L, const sb_scene *scene)
+{
+    return luaL_error(L, "%s took longer than its limit of %f s (an endless loop?)", scene->deadline_what,
+                      scene->deadline_what[0] == 'u' ? scene->opt.update_seconds : scene->opt.load_seconds);
+}
+
+static bool past_deadline(const sb_scene *scene) { return scene->deadline_what && monotonic_seconds() > scene->deadline; }
+
 static void deadline_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     void *ud;
     lua_getallocf(L, &ud);
     sb_scene *scene = (sb_scene *)ud;
-    if (monotonic_seconds() > scene->deadline)
-        luaL_error(L, "%s took longer than its limit of %f s (an endless loop?)", scene->deadline_what,
-                   scene->deadline_what[0] == 'u' ? scene->opt.update_seconds : scene->opt.load_seconds);
+    if (past_deadline(scene))
+        deadline_error(L, scene);
+}
+
+/// springbox's world:step asks this between frames and sub-steps (sb_lua_set_guard).
+static bool step_guard(void *ud, char *message, size_t size)
+{
+    const sb_scene *scene = (const sb_scene *)ud;
+    if (!past_deadline(scene))
+        return false;
+    snprintf(message, size, "%s took longer than its limit of %g s (in world:step)", scene->deadline_what,
+             scene->deadline_what[0] == 'u' ? scene->opt.update_seconds : scene->opt.load_seconds);
+    return true;
 }
 
 static int traceback_handler(lua_State *L)
@@ -135,6 +154,7 @@ static bool protected_call(sb_scene *scene, int nargs, int nresults, double limi
     scene->deadline = monotonic_seconds() + limit;
     scene->deadline_what = what;
     int rc = lua_pcall(scene->L, nargs, nresults, base);
+    scene->deadline_what = NULL; // no call running: nothing is past a limit
     lua_remove(scene->L, base);
     if (rc != LUA_OK) {
         snprintf(error, error_size, "%s", lua_tostring(scene->L, -1) ? lua_tostring(scene->L, -1) : "error");
@@ -262,6 +282,59 @@ static void copy_library(lua_State *L, int env, const char *lib, const char *con
 // Pushes the environment a scene runs in. Untrusted scenes get the pure parts of the
 // standard library: no io, no os.execute/remove/exit/getenv, no package/loadlib, no
 // dofile/loadfile, no string.dump, and load() limited to text chunks.
+// pcall, xpcall and coroutine.resume in the sandbox: as the originals, except that a scene past
+// its time limit cannot swallow the limit's error (while true do pcall(loop) end stops too).
+static int protected_finish(lua_State *L, int status, lua_KContext ctx)
+{
+    (void)status;
+    const sb_scene *scene = (const sb_scene *)ctx;
+    if (!lua_toboolean(L, 1) && past_deadline(scene))
+        return deadline_error(L, scene);
+    return lua_gettop(L);
+}
+
+static int sandbox_protected(lua_State *L)
+{
+    sb_scene *scene = (sb_scene *)lua_touserdata(L, lua_upvalueindex(1));
+    lua_pushvalue(L, lua_upvalueindex(2)); // the original
+    lua_insert(L, 1);
+    lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, (lua_KContext)scene, protected_finish);
+    return protected_finish(L, LUA_OK, (lua_KContext)scene);
+}
+
+// setmetatable in the sandbox: no __gc. Lua runs finalizers with hooks off, so an endless loop
+// in one could never be stopped by the time limit.
+static int sandbox_setmetatable(lua_State *L)
+{
+    if (lua_istable(L, 2)) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL)
+            return luaL_argerror(L, 2, "__gc finalizers are not available to sandboxed scenes (the time limit could not "
+                                       "stop one; --trusted allows them)");
+        lua_pop(L, 1);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/// Replaces env[name] (or env.lib[name]) with `fn` closed over the scene and the original.
+static void wrap_function(lua_State *L, sb_scene *scene, int env, const char *lib, const char *name, lua_CFunction fn)
+{
+    int table = env;
+    if (lib) {
+        lua_getfield(L, env, lib);
+        table = lua_gettop(L);
+    }
+    lua_pushlightuserdata(L, scene);
+    lua_getfield(L, table, name);
+    lua_pushcclosure(L, fn, 2);
+    lua_setfield(L, table, name);
+    if (lib)
+        lua_pop(L, 1);
+}
+
 static const char *const string_safe[] = {
     "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "rep", "reverse",
     "sub", "upper", "pack", "packsize", "unpack", NULL,
@@ -289,6 +362,12 @@ static void push_environment(sb_scene *scene)
     copy_library(L, env, "table", NULL);
     copy_library(L, env, "utf8", NULL);
     copy_library(L, env, "coroutine", NULL);
+    wrap_function(L, scene, env, NULL, "pcall", sandbox_protected);
+    wrap_function(L, scene, env, NULL, "xpcall", sandbox_protected);
+    wrap_function(L, scene, env, "coroutine", "resume", sandbox_protected);
+    lua_getglobal(L, "setmetatable");
+    lua_pushcclosure(L, sandbox_setmetatable, 1);
+    lua_setfield(L, env, "setmetatable");
     copy_library(L, env, "string", string_safe);
     static const char *const os_safe[] = {"clock", "time", "date", "difftime", NULL};
     copy_library(L, env, "os", os_safe);
@@ -792,6 +871,7 @@ sb_scene *sb_scene_open(const sb_scene_options *options, char *error, size_t err
         lua_pop(L, 2);
     }
     lua_sethook(scene->L, deadline_hook, LUA_MASKCOUNT, 100000);
+    sb_lua_set_guard(scene->L, step_guard, scene);
     lua_newtable(scene->L);
     lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.overrides");
     scene_build b;
