@@ -20,4 +20,19 @@ grep -q "done: 90 frames" "$tmp/out" || fail "no summary line"
 grep -q "unknown method 'bogus'" "$tmp/out" || fail "error does not name the bad method: $(cat "$tmp/out")"
 "$bin" --frames -3 >"$tmp/out" 2>&1 && fail "negative frame count accepted"
 grep -q "bad value for --frames: '-3'" "$tmp/out" || fail "error does not name the bad value"
+# issue 12: every bad argument is exit 2 with the argument and value named, never accepted
+bad() { # expected message, then the arguments
+  local want="$1"; shift
+  "$bin" "$@" >"$tmp/out" 2>&1
+  local rc=$?
+  [ $rc -eq 2 ] || fail "springbox $* exited $rc, not 2"
+  grep -qF -- "$want" "$tmp/out" || fail "springbox $*: '$want' not in: $(cat "$tmp/out")"
+}
+scripts="$(dirname "$0")/../scripts"
+bad "bad value for --view: 'nan,nan,1'" --view nan,nan,1 "$scripts/rope.lua"
+bad "bad value for --view: '0,0,inf'" --view 0,0,inf "$scripts/rope.lua"
+bad "bad value for --view: '0,0,1junk'" --view 0,0,1junk "$scripts/rope.lua"
+bad "cannot write stats file '$tmp/none/s.jsonl'" --headless --stats "$tmp/none/s.jsonl" "$scripts/rope.lua"
+bad "bad value for --size: '5000' (scene 'bridge' builds sizes 1 to 255)" --headless --scene bridge --size 5000
+bad "one scene file at a time, got 'a.lua' and 'b.lua'" a.lua b.lua
 echo "headless runner: ok"

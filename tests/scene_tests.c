@@ -4,6 +4,7 @@
 #include "sb_scene.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -483,6 +484,116 @@ TEST(sandbox_strings_cannot_be_poisoned)
     return 0;
 }
 
+// ---------------------------------------------------------------- fuzzing the host
+
+// Pieces a careless or hostile scene is made of. Each random scene is a builder, something
+// done to the world while loading, and what it returns (with an update that does random harm).
+static const char *const fuzz_build[] = {
+    "local w = sb.world{}\n",
+    "local w = sb.world{ method = 'verlet', substeps = 1, iterations = 1 }\n",
+    "local w = sb.world{ method = 'force', substeps = 1000, iterations = 1000 }\n",
+    "local w = sb.world{ gravity = {0, 1e8}, bounds = {-1, -1, 1, 1} }\n",
+    "local w = sb.world{ dt = 1e300 }\n",
+};
+static const char *const fuzz_load[] = {
+    "local a = w:particle{ x = 0, y = 0, fixed = true }\nlocal b = w:particle{ x = 1, y = 0 }\n"
+    "local s = w:spring(a, b, { hertz = 5, damping_ratio = 0.1 })\n",
+    "for i = 1, 50 do w:particle{ x = i * 0.07, y = 0, radius = 0.2 } end\n",
+    "local a = w:particle{ x = 0, y = 0 }\nlocal b = w:particle{ x = 0, y = 0 }\nw:spring(a, b, { k = 1e300, c = -1 })\n",
+    "w:wall(-1e308, 0, 1e308, 0)\n",
+    "w:particle{ x = 0/0 }\n",
+    "while true do pcall(function() while true do end end) end\n",
+    "local t = {}\nfor i = 1, 1e8 do t[i] = tostring(i) end\n",
+    "require('not_there')\n",
+    "pcall(require, 'fuzz_helper')\n",
+    "setmetatable({}, { __gc = function() w:close() end })\n",
+    "w:step(1e8)\n",
+    "local p = w:particle{}\nw:remove(p)\nw:remove(p)\n",
+};
+static const char *const fuzz_update[] = {
+    "function(world) world:close() end",
+    "function(world) for _, p in ipairs({}) do end error('boom') end",
+    "function(world) local p = world:particle{ x = math.random(), y = 1 }; world:remove(p) end",
+    "function(world) local a, b = world:particle{}, world:particle{ x = 1 }; world:remove(world:spring(a, b)) end",
+    "function() pcall(require, 'not_there') end",
+    "function() while true do pcall(function() while true do end end) end end",
+    "function(world) world:step(1e8) end",
+    "function(world) for s in world:springs() do s:retune({ hertz = math.random() * 100, damping_ratio = 0.1 }, 0.2) end end",
+    "function(world) for p in world:particles() do world:drag(p, 1e300, 0, 2e6) end end",
+    "function(world) for p in world:particles() do p.vx = 1e12 end end",
+    "function(world) world:remove(world) end",
+    "function() return string.rep('x', 1e9) end",
+};
+static const char *const fuzz_return[] = {
+    "return w\n",
+    "return { world = w, update = %s }\n",
+    "return setmetatable({ world = w, update = %s }, { __index = function() error('boom') end })\n",
+    "return { world = w, worlds = setmetatable({ w }, { __len = function() return 1.5 end }), update = %s }\n",
+    "return { world = w, worlds = { w, w, sb.world{} }, update = %s }\n",
+    "return setmetatable({}, { __index = function(t, k) return t[k] end })\n",
+    "return { world = 'not a world' }\n",
+};
+
+static uint64_t fuzz_state = 0x9E3779B97F4A7C15ull;
+static int fuzz_pick(int n)
+{
+    fuzz_state ^= fuzz_state << 13;
+    fuzz_state ^= fuzz_state >> 7;
+    fuzz_state ^= fuzz_state << 17;
+    return (int)(fuzz_state % (uint64_t)n);
+}
+
+static void fuzz_scene(char *text, size_t n)
+{
+#define PICK(a) a[fuzz_pick((int)(sizeof a / sizeof a[0]))]
+    char ret[512];
+    snprintf(ret, sizeof ret, PICK(fuzz_return), PICK(fuzz_update));
+    snprintf(text, n, "local sb = require 'springbox'\n%s%s%s", PICK(fuzz_build), PICK(fuzz_load), ret);
+#undef PICK
+}
+
+// Random hostile scenes, opened, run, reloaded with other random scenes and closed, with short
+// limits. The sanitizer build runs it too: no crash, no memory error, no hang; every reload
+// says what happened and a running scene keeps its clock moving or says why not.
+// FUZZ_CASES sets the number of scenes (default 60).
+TEST(fuzz_scene_host)
+{
+    int cases = getenv("FUZZ_CASES") ? atoi(getenv("FUZZ_CASES")) : 60;
+    write_file("fuzz_helper.lua", "local sb = require 'springbox'\nreturn { world = sb.world{} }\n");
+    int opened = 0, reloads = 0;
+    for (int c = 0; c < cases; ++c) {
+        char text[2048], error[2048];
+        fuzz_scene(text, sizeof text);
+        write_file("fuzz.lua", text);
+        sb_scene_options o = sb_default_scene_options();
+        o.path = scene_path("fuzz.lua");
+        o.load_seconds = 0.05;
+        o.update_seconds = 0.05;
+        o.memory_limit = (size_t)64 << 20;
+        sb_scene *s = sb_scene_open(&o, error, sizeof error);
+        if (!s) {
+            ENSURE(error[0] != '\0'); // a reason, always
+            continue;
+        }
+        opened += 1;
+        for (int step = 0; step < 4; ++step) {
+            for (int f = 0; f < 5; ++f)
+                sb_scene_frame(s, error, sizeof error);
+            ENSURE(sb_scene_world_count(s) >= 1 && sb_scene_world(s, 0) != NULL);
+            fuzz_scene(text, sizeof text);
+            write_file("fuzz.lua", text);
+            sb_reload_event e = sb_scene_reload(s);
+            reloads += 1;
+            ENSURE(e.message[0] != '\0');
+            ENSURE(e.result == SB_RELOAD_KEPT || e.result == SB_RELOAD_RESTARTED || e.result == SB_RELOAD_FAILED);
+        }
+        sb_scene_close(s);
+    }
+    printf("%d random scenes, %d opened, %d reloads\n", cases, opened, reloads);
+    ENSURE(opened > 0);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -493,6 +604,7 @@ static const test_entry tests[] = {
     ENTRY(hostile_returned_tables),
     ENTRY(runtime_structure_changes_restart_and_say_so),
     ENTRY(sandbox_strings_cannot_be_poisoned),
+    ENTRY(fuzz_scene_host),
 };
 
 int main(int argc, char **argv)

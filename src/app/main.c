@@ -289,7 +289,11 @@ int main(int argc, char **argv)
         } else if (strcmp(arg, "--trusted") == 0) {
             trusted = true;
             continue;
-        } else if (arg[0] != '-' && !scene_file) {
+        } else if (arg[0] != '-') {
+            if (scene_file) {
+                fprintf(stderr, "springbox: one scene file at a time, got '%s' and '%s'\n", scene_file, arg);
+                return 2;
+            }
             scene_file = arg;
             continue;
         } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -326,7 +330,11 @@ int main(int argc, char **argv)
             win_w = (int)w;
             win_h = (int)h;
         } else if (strcmp(arg, "--view") == 0) {
-            ok = sscanf(value, "%lf,%lf,%lf", &view[0], &view[1], &view[2]) == 3 && view[2] > 0;
+            // three finite numbers and nothing after them; the scale positive
+            int used = 0;
+            ok = sscanf(value, "%lf,%lf,%lf%n", &view[0], &view[1], &view[2], &used) == 3 && value[used] == '\0' &&
+                 isfinite(view[0]) && isfinite(view[1]) && isfinite(view[2]) && fabs(view[0]) <= 1e12 &&
+                 fabs(view[1]) <= 1e12 && view[2] > 0 && view[2] <= 1e9;
             view_given = true;
         } else if (strcmp(arg, "--substeps") == 0) {
             ok = parse_int(value, 1, 1000, &substeps);
@@ -384,7 +392,7 @@ int main(int argc, char **argv)
         wo.iterations = iterations;
         if (stats_path && !(wo.stats = fopen(stats_path, "w"))) {
             fprintf(stderr, "springbox: cannot write stats file '%s'\n", stats_path);
-            return 1;
+            return 2; // a bad argument (1 is for a scene that fails to load)
         }
         int status = offscreen ? window_offscreen(&wo) : window_run(&wo);
         if (wo.stats)
@@ -398,7 +406,7 @@ int main(int argc, char **argv)
     if (scene_file) {
         if (stats_path && !(ro.stats = fopen(stats_path, "w"))) {
             fprintf(stderr, "springbox: cannot write stats file '%s'\n", stats_path);
-            return 1;
+            return 2; // a bad argument (1 is for a scene that fails to load)
         }
         int status = run_scene(scene_file, &ro);
         if (ro.stats)
@@ -418,6 +426,11 @@ int main(int argc, char **argv)
         def.substeps = substeps;
     if (iterations > 0)
         def.iterations = iterations;
+    if (size > sample->max_size) {
+        fprintf(stderr, "springbox: bad value for --size: '%d' (scene '%s' builds sizes 1 to %d)\n", size, scene_name,
+                sample->max_size);
+        return 2;
+    }
     sb_world *world = sample->build(&def, size > 0 ? size : sample->default_size);
     if (!world) {
         fprintf(stderr, "springbox: could not build scene '%s'\n", scene_name);
@@ -427,7 +440,7 @@ int main(int argc, char **argv)
     if (stats_path && !(stats = fopen(stats_path, "w"))) {
         fprintf(stderr, "springbox: cannot write stats file '%s'\n", stats_path);
         sb_world_destroy(world);
-        return 1;
+        return 2;
     }
 
     print_header(sample->name, world);

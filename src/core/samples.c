@@ -185,12 +185,12 @@ static sb_world *build_stack(const sb_world_def *base, int size)
 }
 
 static const sb_sample samples[] = {
-    {"wrecking_ball", "40 rigid links and a 100 kg ball swinging down from horizontal (seed 000's demo)", 40, build_wrecking_ball},
-    {"bridge", "a pinned truss bridge with a hanging load (seed 000's demo)", 16, build_bridge},
-    {"rope", "a rigid rope falling from horizontal", 30, build_rope},
-    {"cloth", "an N x N cloth pinned along its top row, sheared so it swings", 32, build_cloth},
-    {"ball_pit", "N circles of mixed sizes dropped into a 10 m box (seed 004's demo)", 400, build_ball_pit},
-    {"stack", "a column of circles resting on the floor", 6, build_stack},
+    {"wrecking_ball", "40 rigid links and a 100 kg ball swinging down from horizontal (seed 000's demo)", 40, 100000, build_wrecking_ball},
+    {"bridge", "a pinned truss bridge with a hanging load (seed 000's demo)", 16, 255, build_bridge},
+    {"rope", "a rigid rope falling from horizontal", 30, 100000, build_rope},
+    {"cloth", "an N x N cloth pinned along its top row, sheared so it swings", 32, 1000, build_cloth},
+    {"ball_pit", "N circles of mixed sizes dropped into a 10 m box (seed 004's demo)", 400, 1000000, build_ball_pit},
+    {"stack", "a column of circles resting on the floor", 6, 10000, build_stack},
 };
 
 const sb_sample *sb_samples(int *count)

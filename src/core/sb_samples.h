@@ -11,6 +11,7 @@ typedef struct sb_sample {
     const char *name;
     const char *description;
     int default_size;
+    int max_size;          ///< the largest size it builds (from 1); a larger one is refused
     /// Builds the scene into a new world made from `base` (its gravity, bounds and
     /// collision flags may be overridden by the scene). NULL if memory is short.
     sb_world *(*build)(const sb_world_def *base, int size);
