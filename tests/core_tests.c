@@ -693,6 +693,11 @@ TEST(nonfinite_containment)
     ENSURE(stats->bad_spring.index == wild.index);
     ENSURE(strstr(stats->message, "non-finite") != NULL);
     printf("%s\n", stats->message);
+    char named[64]; // numbered from 1, as the Lua index (issue 12)
+    snprintf(named, sizeof named, "particle %u went first", stats->bad_particle.index + 1);
+    ENSURE(strstr(stats->message, named) != NULL);
+    snprintf(named, sizeof named, "stiffest spring %u", wild.index + 1);
+    ENSURE(strstr(stats->message, named) != NULL);
     for (int i = 0; i < w->p_high; ++i)
         ENSURE(v2_finite(w->pos[i]));
     ENSURE(get(w, q).position.x == last_finite_q.x && get(w, q).position.y == last_finite_q.y);
