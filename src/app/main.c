@@ -183,6 +183,8 @@ static int run_scene(const char *path, const run_options *o)
     for (int i = 0; i < sb_scene_world_count(scene); ++i)
         apply_overrides(sb_scene_world(scene, i), o);
     print_header(sb_scene_title(scene), sb_scene_world(scene, 0));
+    if (sb_scene_warning(scene)[0])
+        printf("warning: %s\n", sb_scene_warning(scene));
     int reloads = 0;
     double start = now_seconds(), last_poll = 0.0;
     bool update_failed = false, warn_again = false;
@@ -203,6 +205,8 @@ static int run_scene(const char *path, const run_options *o)
                 else
                     printf("reload: %s (%.0f ms after the save)\n", e.message, e.latency_ms);
                 warn_again = e.result != SB_RELOAD_FAILED;
+                if (warn_again && sb_scene_warning(scene)[0])
+                    printf("warning: %s\n", sb_scene_warning(scene));
                 if (e.result == SB_RELOAD_RESTARTED)
                     for (int i = 0; i < sb_scene_world_count(scene); ++i)
                         apply_overrides(sb_scene_world(scene, i), o);

@@ -110,6 +110,8 @@ static bool side_open(app *a, side *s, char *error, size_t error_size)
     if (!s->scene)
         return false;
     apply_overrides(s);
+    if (sb_scene_warning(s->scene)[0] && s == &a->sides[0])
+        add_notice(a, COLOR_WARN, "%s", sb_scene_warning(s->scene));
     return true;
 }
 
@@ -143,6 +145,8 @@ static void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
     }
     s->has_error = false;
     apply_overrides(s);
+    if (sb_scene_warning(s->scene)[0])
+        add_notice(a, COLOR_WARN, "%s%s", which, sb_scene_warning(s->scene));
     if (e.result == SB_RELOAD_KEPT) {
         add_notice(a, COLOR_DRAG, "%s%s", which, "tuning applied, state kept");
     } else {

@@ -63,6 +63,9 @@ int sb_scene_world_count(const sb_scene *scene);
 sb_world *sb_scene_world(const sb_scene *scene, int i);
 /// The scene's title (its file name if it gave none).
 const char *sb_scene_title(const sb_scene *scene);
+/// What the running scene's file returned that springbox does not use ("scene field 'updat' is
+/// not used (did you mean 'update'?)"), or "" when nothing; said once per load.
+const char *sb_scene_warning(const sb_scene *scene);
 /// Files the scene loaded (the scene file first).
 int sb_scene_file_count(const sb_scene *scene);
 const char *sb_scene_file(const sb_scene *scene, int i);

@@ -42,6 +42,7 @@ typedef struct scene_build {
     sb_world **worlds;
     int *world_refs;
     char *title;
+    char *warning;            // unknown fields of the returned table, or NULL
     watched_file *files;
     int file_count;
 } scene_build;
@@ -335,6 +336,34 @@ static void wrap_function(lua_State *L, sb_scene *scene, int env, const char *li
         lua_pop(L, 1);
 }
 
+// A sandboxed scene that reaches for what the sandbox leaves out gets an error naming --trusted,
+// not a bare nil: `io`, `debug`, `package`, `dofile`, `loadfile` as globals, and the missing
+// members of `os` and `string`. Upvalue 1: what the table holds ("" for the globals, else "os.").
+static int sandbox_missing(lua_State *L)
+{
+    static const char *const removed[] = {
+        "io", "debug", "package", "dofile", "loadfile", "execute", "remove", "exit", "getenv", "rename",
+        "tmpname", "setlocale", "dump", NULL,
+    };
+    const char *key = lua_tostring(L, 2);
+    for (const char *const *r = removed; key && *r; ++r)
+        if (strcmp(key, *r) == 0)
+            return luaL_error(L, "'%s%s' is not available to sandboxed scenes: run springbox with --trusted to give "
+                                 "the scene the full standard library", lua_tostring(L, lua_upvalueindex(1)), key);
+    return 0; // any other missing name reads nil, as usual
+}
+
+/// Gives the table at `t` an __index that names what the sandbox left out.
+static void say_what_is_missing(lua_State *L, int t, const char *prefix)
+{
+    t = lua_absindex(L, t);
+    lua_newtable(L);
+    lua_pushstring(L, prefix);
+    lua_pushcclosure(L, sandbox_missing, 1);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, t);
+}
+
 static const char *const string_safe[] = {
     "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "rep", "reverse",
     "sub", "upper", "pack", "packsize", "unpack", NULL,
@@ -371,6 +400,13 @@ static void push_environment(sb_scene *scene)
     copy_library(L, env, "string", string_safe);
     static const char *const os_safe[] = {"clock", "time", "date", "difftime", NULL};
     copy_library(L, env, "os", os_safe);
+    say_what_is_missing(L, env, "");
+    lua_getfield(L, env, "os");
+    say_what_is_missing(L, -1, "os.");
+    lua_pop(L, 1);
+    lua_getfield(L, env, "string");
+    say_what_is_missing(L, -1, "string.");
+    lua_pop(L, 1);
     lua_pushvalue(L, env);
     lua_setfield(L, env, "_G");
     lua_pushvalue(L, env);
@@ -403,6 +439,7 @@ static void build_free(sb_scene *scene, scene_build *b)
     free(b->worlds);
     free(b->world_refs);
     free(b->title);
+    free(b->warning);
     memset(b, 0, sizeof *b);
     b->table_ref = b->update_ref = LUA_NOREF;
 }
@@ -429,6 +466,71 @@ static bool build_add_world(sb_scene *scene, scene_build *b, int idx)
     b->world_refs[b->world_count] = luaL_ref(scene->L, LUA_REGISTRYINDEX);
     b->worlds[b->world_count++] = w;
     return true;
+}
+
+/// Letters to change to turn a into b (Levenshtein), for "did you mean".
+static int edit_distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b), row[64];
+    if (la > 62 || lb > 62)
+        return 99;
+    for (int j = 0; j <= lb; ++j)
+        row[j] = j;
+    for (int i = 1; i <= la; ++i) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= lb; ++j) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            best = best < up + 1 ? best : up + 1;
+            best = best < row[j - 1] + 1 ? best : row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb];
+}
+
+/// The fields of the returned scene table that springbox does not use, each with the nearest
+/// known name when one is close: "scene field 'updat' is not used (did you mean 'update'?)".
+/// NULL when there are none. Read raw, like the rest of the table.
+static char *unknown_fields(lua_State *L, int t, const char *path)
+{
+    static const char *const known[] = {"world", "worlds", "title", "update", "tune", NULL};
+    char text[1024] = "";
+    size_t used = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            continue;
+        const char *key = lua_tostring(L, -1), *nearest = NULL;
+        bool is_known = false;
+        int best = 3;
+        for (const char *const *k = known; *k; ++k) {
+            int d = edit_distance(key, *k);
+            is_known = is_known || d == 0;
+            if (d < best) {
+                best = d;
+                nearest = *k;
+            }
+        }
+        if (is_known || used >= sizeof text - 1)
+            continue;
+        int n = nearest ? snprintf(text + used, sizeof text - used, "%sscene field '%s' is not used (did you mean '%s'?)",
+                                   used ? "; " : "", key, nearest)
+                        : snprintf(text + used, sizeof text - used, "%sscene field '%s' is not used (known: world, "
+                                   "worlds, title, update, tune)", used ? "; " : "", key);
+        used += n > 0 ? (size_t)n : 0;
+        used = used < sizeof text ? used : sizeof text - 1;
+    }
+    if (!used)
+        return NULL;
+    const char *slash = strrchr(path, '/');
+    size_t size = strlen(text) + strlen(path) + 4;
+    char *w = malloc(size);
+    if (w)
+        snprintf(w, size, "%s: %s", slash ? slash + 1 : path, text);
+    return w;
 }
 
 /// lua_getfield without metamethods: pushes t[k] by rawget and returns its type.
@@ -545,6 +647,8 @@ static bool build_scene(sb_scene *scene, scene_build *b, char *error, size_t err
         lua_settop(L, top);
         return false;
     }
+    if (lua_istable(L, -1))
+        b->warning = unknown_fields(L, lua_gettop(L), scene->path);
     b->table_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     if (!b->title) {
         const char *slash = strrchr(scene->path, '/');
@@ -972,6 +1076,7 @@ sb_world *sb_scene_world(const sb_scene *scene, int i)
     return i >= 0 && i < scene->cur.world_count ? scene->cur.worlds[i] : NULL;
 }
 const char *sb_scene_title(const sb_scene *scene) { return scene->cur.title; }
+const char *sb_scene_warning(const sb_scene *scene) { return scene->cur.warning ? scene->cur.warning : ""; }
 int sb_scene_file_count(const sb_scene *scene) { return scene->cur.file_count; }
 const char *sb_scene_file(const sb_scene *scene, int i)
 {
