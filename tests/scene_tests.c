@@ -255,6 +255,17 @@ TEST(sandbox)
     ENSURE(s);
     ENSURE(!sb_scene_frame(s, error, sizeof error) && strstr(error, "update() took longer than its limit") != NULL);
     sb_scene_close(s);
+    // a memory bomb near the cap ends at the time limit too, and says so
+    write_file("bomb.lua", "local t = {}\nfor i = 1, 1e10 do t[i] = string.rep('x', 64) .. i end\n");
+    o = sb_default_scene_options();
+    o.path = scene_path("bomb.lua");
+    o.load_seconds = 0.5;
+    o.memory_limit = (size_t)96 << 20;
+    double t_bomb = now();
+    s = sb_scene_open(&o, error, sizeof error);
+    printf("memory bomb stopped after %.2f s: %.100s\n", now() - t_bomb, error);
+    ENSURE(s == NULL && (strstr(error, "took longer than its limit") || strstr(error, "not enough memory")));
+    ENSURE(now() - t_bomb < 0.5 + 1.0);
     // runaway memory is refused, not fatal
     write_file("hog.lua", "local t = {}\nfor i = 1, 1e9 do t[i] = i end\n");
     o.path = scene_path("hog.lua");

@@ -100,6 +100,12 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     }
     if (nsize > old && scene->memory - old + nsize > scene->opt.memory_limit)
         return NULL; // Lua raises "not enough memory"; the process lives on
+    // Near the cap Lua spends its time in emergency collections, where no hook runs: there a
+    // call past its time limit gets no more memory, so it ends now (protected_call then reports
+    // the time limit, the cause).
+    if (nsize > old && scene->memory > scene->opt.memory_limit / 2 && scene->deadline_what &&
+        monotonic_seconds() > scene->deadline)
+        return NULL;
     void *p = realloc(ptr, nsize);
     if (p)
         scene->memory = scene->memory - old + nsize;
@@ -155,8 +161,14 @@ static bool protected_call(sb_scene *scene, int nargs, int nresults, double limi
     scene->deadline = monotonic_seconds() + limit;
     scene->deadline_what = what;
     int rc = lua_pcall(scene->L, nargs, nresults, base);
+    bool late = monotonic_seconds() > scene->deadline;
     scene->deadline_what = NULL; // no call running: nothing is past a limit
     lua_remove(scene->L, base);
+    if (rc != LUA_OK && late && rc == LUA_ERRMEM) { // out of memory because it ran out of time
+        snprintf(error, error_size, "%s took longer than its limit of %g s (it was still allocating memory)", what, limit);
+        lua_pop(scene->L, 1);
+        return false;
+    }
     if (rc != LUA_OK) {
         snprintf(error, error_size, "%s", lua_tostring(scene->L, -1) ? lua_tostring(scene->L, -1) : "error");
         lua_pop(scene->L, 1);
