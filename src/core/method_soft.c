@@ -43,8 +43,11 @@ static sb_poles implicit_euler_representable(sb_poles p)
     double disc = p.trace * p.trace - 4.0 * p.det;
     if (disc < -1e-12)
         return p; // under-damped: exact (critical damping's double pole may round either way)
-    double sq = disc > 0.0 ? sqrt(disc) : 0.0, z_s = 0.5 * (p.trace + sq), z_other = 0.5 * (p.trace - sq);
-    if (z_s >= 1.0 || z_other < 0.0)
+    double sq = disc > 0.0 ? sqrt(disc) : 0.0, z_s = 0.5 * (p.trace + sq);
+    // The other root as det / z_s: trace - sq cancels to 0 when the fast pole is tiny (1e-29 for
+    // damping ratio 21 at 60 Hz, the reload ramp's settling damping), which read as Nissen's Cd = 1.
+    double z_other = z_s > 0.0 ? p.det / z_s : 0.0;
+    if (z_s >= 1.0 || z_s <= 0.0 || z_other < 0.0)
         return p; // not a spring's decay (no stiffness, or a flip): leave it
     double x2 = z_other > 0.0 ? log(z_s) * log(z_other) : 1.0 + p.det - p.trace;
     double z_f = (1.0 - z_s) / (1.0 - z_s + x2 * z_s);
