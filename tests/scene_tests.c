@@ -527,6 +527,68 @@ TEST(scenes_are_told_what_is_wrong)
     return 0;
 }
 
+/// A scene that counts its frames in springbox.state and shows the count as particle 1's x;
+/// `extra` particles change its structure, `hz` its tuning, `fail` makes the load fail after
+/// touching the state.
+static void write_counter(int extra, double hz, bool fail)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "local sb = require 'springbox'\n"
+             "local state = sb.state{ frames = 0, cut = false }\n"
+             "local w = sb.world{ gravity = {0, 0}, collisions = false }\n"
+             "local counter = w:particle{ x = 0, y = 0, fixed = true }\n"
+             "w:spring(w:particle{ x = 0, y = 1, fixed = true }, w:particle{ x = 1, y = 1 }, { hertz = %g })\n"
+             "for i = 1, %d do w:particle{ x = i, y = 5 } end\n"
+             "%s"
+             "return { world = w, update = function() state.frames = state.frames + 1; counter.x = state.frames;"
+             " assert(sb.state() == state) end }\n",
+             hz, extra, fail ? "state.frames = -1000\nerror('after touching the state')\n" : "");
+    write_file("counter.lua", text);
+}
+
+static double counter_x(sb_scene *s)
+{
+    sb_particle_id p = sb_null_particle();
+    sb_world_next_particle(sb_scene_world(s, 0), &p);
+    sb_particle_def d;
+    sb_particle_get(sb_scene_world(s, 0), p, &d);
+    return d.position.x;
+}
+
+// Issue 14: a scene's own Lua state survives a reload that keeps the physics (a frame counter
+// goes on counting), is not touched by a load that fails, and starts afresh when the scene
+// restarts: the state and the physics are kept or restarted together.
+TEST(scene_state_survives_reloads)
+{
+    char error[2048];
+    write_counter(0, 4, false);
+    sb_scene_options o = sb_default_scene_options();
+    o.path = scene_path("counter.lua");
+    sb_scene *s = sb_scene_open(&o, error, sizeof error);
+    ENSURE(s);
+    for (int f = 0; f < 10; ++f)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    ENSURE(counter_x(s) == 10);
+    write_counter(0, 6, false); // tuning only: kept
+    ENSURE(sb_scene_reload(s).result == SB_RELOAD_KEPT);
+    for (int f = 0; f < 5; ++f)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    ENSURE(counter_x(s) == 15);
+    write_counter(0, 6, true); // fails after writing the state: the running one is untouched
+    ENSURE(sb_scene_reload(s).result == SB_RELOAD_FAILED);
+    for (int f = 0; f < 5; ++f)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    ENSURE(counter_x(s) == 20);
+    write_counter(3, 6, false); // structure changed: restarted, and so is the count
+    ENSURE(sb_scene_reload(s).result == SB_RELOAD_RESTARTED);
+    for (int f = 0; f < 5; ++f)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    ENSURE(counter_x(s) == 5);
+    sb_scene_close(s);
+    return 0;
+}
+
 // ---------------------------------------------------------------- fuzzing the host
 
 // Pieces a careless or hostile scene is made of. Each random scene is a builder, something
@@ -648,6 +710,7 @@ static const test_entry tests[] = {
     ENTRY(runtime_structure_changes_restart_and_say_so),
     ENTRY(sandbox_strings_cannot_be_poisoned),
     ENTRY(scenes_are_told_what_is_wrong),
+    ENTRY(scene_state_survives_reloads),
     ENTRY(fuzz_scene_host),
 };
 

@@ -105,6 +105,22 @@ wait_for "W writes the slider value into the file" 'grep -q "hz = {31," "$tmp/sc
 wait_for "the saved file reloads with the state kept" '[ "$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")" -gt "$kept_before" ]'
 echo "ok   slider: hz set to 31 live, written back into the file: $(grep -o "hz = {[^}]*}" "$tmp/scene.lua")"
 
+# one slow drag of a slider, with pauses, is one reload (issue 14: a drag gave three)
+sleep 0.5
+before=$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")
+xdotool mousemove --window "$wid" 820 60 mousedown 1
+for px in 840 860 880 900; do sleep 0.3; xdotool mousemove --window "$wid" $px 60; done
+sleep 0.3
+mid=$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")
+xdotool mouseup 1
+wait_for "releasing the slider reloads" '[ "$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")" -gt "$before" ]'
+sleep 0.5
+after=$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")
+[ "$mid" -eq "$before" ] || fail "the slider reloaded while it was being dragged ($((mid - before)) times)"
+sides=1; last | grep -q '"compare":true' && sides=2 # the compare view reloads each side
+[ "$after" -eq $((before + sides)) ] || fail "one drag gave $((after - before)) reloads on $sides side(s)"
+echo "ok   one slider drag (1.5 s, four pauses) is one reload per side ($sides)"
+
 xdotool key q
 for _ in $(seq 1 50); do kill -0 $app 2>/dev/null || break; sleep 0.1; done
 kill -0 $app 2>/dev/null && fail "Q did not quit"

@@ -52,7 +52,7 @@ typedef struct app {
     double physics_share;       // physics time over frame time, smoothed
     long frame;
     render_ctx *rc;
-    double pending_tune_time;   // a slider moved; applied at most every 100 ms
+    double slider_preview;      // a scene tunable being dragged: its value so far, applied on release
 } app;
 
 static double now_seconds(void)
@@ -554,6 +554,8 @@ static void draw(app *a)
     SDL_Renderer *r = render_renderer(rc);
     for (int i = 0; i < n; ++i) {
         SDL_Rect bar = slider_rect(a, i);
+        if (i == a->drag_slider && !sl[i].app)
+            sl[i].value = a->slider_preview; // follows the mouse; the scene reloads once, on release
         char label[128];
         snprintf(label, sizeof label, "%.60s  %.3g", sl[i].name, sl[i].value);
         render_text(rc, bar.x, bar.y - lh - 2, sl[i].app ? COLOR_DRAG : COLOR_TEXT, false, label);
@@ -757,7 +759,11 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
                     SDL_Rect bar = slider_rect(a, i);
                     if (y >= bar.y - 8 && y <= bar.y + bar.h + 8) {
                         a->drag_slider = i;
-                        slider_set(a, i, sl[i].min + (sl[i].max - sl[i].min) * (x - bar.x) / (double)bar.w);
+                        double v = sl[i].min + (sl[i].max - sl[i].min) * (x - bar.x) / (double)bar.w;
+                        if (sl[i].app)
+                            slider_set(a, i, v); // the window's own: no reload, so live
+                        else
+                            a->slider_preview = fmin(fmax(v, sl[i].min), sl[i].max);
                     }
                 }
                 break;
@@ -781,11 +787,13 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
             slider sl[34];
             int n = sliders(a, sl, 34);
             int i = a->drag_slider;
-            if (i < n && sl[i].app) {
+            if (i < n) {
                 SDL_Rect bar = slider_rect(a, i);
-                slider_set(a, i, sl[i].min + (sl[i].max - sl[i].min) * (x - bar.x) / (double)bar.w);
-            } else {
-                a->pending_tune_time = now_seconds(); // applied on release or after a pause
+                double v = sl[i].min + (sl[i].max - sl[i].min) * (x - bar.x) / (double)bar.w;
+                if (sl[i].app)
+                    slider_set(a, i, v);
+                else
+                    a->slider_preview = fmin(fmax(v, sl[i].min), sl[i].max); // one reload, on release
             }
         } else if (a->dragging) {
             sb_view v = view_for(a, x);
@@ -974,17 +982,6 @@ int window_run(const window_options *o)
             last_poll = now;
             for (int i = 0; i < side_count(&a); ++i)
                 handle_reload(&a, &a.sides[i], sb_scene_poll(a.sides[i].scene), a.compare ? (i ? "right: " : "left: ") : "");
-        }
-        if (a.pending_tune_time > 0.0 && now - a.pending_tune_time > 0.1 && a.drag_slider >= 0) {
-            int x, y;
-            SDL_GetMouseState(&x, &y);
-            slider sl[34];
-            int n = sliders(&a, sl, 34), i = a.drag_slider;
-            if (i < n) {
-                SDL_Rect bar = slider_rect(&a, i);
-                slider_set(&a, i, sl[i].min + (sl[i].max - sl[i].min) * (x - bar.x) / (double)bar.w);
-            }
-            a.pending_tune_time = 0.0;
         }
         // Physics at its fixed step; if it cannot keep up, drop the backlog and say so.
         double dt = sb_world_get_def(side_world(&a.sides[0], 0)).dt;

@@ -1168,6 +1168,52 @@ static const luaL_Reg spring_meta[] = {
 // springbox.tune{ name = {value, min, max}, ... } -> { name = current value, ... }
 // Declares values a designer can tune live; the host shows them as sliders and re-runs the
 // scene with a new value as a hot reload would. Outside the host the defaults come back.
+// springbox.state(defaults) -> the scene's own table, kept across hot reloads. The first call of a
+// load (a scene host sets springbox.loading) makes it: a copy of the running scene's state
+// (springbox.state.current) or a new table, plus every default it lacks; later calls of the same
+// load return it. The host makes it current when the load is kept and drops it otherwise. Called
+// outside a load (from update(), or without a host) it returns the running state.
+static int l_state(lua_State *L)
+{
+    if (!lua_isnoneornil(L, 1))
+        luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.loading");
+    bool loading = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    const char *key = loading ? "springbox.state.next" : "springbox.state.current"; // at run time: the running one
+    if (lua_getfield(L, LUA_REGISTRYINDEX, key) == LUA_TTABLE)
+        goto defaults;
+    lua_pop(L, 1);
+    lua_newtable(L);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.state.current") == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) { // a shallow copy: a failed load cannot change the running state
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, -5);
+        }
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, key);
+defaults:
+    if (lua_istable(L, 1)) {
+        lua_pushnil(L);
+        while (lua_next(L, 1)) {
+            lua_pushvalue(L, -2);
+            if (lua_rawget(L, -4) == LUA_TNIL) {
+                lua_pop(L, 1);
+                lua_pushvalue(L, -2);
+                lua_insert(L, -2);
+                lua_rawset(L, -4);
+            } else {
+                lua_pop(L, 2);
+            }
+        }
+    }
+    return 1;
+}
+
 static int l_tune(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -1250,6 +1296,8 @@ int luaopen_springbox(lua_State *L)
     lua_setfield(L, -2, "world");
     lua_pushcfunction(L, l_tune);
     lua_setfield(L, -2, "tune");
+    lua_pushcfunction(L, l_state);
+    lua_setfield(L, -2, "state");
     l_methods(L);
     lua_setfield(L, -2, "methods");
     lua_pushliteral(L, "0.1");

@@ -560,9 +560,11 @@ static bool build_scene(sb_scene *scene, scene_build *b, char *error, size_t err
     memset(b, 0, sizeof *b);
     b->table_ref = b->update_ref = LUA_NOREF;
     record_file(b, scene->path);
-    // Tunables declared by this run start empty.
+    // Tunables declared by this run start empty; so does its springbox.state (springbox.state).
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "springbox.state.next");
     int top = lua_gettop(L);
     struct stat st;
     if (stat(scene->path, &st) == 0 && !S_ISREG(st.st_mode)) { // a FIFO or a device would block
@@ -577,8 +579,16 @@ static bool build_scene(sb_scene *scene, scene_build *b, char *error, size_t err
     push_environment(scene);
     lua_setupvalue(L, -2, 1);
     scene->loading = b;
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "springbox.loading");
     bool loaded = protected_call(scene, 0, 1, scene->opt.load_seconds, "loading the scene", error, error_size);
     scene->loading = NULL;
+    lua_pushboolean(L, 0);
+    lua_setfield(L, LUA_REGISTRYINDEX, "springbox.loading");
+    if (!loaded) { // a failed load's state goes with it
+        lua_pushnil(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, "springbox.state.next");
+    }
     if (!loaded) {
         lua_settop(L, top);
         return false;
@@ -851,6 +861,11 @@ static void adopt(sb_scene *scene, scene_build *b, world_shape *shapes)
     build_free(scene, &scene->cur);
     scene->cur = *b;
     scene->update_ok = true;
+    // The adopted load's springbox.state becomes the running state.
+    lua_getfield(scene->L, LUA_REGISTRYINDEX, "springbox.state.next");
+    lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.state.current");
+    lua_pushnil(scene->L);
+    lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.state.next");
     lua_gc(scene->L, LUA_GCCOLLECT); // the old worlds go now, not at some later collection
 }
 
@@ -901,6 +916,18 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
                      "world %d: the running scene added or removed particles or springs since it was loaded", i + 1);
     }
     if (restart) {
+        // A restart starts the scene's own state afresh too: the file runs again with an empty
+        // springbox.state (the load above saw the old one). If that run fails, the first stands.
+        lua_pushnil(scene->L);
+        lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.state.current");
+        scene_build fresh;
+        char ignored[sizeof error];
+        if (build_scene(scene, &fresh, ignored, sizeof ignored)) {
+            build_free(scene, &b);
+            b = fresh;
+        } else {
+            build_free(scene, &fresh);
+        }
         adopt(scene, &b, NULL);
         return make_event(SB_RELOAD_RESTARTED, "structure changed: restarted (%s)", why);
     }

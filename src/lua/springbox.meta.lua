@@ -35,6 +35,14 @@ function springbox.world(def) end
 ---@return table<string, number>
 function springbox.tune(decl) end
 
+--- The scene's own state, kept across hot reloads: `local state = springbox.state{ frames = 0 }`.
+--- A reload that keeps the physics hands the new version a (shallow) copy of the running table,
+--- plus any default it lacks; a load that fails leaves the running one untouched; a restart
+--- starts it afresh with the physics. Called from update() it returns the running table.
+---@param defaults? table
+---@return table
+function springbox.state(defaults) end
+
 ---@class springbox.ParticleDef
 ---@field x? number metres
 ---@field y? number metres
