@@ -101,21 +101,25 @@ wait_for "moving a slider re-runs the scene, state kept" 'grep -q "tuning applie
 sleep 0.3
 kept_before=$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")
 xdotool key w
-wait_for "W writes the slider value into the file" 'grep -q "hz = {31," "$tmp/scene.lua"'
+wait_for "W writes the slider value into the file" 'grep -qE "hz = \{31(\.0)?," "$tmp/scene.lua"'
 wait_for "the saved file reloads with the state kept" '[ "$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")" -gt "$kept_before" ]'
-echo "ok   slider: hz set to 31 live, written back into the file: $(grep -o "hz = {[^}]*}" "$tmp/scene.lua")"
+# what is written is what the slider shows: its precision, no tail of digits (issue 14)
+grep -qE "hz = \{[0-9]+(\.[0-9])?," "$tmp/scene.lua" || fail "W wrote more digits than the slider shows: $(grep -o "hz = {[^}]*}" "$tmp/scene.lua")"
+grep -q '"event":"reload","frame":[0-9]*,"side":"[a-z]*","result":"kept"' "$tmp/s.jsonl" || fail "--stats has no reload objects"
+echo "ok   slider: hz set to 31 live, written back as shown: $(grep -o "hz = {[^}]*}" "$tmp/scene.lua"); reloads in --stats"
 
 # one slow drag of a slider, with pauses, is one reload (issue 14: a drag gave three)
 sleep 0.5
-before=$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")
+kept() { grep -c '"event":"reload".*"result":"kept"' "$tmp/s.jsonl"; }
+before=$(kept)
 xdotool mousemove --window "$wid" 820 60 mousedown 1
 for px in 840 860 880 900; do sleep 0.3; xdotool mousemove --window "$wid" $px 60; done
 sleep 0.3
-mid=$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")
+mid=$(kept)
 xdotool mouseup 1
-wait_for "releasing the slider reloads" '[ "$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")" -gt "$before" ]'
+wait_for "releasing the slider reloads" '[ "$(kept)" -gt "$before" ]'
 sleep 0.5
-after=$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")
+after=$(kept)
 [ "$mid" -eq "$before" ] || fail "the slider reloaded while it was being dragged ($((mid - before)) times)"
 sides=1; last | grep -q '"compare":true' && sides=2 # the compare view reloads each side
 [ "$after" -eq $((before + sides)) ] || fail "one drag gave $((after - before)) reloads on $sides side(s)"

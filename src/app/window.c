@@ -133,10 +133,34 @@ static void record_history(side *s)
     s->history += 1;
 }
 
+/// A JSON string: quotes, backslashes and control characters escaped.
+static void json_text(FILE *f, const char *text)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            fprintf(f, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(f, "\\u%04x", *c);
+        else
+            fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
 static void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
 {
     if (e.result == SB_RELOAD_NONE)
         return;
+    if (a->opt.stats) { // as the headless runner writes them, and as the README documents
+        static const char *const results[] = {"none", "kept", "restarted", "failed"};
+        fprintf(a->opt.stats, "{\"event\":\"reload\",\"frame\":%ld,\"side\":\"%s\",\"result\":\"%s\",\"latency_ms\":%.1f,"
+                              "\"message\":",
+                a->frame, which[0] == 'l' ? "left" : which[0] == 'r' ? "right" : "main", results[e.result], e.latency_ms);
+        json_text(a->opt.stats, e.message);
+        fputs("}\n", a->opt.stats);
+        fflush(a->opt.stats);
+    }
     if (e.result == SB_RELOAD_FAILED) {
         snprintf(s->error, sizeof s->error, "%s", e.message);
         s->has_error = true;
@@ -252,6 +276,25 @@ static int sliders(const app *a, slider *out, int max)
     return n + 1;
 }
 
+/// One pixel of a slider's bar, as a power of ten: the step its value moves by. The label shows,
+/// the scene gets and W writes the value rounded to it, so all three are the same number.
+static double slider_step(const slider *s, int bar_width)
+{
+    return pow(10.0, floor(log10((s->max - s->min) / (bar_width > 0 ? bar_width : 1))));
+}
+
+static double slider_round(const slider *s, double value, int bar_width)
+{
+    double step = slider_step(s, bar_width);
+    return fmin(fmax(round(value / step) * step, s->min), s->max);
+}
+
+static int slider_decimals(const slider *s, int bar_width)
+{
+    int d = -(int)floor(log10(slider_step(s, bar_width)) + 1e-9);
+    return d > 0 ? (d < 9 ? d : 9) : 0;
+}
+
 static SDL_Rect slider_rect(const app *a, int i)
 {
     SDL_Rect r = {a->width - PANEL_WIDTH + 12, 40 + i * 46 + 20, PANEL_WIDTH - 24, 10};
@@ -264,7 +307,7 @@ static void slider_set(app *a, int i, double value)
     int n = sliders(a, s, 34);
     if (i < 0 || i >= n)
         return;
-    value = fmin(fmax(value, s[i].min), s[i].max);
+    value = slider_round(&s[i], value, slider_rect(a, i).w);
     if (s[i].app) {
         if (strcmp(s[i].name, "drag hertz") == 0)
             a->drag_hertz = value;
@@ -335,8 +378,9 @@ static void write_back(app *a)
             strtod(q, &end);
             if (end == q)
                 continue;
-            char number[64];
-            snprintf(number, sizeof number, "%.6g", s[i].value);
+            char number[64]; // what the slider shows (slider_round)
+            int w = slider_rect(a, i).w;
+            snprintf(number, sizeof number, "%.*f", slider_decimals(&s[i], w), slider_round(&s[i], s[i].value, w));
             size_t tail = strlen(end);
             size_t new_size = (size_t)(q - text) + strlen(number) + tail + 1;
             char *next = malloc(new_size);
@@ -557,7 +601,8 @@ static void draw(app *a)
         if (i == a->drag_slider && !sl[i].app)
             sl[i].value = a->slider_preview; // follows the mouse; the scene reloads once, on release
         char label[128];
-        snprintf(label, sizeof label, "%.60s  %.3g", sl[i].name, sl[i].value);
+        snprintf(label, sizeof label, "%.60s  %.*f", sl[i].name, slider_decimals(&sl[i], bar.w),
+                 slider_round(&sl[i], sl[i].value, bar.w));
         render_text(rc, bar.x, bar.y - lh - 2, sl[i].app ? COLOR_DRAG : COLOR_TEXT, false, label);
         SDL_SetRenderDrawColor(r, 70, 76, 90, 255);
         SDL_RenderFillRect(r, &bar);
@@ -763,7 +808,7 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
                         if (sl[i].app)
                             slider_set(a, i, v); // the window's own: no reload, so live
                         else
-                            a->slider_preview = fmin(fmax(v, sl[i].min), sl[i].max);
+                            a->slider_preview = slider_round(&sl[i], v, bar.w);
                     }
                 }
                 break;
@@ -793,7 +838,7 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
                 if (sl[i].app)
                     slider_set(a, i, v);
                 else
-                    a->slider_preview = fmin(fmax(v, sl[i].min), sl[i].max); // one reload, on release
+                    a->slider_preview = slider_round(&sl[i], v, bar.w); // one reload, on release
             }
         } else if (a->dragging) {
             sb_view v = view_for(a, x);
