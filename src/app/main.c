@@ -33,7 +33,8 @@ static void usage(FILE *out)
             "  --trusted      give the scene the full standard library (io, os.execute, ...)\n"
             "  --method M     force|impulse|sequential|soft|verlet|xpbd, for every world at start\n"
             "  --substeps N, --iterations N   solver settings at start\n"
-            "  --scene NAME   a built-in C sample instead of a file (--size N); --list shows them\n");
+            "  --scene NAME   a built-in C sample instead of a file (--size N); --list shows them\n"
+            "  --version      print the version and exit\n");
 }
 
 static bool parse_int(const char *text, int lo, int hi, int *out)
@@ -257,17 +258,23 @@ static int run_scene(const char *path, const run_options *o)
 }
 
 // A default scene: scripts/default.lua from the source tree or next to the executable.
+/// The default scene: next to an installed program (<prefix>/share/springbox/scripts), then the
+/// source tree it was built from, then ../scripts beside the program.
 static const char *default_scene(const char *argv0)
 {
     static char path[4096];
+    const char *slash = strrchr(argv0, '/');
+    int dir = slash ? (int)(slash - argv0) : 1;
+    const char *base = slash ? argv0 : ".";
+    snprintf(path, sizeof path, "%.*s/../share/springbox/scripts/default.lua", dir, base);
+    if (access(path, R_OK) == 0)
+        return path;
 #ifdef SPRINGBOX_SCRIPTS_DIR
     snprintf(path, sizeof path, "%s/default.lua", SPRINGBOX_SCRIPTS_DIR);
     if (access(path, R_OK) == 0)
         return path;
 #endif
-    const char *slash = strrchr(argv0, '/');
-    int dir = slash ? (int)(slash - argv0) : 1;
-    snprintf(path, sizeof path, "%.*s/../scripts/default.lua", dir, slash ? argv0 : ".");
+    snprintf(path, sizeof path, "%.*s/../scripts/default.lua", dir, base);
     return access(path, R_OK) == 0 ? path : NULL;
 }
 
@@ -300,6 +307,9 @@ int main(int argc, char **argv)
             }
             scene_file = arg;
             continue;
+        } else if (strcmp(arg, "--version") == 0) {
+            printf("springbox %s\n", SPRINGBOX_VERSION);
+            return 0;
         } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             usage(stdout);
             return 0;

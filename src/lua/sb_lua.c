@@ -1300,7 +1300,7 @@ int luaopen_springbox(lua_State *L)
     lua_setfield(L, -2, "state");
     l_methods(L);
     lua_setfield(L, -2, "methods");
-    lua_pushliteral(L, "0.1");
+    lua_pushliteral(L, SPRINGBOX_VERSION); // the CMake project version
     lua_setfield(L, -2, "version");
     return 1;
 }

@@ -1,0 +1,26 @@
+# Writes the man page springbox.1 from `springbox --help`, so the two cannot drift.
+# Called by the build with -DBIN=<the program> -DOUT=<springbox.1> -DVERSION=<project version>.
+execute_process(COMMAND "${BIN}" --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "springbox --help failed (${rc})")
+endif()
+string(REPLACE "\\" "\\\\" help "${help}")
+string(REPLACE "-" "\\-" help "${help}")
+string(REGEX REPLACE "\n$" "" help "${help}")
+string(REPLACE ";" "<semicolon>" help "${help}") # lines become a CMake list below
+string(REPLACE "\n" ";" lines "${help}")
+set(page ".TH SPRINGBOX 1 \"\" \"springbox ${VERSION}\" \"User Commands\"\n.SH NAME\nspringbox \\- a 2D physics sandbox for people who tune springs\n")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^usage: (.*)$")
+    string(APPEND page ".SH SYNOPSIS\n.B ${CMAKE_MATCH_1}\n.SH OPTIONS\n")
+  elseif(line MATCHES "^  ([^ ].*[^ ])   +(.*)$")
+    string(APPEND page ".TP\n.B ${CMAKE_MATCH_1}\n${CMAKE_MATCH_2}\n")
+  elseif(line MATCHES "^  (\\\\-\\\\-[a-z]+ [A-Z]+) (.*)$") # an option too long for the column
+    string(APPEND page ".TP\n.B ${CMAKE_MATCH_1}\n${CMAKE_MATCH_2}\n")
+  elseif(line MATCHES "^ +(.*)$")
+    string(APPEND page "${CMAKE_MATCH_1}\n")
+  endif()
+endforeach()
+string(APPEND page ".SH FILES\nExample scenes and the Lua Language Server definitions are in share/springbox under the install prefix.\n")
+string(REPLACE "<semicolon>" ";" page "${page}")
+file(WRITE "${OUT}" "${page}")
