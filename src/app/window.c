@@ -4,9 +4,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "window.h"
 
-#include "png.h"
 #include "render.h"
 #include "sb_scene.h"
+
+#include <SDL_image.h>
 
 #include <ctype.h>
 #include <math.h>
@@ -672,10 +673,10 @@ static void screenshot(app *a, SDL_Renderer *r)
     snprintf(path, sizeof path, "springbox-%04d.png", ++count);
     int w, h;
     SDL_GetRendererOutputSize(r, &w, &h);
-    uint8_t *rgb = malloc((size_t)w * (size_t)h * 3);
-    bool ok = rgb && SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGB24, rgb, w * 3) == 0 &&
-              png_write_rgb(path, rgb, w, h, w * 3);
-    free(rgb);
+    SDL_Surface *shot = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB24);
+    bool ok = shot && SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGB24, shot->pixels, shot->pitch) == 0 &&
+              IMG_SavePNG(shot, path) == 0; // SDL2_image writes the PNG
+    SDL_FreeSurface(shot);
     if (ok)
         add_notice(a, COLOR_DRAG, "screenshot: %s", path);
     else
@@ -1075,8 +1076,8 @@ int window_run(const window_options *o)
 
 static bool save_surface(SDL_Surface *s, const char *path)
 {
-    SDL_Surface *rgb = SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_RGB24, 0);
-    bool ok = rgb && png_write_rgb(path, (const uint8_t *)rgb->pixels, rgb->w, rgb->h, rgb->pitch);
+    SDL_Surface *rgb = SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_RGB24, 0); // no alpha in the file
+    bool ok = rgb && IMG_SavePNG(rgb, path) == 0;
     SDL_FreeSurface(rgb);
     return ok;
 }
