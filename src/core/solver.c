@@ -115,14 +115,6 @@ static double rigid_coefficients(const sb_world *w, int s, double m, double h, s
     }
 }
 
-/// The poles Nissen's safe spring gives a lone pair: the force method's map (method_force.c).
-static sb_poles explicit_poles(double stiff, double damp, double m, double h)
-{
-    double a = stiff * h / m, b = damp / m;
-    sb_poles p = {2.0 - a - b, 1.0 - b};
-    return p;
-}
-
 /// What a tuning asks for, as hertz and damping ratio, for the report.
 static void asked_hertz_zeta(const sb_tuning *t, double m, double h, double *hertz, double *zeta)
 {
@@ -233,7 +225,7 @@ static void compute_coefficients(sb_world *w, double h)
                 w->kstiff[k] *= allowed / load;
                 w->kdamp[k] *= allowed / load;
             }
-            report_clamp(w, w->order[k], m, h, explicit_poles(w->kstiff[k], w->kdamp[k], m, h));
+            report_clamp(w, w->order[k], m, h, force_poles(w->kstiff[k] * h / m, w->kdamp[k] / m));
             continue;
         }
         sb_poles target = {w->kstiff[k], w->kdamp[k]};
