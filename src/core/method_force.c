@@ -14,13 +14,6 @@
 // of the target poles instead delivers the asked motion exactly:
 //     b = 1 - det,   a = 1 + det - trace.
 
-/// The poles of the map above for a and b.
-sb_poles force_poles(double a, double b)
-{
-    sb_poles p = {2.0 - a - b, 1.0 - b};
-    return p;
-}
-
 // The network limit of symplectic Euler: a mode with mu times the lone pair's a and b has trace
 // 2 - mu (a + b) and determinant 1 - mu b, and the Jury test keeps it while mu (a + 2 b) < 4.
 double force_load(sb_poles target)
@@ -40,7 +33,7 @@ coef_result explicit_scaled(double a, double b, double load, double allowed_load
         b *= f;
         r.clamped = true;
     }
-    r.delivered = force_poles(a, b);
+    r.delivered = sb_nissen_poles(a, b); // the map above is Nissen's (seed 002)
     out->stiff = a * m / h;
     out->damp = b * m;
     out->scale = 0.0;

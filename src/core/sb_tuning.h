@@ -61,6 +61,10 @@ typedef struct sb_poles { double trace, det; } sb_poles;
 /// give the poles of his impulse spring at this step (trace 2 - Cs - Cd, det 1 - Cd; seed 002).
 /// A frequency past SB_MAX_OMEGA_H is lowered to it (same damping ratio) and *limited is set.
 sb_poles sb_tuning_poles(const sb_tuning *t, double m, double h, bool *limited);
+/// The poles of Nissen's impulse spring (seed 002) with coefficients Cs and Cd: its map moves
+/// (x, h v) by [[1 - Cs, 1 - Cd], [-Cs, 1 - Cd]], trace 2 - Cs - Cd and determinant 1 - Cd. The
+/// force method's symplectic Euler step is the same map with Cs = k h^2/m, Cd = c h/m.
+sb_poles sb_nissen_poles(double cs, double cd);
 /// Poles of a continuous angular frequency and damping ratio at sub-step h: exp(s h).
 sb_poles sb_poles_from_omega_zeta(double omega, double zeta, double h);
 /// The natural frequency (Hz, as hertz tunings give it) and damping ratio that poles give at

@@ -124,8 +124,7 @@ static void asked_hertz_zeta(const sb_tuning *t, double m, double h, double *her
     } else if (t->mode == SB_TUNE_RAW) {
         sb_kc_to_hertz_zeta(t->k, t->c, m, hertz, zeta);
     } else {
-        sb_poles p = {2.0 - t->stiffness - t->damping, 1.0 - t->damping};
-        sb_poles_to_hertz_zeta(p, h, hertz, zeta);
+        sb_poles_to_hertz_zeta(sb_nissen_poles(t->stiffness, t->damping), h, hertz, zeta);
     }
 }
 
@@ -225,7 +224,7 @@ static void compute_coefficients(sb_world *w, double h)
                 w->kstiff[k] *= allowed / load;
                 w->kdamp[k] *= allowed / load;
             }
-            report_clamp(w, w->order[k], m, h, force_poles(w->kstiff[k] * h / m, w->kdamp[k] / m));
+            report_clamp(w, w->order[k], m, h, sb_nissen_poles(w->kstiff[k] * h / m, w->kdamp[k] / m));
             continue;
         }
         sb_poles target = {w->kstiff[k], w->kdamp[k]};

@@ -174,13 +174,17 @@ sb_poles sb_poles_from_omega_zeta(double omega, double zeta, double h)
     return p;
 }
 
+sb_poles sb_nissen_poles(double cs, double cd)
+{
+    sb_poles p = {2.0 - cs - cd, 1.0 - cd};
+    return p;
+}
+
 sb_poles sb_tuning_poles(const sb_tuning *t, double m, double h, bool *limited)
 {
     *limited = false;
-    if (t->mode == SB_TUNE_COEFFICIENTS) {
-        sb_poles p = {2.0 - t->stiffness - t->damping, 1.0 - t->damping};
-        return p;
-    }
+    if (t->mode == SB_TUNE_COEFFICIENTS)
+        return sb_nissen_poles(t->stiffness, t->damping);
     double omega, zeta;
     if (t->mode == SB_TUNE_HERTZ) {
         omega = two_pi * t->hertz;

@@ -222,8 +222,6 @@ typedef struct coef_result { sb_poles delivered; bool clamped; } coef_result;
 // stretch and per metre per second.
 
 // method_force.c (seed 001)
-/// The poles of the force method's map (trace 2 - a - b, det 1 - b) for its a and b.
-sb_poles force_poles(double a, double b);
 double force_load(sb_poles target);
 /// An explicit method's a and b, scaled down together until `load` fits `allowed_load` (the
 /// stiffest stable setting), as constants; returns the poles they deliver alone.
