@@ -185,7 +185,7 @@ TEST(soft_matches_implicit_euler)
                 sb_world_step(w);
                 const double h = def.dt;
                 bool limited, clamped;
-                sb_poles poles = implicit_euler_poles_within(sb_tuning_poles(&tuning, m, h, &limited), INFINITY, false, &clamped);
+                sb_poles poles = implicit_euler_poles_within(sb_tuning_poles(&tuning, m, h, &limited), INFINITY, &clamped);
                 double k, c;
                 implicit_euler_kc(poles, m, h, &k, &c);
                 double v2_expected = (v1 - h * k / m * x1) / (1.0 + h * c / m + h * h * k / m);

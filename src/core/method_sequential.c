@@ -17,14 +17,10 @@
 // without it). Rigid springs are constraints iterated to convergence, with no load.
 double sequential_load(sb_poles target) { return impulse_load(target); }
 
-coef_result sequential_coefficients(sb_poles target, double allowed_load, bool in_network, spring_coef *out)
+coef_result sequential_coefficients(sb_poles target, double allowed_load, spring_coef *out)
 {
-    bool lighter = false;
-    if (in_network)
-        target = poles_without_negative_damping(target, &lighter);
     spring_coef c; // Cs and Cd in Nissen's range, as the impulse method clamps them
     coef_result r = impulse_coefficients(target, 1.0, 1.0, allowed_load, &c);
-    r.clamped = r.clamped || lighter;
     out->stiff = c.stiff; // Cs (stiff = Cs m / h with m = h = 1)
     out->damp = c.damp;   // Cd
     out->scale = 0.0;

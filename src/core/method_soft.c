@@ -80,12 +80,10 @@ sb_poles poles_without_negative_damping(sb_poles p, bool *clamped)
     return r;
 }
 
-sb_poles implicit_euler_poles_within(sb_poles target, double allowed_load, bool in_network, bool *clamped)
+sb_poles implicit_euler_poles_within(sb_poles target, double allowed_load, bool *clamped)
 {
     sb_poles p = implicit_euler_representable(target);
     *clamped = false;
-    if (in_network)
-        return poles_without_negative_damping(p, clamped);
     if (implicit_euler_load(p) <= allowed_load)
         return p;
     double y = sqrt(p.det), cos_theta = p.trace / (2.0 * y);
@@ -135,11 +133,10 @@ sb_soft soft_from_hertz(double hertz, double damping_ratio, double h)
 // the target poles (implicit_euler_kc), h (c + h k) + m = m / det, and the three become
 //     m_soft = m (1 - det),   m_soft beta / h = (1 + det - trace) m / h,   scale = det,
 // finite even for zero damping (det = 1), where gamma and beta alone are not.
-coef_result soft_coefficients(sb_poles target, double m, double h, double allowed_load, bool in_network,
-                              spring_coef *out)
+coef_result soft_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
 {
     coef_result r;
-    r.delivered = implicit_euler_poles_within(target, allowed_load, in_network, &r.clamped);
+    r.delivered = implicit_euler_poles_within(target, allowed_load, &r.clamped);
     out->damp = m * (1.0 - r.delivered.det);
     out->stiff = (1.0 + r.delivered.det - r.delivered.trace) * m / h;
     out->scale = r.delivered.det;

@@ -25,12 +25,9 @@ double verlet_load(sb_poles target)
     return trace_side > det_side ? trace_side : det_side;
 }
 
-coef_result verlet_coefficients(sb_poles target, double m, double h, double allowed_load, bool in_network,
-                                spring_coef *out)
+coef_result verlet_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
 {
     coef_result r = {target, false};
-    if (in_network) // b >= 0 (world_internal.h)
-        target = r.delivered = poles_without_negative_damping(target, &r.clamped);
     double a = 1.0 + target.det - target.trace, b = target.trace - 2.0 * target.det;
     double load = verlet_load(target);
     if (load > allowed_load && load > 0.0) { // scaled down together: the stiffest stable setting

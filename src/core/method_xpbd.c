@@ -9,11 +9,10 @@
 // discrete map is the soft method's (method_soft.c): the same matching and the same network
 // limit. 1 + gamma = (c + h k)/(h k) stays positive: c + h k = m (1 - det)/(det h) > 0.
 // Constants: stiff = alpha~ = 1/(k h^2), damp = gamma = c/(k h).
-coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowed_load, bool in_network,
-                              spring_coef *out)
+coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
 {
     coef_result r;
-    r.delivered = implicit_euler_poles_within(target, allowed_load, in_network, &r.clamped);
+    r.delivered = implicit_euler_poles_within(target, allowed_load, &r.clamped);
     double k, c;
     implicit_euler_kc(r.delivered, m, h, &k, &c);
     out->stiff = k > 0.0 ? 1.0 / (k * h * h) : INFINITY; // no spring: the update skips it

@@ -81,15 +81,15 @@ static double method_load(sb_method method, sb_poles target)
 }
 
 static coef_result method_coefficients(sb_method method, sb_poles target, double m, double h, double allowed_load,
-                                       bool in_network, spring_coef *c)
+                                       spring_coef *c)
 {
     switch (method) {
     case SB_METHOD_FORCE: return force_coefficients(target, m, h, allowed_load, c);
     case SB_METHOD_IMPULSE: return impulse_coefficients(target, m, h, allowed_load, c);
-    case SB_METHOD_SEQUENTIAL: return sequential_coefficients(target, allowed_load, in_network, c);
-    case SB_METHOD_SOFT: return soft_coefficients(target, m, h, allowed_load, in_network, c);
-    case SB_METHOD_VERLET: return verlet_coefficients(target, m, h, allowed_load, in_network, c);
-    default: return xpbd_coefficients(target, m, h, allowed_load, in_network, c);
+    case SB_METHOD_SEQUENTIAL: return sequential_coefficients(target, allowed_load, c);
+    case SB_METHOD_SOFT: return soft_coefficients(target, m, h, allowed_load, c);
+    case SB_METHOD_VERLET: return verlet_coefficients(target, m, h, allowed_load, c);
+    default: return xpbd_coefficients(target, m, h, allowed_load, c);
     }
 }
 
@@ -228,13 +228,17 @@ static void compute_coefficients(sb_world *w, double h)
             continue;
         }
         sb_poles target = {w->kstiff[k], w->kdamp[k]};
-        bool limited = w->kscale[k] != 0.0;
+        bool limited = w->kscale[k] != 0.0, lighter = false;
+        // No negative damping inside a network (world_internal.h). The force method shows the
+        // explicit spring as it is (seed 001) and the impulse method keeps Nissen's Cd in [0, 1].
+        if (method != SB_METHOD_FORCE && method != SB_METHOD_IMPULSE && in_network(w, k))
+            target = poles_without_negative_damping(target, &lighter);
         spring_coef c;
-        coef_result r = method_coefficients(method, target, m, h, allowed_load(w, k, load), in_network(w, k), &c);
+        coef_result r = method_coefficients(method, target, m, h, allowed_load(w, k, load), &c);
         w->kstiff[k] = c.stiff;
         w->kdamp[k] = c.damp;
         w->kscale[k] = c.scale;
-        if (limited || r.clamped)
+        if (limited || lighter || r.clamped)
             report_clamp(w, w->order[k], m, h, r.delivered);
     }
     w->coef_dirty = false;

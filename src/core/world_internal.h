@@ -212,8 +212,8 @@ typedef struct coef_result { sb_poles delivered; bool clamped; } coef_result;
 // 4 M - sum_s m_s load_s J_s^T J_s stops being positive definite; the Gershgorin rows of M^-1
 // times that sum bound it, so solver.c adds up each spring's `load` at its free ends and gives
 // each spring the share its busiest end leaves (a lone spring keeps its whole load). Each method
-// then meets its allowed load its own way, and reports what it delivers. `in_network` says that a
-// free end of the spring has other springs too: there, no method gets negative damping (the
+// then meets its allowed load its own way, and reports what it delivers. Where a free end of the
+// spring has other springs too, solver.c first takes away negative damping (the
 // matching of a lone spring may ask for it), because a network solved by a few Gauss-Seidel
 // iterations does not have the modes the loads assume (measured: xpbd at 1 iteration and verlet
 // at 1 sub-step blew up a 12 x 12 cloth of undamped 20 Hz springs with it).
@@ -237,26 +237,23 @@ double impulse_rigid_coefficients(int springs_on_busiest_end, double m, double h
 void substep_impulse(sb_world *w, double h, bool first_substep);
 // method_sequential.c (seed 000)
 double sequential_load(sb_poles target);
-coef_result sequential_coefficients(sb_poles target, double allowed_load, bool in_network, spring_coef *out);
+coef_result sequential_coefficients(sb_poles target, double allowed_load, spring_coef *out);
 void sequential_rigid_coefficients(spring_coef *out);
 void substep_sequential(sb_world *w, double h, bool first_substep);
 // method_soft.c (seed 003)
 double implicit_euler_load(sb_poles target);
-sb_poles implicit_euler_poles_within(sb_poles target, double allowed_load, bool in_network, bool *clamped);
+sb_poles implicit_euler_poles_within(sb_poles target, double allowed_load, bool *clamped);
 sb_poles poles_without_negative_damping(sb_poles target, bool *clamped);
 void implicit_euler_kc(sb_poles p, double m, double h, double *k, double *c);
-coef_result soft_coefficients(sb_poles target, double m, double h, double allowed_load, bool in_network,
-                              spring_coef *out);
+coef_result soft_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
 void soft_rigid_coefficients(double m, double h, spring_coef *out);
 void substep_soft(sb_world *w, double h, bool first_substep);
 // method_verlet.c (seed 004)
 double verlet_load(sb_poles target);
-coef_result verlet_coefficients(sb_poles target, double m, double h, double allowed_load, bool in_network,
-                                spring_coef *out);
+coef_result verlet_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
 void substep_verlet(sb_world *w, double h);
 // method_xpbd.c (springbox's own)
-coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowed_load, bool in_network,
-                              spring_coef *out);
+coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
 void substep_xpbd(sb_world *w, double h, bool first_substep);
 
 // springs_simd.c: the soft method's passes over the packed springs, four springs of a colour
