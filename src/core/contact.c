@@ -297,6 +297,8 @@ void contacts_build(sb_world *w)
             int j = near[k];
             if (w->pair_count > 0 && joined_by_spring(w, i, j))
                 continue; // springs own the distance between their ends
+            if (!particles_should_collide(w, i, j))
+                continue;
             c.b = j;
             c.shape = SHAPE_PARTICLE | (uint32_t)j;
             c.key = ((uint64_t)i << 32) | c.shape;
@@ -640,11 +642,22 @@ void contacts_xpbd_velocity(sb_world *w)
     }
 }
 
+bool contact_is_touching(const sb_contact *c) { return c->separation < touching_slop; }
+
+// Box2D's b2ShouldShapesCollide: a shared non-zero group decides alone; otherwise categories and
+// masks must agree both ways.
+bool particles_should_collide(const sb_world *w, int a, int b)
+{
+    if (w->group[a] == w->group[b] && w->group[a] != 0)
+        return w->group[a] > 0;
+    return (w->category[a] & w->mask[b]) != 0 && (w->category[b] & w->mask[a]) != 0;
+}
+
 int contacts_touching(const sb_world *w)
 {
     int n = 0;
     for (int k = 0; k < w->contact_count; ++k)
-        if (w->contacts[k].separation < touching_slop)
+        if (contact_is_touching(&w->contacts[k]))
             n += 1;
     return n;
 }

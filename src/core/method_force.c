@@ -53,6 +53,7 @@ void springs_jacobi_pass(sb_world *w)
     springs_geometry(w);
     for (int k = 0; k < w->order_count; ++k) {
         double impulse = -(w->kstiff[k] * w->ksep[k] + w->kdamp[k] * spring_normal_velocity(w, k));
+        w->ktension[k] = impulse;
         spring_apply_to(w->dv, w, k, impulse);
     }
     for (int i = 0; i < w->p_high; ++i) {

@@ -46,8 +46,11 @@ void sequential_rigid_coefficients(spring_coef *out)
 static void springs_warm_start(sb_world *w)
 {
     const double fraction = w->def.warmstart, tuned = tuned_warm_fraction(w);
-    for (int k = 0; k < w->order_count; ++k)
-        spring_apply(w, k, spring_warm_impulse(w, k, true, w->krigid[k] ? fraction : tuned));
+    for (int k = 0; k < w->order_count; ++k) {
+        double impulse = spring_warm_impulse(w, k, true, w->krigid[k] ? fraction : tuned);
+        w->ktension[k] = impulse; // all the sub-step gives, for sb_spring_force (kimp keeps less)
+        spring_apply(w, k, impulse);
+    }
 }
 
 void substep_sequential(sb_world *w, double h, bool first_substep)
@@ -66,6 +69,7 @@ void substep_sequential(sb_world *w, double h, bool first_substep)
             double error = spring_normal_velocity(w, k) - w->kg[k];
             double impulse = -error * w->kmass[k] * correction;
             w->kimp[k] += impulse;
+            w->ktension[k] += impulse;
             spring_apply(w, k, impulse);
         }
     }

@@ -64,6 +64,7 @@ void substep_verlet(sb_world *w, double h)
             double dx = pb->x - pa->x, dy = pb->y - pa->y;
             double len = sqrt(dx * dx + dy * dy);
             double correction = len > 1e-12 ? (len - w->krest[k]) * w->kmass[k] / len : 0.0;
+            w->ktension[k] -= (len - w->krest[k]) * w->kmass[k] / h; // the move as an impulse
             pa->x += w->kwa[k] * correction * dx;
             pa->y += w->kwa[k] * correction * dy;
             pb->x -= w->kwb[k] * correction * dx;

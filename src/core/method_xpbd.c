@@ -59,6 +59,8 @@ void substep_xpbd(sb_world *w, double h, bool first_substep)
         w->vel[i] = v2_scale(v2_sub(pos[i], prev[i]), 1.0 / h);
     contacts_xpbd_velocity(w);
     contacts_confine_to_bounds(w);
-    for (int k = 0; k < w->order_count; ++k)
+    for (int k = 0; k < w->order_count; ++k) {
         w->kimp[k] = w->kg[k]; // reads back as the spring's impulse
+        w->ktension[k] = w->kg[k] / h; // lambda moves positions: lambda / h is the impulse
+    }
 }

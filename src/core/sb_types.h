@@ -94,6 +94,15 @@ typedef struct sb_particle_def {
     bool collide;          ///< takes part in particle-particle collisions
     double restitution;    ///< < 0: use the world default
     double friction;       ///< < 0: use the world default
+    /// Collision filtering with Box2D's rules: two particles of the same non-zero group always
+    /// collide (group > 0) or never do (group < 0); otherwise they collide when each one's
+    /// category has a bit in the other's mask. Walls and bounds meet every particle.
+    int32_t group;
+    uint32_t category;     ///< default 1
+    uint32_t mask;         ///< default all bits
+    bool events;           ///< report its contacts' begin and end (sb_world_contact_events)
+    uint32_t color;        ///< 0xRRGGBBAA for a host that draws; 0 = the host's own colour
+    bool hidden;           ///< a host that draws leaves it out
 } sb_particle_def;
 
 /// Everything that describes a spring. Start from sb_default_spring_def().
@@ -102,7 +111,27 @@ typedef struct sb_spring_def {
     double rest_length;    ///< m; < 0 means the current distance between a and b
     sb_tuning tuning;
     bool collide;          ///< its ends still collide with each other (Box2D's collideConnected); default false
+    double break_stretch;  ///< > 0: the spring breaks (is removed) once |length - rest| / rest passes it
+    double break_force;    ///< > 0: the spring breaks once the force it carries passes it (N)
+    uint32_t color;        ///< 0xRRGGBBAA for a host that draws; 0 = the host's own colour
+    bool hidden;           ///< a host that draws leaves it out
 } sb_spring_def;
+
+/// A contact that began or ended in the last step, between a particle that asked for events
+/// (sb_particle_def.events) and another particle or a wall. For a wall `b` is null and `wall`
+/// names it; for the world's bounds both are null.
+typedef struct sb_contact_event {
+    sb_particle_id a, b;
+    sb_wall_id wall;
+} sb_contact_event;
+
+/// A spring that broke in the last step: it is already removed; its ends and what broke it stay.
+typedef struct sb_break_event {
+    sb_spring_id spring;
+    sb_particle_id a, b;
+    double stretch;        ///< |length - rest| / rest when it broke
+    double force;          ///< the force it carried, N (positive pulls)
+} sb_break_event;
 
 /// What the last step measured. Energies in joules.
 typedef struct sb_stats {
@@ -115,6 +144,7 @@ typedef struct sb_stats {
     int contacts;             ///< touching contacts in the last sub-step
     double step_ms;           ///< wall-clock time of the last step
     int particles, springs;
+    int broken_springs;       ///< springs that broke in the last step (sb_world_break_events)
     /// springs this method cannot deliver as tuned at this sub-step (a frequency past four
     /// sub-steps per period, a Nissen coefficient past 1, an explicit network past its stable
     /// limit, an implicit one past its energy bound): each runs at the nearest setting it can

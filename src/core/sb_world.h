@@ -64,6 +64,11 @@ sb_status sb_particle_set(sb_world *world, sb_particle_id id, const sb_particle_
 int sb_world_particle_count(const sb_world *world);
 /// Iterates live particles in slot order: pass a null id to start; returns false at the end.
 bool sb_world_next_particle(const sb_world *world, sb_particle_id *it);
+/// Adds a force (N) that acts on every sub-step of the next step, then is cleared (LÖVE's
+/// applyForce). Fixed particles ignore it. The sum stays within 1e15 N per axis.
+sb_status sb_particle_apply_force(sb_world *world, sb_particle_id id, sb_vec2 force);
+/// Changes a particle's velocity by impulse / mass now (N s). Fixed particles ignore it.
+sb_status sb_particle_apply_impulse(sb_world *world, sb_particle_id id, sb_vec2 impulse);
 
 /// Adds a spring. Rejects stale ends, a particle to itself, and bad tuning.
 sb_spring_id sb_world_add_spring(sb_world *world, const sb_spring_def *def, sb_status *status, const char **bad_field);
@@ -85,6 +90,12 @@ sb_status sb_spring_set_collide(sb_world *world, sb_spring_id id, bool collide);
 double sb_spring_impulse(const sb_world *world, sb_spring_id id);
 /// Restores a warm-start impulse (used when a reload carries state over).
 sb_status sb_spring_set_impulse(sb_world *world, sb_spring_id id, double impulse);
+/// Sets when a spring breaks: past a stretch |length - rest| / rest, past a force (N); 0 = never.
+sb_status sb_spring_set_break(sb_world *world, sb_spring_id id, double stretch, double force, const char **bad_field);
+/// Sets how a host draws a spring: colour 0xRRGGBBAA (0 = its own) and whether it is hidden.
+sb_status sb_spring_set_style(sb_world *world, sb_spring_id id, uint32_t color, bool hidden);
+/// The force a spring carried in the last sub-step, N: positive pulls its ends together.
+double sb_spring_force(const sb_world *world, sb_spring_id id);
 /// Number of live springs.
 int sb_world_spring_count(const sb_world *world);
 /// Iterates live springs in slot order: pass a null id to start; returns false at the end.
@@ -139,9 +150,31 @@ sb_status sb_world_copy_state(sb_world *dst, const sb_world *src);
 /// live and joined the same way.
 bool sb_world_can_copy_state(const sb_world *dst, const sb_world *src);
 
+/// Contacts that began and ended in the last step for particles that asked (sb_particle_def.events).
+/// The arrays stay valid until the next step. A world with no such particle pays nothing.
+void sb_world_contact_events(const sb_world *world, const sb_contact_event **begins, int *begin_count,
+                             const sb_contact_event **ends, int *end_count);
+/// Springs that broke in the last step (already removed), in slot order.
+int sb_world_break_events(const sb_world *world, const sb_break_event **events);
+
+/// Particles whose circle overlaps the box: writes up to `capacity` handles to `out` in slot order
+/// and returns how many overlap (more than capacity means some were left out).
+int sb_world_query_box(const sb_world *world, sb_bounds box, sb_particle_id *out, int capacity);
+/// What a ray met first (sb_world_raycast): a particle, a wall, or nothing.
+typedef struct sb_ray_hit {
+    bool hit;
+    sb_particle_id particle; ///< null unless a particle was hit
+    sb_wall_id wall;         ///< null unless a wall was hit
+    sb_vec2 point, normal;   ///< where, and the surface normal facing the ray
+    double fraction;         ///< along the segment, 0 at its start and 1 at its end
+} sb_ray_hit;
+/// The first particle (as its circle) or wall met by the segment from p1 to p2.
+sb_ray_hit sb_world_raycast(const sb_world *world, sb_vec2 p1, sb_vec2 p2);
+
 /// The null handles.
 sb_particle_id sb_null_particle(void);
 sb_spring_id sb_null_spring(void);
+sb_wall_id sb_null_wall(void);
 
 /// Name of a method ("force", "impulse", "sequential", "soft", "verlet", "xpbd").
 const char *sb_method_name(sb_method method);

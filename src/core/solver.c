@@ -272,13 +272,17 @@ static void springs_pack(sb_world *w, double h)
         compute_coefficients(w, h);
 }
 
-// Writes the warm starts back to the spring slots at the end of a step.
-static void springs_unpack(sb_world *w)
+// Writes the warm starts back to the spring slots at the end of a step, and the force each
+// spring carried in the last sub-step: ktension holds the impulse each method gave, except that
+// the soft method keeps most of it in its accumulator and ktension holds the rest.
+static void springs_unpack(sb_world *w, double h)
 {
+    const bool soft = w->def.method == SB_METHOD_SOFT;
     for (int k = 0; k < w->order_count; ++k) {
         int s = w->order[k];
         w->impulse[s] = w->kimp[k];
         w->axis_prev[s] = v2(w->kpux[k], w->kpuy[k]);
+        w->tension[s] = -(w->ktension[k] + (soft ? w->kimp[k] : 0.0)) / h;
     }
 }
 
@@ -387,18 +391,18 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
         if (walls)
             walls_hold_centres(w);
         if (w->interrupt && w->interrupt(w->interrupt_ud)) {
-            springs_unpack(w);
+            springs_unpack(w, h);
             return SOLVER_INTERRUPTED;
         }
         if (diagnostic) {
             int bad = first_nonfinite_particle(w);
             if (bad >= 0) {
-                springs_unpack(w);
+                springs_unpack(w, h);
                 return bad;
             }
         }
     }
-    springs_unpack(w);
+    springs_unpack(w, h);
     if (method != SB_METHOD_VERLET && method != SB_METHOD_XPBD)
         contacts_restitution(w);
     return diagnostic ? -1 : first_nonfinite_particle(w);

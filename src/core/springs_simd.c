@@ -25,7 +25,9 @@ static inline void prepare_one(sb_world *w, int k, double rigid_fraction, double
     double fraction = w->krigid[k] ? rigid_fraction : tuned_fraction;
     spring_axis(w, k);
     w->kg[k] = w->kstiff[k] * w->ksep[k];
-    spring_apply(w, k, spring_warm_impulse(w, k, w->krigid[k], fraction));
+    double warm = spring_warm_impulse(w, k, w->krigid[k], fraction);
+    w->ktension[k] = w->krigid[k] ? warm : 0.0; // what the rigid accumulator leaves out (sb_spring_force)
+    spring_apply(w, k, warm);
 }
 
 static inline void solve_one(sb_world *w, int k)
@@ -169,6 +171,7 @@ __attribute__((target("avx2"))) static void prepare4(sb_world *w, int k, __m256d
     __m256d tension = _mm256_andnot_pd(_mm256_cmp_pd(impulse, zero, _CMP_GT_OQ), impulse);
     impulse = _mm256_blendv_pd(impulse, tension, rigid);
     _mm256_storeu_pd(w->kimp + k, _mm256_blendv_pd(impulse, zero, rigid));
+    _mm256_storeu_pd(w->ktension + k, _mm256_blendv_pd(zero, impulse, rigid));
     lanes v = gather_ends(w->vel, w->ka + k, w->kb + k);
     v = apply4(v, ux, uy, impulse, _mm256_loadu_pd(w->kwa + k), _mm256_loadu_pd(w->kwb + k));
     scatter_ends(w->vel, w->ka + k, w->kb + k, v);

@@ -46,6 +46,7 @@ const char *sb_status_string(sb_status status)
 
 sb_particle_id sb_null_particle(void) { sb_particle_id id = {SB_NULL_INDEX, 0}; return id; }
 sb_spring_id sb_null_spring(void) { sb_spring_id id = {SB_NULL_INDEX, 0}; return id; }
+sb_wall_id sb_null_wall(void) { sb_wall_id id = {SB_NULL_INDEX, 0}; return id; }
 
 sb_world_def sb_default_world_def(void)
 {
@@ -85,6 +86,8 @@ sb_particle_def sb_default_particle_def(void)
     d.collide = true;
     d.restitution = -1.0;
     d.friction = -1.0;
+    d.category = 1u;
+    d.mask = 0xFFFFFFFFu;
     return d;
 }
 
@@ -136,7 +139,8 @@ sb_status sb_particle_def_check(const sb_particle_def *d, const char **bad_field
         field_bad(in_range(d->mass, 1e-12, 1e15), "mass", bad_field) ||
         field_bad(in_range(d->radius, 0.0, 1e6), "radius", bad_field) ||
         field_bad(isfinite(d->restitution) && d->restitution <= 1.0, "restitution", bad_field) ||
-        field_bad(isfinite(d->friction) && d->friction <= 1e6, "friction", bad_field))
+        field_bad(isfinite(d->friction) && d->friction <= 1e6, "friction", bad_field) ||
+        field_bad(d->group >= -32768 && d->group <= 32767, "group", bad_field))
         return SB_ERR_INVALID;
     return SB_OK;
 }
@@ -168,7 +172,8 @@ static bool particles_reserve(sb_world *w, int need)
         !GROW(w->restitution, cap) || !GROW(w->friction, cap) || !GROW(w->p_gen, cap) ||
         !GROW(w->p_flags, cap) || !GROW(w->p_next_free, cap) || !GROW(w->degree, cap) ||
         !GROW(w->snap_pos, cap) || !GROW(w->snap_vel, cap) || !GROW(w->cell_x, cap) || !GROW(w->cell_y, cap) ||
-        !GROW(w->p_load, cap) || !GROW(w->start, cap))
+        !GROW(w->p_load, cap) || !GROW(w->start, cap) || !GROW(w->force, cap) || !GROW(w->group, cap) ||
+        !GROW(w->category, cap) || !GROW(w->mask, cap) || !GROW(w->color, cap))
         return false;
     w->p_cap = cap;
     return true;
@@ -188,7 +193,9 @@ static bool springs_reserve(sb_world *w, int need)
         !GROW(w->kwa, cap) || !GROW(w->kwb, cap) || !GROW(w->kmass, cap) || !GROW(w->krest, cap) ||
         !GROW(w->kux, cap) || !GROW(w->kuy, cap) || !GROW(w->kpux, cap) || !GROW(w->kpuy, cap) ||
         !GROW(w->ksep, cap) || !GROW(w->kstiff, cap) || !GROW(w->kdamp, cap) || !GROW(w->kscale, cap) ||
-        !GROW(w->kg, cap) || !GROW(w->kimp, cap) || !GROW(w->krigid, cap))
+        !GROW(w->kg, cap) || !GROW(w->kimp, cap) || !GROW(w->krigid, cap) || !GROW(w->ktension, cap) ||
+        !GROW(w->tension, cap) || !GROW(w->break_stretch, cap) || !GROW(w->break_force, cap) ||
+        !GROW(w->s_color, cap) || !GROW(w->s_hidden, cap))
         return false;
     w->s_cap = cap;
     return true;
@@ -226,8 +233,11 @@ void sb_world_destroy(sb_world *w)
         w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen,
         w->w_alive_flag, w->contacts, w->contacts_next, w->grid_start, w->grid_items, w->cell_x,
         w->cell_y, w->snap_pos, w->snap_vel, w->snap_axis, w->snap_impulse, w->tether_p,
-        w->tether_anchor, w->tether_length, w->p_load, w->start, w->ramps,
+        w->tether_anchor, w->tether_length, w->p_load, w->start, w->ramps, w->force, w->group,
+        w->category, w->mask, w->color, w->ktension, w->tension, w->break_stretch, w->break_force,
+        w->s_color, w->s_hidden,
     };
+    events_free(w);
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     free(w);
@@ -271,7 +281,16 @@ static void particle_write(sb_world *w, int i, const sb_particle_def *d)
     w->radius[i] = d->radius;
     w->restitution[i] = d->restitution;
     w->friction[i] = d->friction;
-    w->p_flags[i] = (uint8_t)(PARTICLE_ALIVE | (d->fixed ? PARTICLE_FIXED : 0) | (d->collide ? PARTICLE_COLLIDE : 0));
+    if (w->p_flags[i] & PARTICLE_EVENTS)
+        w->event_particles -= 1;
+    if (d->events)
+        w->event_particles += 1;
+    w->group[i] = d->group;
+    w->category[i] = d->category;
+    w->mask[i] = d->mask;
+    w->color[i] = d->color;
+    w->p_flags[i] = (uint8_t)(PARTICLE_ALIVE | (d->fixed ? PARTICLE_FIXED : 0) | (d->collide ? PARTICLE_COLLIDE : 0) |
+                              (d->events ? PARTICLE_EVENTS : 0) | (d->hidden ? PARTICLE_HIDDEN : 0));
 }
 
 sb_particle_id sb_world_add_particle(sb_world *w, const sb_particle_def *d, sb_status *status)
@@ -299,6 +318,10 @@ sb_particle_id sb_world_add_particle(sb_world *w, const sb_particle_def *d, sb_s
     w->degree[i] = 0;
     w->p_flags[i] = 0;
     w->dv[i] = v2(0.0, 0.0);
+    w->force[i] = v2(0.0, 0.0);
+    w->group[i] = 0;
+    w->category[i] = 1u;
+    w->mask[i] = 0xFFFFFFFFu;
     w->prev[i] = d->position;
     particle_write(w, i, d);
     w->p_alive += 1;
@@ -320,7 +343,10 @@ sb_status sb_world_remove_particle(sb_world *w, sb_particle_id id)
         w->drag_active = false;
     if (w->p_flags[i] & PARTICLE_FIXED)
         w->tethers_dirty = true;
+    if (w->p_flags[i] & PARTICLE_EVENTS)
+        w->event_particles -= 1;
     w->p_flags[i] = 0;
+    w->force[i] = v2(0.0, 0.0);
     w->inv_mass[i] = 0.0;
     w->vel[i] = v2(0.0, 0.0); // dead slots must not move: integration runs over every slot
     w->p_gen[i] += 1; // every old handle to the slot is now stale
@@ -343,6 +369,12 @@ sb_status sb_particle_get(const sb_world *w, sb_particle_id id, sb_particle_def 
     out->collide = (w->p_flags[i] & PARTICLE_COLLIDE) != 0;
     out->restitution = w->restitution[i];
     out->friction = w->friction[i];
+    out->group = w->group[i];
+    out->category = w->category[i];
+    out->mask = w->mask[i];
+    out->events = (w->p_flags[i] & PARTICLE_EVENTS) != 0;
+    out->color = w->color[i];
+    out->hidden = (w->p_flags[i] & PARTICLE_HIDDEN) != 0;
     return SB_OK;
 }
 
@@ -359,6 +391,35 @@ sb_status sb_particle_set(sb_world *w, sb_particle_id id, const sb_particle_def 
 }
 
 int sb_world_particle_count(const sb_world *w) { return w->p_alive; }
+
+static bool force_in_range(sb_vec2 f) { return in_range(f.x, -1e15, 1e15) && in_range(f.y, -1e15, 1e15); }
+
+sb_status sb_particle_apply_force(sb_world *w, sb_particle_id id, sb_vec2 force)
+{
+    int i = particle_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    sb_vec2 sum = v2_add(w->force[i], force);
+    if (!force_in_range(force) || !force_in_range(sum))
+        return SB_ERR_INVALID;
+    if (w->inv_mass[i] > 0.0) {
+        w->force[i] = sum;
+        w->forces_pending = true;
+    }
+    return SB_OK;
+}
+
+sb_status sb_particle_apply_impulse(sb_world *w, sb_particle_id id, sb_vec2 impulse)
+{
+    int i = particle_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    sb_vec2 v = v2_mad(w->vel[i], w->inv_mass[i], impulse);
+    if (!force_in_range(impulse) || !in_range(v.x, -1e12, 1e12) || !in_range(v.y, -1e12, 1e12))
+        return SB_ERR_INVALID; // the velocity a particle may have (sb_particle_def_check)
+    w->vel[i] = v;
+    return SB_OK;
+}
 
 bool sb_world_next_particle(const sb_world *w, sb_particle_id *it)
 {
@@ -391,6 +452,8 @@ static void spring_free_slot(sb_world *w, int s)
 {
     if (w->s_a[s] < 0)
         return;
+    if (w->break_stretch[s] > 0.0 || w->break_force[s] > 0.0)
+        w->breakable_springs -= 1;
     w->degree[w->s_a[s]] -= 1;
     w->degree[w->s_b[s]] -= 1;
     w->s_a[s] = w->s_b[s] = -1;
@@ -419,6 +482,14 @@ sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status 
         st = SB_ERR_INVALID;
         if (bad_field)
             *bad_field = "rest_length";
+    } else if (!(d->break_stretch >= 0.0 && d->break_stretch <= 1e12)) { // NaN fails too
+        st = SB_ERR_INVALID;
+        if (bad_field)
+            *bad_field = "break_stretch";
+    } else if (!(d->break_force >= 0.0 && d->break_force <= 1e15)) {
+        st = SB_ERR_INVALID;
+        if (bad_field)
+            *bad_field = "break_force";
     } else {
         st = sb_tuning_check(&d->tuning, bad_field);
     }
@@ -448,6 +519,13 @@ sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status 
     w->s_collide[s] = d->collide;
     w->s_rigid[s] = sb_tuning_is_rigid(&d->tuning);
     w->impulse[s] = 0.0;
+    w->tension[s] = 0.0;
+    w->break_stretch[s] = d->break_stretch;
+    w->break_force[s] = d->break_force;
+    if (d->break_stretch > 0.0 || d->break_force > 0.0)
+        w->breakable_springs += 1;
+    w->s_color[s] = d->color;
+    w->s_hidden[s] = d->hidden;
     w->axis_prev[s] = v2(0.0, 0.0);
     w->degree[a] += 1;
     w->degree[b] += 1;
@@ -480,8 +558,46 @@ sb_status sb_spring_get(const sb_world *w, sb_spring_id id, sb_spring_def *out)
     out->rest_length = w->rest[s];
     out->tuning = w->tuning[s];
     out->collide = w->s_collide[s];
+    out->break_stretch = w->break_stretch[s];
+    out->break_force = w->break_force[s];
+    out->color = w->s_color[s];
+    out->hidden = w->s_hidden[s];
     return SB_OK;
 }
+
+sb_status sb_spring_set_break(sb_world *w, sb_spring_id id, double stretch, double force, const char **bad_field)
+{
+    int s = spring_slot(w, id);
+    if (s < 0)
+        return SB_ERR_STALE;
+    if (field_bad(stretch >= 0.0 && stretch <= 1e12, "break_stretch", bad_field) ||
+        field_bad(force >= 0.0 && force <= 1e15, "break_force", bad_field))
+        return SB_ERR_INVALID;
+    bool was = w->break_stretch[s] > 0.0 || w->break_force[s] > 0.0, now = stretch > 0.0 || force > 0.0;
+    w->breakable_springs += (int)now - (int)was;
+    w->break_stretch[s] = stretch;
+    w->break_force[s] = force;
+    w->tethers_dirty = true; // breakable springs are no tether links (tether.c)
+    return SB_OK;
+}
+
+sb_status sb_spring_set_style(sb_world *w, sb_spring_id id, uint32_t color, bool hidden)
+{
+    int s = spring_slot(w, id);
+    if (s < 0)
+        return SB_ERR_STALE;
+    w->s_color[s] = color;
+    w->s_hidden[s] = hidden;
+    return SB_OK;
+}
+
+double sb_spring_force(const sb_world *w, sb_spring_id id)
+{
+    int s = spring_slot(w, id);
+    return s < 0 ? 0.0 : w->tension[s];
+}
+
+void world_free_spring_slot(sb_world *w, int s) { spring_free_slot(w, s); }
 
 sb_status sb_spring_set_collide(sb_world *w, sb_spring_id id, bool collide)
 {
@@ -792,6 +908,9 @@ void apply_gravity_and_drag(sb_world *w, double h)
     for (int i = 0; i < w->p_high; ++i)
         if (w->inv_mass[i] > 0.0)
             w->vel[i] = v2_add(w->vel[i], dv);
+    if (w->forces_pending) // fixed and dead slots hold no force
+        for (int i = 0; i < w->p_high; ++i)
+            w->vel[i] = v2_mad(w->vel[i], h * w->inv_mass[i], w->force[i]);
     drag_apply(w, h);
 }
 
@@ -900,6 +1019,13 @@ static void measure(sb_world *w)
     st->springs = w->s_alive;
 }
 
+static void clear_forces(sb_world *w)
+{
+    if (w->forces_pending && w->p_high > 0)
+        memset(w->force, 0, sizeof *w->force * (size_t)w->p_high);
+    w->forces_pending = false;
+}
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -948,6 +1074,7 @@ sb_status sb_world_step(sb_world *w)
         w->interrupt = interrupt;
         snapshot_restore(w);
         halt(w, bad >= 0 ? bad : 0);
+        clear_forces(w);
         w->stats.step_ms = now_ms() - t0;
         return SB_ERR_HALTED;
     }
@@ -962,6 +1089,8 @@ sb_status sb_world_step(sb_world *w)
 
     w->stats.steps += 1;
     w->stats.time += w->def.dt;
+    clear_forces(w);
+    events_after_step(w);
     measure(w);
     w->stats.step_ms = now_ms() - t0;
     return SB_OK;

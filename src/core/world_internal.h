@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stddef.h>
 
-enum { PARTICLE_ALIVE = 1, PARTICLE_FIXED = 2, PARTICLE_COLLIDE = 4 };
+enum { PARTICLE_ALIVE = 1, PARTICLE_FIXED = 2, PARTICLE_COLLIDE = 4, PARTICLE_EVENTS = 8, PARTICLE_HIDDEN = 16 };
 
 /// A contact between particle a and either particle b or a static shape. The normal
 /// points from a to b; separation is centre distance minus radii (negative = overlap).
@@ -57,6 +57,12 @@ struct sb_world {
     uint8_t *p_flags;
     int *p_next_free;
     int *degree;              // springs attached to each particle
+    sb_vec2 *force;           // sb_particle_apply_force: acts on each sub-step of the next step
+    int32_t *group;           // collision filter (sb_particle_def.group, category, mask)
+    uint32_t *category, *mask;
+    uint32_t *color;          // for hosts that draw
+    int event_particles;      // live particles with PARTICLE_EVENTS
+    bool forces_pending;      // some force is non-zero
 
     // Springs: slot arrays, same scheme.
     int s_cap, s_high, s_alive, s_free;
@@ -69,6 +75,11 @@ struct sb_world {
     uint32_t *s_gen;
     int *s_next_free;
     double *impulse;          // accumulated impulse (warm start), N s
+    double *tension;          // force of the last sub-step, N, positive pulls (sb_spring_force)
+    double *break_stretch, *break_force; // 0: never breaks
+    uint32_t *s_color;
+    uint8_t *s_hidden;
+    int breakable_springs;    // live springs with a break threshold
     sb_vec2 *axis_prev;       // axis of the sub-step that stored `impulse`
 
     // Solver order: live springs grouped by graph colour, so that consecutive springs of a
@@ -92,6 +103,7 @@ struct sb_world {
     double *kstiff, *kdamp, *kscale;
     double *kg;               // per-method value of this sub-step (bias, target, ...)
     double *kimp;             // accumulated impulse (warm start), N s
+    double *ktension;         // impulse the spring gave in this sub-step, N s, positive pushes apart
     uint8_t *krigid;
     bool coef_dirty;
     double coef_h;
@@ -139,6 +151,16 @@ struct sb_world {
     sb_ramp *ramps;
     int ramp_count, ramp_cap;
 
+    // Events of the last step (events.c): touching contacts of particles that asked, sorted by
+    // contact key, and what began, ended and broke.
+    uint64_t *touch_keys;
+    sb_contact_event *touch_events;
+    int touch_count, touch_cap;
+    sb_contact_event *begin_events, *end_events;
+    int begin_count, end_count, begin_cap, end_cap;
+    sb_break_event *break_events;
+    int break_count, break_cap;
+
     sb_method last_method;
     sb_stats stats;
 };
@@ -173,6 +195,18 @@ double contact_combined_restitution(const sb_world *w, int a, int b);
 double contact_combined_friction(const sb_world *w, int a, int b);
 sb_soft soft_from_hertz(double hertz, double damping_ratio, double h);
 double contact_hertz(double h);
+
+/// Touching: a contact closer than the slop (what sb_stats.contacts and the events count).
+bool contact_is_touching(const sb_contact *c);
+/// Box2D's filter: may particles a and b collide?
+bool particles_should_collide(const sb_world *w, int a, int b);
+
+// events.c: after a committed step, springs past their break thresholds go, and the touching
+// contacts of particles that asked for events are compared with the last step's.
+void events_after_step(sb_world *w);
+void events_free(sb_world *w);
+/// Frees a spring slot (world.c), for breaking.
+void world_free_spring_slot(sb_world *w, int s);
 
 // tether.c: long range attachments.
 void tethers_build(sb_world *w);

@@ -1,0 +1,173 @@
+// What happened in a step, for hosts that react to it (Box2D v3's contact begin/end events,
+// LÖVE's beginContact/endContact): springs that broke, and contacts that began or ended.
+// Both run after a step is committed, so what they report is what the world now shows.
+// Only particles that asked (sb_particle_def.events) are followed: a pile of thousands pays
+// one counter test per step.
+#include "world_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool reserve(void **p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    int n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, elem * (size_t)n);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+// ---------------------------------------------------------------- breaking
+
+// A spring breaks on the step after the one that stretched or loaded it past its threshold,
+// like a rope parting under a load: the force is the one its last sub-step carried
+// (sb_spring_force), the stretch the one the step ended with.
+static void break_springs(sb_world *w)
+{
+    w->break_count = 0;
+    if (w->breakable_springs == 0)
+        return;
+    for (int s = 0; s < w->s_high; ++s) {
+        int a = w->s_a[s], b = w->s_b[s];
+        if (a < 0 || (w->break_stretch[s] <= 0.0 && w->break_force[s] <= 0.0))
+            continue;
+        double len = v2_len(v2_sub(w->pos[b], w->pos[a]));
+        double stretch = w->rest[s] > 0.0 ? fabs(len - w->rest[s]) / w->rest[s] : 0.0;
+        double force = w->tension[s];
+        bool over = (w->break_stretch[s] > 0.0 && stretch > w->break_stretch[s]) ||
+                    (w->break_force[s] > 0.0 && fabs(force) > w->break_force[s]);
+        if (!over)
+            continue;
+        if (!reserve((void **)&w->break_events, &w->break_cap, w->break_count + 1, sizeof *w->break_events))
+            return; // out of memory: it breaks at the next step
+        sb_break_event *e = &w->break_events[w->break_count++];
+        e->spring = (sb_spring_id){(uint32_t)s, w->s_gen[s]};
+        e->a = (sb_particle_id){(uint32_t)a, w->p_gen[a]};
+        e->b = (sb_particle_id){(uint32_t)b, w->p_gen[b]};
+        e->stretch = stretch;
+        e->force = force;
+        world_free_spring_slot(w, s);
+    }
+}
+
+// ---------------------------------------------------------------- contacts
+
+static sb_contact_event event_of(const sb_world *w, const sb_contact *c)
+{
+    sb_contact_event e;
+    e.a = (sb_particle_id){(uint32_t)c->a, w->p_gen[c->a]};
+    e.b = sb_null_particle();
+    e.wall = sb_null_wall();
+    if (c->b >= 0)
+        e.b = (sb_particle_id){(uint32_t)c->b, w->p_gen[c->b]};
+    else if (c->shape < SHAPE_BOUND)
+        e.wall = (sb_wall_id){c->shape, w->w_gen[c->shape]};
+    return e;
+}
+
+static bool wants_events(const sb_world *w, const sb_contact *c)
+{
+    return (w->p_flags[c->a] & PARTICLE_EVENTS) || (c->b >= 0 && (w->p_flags[c->b] & PARTICLE_EVENTS));
+}
+
+static bool still_alive(const sb_world *w, const sb_contact_event *e)
+{
+    return sb_particle_is_valid(w, e->a) && (e->b.generation == 0 || sb_particle_is_valid(w, e->b));
+}
+
+// The committed contact list is sorted by key, and so is the touching list kept from the last
+// step: one merge finds what began (only in the new one) and what ended (only in the old one).
+static void contact_events(sb_world *w)
+{
+    w->begin_count = w->end_count = 0;
+    if (w->event_particles == 0 && w->touch_count == 0)
+        return;
+    int old_count = w->touch_count;
+    uint64_t *old_keys = w->touch_keys;
+    sb_contact_event *old_events = w->touch_events;
+    uint64_t *keys = NULL;
+    sb_contact_event *events = NULL;
+    int count = 0, cap = 0, ecap = 0;
+    for (int k = 0; k < w->contact_count; ++k) {
+        const sb_contact *c = &w->contacts[k];
+        if (w->event_particles == 0 || !contact_is_touching(c) || !wants_events(w, c))
+            continue;
+        int kc = cap;
+        if (!reserve((void **)&keys, &cap, count + 1, sizeof *keys) ||
+            !reserve((void **)&events, &ecap, count + 1, sizeof *events)) {
+            cap = kc;
+            break; // out of memory: the list is short this step
+        }
+        keys[count] = c->key;
+        events[count] = event_of(w, c);
+        count += 1;
+    }
+    int i = 0, j = 0;
+    while (i < count || j < old_count) {
+        bool take_new = j >= old_count || (i < count && keys[i] < old_keys[j]);
+        bool take_old = i >= count || (j < old_count && old_keys[j] < keys[i]);
+        if (take_new) {
+            if (reserve((void **)&w->begin_events, &w->begin_cap, w->begin_count + 1, sizeof *w->begin_events))
+                w->begin_events[w->begin_count++] = events[i];
+            i += 1;
+        } else if (take_old) {
+            // A removed particle's contacts end with it, unreported: its handle is stale.
+            if (still_alive(w, &old_events[j]) &&
+                reserve((void **)&w->end_events, &w->end_cap, w->end_count + 1, sizeof *w->end_events))
+                w->end_events[w->end_count++] = old_events[j];
+            j += 1;
+        } else {
+            // The same key can name a new particle in a reused slot: then one ended, one began.
+            bool same = old_events[j].a.generation == events[i].a.generation &&
+                        old_events[j].b.generation == events[i].b.generation &&
+                        old_events[j].wall.generation == events[i].wall.generation;
+            if (!same && reserve((void **)&w->begin_events, &w->begin_cap, w->begin_count + 1, sizeof *w->begin_events))
+                w->begin_events[w->begin_count++] = events[i];
+            i += 1;
+            j += 1;
+        }
+    }
+    free(old_keys);
+    free(old_events);
+    w->touch_keys = keys;
+    w->touch_events = events;
+    w->touch_count = count;
+    w->touch_cap = cap;
+}
+
+void events_after_step(sb_world *w)
+{
+    break_springs(w);
+    w->stats.broken_springs = w->break_count;
+    contact_events(w);
+}
+
+void events_free(sb_world *w)
+{
+    free(w->touch_keys);
+    free(w->touch_events);
+    free(w->begin_events);
+    free(w->end_events);
+    free(w->break_events);
+}
+
+void sb_world_contact_events(const sb_world *w, const sb_contact_event **begins, int *begin_count,
+                             const sb_contact_event **ends, int *end_count)
+{
+    *begins = w->begin_events;
+    *begin_count = w->begin_count;
+    *ends = w->end_events;
+    *end_count = w->end_count;
+}
+
+int sb_world_break_events(const sb_world *w, const sb_break_event **events)
+{
+    *events = w->break_events;
+    return w->break_count;
+}
