@@ -631,6 +631,10 @@ static const char *const fuzz_update[] = {
 };
 static const char *const fuzz_return[] = {
     "return w\n",
+    "return { world = w, keypressed = %s, draw = function(g) g.line(0, 0, 1e300, 1) end }\n",
+    "return { world = w, on_spring_break = %s, on_contact_begin = %s, mousepressed = function() w:step(1e8) end }\n",
+    "return { world = w, draw = %s, wheelmoved = function() while true do end end }\n",
+    "return { world = w, mousemoved = function(x, y) for p in w:particles() do w:remove(p) end end, draw = function(g) for i = 1, 1e7 do g.circle('fill', 0, 0, 1) end end }\n",
     "return { world = w, update = %s }\n",
     "return setmetatable({ world = w, update = %s }, { __index = function() error('boom') end })\n",
     "return { world = w, worlds = setmetatable({ w }, { __len = function() return 1.5 end }), update = %s }\n",
@@ -651,8 +655,8 @@ static int fuzz_pick(int n)
 static void fuzz_scene(char *text, size_t n)
 {
 #define PICK(a) a[fuzz_pick((int)(sizeof a / sizeof a[0]))]
-    char ret[512];
-    snprintf(ret, sizeof ret, PICK(fuzz_return), PICK(fuzz_update));
+    char ret[1024];
+    snprintf(ret, sizeof ret, PICK(fuzz_return), PICK(fuzz_update), PICK(fuzz_update));
     snprintf(text, n, "local sb = require 'springbox'\n%s%s%s", PICK(fuzz_build), PICK(fuzz_load), ret);
 #undef PICK
 }
@@ -682,8 +686,17 @@ TEST(fuzz_scene_host)
         }
         opened += 1;
         for (int step = 0; step < 4; ++step) {
-            for (int f = 0; f < 5; ++f)
+            for (int f = 0; f < 5; ++f) {
+                sb_draw_list list;
+                sb_scene_key(s, "space", f % 2 == 0, error, sizeof error);
+                sb_scene_mouse_button(s, 0.5, 0.5, 1 + f % 3, f % 2 == 0, error, sizeof error);
+                sb_scene_mouse_move(s, 0.5, 0.5, 0.1, 0.1, error, sizeof error);
+                sb_scene_wheel(s, 0, 1, error, sizeof error);
                 sb_scene_frame(s, error, sizeof error);
+                if (!sb_scene_draw(s, &list, error, sizeof error))
+                    ENSURE(error[0] != '\0');
+                ENSURE(list.count >= 0 && list.count <= 65536);
+            }
             ENSURE(sb_scene_world_count(s) >= 1 && sb_scene_world(s, 0) != NULL);
             fuzz_scene(text, sizeof text);
             write_file("fuzz.lua", text);
@@ -696,6 +709,277 @@ TEST(fuzz_scene_host)
     }
     printf("%d random scenes, %d opened, %d reloads\n", cases, opened, reloads);
     ENSURE(opened > 0);
+    return 0;
+}
+
+
+// ---------------------------------------------------------------- scenes as programs
+
+// A small toy driven headless through the host API, as the window drives it: a key claimed by
+// the scene and one that is not, held keys read in update, mouse positions in metres, a wheel,
+// a rope cut by a key, a spring that breaks under a weight, contact events of a ball that asked,
+// drawing and plots.
+static const char *toy_scene =
+    "local sb = require 'springbox'\n"
+    "local w = sb.world{ substeps = 4 }\n"
+    "w:wall(-5, 0, 5, 0)\n"
+    "local top = w:particle{ x = 0, y = 3, fixed = true }\n"
+    "local bob = w:particle{ x = 0, y = 2, mass = 1 }\n"
+    "local rope = w:spring(top, bob, { color = '#ff0000' })\n"
+    "local anchor = w:particle{ x = 2, y = 3, fixed = true }\n"
+    "local weight = w:particle{ x = 2, y = 2, mass = 10 }\n"
+    "w:spring(anchor, weight, { break_force = 50 })\n"  // 98 N hangs on it: it breaks
+    "local ball = w:particle{ x = -2, y = 0.5, radius = 0.1, events = true }\n"
+    "local s = sb.state{ keys = '', clicks = '', wheel = 0, breaks = 0, begins = 0, held = 0, moved = 0 }\n"
+    "return { world = w,\n"
+    "  update = function(world, dt)\n"
+    "    if sb.keyboard.isdown('left') then s.held = s.held + 1; ball:apply_force(-1, 0) end\n"
+    "    sb.plot('bob height', bob.y)\n"
+    "    sb.plot('held', s.held)\n"
+    "  end,\n"
+    "  keypressed = function(key)\n"
+    "    s.keys = s.keys .. key .. ','\n"
+    "    if key == 'c' then w:remove(rope) end\n"
+    "    return key == 'space'\n"
+    "  end,\n"
+    "  mousepressed = function(x, y, button) s.clicks = s.clicks .. string.format('%.1f %.1f %d;', x, y, button) end,\n"
+    "  mousemoved = function(x, y, dx, dy) s.moved = s.moved + 1 end,\n"
+    "  wheelmoved = function(dx, dy) s.wheel = s.wheel + dy end,\n"
+    "  on_spring_break = function(spring, a, b) s.breaks = s.breaks + 1; s.broke_b = (b == weight) end,\n"
+    "  on_contact_begin = function(a, b) s.begins = s.begins + 1; s.wall = b end,\n"
+    "  draw = function(g)\n"
+    "    g.color(1, 0, 0)\n"
+    "    g.line(0, 0, 1, 1, 2, 0)\n"
+    "    g.circle('fill', bob.x, bob.y, 0.2)\n"
+    "    g.color('#00ff0080')\n"
+    "    g.print('keys ' .. s.keys, -1, 4)\n"
+    "    g.print_screen('hud', 10, 20)\n"
+    "  end,\n"
+    "}\n";
+
+static bool plot_value(sb_scene *s, const char *name, double *v)
+{
+    char n[64];
+    for (int i = 0; i < sb_scene_plot_count(s); ++i)
+        if (sb_scene_plot(s, i, n, sizeof n, v) && strcmp(n, name) == 0)
+            return true;
+    return false;
+}
+
+TEST(scene_programs_take_input_draw_and_hear_events)
+{
+    char error[2048];
+    write_file("toy.lua", toy_scene);
+    sb_scene *s = open_scene("toy.lua", 0.5);
+    ENSURE(s);
+    ENSURE(strcmp(sb_scene_warning(s), "") == 0); // every callback is a known field
+    ENSURE(sb_scene_has_callback(s, "draw") && sb_scene_has_callback(s, "keypressed"));
+    ENSURE(!sb_scene_has_callback(s, "keyreleased"));
+    ENSURE(sb_scene_key(s, "space", true, error, sizeof error) == true); // claimed
+    ENSURE(error[0] == '\0');
+    ENSURE(sb_scene_key(s, "r", true, error, sizeof error) == false);    // the window's
+    sb_scene_key(s, "r", false, error, sizeof error);
+    ENSURE(sb_scene_mouse_button(s, 1.25, -0.5, 1, true, error, sizeof error) == false);
+    sb_scene_mouse_move(s, 1.3, -0.4, 0.05, 0.1, error, sizeof error);
+    sb_scene_wheel(s, 0, 2, error, sizeof error);
+    sb_scene_key(s, "left", true, error, sizeof error);
+    for (int f = 0; f < 30; ++f)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    sb_scene_key(s, "left", false, error, sizeof error);
+    for (int f = 0; f < 10; ++f)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    double held = 0, bob = 0;
+    ENSURE(plot_value(s, "held", &held) && held == 30); // isdown saw the key for 30 frames
+    ENSURE(plot_value(s, "bob height", &bob) && fabs(bob - 2.0) < 0.01);
+    // what the callbacks saw, through a draw: the text of g.print holds s.keys
+    sb_draw_list list;
+    ENSURE(sb_scene_draw(s, &list, error, sizeof error));
+    ENSURE(list.count == 4);
+    ENSURE(list.commands[0].kind == SB_DRAW_LINES && list.commands[0].count == 3 && list.commands[0].color == 0xFF0000FFu);
+    ENSURE(list.points[list.commands[0].first + 2].x == 2.0);
+    ENSURE(list.commands[1].kind == SB_DRAW_CIRCLE && list.commands[1].fill && list.commands[1].radius == 0.2);
+    ENSURE(list.commands[2].kind == SB_DRAW_TEXT && !list.commands[2].screen && list.commands[2].color == 0x00FF0080u);
+    ENSURE(strcmp(list.text + list.commands[2].text, "keys space,r,left,") == 0);
+    ENSURE(list.commands[3].screen && strcmp(list.text + list.commands[3].text, "hud") == 0);
+    // the weight broke its spring: only the rope is left
+    sb_world *w = sb_scene_world(s, 0);
+    ENSURE(sb_world_spring_count(w) == 1);
+    // the rope is cut by a key, and the bob falls
+    sb_scene_key(s, "c", true, error, sizeof error);
+    ENSURE(sb_world_spring_count(w) == 0);
+    for (int f = 0; f < 10; ++f)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    ENSURE(plot_value(s, "bob height", &bob) && bob < 1.9);
+    sb_scene_close(s);
+
+    // The same toy reports what its callbacks counted through plots in update.
+    char text[8192];
+    snprintf(text, sizeof text, "%s", toy_scene);
+    char *p = strstr(text, "    sb.plot('held', s.held)\n");
+    ENSURE(p);
+    const char *extra = "    sb.plot('held', s.held); sb.plot('breaks', s.breaks); sb.plot('begins', s.begins)\n"
+                        "    sb.plot('wall', s.wall or -1); sb.plot('wheel', s.wheel); sb.plot('moved', s.moved)\n"
+                        "    sb.plot('broke_b', s.broke_b and 1 or 0); sb.plot('clicks', #s.clicks)\n";
+    memmove(p + strlen(extra), p + strlen("    sb.plot('held', s.held)\n"), strlen(p + strlen("    sb.plot('held', s.held)\n")) + 1);
+    memcpy(p, extra, strlen(extra));
+    write_file("toy2.lua", text);
+    s = open_scene("toy2.lua", 0.5);
+    ENSURE(s);
+    sb_scene_mouse_button(s, 1.25, -0.5, 1, true, error, sizeof error);
+    sb_scene_mouse_move(s, 1.3, -0.4, 0.05, 0.1, error, sizeof error);
+    sb_scene_wheel(s, 0, 2, error, sizeof error);
+    for (int f = 0; f < 90; ++f)
+        if (!sb_scene_frame(s, error, sizeof error)) {
+            fprintf(stderr, "%s\n", error);
+            ENSURE(false);
+        }
+    double v;
+    ENSURE(plot_value(s, "breaks", &v) && v == 1);
+    ENSURE(plot_value(s, "broke_b", &v) && v == 1);
+    ENSURE(plot_value(s, "begins", &v) && v == 1);
+    ENSURE(plot_value(s, "wall", &v) && v == 1);
+    ENSURE(plot_value(s, "wheel", &v) && v == 2);
+    ENSURE(plot_value(s, "moved", &v) && v == 1);
+    ENSURE(plot_value(s, "clicks", &v) && v == (double)strlen("1.2 -0.5 1;"));
+    sb_scene_close(s);
+
+    // A callback edited and saved takes effect at once, and the running world is kept.
+    const char *edit = "local sb = require 'springbox'\n"
+                       "local w = sb.world{}\n"
+                       "local p = w:particle{ x = 0, y = 0 }\n"
+                       "return { world = w, keypressed = function(key) sb.plot('answer', %d) end }\n";
+    snprintf(text, sizeof text, edit, 1);
+    write_file("edit.lua", text);
+    s = open_scene("edit.lua", 0.5);
+    ENSURE(s);
+    for (int f = 0; f < 10; ++f)
+        sb_scene_frame(s, error, sizeof error);
+    sb_scene_key(s, "a", true, error, sizeof error);
+    ENSURE(plot_value(s, "answer", &v) && v == 1);
+    snprintf(text, sizeof text, edit, 2);
+    write_file("edit.lua", text);
+    ENSURE(sb_scene_reload(s).result == SB_RELOAD_KEPT);
+    sb_scene_key(s, "a", true, error, sizeof error);
+    ENSURE(plot_value(s, "answer", &v) && v == 2);
+    ENSURE(sb_world_get_stats(sb_scene_world(s, 0))->steps == 10);
+    sb_scene_close(s);
+    return 0;
+}
+
+// An error in any callback is reported with file and line, turns that callback off (the
+// others and the physics keep running), and a fixed file brings it back on reload, with the
+// state kept: a callback edit is a tuning-only reload.
+TEST(callback_errors_are_shown_and_recovered_from)
+{
+    static const char *names[] = {"keypressed", "keyreleased", "mousepressed", "mousereleased", "mousemoved",
+                                  "wheelmoved", "draw", "on_contact_begin", "on_contact_end", "on_spring_break"};
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; ++n) {
+        char text[4096];
+        const char *body[2] = {"local x = nil; return x.boom", "return false"};
+        sb_scene *s = NULL;
+        for (int version = 0; version < 2; ++version) {
+            snprintf(text, sizeof text,
+                     "local sb = require 'springbox'\n"
+                     "local w = sb.world{ substeps = 2 }\n"
+                     "w:wall(-5, 0, 5, 0)\n"
+                     "local ball = w:particle{ x = 0, y = 0.3, radius = 0.1, events = true }\n"
+                     "local a = w:particle{ x = 2, y = 2, fixed = true }\n"
+                     "local b = w:particle{ x = 2, y = 1, mass = 10 }\n"
+                     "w:spring(a, b, { break_force = 10 })\n"
+                     "local s = sb.state{ calls = 0 }\n"
+                     "return { world = w,\n"
+                     "  update = function() sb.plot('calls', s.calls) end,\n"
+                     "  %s = function(...) s.calls = s.calls + 1\n"
+                     "    %s\n"
+                     "  end }\n",
+                     names[n], body[version]);
+            write_file("err.lua", text);
+            if (version == 0) {
+                s = open_scene("err.lua", 0.5);
+                ENSURE(s);
+            } else {
+                // The breaking spring went at run time: the reload says it restarts (issue 14)
+                sb_reload_event e = sb_scene_reload(s);
+                ENSURE(e.result == SB_RELOAD_RESTARTED && strstr(e.message, "added or removed"));
+            }
+            char error[2048] = "", first_error[2048] = "";
+            // drive every callback for a while
+            for (int f = 0; f < 40; ++f) {
+                sb_draw_list list;
+                sb_scene_key(s, "x", f % 2 == 0, error, sizeof error);
+                if (error[0] && !first_error[0]) snprintf(first_error, sizeof first_error, "%s", error);
+                sb_scene_mouse_button(s, 0, 0, 1, f % 2 == 0, error, sizeof error);
+                if (error[0] && !first_error[0]) snprintf(first_error, sizeof first_error, "%s", error);
+                sb_scene_mouse_move(s, 0, 0, 0.1, 0, error, sizeof error);
+                if (error[0] && !first_error[0]) snprintf(first_error, sizeof first_error, "%s", error);
+                sb_scene_wheel(s, 0, 1, error, sizeof error);
+                if (error[0] && !first_error[0]) snprintf(first_error, sizeof first_error, "%s", error);
+                if (!sb_scene_draw(s, &list, error, sizeof error) && !first_error[0])
+                    snprintf(first_error, sizeof first_error, "%s", error);
+                if (!sb_scene_frame(s, error, sizeof error) && !first_error[0])
+                    snprintf(first_error, sizeof first_error, "%s", error);
+                if (f == 20) { // let the ball leave the floor for a contact end
+                    sb_world *w = sb_scene_world(s, 0);
+                    sb_particle_id it = sb_null_particle();
+                    sb_world_next_particle(w, &it);
+                    sb_particle_apply_impulse(w, it, (sb_vec2){0, 5});
+                }
+            }
+            double calls = -1;
+            ENSURE(plot_value(s, "calls", &calls));
+            if (version == 0) {
+                // one call, one error naming the file and the line, then off
+                if (!(calls == 1 && strstr(first_error, "err.lua:12:") && strstr(first_error, names[n])))
+                    fprintf(stderr, "%s: calls %g, error '%s'\n", names[n], calls, first_error);
+                ENSURE(calls == 1);
+                ENSURE(strstr(first_error, "err.lua:12:") != NULL);
+                ENSURE(strstr(first_error, names[n]) != NULL);
+                ENSURE(!sb_scene_has_callback(s, names[n]));
+                ENSURE(sb_world_get_stats(sb_scene_world(s, 0))->steps == 40); // the physics ran on
+            } else {
+                ENSURE(first_error[0] == '\0');
+                ENSURE(calls >= 1); // back on
+                ENSURE(sb_scene_has_callback(s, names[n]));
+                ENSURE(sb_world_get_stats(sb_scene_world(s, 0))->steps == 40);
+            }
+        }
+        sb_scene_close(s);
+    }
+    // a callback field that is not a function is a load error naming it
+    write_file("bad_cb.lua", "local sb = require 'springbox'\nreturn { world = sb.world{}, draw = 3 }\n");
+    sb_scene_options o = sb_default_scene_options();
+    o.path = scene_path("bad_cb.lua");
+    char error[2048];
+    ENSURE(sb_scene_open(&o, error, sizeof error) == NULL);
+    ENSURE(strstr(error, "scene field 'draw' must be a function, got number") != NULL);
+    // a misspelt callback is warned about with the nearest name
+    write_file("typo_cb.lua", "local sb = require 'springbox'\nreturn { world = sb.world{}, keypresed = function() end }\n");
+    o.path = scene_path("typo_cb.lua");
+    sb_scene *s = sb_scene_open(&o, error, sizeof error);
+    ENSURE(s && strstr(sb_scene_warning(s), "did you mean 'keypressed'?") != NULL);
+    sb_scene_close(s);
+    // a draw that never ends stops at the limit with the usual message, and one that floods the
+    // list ends with a clear error
+    write_file("slow_draw.lua", "local sb = require 'springbox'\nreturn { world = sb.world{}, draw = function(g) while true do end end }\n");
+    o.path = scene_path("slow_draw.lua");
+    o.update_seconds = 0.1;
+    s = sb_scene_open(&o, error, sizeof error);
+    ENSURE(s);
+    sb_draw_list list;
+    ENSURE(!sb_scene_draw(s, &list, error, sizeof error));
+    if (!strstr(error, "draw() took longer than its limit of 0.1 s"))
+        fprintf(stderr, "%s\n", error);
+    ENSURE(strstr(error, "draw() took longer than its limit of 0.1 s") != NULL);
+    sb_scene_close(s);
+    write_file("flood_draw.lua", "local sb = require 'springbox'\nreturn { world = sb.world{}, draw = function(g) for i = 1, 1e6 do g.line(0, 0, i, 1) end end }\n");
+    o.path = scene_path("flood_draw.lua");
+    o.update_seconds = 5;
+    s = sb_scene_open(&o, error, sizeof error);
+    ENSURE(s);
+    ENSURE(!sb_scene_draw(s, &list, error, sizeof error));
+    ENSURE(strstr(error, "draw list is full") != NULL);
+    ENSURE(list.count == 65536); // what was drawn before the error is kept
+    sb_scene_close(s);
     return 0;
 }
 
@@ -712,6 +996,8 @@ static const test_entry tests[] = {
     ENTRY(scenes_are_told_what_is_wrong),
     ENTRY(scene_state_survives_reloads),
     ENTRY(fuzz_scene_host),
+    ENTRY(scene_programs_take_input_draw_and_hear_events),
+    ENTRY(callback_errors_are_shown_and_recovered_from),
 };
 
 int main(int argc, char **argv)

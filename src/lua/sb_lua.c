@@ -442,10 +442,12 @@ void sb_lua_push_particle(lua_State *L, int world_idx, sb_particle_id id)
     push_cached(L, world_idx, 1, id.index, id.generation, PARTICLE_MT);
 }
 
-static void push_spring(lua_State *L, int world_idx, sb_spring_id id)
+void sb_lua_push_spring(lua_State *L, int world_idx, sb_spring_id id)
 {
     push_cached(L, world_idx, 2, id.index, id.generation, SPRING_MT);
 }
+
+static void push_spring(lua_State *L, int world_idx, sb_spring_id id) { sb_lua_push_spring(L, world_idx, id); }
 
 // The world of a particle or spring userdata at idx (metatable `mt`); errors if its world is
 // closed or the object was removed, as Lua's closed files do. Both handle types start with
@@ -490,17 +492,97 @@ bool sb_lua_to_particle(lua_State *L, int idx, sb_world **world, sb_particle_id 
 }
 
 static const char *const particle_fields[] = {
-    "x", "y", "vx", "vy", "mass", "radius", "fixed", "collide", "restitution", "friction", NULL,
+    "x", "y", "vx", "vy", "mass", "radius", "fixed", "collide", "restitution", "friction",
+    "group", "category", "mask", "events", "color", "hidden", NULL,
 };
+
+// Colours as LÖVE gives them, {r, g, b [, a]} in [0, 1], or as "#rrggbb" / "#rrggbbaa"; false
+// means the host's own colour. Stored as 0xRRGGBBAA (0 = the host's own).
+static uint32_t check_color_at(lua_State *L, int idx, int arg, const char *what)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_isboolean(L, idx) && !lua_toboolean(L, idx))
+        return 0;
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        const char *t = lua_tostring(L, idx);
+        size_t n = strlen(t);
+        unsigned v = 0;
+        bool ok = t[0] == '#' && (n == 7 || n == 9);
+        for (size_t i = 1; ok && i < n; ++i) {
+            char c = t[i];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            ok = d >= 0;
+            v = v * 16u + (unsigned)(d < 0 ? 0 : d);
+        }
+        if (ok)
+            return n == 7 ? (v << 8) | 0xFFu : v;
+    } else if (lua_istable(L, idx)) {
+        double c[4] = {0, 0, 0, 1};
+        lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+        bool ok = n == 3 || n == 4;
+        for (int i = 0; ok && i < n; ++i) {
+            lua_rawgeti(L, idx, i + 1);
+            int isnum;
+            c[i] = lua_tonumberx(L, -1, &isnum);
+            ok = isnum && c[i] >= 0.0 && c[i] <= 1.0;
+            lua_pop(L, 1);
+        }
+        if (ok) {
+            uint32_t v = 0;
+            for (int i = 0; i < 4; ++i)
+                v = (v << 8) | (uint32_t)lround(c[i] * 255.0);
+            return v ? v : 1u; // transparent black is still a colour, not "the host's own"
+        }
+    }
+    arg_error(L, arg, lua_pushfstring(L, "%s must be {r, g, b [, a]} in [0, 1], \"#rrggbb\", \"#rrggbbaa\" or false, got %s",
+                                      what, describe(L, idx)));
+    return 0;
+}
+
+static void push_color(lua_State *L, uint32_t color)
+{
+    if (color == 0) {
+        lua_pushnil(L);
+        return;
+    }
+    char text[10];
+    snprintf(text, sizeof text, "#%08x", (unsigned)color);
+    lua_pushstring(L, text);
+}
+
+static lua_Integer check_integer_in(lua_State *L, int idx, int arg, const char *what, lua_Integer lo, lua_Integer hi)
+{
+    int isint;
+    lua_Integer v = lua_tointegerx(L, idx, &isint);
+    if (!isint || v < lo || v > hi)
+        arg_error(L, arg, lua_pushfstring(L, "%s must be an integer in [%I, %I], got %s", what, lo, hi, describe(L, idx)));
+    return v;
+}
 
 // Reads one particle field from the value at vidx into d.
 static void particle_field(lua_State *L, sb_particle_def *d, const char *key, int vidx, int arg)
 {
     const char *what = value_name(L, arg, "particle", key);
     vidx = vidx < 0 ? vidx - 1 : vidx;
-    if (strcmp(key, "fixed") == 0 || strcmp(key, "collide") == 0) {
+    if (strcmp(key, "fixed") == 0 || strcmp(key, "collide") == 0 || strcmp(key, "events") == 0 || strcmp(key, "hidden") == 0) {
         bool v = check_bool_at(L, vidx, arg, what);
-        *(key[0] == 'f' ? &d->fixed : &d->collide) = v;
+        *(key[0] == 'f' ? &d->fixed : key[0] == 'c' ? &d->collide : key[0] == 'e' ? &d->events : &d->hidden) = v;
+        lua_pop(L, 1);
+        return;
+    }
+    if (strcmp(key, "color") == 0) {
+        d->color = check_color_at(L, vidx, arg, what);
+        lua_pop(L, 1);
+        return;
+    }
+    if (strcmp(key, "group") == 0) {
+        d->group = (int32_t)check_integer_in(L, vidx, arg, what, -32768, 32767);
+        lua_pop(L, 1);
+        return;
+    }
+    if (strcmp(key, "category") == 0 || strcmp(key, "mask") == 0) {
+        uint32_t v = (uint32_t)check_integer_in(L, vidx, arg, what, 0, 0xFFFFFFFF);
+        *(key[0] == 'c' ? &d->category : &d->mask) = v;
         lua_pop(L, 1);
         return;
     }
@@ -545,6 +627,48 @@ static int l_world_particle(lua_State *L)
     return 1;
 }
 
+// particle:apply_force(fx, fy): acts on every sub-step of the next step (sb_particle_apply_force).
+static int l_particle_apply_force(lua_State *L)
+{
+    sb_particle_id id;
+    sb_world *world = check_particle(L, 1, &id, NULL);
+    sb_vec2 f = {check_finite_at(L, 2, 2, "fx"), check_finite_at(L, 3, 3, "fy")};
+    if (sb_particle_apply_force(world, id, f) != SB_OK)
+        return luaL_error(L, "particle:apply_force: the force (%f, %f) takes the particle's total past 1e15 N", f.x, f.y);
+    return 0;
+}
+
+// particle:apply_impulse(ix, iy): velocity changes by impulse / mass now.
+static int l_particle_apply_impulse(lua_State *L)
+{
+    sb_particle_id id;
+    sb_world *world = check_particle(L, 1, &id, NULL);
+    sb_vec2 j = {check_finite_at(L, 2, 2, "ix"), check_finite_at(L, 3, 3, "iy")};
+    if (sb_particle_apply_impulse(world, id, j) != SB_OK)
+        return luaL_error(L, "particle:apply_impulse: the impulse (%f, %f) would take the velocity past 1e12 m/s", j.x, j.y);
+    return 0;
+}
+
+// particle:move_to(x, y): a fixed (kinematic) particle gets the velocity that takes it to (x, y)
+// over the next frame, so it pushes what it meets with that velocity instead of jumping.
+static int l_particle_move_to(lua_State *L)
+{
+    sb_particle_id id;
+    sb_world *world = check_particle(L, 1, &id, NULL);
+    double x = check_finite_at(L, 2, 2, "x"), y = check_finite_at(L, 3, 3, "y");
+    sb_particle_def d;
+    sb_particle_get(world, id, &d);
+    if (!d.fixed)
+        return luaL_error(L, "particle:move_to moves fixed (kinematic) particles; this one is free (set fixed = true, or set x and y)");
+    double dt = sb_world_get_def(world).dt;
+    d.velocity.x = (x - d.position.x) / dt;
+    d.velocity.y = (y - d.position.y) / dt;
+    const char *field = NULL;
+    if (sb_particle_set(world, id, &d, &field) != SB_OK)
+        return luaL_error(L, "particle:move_to: (%f, %f) is too far for one frame (the speed would pass 1e12 m/s)", x, y);
+    return 0;
+}
+
 static int l_particle_index(lua_State *L)
 {
     sb_particle_id id;
@@ -563,9 +687,18 @@ static int l_particle_index(lua_State *L)
     else if (strcmp(key, "collide") == 0) lua_pushboolean(L, d.collide);
     else if (strcmp(key, "restitution") == 0) { if (d.restitution < 0) lua_pushnil(L); else lua_pushnumber(L, d.restitution); }
     else if (strcmp(key, "friction") == 0) { if (d.friction < 0) lua_pushnil(L); else lua_pushnumber(L, d.friction); }
+    else if (strcmp(key, "group") == 0) lua_pushinteger(L, d.group);
+    else if (strcmp(key, "category") == 0) lua_pushinteger(L, (lua_Integer)d.category);
+    else if (strcmp(key, "mask") == 0) lua_pushinteger(L, (lua_Integer)d.mask);
+    else if (strcmp(key, "events") == 0) lua_pushboolean(L, d.events);
+    else if (strcmp(key, "hidden") == 0) lua_pushboolean(L, d.hidden);
+    else if (strcmp(key, "color") == 0) push_color(L, d.color);
+    else if (strcmp(key, "apply_force") == 0) lua_pushcfunction(L, l_particle_apply_force);
+    else if (strcmp(key, "apply_impulse") == 0) lua_pushcfunction(L, l_particle_apply_impulse);
+    else if (strcmp(key, "move_to") == 0) lua_pushcfunction(L, l_particle_move_to);
     else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
     else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
-    else return luaL_error(L, "unknown particle property '%s' (x, y, vx, vy, mass, radius, fixed, collide, restitution, friction, index, world)", key);
+    else return luaL_error(L, "unknown particle property '%s' (x, y, vx, vy, mass, radius, fixed, collide, restitution, friction, group, category, mask, events, color, hidden, apply_force, apply_impulse, move_to, index, world)", key);
     return 1;
 }
 
@@ -575,7 +708,7 @@ static int l_particle_newindex(lua_State *L)
     sb_world *world = check_particle(L, 1, &id, NULL);
     const char *key = luaL_checkstring(L, 2);
     if (!is_field(key, particle_fields))
-        return luaL_error(L, "cannot set particle property '%s' (settable: x, y, vx, vy, mass, radius, fixed, collide, restitution, friction)", key);
+        return luaL_error(L, "cannot set particle property '%s' (settable: x, y, vx, vy, mass, radius, fixed, collide, restitution, friction, group, category, mask, events, color, hidden)", key);
     sb_particle_def d;
     sb_particle_get(world, id, &d);
     particle_field(L, &d, key, 3, 0);
@@ -612,8 +745,36 @@ static sb_world *check_spring(lua_State *L, int idx, sb_spring_id *id, int *worl
 }
 
 static const char *const spring_fields[] = {
-    "hertz", "damping_ratio", "stiffness", "damping", "k", "c", "rest_length", "collide", NULL,
+    "hertz", "damping_ratio", "stiffness", "damping", "k", "c", "rest_length", "collide",
+    "break_stretch", "break_force", "color", "hidden", NULL,
 };
+
+/// A spring's break_stretch or break_force: a number >= 0 (0 = never), named otherwise.
+static double check_break_at(lua_State *L, int idx, int arg, const char *key)
+{
+    idx = lua_absindex(L, idx);
+    const char *what = lua_pushfstring(L, "spring.%s", key);
+    double v = check_finite_at(L, idx, arg, what);
+    if (v < 0.0 || v > 1e12)
+        arg_error(L, arg, lua_pushfstring(L, "%s must be in [0, 1e12] (0: never breaks), got %s", what, describe(L, idx)));
+    lua_pop(L, 1);
+    return v;
+}
+
+/// The style and break fields of a spring's options table at idx.
+static void spring_extras(lua_State *L, int idx, int arg, sb_spring_def *d)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_getfield(L, idx, "break_stretch") != LUA_TNIL)
+        d->break_stretch = check_break_at(L, -1, arg, "break_stretch");
+    if (lua_getfield(L, idx, "break_force") != LUA_TNIL)
+        d->break_force = check_break_at(L, -1, arg, "break_force");
+    if (lua_getfield(L, idx, "color") != LUA_TNIL)
+        d->color = check_color_at(L, -1, arg, "spring.color");
+    if (lua_getfield(L, idx, "hidden") != LUA_TNIL)
+        d->hidden = check_bool_at(L, -1, arg, "spring.hidden");
+    lua_pop(L, 4);
+}
 
 /// A spring's `collide` field: a boolean, named in the error otherwise.
 static bool check_collide(lua_State *L, int idx, int arg)
@@ -692,6 +853,7 @@ static int l_world_spring(lua_State *L)
         if (lua_getfield(L, 4, "collide") != LUA_TNIL)
             d.collide = check_collide(L, -1, 4);
         lua_pop(L, 1);
+        spring_extras(L, 4, 4, &d);
     }
     sb_status st;
     const char *field = NULL;
@@ -756,7 +918,11 @@ static int l_spring_index(lua_State *L)
     else if (strcmp(key, "impulse") == 0) lua_pushnumber(L, sb_spring_impulse(world, id));
     else if (strcmp(key, "rigid") == 0) lua_pushboolean(L, rigid);
     else if (strcmp(key, "collide") == 0) lua_pushboolean(L, d.collide);
-    else if (strcmp(key, "retune") == 0) lua_pushcfunction(L, l_spring_retune);
+    else if (strcmp(key, "force") == 0) lua_pushnumber(L, sb_spring_force(world, id));
+    else if (strcmp(key, "break_stretch") == 0) lua_pushnumber(L, d.break_stretch);
+    else if (strcmp(key, "break_force") == 0) lua_pushnumber(L, d.break_force);
+    else if (strcmp(key, "color") == 0) push_color(L, d.color);
+    else if (strcmp(key, "hidden") == 0) lua_pushboolean(L, d.hidden);
     else if (strcmp(key, "retune") == 0) lua_pushcfunction(L, l_spring_retune);
     else if (strcmp(key, "tuning") == 0) lua_pushstring(L, t->mode == SB_TUNE_HERTZ ? "hertz" : t->mode == SB_TUNE_COEFFICIENTS ? "coefficients" : "raw");
     else if (strcmp(key, "hertz") == 0) lua_pushnumber(L, t->mode == SB_TUNE_HERTZ ? t->hertz : hertz);
@@ -767,7 +933,7 @@ static int l_spring_index(lua_State *L)
     else if (strcmp(key, "c") == 0) lua_pushnumber(L, rigid ? HUGE_VAL : c);
     else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
     else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
-    else return luaL_error(L, "unknown spring property '%s' (a, b, length, rest_length, stretch, impulse, rigid, collide, retune, tuning, hertz, damping_ratio, stiffness, damping, k, c, index, world)", key);
+    else return luaL_error(L, "unknown spring property '%s' (a, b, length, rest_length, stretch, impulse, force, rigid, collide, break_stretch, break_force, color, hidden, retune, tuning, hertz, damping_ratio, stiffness, damping, k, c, index, world)", key);
     return 1;
 }
 
@@ -802,9 +968,21 @@ static int l_spring_newindex(lua_State *L)
     sb_world *world = check_spring(L, 1, &id, NULL);
     const char *key = luaL_checkstring(L, 2);
     if (!is_field(key, spring_fields))
-        return luaL_error(L, "cannot set spring property '%s' (settable: hertz, damping_ratio, stiffness, damping, k, c, rest_length, collide)", key);
+        return luaL_error(L, "cannot set spring property '%s' (settable: hertz, damping_ratio, stiffness, damping, k, c, rest_length, collide, break_stretch, break_force, color, hidden)", key);
     if (strcmp(key, "collide") == 0) {
         sb_spring_set_collide(world, id, check_collide(L, 3, 0));
+        return 0;
+    }
+    if (strncmp(key, "break_", 6) == 0 || strcmp(key, "color") == 0 || strcmp(key, "hidden") == 0) {
+        sb_spring_def d;
+        sb_spring_get(world, id, &d);
+        lua_settop(L, 3);
+        lua_createtable(L, 0, 1);
+        lua_pushvalue(L, 3);
+        lua_setfield(L, -2, key);
+        spring_extras(L, 4, 0, &d);
+        sb_spring_set_break(world, id, d.break_stretch, d.break_force, NULL);
+        sb_spring_set_style(world, id, d.color, d.hidden);
         return 0;
     }
     if (lua_isnil(L, 3))
@@ -1108,6 +1286,58 @@ static int l_world_pick(lua_State *L)
     return 1;
 }
 
+// world:query(xmin, ymin, xmax, ymax) -> the particles whose circles overlap the box, in slot order
+static int l_world_query(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    static const char *const names[] = {"xmin", "ymin", "xmax", "ymax"};
+    double v[4];
+    for (int i = 0; i < 4; ++i)
+        v[i] = check_finite_at(L, i + 2, i + 2, names[i]);
+    if (v[0] > v[2])
+        return luaL_argerror(L, 4, lua_pushfstring(L, "xmax must be >= xmin (%f), got %f", v[0], v[2]));
+    if (v[1] > v[3])
+        return luaL_argerror(L, 5, lua_pushfstring(L, "ymax must be >= ymin (%f), got %f", v[1], v[3]));
+    sb_bounds box = {v[0], v[1], v[2], v[3]};
+    int n = sb_world_query_box(world, box, NULL, 0);
+    sb_particle_id *ids = (sb_particle_id *)lua_newuserdatauv(L, sizeof *ids * (size_t)(n > 0 ? n : 1), 0);
+    n = sb_world_query_box(world, box, ids, n);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; ++i) {
+        sb_lua_push_particle(L, 1, ids[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+// world:raycast(x1, y1, x2, y2) -> nil, or {particle =, wall =, x =, y =, nx =, ny =, fraction =}
+static int l_world_raycast(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    static const char *const names[] = {"x1", "y1", "x2", "y2"};
+    double v[4];
+    for (int i = 0; i < 4; ++i)
+        v[i] = check_finite_at(L, i + 2, i + 2, names[i]);
+    sb_ray_hit hit = sb_world_raycast(world, (sb_vec2){v[0], v[1]}, (sb_vec2){v[2], v[3]});
+    if (!hit.hit)
+        return 0;
+    lua_createtable(L, 0, 7);
+    if (hit.particle.generation) {
+        sb_lua_push_particle(L, 1, hit.particle);
+        lua_setfield(L, -2, "particle");
+    }
+    if (hit.wall.generation) {
+        lua_pushinteger(L, (lua_Integer)hit.wall.index + 1);
+        lua_setfield(L, -2, "wall");
+    }
+    set_num(L, "x", hit.point.x);
+    set_num(L, "y", hit.point.y);
+    set_num(L, "nx", hit.normal.x);
+    set_num(L, "ny", hit.normal.y);
+    set_num(L, "fraction", hit.fraction);
+    return 1;
+}
+
 static int l_world_hash(lua_State *L)
 {
     char text[17];
@@ -1147,7 +1377,8 @@ static const luaL_Reg world_methods[] = {
     {"walls", l_world_walls},       {"step", l_world_step},       {"stats", l_world_stats},
     {"drag", l_world_drag},         {"drag_to", l_world_drag_to}, {"release", l_world_release},
     {"pick", l_world_pick},         {"hash", l_world_hash},       {"resume", l_world_resume},
-    {"close", l_world_close},       {NULL, NULL},
+    {"close", l_world_close},       {"query", l_world_query},     {"raycast", l_world_raycast},
+    {NULL, NULL},
 };
 
 static const luaL_Reg world_meta[] = {
@@ -1258,6 +1489,99 @@ static int l_tune(lua_State *L)
     return 1;
 }
 
+// springbox.plot(name, value): one sample of a named series for this frame. A host draws each
+// series as a live graph and writes it into --stats; without a host it is kept and ignored.
+// Series live in the registry table "springbox.plots": names in the order they first came
+// (array part) and each one's latest value (hash part).
+enum { plot_max_series = 12, plot_max_name = 32 };
+static int l_plot(lua_State *L)
+{
+    size_t len;
+    const char *name = luaL_checklstring(L, 1, &len);
+    if (len == 0 || len > plot_max_name)
+        return luaL_argerror(L, 1, lua_pushfstring(L, "name must have 1 to %d characters, got %d", plot_max_name, (int)len));
+    double v = check_finite_at(L, 2, 2, "value");
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, "springbox.plots");
+    }
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, -2) == LUA_TNIL) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -2);
+        if (n >= plot_max_series)
+            return luaL_error(L, "springbox.plot: at most %d series, and '%s' would be one more", plot_max_series, name);
+        lua_pushvalue(L, 1);
+        lua_rawseti(L, -3, n + 1);
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, 1);
+    lua_pushnumber(L, v);
+    lua_rawset(L, -3);
+    return 0;
+}
+
+// springbox.keyboard.isdown(key, ...): true if any of the keys is held (LÖVE's
+// love.keyboard.isDown). Key names are SDL's in lower case: "left", "space", "a", "return".
+// A host keeps the held keys in the registry table "springbox.keys"; without one none are held.
+static int l_keyboard_isdown(lua_State *L)
+{
+    int n = lua_gettop(L);
+    if (n == 0)
+        return luaL_argerror(L, 1, "key name expected, got no value");
+    bool down = false;
+    bool have = lua_getfield(L, LUA_REGISTRYINDEX, "springbox.keys") == LUA_TTABLE;
+    for (int i = 1; i <= n; ++i) {
+        luaL_checkstring(L, i);
+        if (have) {
+            lua_pushvalue(L, i);
+            down = down || lua_rawget(L, n + 1) != LUA_TNIL;
+            lua_pop(L, 1);
+        }
+    }
+    lua_pushboolean(L, down);
+    return 1;
+}
+
+// springbox.mouse.position() -> x, y in world metres (0, 0 without a host);
+// springbox.mouse.isdown(button, ...) with buttons 1 left, 2 right, 3 middle, as LÖVE.
+static int l_mouse_position(lua_State *L)
+{
+    double x = 0.0, y = 0.0;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.mouse") == LUA_TTABLE) {
+        lua_rawgeti(L, -1, 1);
+        lua_rawgeti(L, -2, 2);
+        x = lua_tonumber(L, -2);
+        y = lua_tonumber(L, -1);
+    }
+    lua_pushnumber(L, x);
+    lua_pushnumber(L, y);
+    return 2;
+}
+
+static int l_mouse_isdown(lua_State *L)
+{
+    int n = lua_gettop(L);
+    if (n == 0)
+        return luaL_argerror(L, 1, "button expected, got no value");
+    bool have = lua_getfield(L, LUA_REGISTRYINDEX, "springbox.mouse") == LUA_TTABLE;
+    lua_Integer held = 0;
+    if (have) {
+        lua_rawgeti(L, -1, 3);
+        held = lua_tointeger(L, -1);
+    }
+    bool down = false;
+    for (int i = 1; i <= n; ++i) {
+        lua_Integer b = luaL_checkinteger(L, i);
+        if (b < 1 || b > 8)
+            return luaL_argerror(L, i, lua_pushfstring(L, "button must be 1 to 8, got %I", b));
+        down = down || (held >> (b - 1) & 1);
+    }
+    lua_pushboolean(L, down);
+    return 1;
+}
+
 static int l_methods(lua_State *L)
 {
     lua_createtable(L, SB_METHOD_COUNT, 0);
@@ -1300,6 +1624,18 @@ int luaopen_springbox(lua_State *L)
     lua_setfield(L, -2, "state");
     l_methods(L);
     lua_setfield(L, -2, "methods");
+    lua_pushcfunction(L, l_plot);
+    lua_setfield(L, -2, "plot");
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, l_keyboard_isdown);
+    lua_setfield(L, -2, "isdown");
+    lua_setfield(L, -2, "keyboard");
+    lua_createtable(L, 0, 2);
+    lua_pushcfunction(L, l_mouse_position);
+    lua_setfield(L, -2, "position");
+    lua_pushcfunction(L, l_mouse_isdown);
+    lua_setfield(L, -2, "isdown");
+    lua_setfield(L, -2, "mouse");
     lua_pushliteral(L, SPRINGBOX_VERSION); // the CMake project version
     lua_setfield(L, -2, "version");
     return 1;

@@ -25,6 +25,8 @@ void sb_lua_set_guard(lua_State *L, sb_lua_guard guard, void *ud);
 /// Pushes the particle userdata for `id` of the world userdata at `world_idx` (one userdata
 /// per particle, so they compare equal and work as table keys).
 void sb_lua_push_particle(lua_State *L, int world_idx, sb_particle_id id);
+/// Pushes the spring userdata for `id` (a removed spring's too: it says "spring was removed" when used).
+void sb_lua_push_spring(lua_State *L, int world_idx, sb_spring_id id);
 /// The particle handle of the particle userdata at `idx`, if it belongs to a live world.
 bool sb_lua_to_particle(lua_State *L, int idx, sb_world **world, sb_particle_id *id);
 

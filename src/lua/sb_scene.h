@@ -76,4 +76,53 @@ sb_tunable sb_scene_tunable(const sb_scene *scene, int i);
 /// Sets a tunable and re-runs the scene exactly as a hot reload would (state kept).
 sb_reload_event sb_scene_set_tunable(sb_scene *scene, const char *name, double value);
 
+// ---------------------------------------------------------------- scenes as programs
+// A scene table may also hold callbacks, each optional, called by the host (LÖVE's names):
+//   keypressed(key) keyreleased(key) mousepressed(x, y, button) mousereleased(x, y, button)
+//   mousemoved(x, y, dx, dy) wheelmoved(dx, dy) draw(g)
+//   on_contact_begin(a, b) on_contact_end(a, b) on_spring_break(spring, a, b)
+// Positions are world metres. An error in a callback is reported like update()'s, and that
+// callback stays off until the next reload while the rest keep running.
+
+/// A key went down or up (SDL's key name in lower case: "left", "space", "a"). The scene's
+/// keypressed / keyreleased runs; returns true when it returned true, claiming the key from the
+/// host's own bindings. springbox.keyboard.isdown sees the key from now on. On an error
+/// `error` is filled (else it is set to "").
+bool sb_scene_key(sb_scene *scene, const char *key, bool pressed, char *error, size_t error_size);
+/// A mouse button (1 left, 2 right, 3 middle) went down or up at (x, y) in world metres;
+/// returns true when the scene's callback returned true (the host then leaves the click alone).
+bool sb_scene_mouse_button(sb_scene *scene, double x, double y, int button, bool pressed, char *error, size_t error_size);
+/// The mouse moved to (x, y), by (dx, dy), in world metres.
+void sb_scene_mouse_move(sb_scene *scene, double x, double y, double dx, double dy, char *error, size_t error_size);
+/// The wheel turned (LÖVE's wheelmoved: x right, y away from the user).
+void sb_scene_wheel(sb_scene *scene, double dx, double dy, char *error, size_t error_size);
+/// True if the scene has this callback ("draw", "keypressed", ...), and it is not off after an error.
+bool sb_scene_has_callback(const sb_scene *scene, const char *name);
+
+/// What a scene's draw(g) asked to draw this frame.
+typedef enum sb_draw_kind { SB_DRAW_LINES, SB_DRAW_CIRCLE, SB_DRAW_POLYGON, SB_DRAW_TEXT } sb_draw_kind;
+typedef struct sb_draw_command {
+    sb_draw_kind kind;
+    uint32_t color;          ///< 0xRRGGBBAA
+    bool screen;             ///< positions are pixels from the window's top left, not world metres
+    bool fill;               ///< circles and polygons
+    int first, count;        ///< its points: the polyline or polygon, a circle's centre, a text's place
+    double radius;           ///< circles, in metres
+    int text;                ///< texts: offset of the text in sb_draw_list.text
+} sb_draw_command;
+typedef struct sb_draw_list {
+    int count;
+    const sb_draw_command *commands;
+    const sb_vec2 *points;
+    const char *text;
+} sb_draw_list;
+/// Runs the scene's draw(g) and hands back what it drew (valid until the next call). Returns
+/// false on an error (in `error`), with what was drawn before it; a scene without draw draws nothing.
+bool sb_scene_draw(sb_scene *scene, sb_draw_list *list, char *error, size_t error_size);
+
+/// The series given to springbox.plot, in the order they first came, with their latest values.
+int sb_scene_plot_count(const sb_scene *scene);
+/// The i-th series; false past the end.
+bool sb_scene_plot(const sb_scene *scene, int i, char *name, size_t name_size, double *value);
+
 #endif

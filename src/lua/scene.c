@@ -1,7 +1,7 @@
 // The scene host: sandboxed loading, hot reload with state carried over, tuning ramps,
 // file watching. See sb_scene.h.
 #define _POSIX_C_SOURCE 200809L
-#include "sb_scene.h"
+#include "scene_internal.h"
 
 #include "sb_lua.h"
 #include "sb_tuning.h"
@@ -15,50 +15,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-/// A file the scene loaded: what it looked like when loaded, and a change seen since that
-/// is waiting to settle (pending_since > 0).
-typedef struct watched_file {
-    char *path;
-    struct timespec mtime;
-    long long size;
-    struct timespec pending_mtime;
-    long long pending_size;
-    double pending_since;
-} watched_file;
-
-/// The structure of a freshly built world: which slots hold particles, where they start,
-/// and which particles each spring joins. Equal structures can carry state over.
-typedef struct world_shape {
-    int particles, springs;
-    uint32_t *p_index, *s_index, *s_a, *s_b;
-    uint32_t *p_gen, *s_gen;  // generations: a slot emptied and refilled at run time is a change
-    sb_vec2 *start;
-} world_shape;
-
-/// What one run of the scene file produced, before it is adopted.
-typedef struct scene_build {
-    int table_ref, update_ref;
-    int world_count;
-    sb_world **worlds;
-    int *world_refs;
-    char *title;
-    char *warning;            // unknown fields of the returned table, or NULL
-    watched_file *files;
-    int file_count;
-} scene_build;
-
-struct sb_scene {
-    sb_scene_options opt;
-    char *path, *dir;
-    lua_State *L;
-    size_t memory;
-    double deadline;          // CLOCK_MONOTONIC seconds; scripts past it are stopped
-    const char *deadline_what;
-    scene_build cur;
-    scene_build *loading;     // the build whose file is running now; NULL between loads
-    world_shape *shapes;      // shapes of cur's worlds as first built
-    bool update_ok;
-};
 
 // ---------------------------------------------------------------- small helpers
 
@@ -116,7 +72,7 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 static int deadline_error(lua_State *L, const sb_scene *scene)
 {
     return luaL_error(L, "%s took longer than its limit of %f s (an endless loop?)", scene->deadline_what,
-                      scene->deadline_what[0] == 'u' ? scene->opt.update_seconds : scene->opt.load_seconds);
+                      scene->deadline_limit);
 }
 
 static bool past_deadline(const sb_scene *scene) { return scene->deadline_what && monotonic_seconds() > scene->deadline; }
@@ -138,7 +94,7 @@ static bool step_guard(void *ud, char *message, size_t size)
     if (!past_deadline(scene))
         return false;
     snprintf(message, size, "%s took longer than its limit of %g s (in world:step)", scene->deadline_what,
-             scene->deadline_what[0] == 'u' ? scene->opt.update_seconds : scene->opt.load_seconds);
+             scene->deadline_limit);
     return true;
 }
 
@@ -152,7 +108,7 @@ static int traceback_handler(lua_State *L)
 }
 
 // Calls the function below `nargs` arguments with a traceback handler and a wall-clock limit.
-static bool protected_call(sb_scene *scene, int nargs, int nresults, double limit, const char *what,
+bool protected_call(sb_scene *scene, int nargs, int nresults, double limit, const char *what,
                            char *error, size_t error_size)
 {
     int base = lua_gettop(scene->L) - nargs;
@@ -160,6 +116,7 @@ static bool protected_call(sb_scene *scene, int nargs, int nresults, double limi
     lua_insert(scene->L, base);
     scene->deadline = monotonic_seconds() + limit;
     scene->deadline_what = what;
+    scene->deadline_limit = limit;
     int rc = lua_pcall(scene->L, nargs, nresults, base);
     bool late = monotonic_seconds() > scene->deadline;
     scene->deadline_what = NULL; // no call running: nothing is past a limit
@@ -507,7 +464,14 @@ static int edit_distance(const char *a, const char *b)
 /// NULL when there are none. Read raw, like the rest of the table.
 static char *unknown_fields(lua_State *L, int t, const char *path)
 {
-    static const char *const known[] = {"world", "worlds", "title", "update", "tune", NULL};
+    static const char *const base[] = {"world", "worlds", "title", "update", "tune"};
+    const char *known[sizeof base / sizeof base[0] + SCENE_CALLBACK_COUNT + 1];
+    size_t nk = 0;
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; ++i)
+        known[nk++] = base[i];
+    for (int i = 0; i < SCENE_CALLBACK_COUNT; ++i)
+        known[nk++] = scene_callback_names[i];
+    known[nk] = NULL;
     char text[1024] = "";
     size_t used = 0;
     lua_pushnil(L);
@@ -531,7 +495,7 @@ static char *unknown_fields(lua_State *L, int t, const char *path)
         int n = nearest ? snprintf(text + used, sizeof text - used, "%sscene field '%s' is not used (did you mean '%s'?)",
                                    used ? "; " : "", key, nearest)
                         : snprintf(text + used, sizeof text - used, "%sscene field '%s' is not used (known: world, "
-                                   "worlds, title, update, tune)", used ? "; " : "", key);
+                                   "worlds, title, update, tune, the callbacks in README)", used ? "; " : "", key);
         used += n > 0 ? (size_t)n : 0;
         used = used < sizeof text ? used : sizeof text - 1;
     }
@@ -642,6 +606,10 @@ static bool build_scene(sb_scene *scene, scene_build *b, char *error, size_t err
         if (lua_getfield_raw(L, result, "title") == LUA_TSTRING)
             b->title = copy_string(lua_tostring(L, -1));
         lua_pop(L, 1);
+        if (!scene_check_callbacks(scene, result, error, error_size)) {
+            lua_settop(L, top);
+            return false;
+        }
         // Tunables listed in the returned table count as declared too.
         if (lua_getfield_raw(L, result, "tune") == LUA_TTABLE) {
             lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
@@ -861,6 +829,7 @@ static void adopt(sb_scene *scene, scene_build *b, world_shape *shapes)
     build_free(scene, &scene->cur);
     scene->cur = *b;
     scene->update_ok = true;
+    memset(scene->callback_off, 0, sizeof scene->callback_off);
     // The adopted load's springbox.state becomes the running state.
     lua_getfield(scene->L, LUA_REGISTRYINDEX, "springbox.state.next");
     lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.state.current");
@@ -1035,6 +1004,7 @@ void sb_scene_close(sb_scene *scene)
         shape_free(&scene->shapes[i]);
     free(scene->shapes);
     build_free(scene, &scene->cur);
+    scene_program_free(scene);
     if (scene->L)
         lua_close(scene->L);
     free(scene->path);
@@ -1106,6 +1076,12 @@ bool sb_scene_frame(sb_scene *scene, char *error, size_t error_size)
     }
     for (int i = 0; i < scene->cur.world_count; ++i)
         sb_world_step(scene->cur.worlds[i]);
+    if (ok && !scene_dispatch_events(scene, error, error_size))
+        ok = false;
+    else if (!ok) {
+        char ignored[256];
+        scene_dispatch_events(scene, ignored, sizeof ignored); // update's error is the one to show
+    }
     return ok;
 }
 

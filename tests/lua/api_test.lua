@@ -258,5 +258,66 @@ test("building 100k particles and 200k springs from Lua takes seconds, not minut
   assert(w.particle_count == n * n and w.spring_count == 2 * n * (n - 1))
 end)
 
+test("scene programs: filtering, colours, breaking, forces, queries, plots and input from Lua", function()
+  local w = sb.world{ gravity = {0, 0} }
+  local p = w:particle{ x = 0, y = 0, group = -2, category = 4, mask = 1, events = true,
+                       color = {1, 0, 0}, hidden = true }
+  assert(p.group == -2 and p.category == 4 and p.mask == 1 and p.events and p.hidden)
+  assert(p.color == "#ff0000ff")
+  p.color = "#00ff0080"
+  assert(p.color == "#00ff0080")
+  p.color = false
+  assert(p.color == nil)
+  fails_with(function() p.color = "red" end, "particle.color", "#rrggbb", "red")
+  fails_with(function() p.color = {1, 2, 0} end, "particle.color", "[0, 1]")
+  fails_with(function() p.group = 40000 end, "particle.group", "[-32768, 32767]", "40000")
+  fails_with(function() p.mask = -1 end, "particle.mask", "-1")
+  fails_with(function() w:particle{ category = 1.5 } end, "category", "1.5")
+  local q = w:particle{ x = 1, y = 0 }
+  local s = w:spring(p, q, { break_stretch = 0.5, break_force = 100, color = {0, 0, 1, 0.5}, hidden = false })
+  assert(s.break_stretch == 0.5 and s.break_force == 100 and s.color == "#0000ff80" and s.hidden == false)
+  s.break_force = 0
+  assert(s.break_force == 0)
+  fails_with(function() s.break_force = -1 end, "spring.break_force", "-1")
+  fails_with(function() w:spring(p, q, { break_stretch = 0/0 }) end, "break_stretch", "nan")
+  fails_with(function() s.hidden = 1 end, "spring.hidden", "boolean")
+  assert(s.force == 0)
+  -- forces act for one step, impulses at once
+  local r = w:particle{ x = 3, y = 3, mass = 2, collide = false }
+  r:apply_force(2, 0)
+  w:step()
+  near(r.vx, w.dt, 1e-12)
+  r:apply_impulse(0, 3)
+  near(r.vy, 1.5, 1e-12)
+  fails_with(function() q:apply_force(0/0, 0) end, "fx", "nan")
+  fails_with(function() q:apply_impulse(1, "x") end, "iy")
+  fails_with(function() q:move_to(1, 1) end, "move_to", "fixed")
+  local k = w:particle{ x = 5, y = 5, fixed = true }
+  k:move_to(5.5, 5)
+  w:step()
+  near(k.x, 5.5, 1e-9)
+  -- queries
+  local found = w:query(-0.5, -0.5, 0.5, 0.5)
+  assert(#found == 1 and found[1] == p)
+  assert(#w:query(100, 100, 101, 101) == 0)
+  fails_with(function() w:query(1, 0, 0, 1) end, "xmax", "xmin")
+  local hit = w:raycast(-3, 0, 3, 0)
+  assert(hit and hit.particle == p and hit.fraction < 0.5 and hit.nx < 0)
+  assert(w:raycast(-3, 10, 3, 10) == nil)
+  w:wall(10, -1, 10, 1)
+  hit = w:raycast(8, 0.5, 12, 0.5)
+  assert(hit and hit.wall == 1 and hit.particle == nil)
+  near(hit.x, 10, 1e-12)
+  -- plots and input outside a host: kept, and nothing is held
+  sb.plot("height", 1.5)
+  fails_with(function() sb.plot("", 1) end, "name", "1 to 32")
+  fails_with(function() sb.plot("x", 0/0) end, "value", "nan")
+  assert(sb.keyboard.isdown("left") == false)
+  fails_with(function() sb.keyboard.isdown() end, "key name")
+  local mx, my = sb.mouse.position()
+  assert(mx == 0 and my == 0 and sb.mouse.isdown(1) == false)
+  fails_with(function() sb.mouse.isdown(9) end, "button", "9")
+end)
+
 print(("%d passed, %d failed"):format(passed, failed))
 os.exit(failed == 0 and 0 or 1)

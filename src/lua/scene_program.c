@@ -1,0 +1,475 @@
+// Scenes as programs: the callbacks a scene table may hold besides update (input, drawing,
+// events) and the plots. LÖVE's model (love.keypressed, love.draw, World:setCallbacks), with
+// springbox's rules: every callback runs under the update time limit, an error in one turns
+// that one off until the next reload, and what the host shows is what the script last did right.
+#include "scene_internal.h"
+
+#include "sb_lua.h"
+
+#include <lauxlib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const scene_callback_names[SCENE_CALLBACK_COUNT] = {
+    "keypressed", "keyreleased", "mousepressed", "mousereleased", "mousemoved", "wheelmoved",
+    "draw", "on_contact_begin", "on_contact_end", "on_spring_break",
+};
+
+bool scene_check_callbacks(sb_scene *scene, int t, char *error, size_t error_size)
+{
+    lua_State *L = scene->L;
+    for (int i = 0; i < SCENE_CALLBACK_COUNT; ++i) {
+        lua_pushstring(L, scene_callback_names[i]);
+        int type = lua_rawget(L, t);
+        lua_pop(L, 1);
+        if (type != LUA_TNIL && type != LUA_TFUNCTION) {
+            snprintf(error, error_size, "%s: scene field '%s' must be a function, got %s", scene->path,
+                     scene_callback_names[i], lua_typename(L, type));
+            return false;
+        }
+    }
+    return true;
+}
+
+/// Pushes the running scene's callback and returns true, or pushes nothing and returns false
+/// when it has none or it is off.
+static bool push_callback(sb_scene *scene, scene_callback cb)
+{
+    lua_State *L = scene->L;
+    if (scene->callback_off[cb] || scene->cur.table_ref == LUA_NOREF)
+        return false;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, scene->cur.table_ref);
+    lua_pushstring(L, scene_callback_names[cb]);
+    if (lua_rawget(L, -2) != LUA_TFUNCTION) {
+        lua_pop(L, 2);
+        return false;
+    }
+    lua_remove(L, -2);
+    return true;
+}
+
+bool sb_scene_has_callback(const sb_scene *scene, const char *name)
+{
+    for (int i = 0; i < SCENE_CALLBACK_COUNT; ++i) {
+        if (strcmp(name, scene_callback_names[i]) != 0)
+            continue;
+        if (!push_callback((sb_scene *)scene, (scene_callback)i))
+            return false;
+        lua_pop(scene->L, 1);
+        return true;
+    }
+    return false;
+}
+
+/// Calls the callback under it with `nargs` arguments; returns its first result as a boolean
+/// (a claim) and turns the callback off on an error.
+static bool call_callback(sb_scene *scene, scene_callback cb, int nargs, bool *claimed, char *error, size_t error_size)
+{
+    char what[64];
+    snprintf(what, sizeof what, "%s()", scene_callback_names[cb]);
+    char message[2048];
+    if (!protected_call(scene, nargs, 1, scene->opt.update_seconds, what, message, sizeof message)) {
+        scene->callback_off[cb] = true;
+        // the limit's message names the callback already; a script error is prefixed with it
+        if (strstr(message, what) == message)
+            snprintf(error, error_size, "%s", message);
+        else
+            snprintf(error, error_size, "%s: %s", what, message);
+        return false;
+    }
+    if (claimed)
+        *claimed = lua_toboolean(scene->L, -1);
+    lua_pop(scene->L, 1);
+    return true;
+}
+
+// ---------------------------------------------------------------- input
+
+/// The registry table `name`, made on first use, on the top of the stack.
+static void registry_table(lua_State *L, const char *name)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, name) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, name);
+    }
+}
+
+bool sb_scene_key(sb_scene *scene, const char *key, bool pressed, char *error, size_t error_size)
+{
+    lua_State *L = scene->L;
+    error[0] = '\0';
+    registry_table(L, "springbox.keys"); // what springbox.keyboard.isdown reads
+    if (pressed)
+        lua_pushboolean(L, 1);
+    else
+        lua_pushnil(L);
+    lua_setfield(L, -2, key);
+    lua_pop(L, 1);
+    scene_callback cb = pressed ? CB_KEYPRESSED : CB_KEYRELEASED;
+    bool claimed = false;
+    if (push_callback(scene, cb)) {
+        lua_pushstring(L, key);
+        call_callback(scene, cb, 1, &claimed, error, error_size);
+    }
+    return claimed;
+}
+
+/// springbox.mouse reads {x, y, buttons held as bits}.
+static void record_mouse(lua_State *L, double x, double y, int button, int pressed)
+{
+    registry_table(L, "springbox.mouse");
+    lua_pushnumber(L, x);
+    lua_rawseti(L, -2, 1);
+    lua_pushnumber(L, y);
+    lua_rawseti(L, -2, 2);
+    if (button >= 1 && button <= 8) {
+        lua_rawgeti(L, -1, 3);
+        lua_Integer held = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        held = pressed ? held | (1 << (button - 1)) : held & ~(1 << (button - 1));
+        lua_pushinteger(L, held);
+        lua_rawseti(L, -2, 3);
+    }
+    lua_pop(L, 1);
+}
+
+bool sb_scene_mouse_button(sb_scene *scene, double x, double y, int button, bool pressed, char *error, size_t error_size)
+{
+    lua_State *L = scene->L;
+    error[0] = '\0';
+    record_mouse(L, x, y, button, pressed);
+    scene_callback cb = pressed ? CB_MOUSEPRESSED : CB_MOUSERELEASED;
+    bool claimed = false;
+    if (push_callback(scene, cb)) {
+        lua_pushnumber(L, x);
+        lua_pushnumber(L, y);
+        lua_pushinteger(L, button);
+        call_callback(scene, cb, 3, &claimed, error, error_size);
+    }
+    return claimed;
+}
+
+void sb_scene_mouse_move(sb_scene *scene, double x, double y, double dx, double dy, char *error, size_t error_size)
+{
+    lua_State *L = scene->L;
+    error[0] = '\0';
+    record_mouse(L, x, y, 0, 0);
+    if (push_callback(scene, CB_MOUSEMOVED)) {
+        lua_pushnumber(L, x);
+        lua_pushnumber(L, y);
+        lua_pushnumber(L, dx);
+        lua_pushnumber(L, dy);
+        call_callback(scene, CB_MOUSEMOVED, 4, NULL, error, error_size);
+    }
+}
+
+void sb_scene_wheel(sb_scene *scene, double dx, double dy, char *error, size_t error_size)
+{
+    error[0] = '\0';
+    if (push_callback(scene, CB_WHEELMOVED)) {
+        lua_pushnumber(scene->L, dx);
+        lua_pushnumber(scene->L, dy);
+        call_callback(scene, CB_WHEELMOVED, 2, NULL, error, error_size);
+    }
+}
+
+// ---------------------------------------------------------------- events
+
+/// Events are copied before any callback runs: a callback may step the world, which replaces
+/// the world's event arrays.
+static void *copy_of(const void *p, size_t bytes)
+{
+    void *q = malloc(bytes ? bytes : 1);
+    if (q && bytes)
+        memcpy(q, p, bytes);
+    return q;
+}
+
+bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
+{
+    lua_State *L = scene->L;
+    bool ok = true;
+    for (int wi = 0; wi < scene->cur.world_count && ok; ++wi) {
+        sb_world *w = scene->cur.worlds[wi];
+        const sb_break_event *breaks_in;
+        int nbreak = sb_world_break_events(w, &breaks_in);
+        const sb_contact_event *begins_in, *ends_in;
+        int nbegin, nend;
+        sb_world_contact_events(w, &begins_in, &nbegin, &ends_in, &nend);
+        if (nbreak + nbegin + nend == 0)
+            continue;
+        sb_break_event *breaks = copy_of(breaks_in, sizeof *breaks * (size_t)nbreak);
+        sb_contact_event *begins = copy_of(begins_in, sizeof *begins * (size_t)nbegin);
+        sb_contact_event *ends = copy_of(ends_in, sizeof *ends * (size_t)nend);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, scene->cur.world_refs[wi]);
+        int world_idx = lua_gettop(L);
+        for (int i = 0; breaks && i < nbreak && ok; ++i) {
+            if (!push_callback(scene, CB_SPRING_BREAK))
+                break;
+            sb_lua_push_spring(L, world_idx, breaks[i].spring);
+            int nargs = 1;
+            for (int e = 0; e < 2; ++e) { // an end removed by an earlier callback comes as nil
+                sb_particle_id p = e ? breaks[i].b : breaks[i].a;
+                if (sb_particle_is_valid(w, p))
+                    sb_lua_push_particle(L, world_idx, p);
+                else
+                    lua_pushnil(L);
+                nargs += 1;
+            }
+            ok = call_callback(scene, CB_SPRING_BREAK, nargs, NULL, error, error_size);
+        }
+        for (int pass = 0; pass < 2 && ok; ++pass) {
+            scene_callback cb = pass ? CB_CONTACT_END : CB_CONTACT_BEGIN;
+            const sb_contact_event *list = pass ? ends : begins;
+            int n = pass ? nend : nbegin;
+            for (int i = 0; list && i < n && ok; ++i) {
+                // a callback may have removed either particle since: then it is not reported
+                if (!sb_particle_is_valid(w, list[i].a) || (list[i].b.generation && !sb_particle_is_valid(w, list[i].b)))
+                    continue;
+                if (!push_callback(scene, cb))
+                    break;
+                sb_lua_push_particle(L, world_idx, list[i].a);
+                if (list[i].b.generation)
+                    sb_lua_push_particle(L, world_idx, list[i].b);
+                else if (list[i].wall.generation)
+                    lua_pushinteger(L, (lua_Integer)list[i].wall.index + 1); // walls are numbers in Lua
+                else
+                    lua_pushnil(L); // the world's bounds
+                ok = call_callback(scene, cb, 2, NULL, error, error_size);
+            }
+        }
+        lua_pop(L, 1);
+        free(breaks);
+        free(begins);
+        free(ends);
+    }
+    return ok;
+}
+
+// ---------------------------------------------------------------- drawing
+
+// What one draw(g) call collects. Bounded, so a draw that loops forever adding lines ends with
+// a clear error instead of eating the memory limit.
+enum { draw_max_commands = 1 << 16, draw_max_points = 1 << 18, draw_max_text = 1 << 16 };
+
+typedef struct scene_draw {
+    sb_draw_command *commands;
+    sb_vec2 *points;
+    char *text;
+    int count, point_count, text_used;
+    uint32_t color;
+} scene_draw;
+
+static const uint32_t draw_default_color = 0xE6E6E6FFu;
+
+void scene_program_free(sb_scene *scene)
+{
+    if (!scene->draw)
+        return;
+    free(scene->draw->commands);
+    free(scene->draw->points);
+    free(scene->draw->text);
+    free(scene->draw);
+    scene->draw = NULL;
+}
+
+static scene_draw *draw_of(lua_State *L) { return (scene_draw *)lua_touserdata(L, lua_upvalueindex(1)); }
+
+/// Adds a command with `points` free points; raises a Lua error when the frame's list is full.
+static sb_draw_command *add_command(lua_State *L, scene_draw *d, sb_draw_kind kind, int points)
+{
+    if (d->count >= draw_max_commands || d->point_count + points > draw_max_points)
+        luaL_error(L, "draw list is full (%d commands, %d points in one frame)", draw_max_commands, draw_max_points);
+    sb_draw_command *c = &d->commands[d->count++];
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    c->color = d->color;
+    c->first = d->point_count;
+    c->count = points;
+    d->point_count += points;
+    return c;
+}
+
+static double check_coord(lua_State *L, int arg)
+{
+    double v = luaL_checknumber(L, arg);
+    if (!isfinite(v) || fabs(v) > 1e12)
+        luaL_argerror(L, arg, lua_pushfstring(L, "coordinate must be finite and within 1e12, got %f", v));
+    return v;
+}
+
+/// LÖVE's draw mode: "fill" or "line".
+static bool check_mode(lua_State *L, int arg)
+{
+    static const char *const modes[] = {"line", "fill", NULL};
+    return luaL_checkoption(L, arg, NULL, modes) == 1;
+}
+
+// g.color(r, g, b [, a]) in [0, 1], or g.color("#rrggbb[aa]"): the colour of what follows.
+static int g_color(lua_State *L)
+{
+    scene_draw *d = draw_of(L);
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        const char *t = lua_tostring(L, 1);
+        size_t n = strlen(t);
+        char *end = NULL;
+        unsigned long v = (t[0] == '#' && (n == 7 || n == 9)) ? strtoul(t + 1, &end, 16) : 0;
+        if (!end || *end)
+            return luaL_argerror(L, 1, lua_pushfstring(L, "colour must be \"#rrggbb\" or \"#rrggbbaa\", got \"%s\"", t));
+        d->color = n == 7 ? (uint32_t)(v << 8 | 0xFFu) : (uint32_t)v;
+        return 0;
+    }
+    uint32_t c = 0;
+    for (int i = 1; i <= 4; ++i) {
+        double v = i == 4 ? luaL_optnumber(L, 4, 1.0) : luaL_checknumber(L, i);
+        if (!(v >= 0.0 && v <= 1.0))
+            return luaL_argerror(L, i, lua_pushfstring(L, "colour components are in [0, 1], got %f", v));
+        c = c << 8 | (uint32_t)lround(v * 255.0);
+    }
+    d->color = c;
+    return 0;
+}
+
+// g.line(x1, y1, x2, y2, ...): a polyline in world metres.
+static int g_line(lua_State *L)
+{
+    int n = lua_gettop(L);
+    if (n < 4 || n % 2)
+        return luaL_error(L, "g.line needs x, y pairs of at least two points, got %d numbers", n);
+    sb_draw_command *c = add_command(L, draw_of(L), SB_DRAW_LINES, n / 2);
+    for (int i = 0; i < n / 2; ++i)
+        draw_of(L)->points[c->first + i] = (sb_vec2){check_coord(L, 2 * i + 1), check_coord(L, 2 * i + 2)};
+    return 0;
+}
+
+// g.polygon(mode, x1, y1, x2, y2, x3, y3, ...)
+static int g_polygon(lua_State *L)
+{
+    bool fill = check_mode(L, 1);
+    int n = lua_gettop(L) - 1;
+    if (n < 6 || n % 2)
+        return luaL_error(L, "g.polygon needs a mode and x, y pairs of at least three points, got %d numbers", n);
+    sb_draw_command *c = add_command(L, draw_of(L), SB_DRAW_POLYGON, n / 2);
+    c->fill = fill;
+    for (int i = 0; i < n / 2; ++i)
+        draw_of(L)->points[c->first + i] = (sb_vec2){check_coord(L, 2 * i + 2), check_coord(L, 2 * i + 3)};
+    return 0;
+}
+
+// g.circle(mode, x, y, radius)
+static int g_circle(lua_State *L)
+{
+    bool fill = check_mode(L, 1);
+    double x = check_coord(L, 2), y = check_coord(L, 3), r = luaL_checknumber(L, 4);
+    if (!(r >= 0.0 && r <= 1e6))
+        return luaL_argerror(L, 4, lua_pushfstring(L, "radius must be in [0, 1e6], got %f", r));
+    sb_draw_command *c = add_command(L, draw_of(L), SB_DRAW_CIRCLE, 1);
+    c->fill = fill;
+    c->radius = r;
+    draw_of(L)->points[c->first] = (sb_vec2){x, y};
+    return 0;
+}
+
+static int add_text(lua_State *L, bool screen)
+{
+    scene_draw *d = draw_of(L);
+    size_t len;
+    const char *t = luaL_tolstring(L, 1, &len);
+    double x = check_coord(L, 2), y = check_coord(L, 3);
+    if (d->text_used + (int)len + 1 > draw_max_text)
+        return luaL_error(L, "draw list is full (%d bytes of text in one frame)", draw_max_text);
+    sb_draw_command *c = add_command(L, d, SB_DRAW_TEXT, 1);
+    c->screen = screen;
+    c->text = d->text_used;
+    memcpy(d->text + d->text_used, t, len);
+    // one line of text: the renderer draws to the first newline or NUL
+    for (size_t i = 0; i < len; ++i)
+        if (d->text[d->text_used + (int)i] == '\0' || d->text[d->text_used + (int)i] == '\n')
+            d->text[d->text_used + (int)i] = ' ';
+    d->text[d->text_used + (int)len] = '\0';
+    d->text_used += (int)len + 1;
+    d->points[c->first] = (sb_vec2){x, y};
+    return 0;
+}
+
+// g.print(text, x, y): text whose top left is at (x, y) in world metres (LÖVE's print).
+static int g_print(lua_State *L) { return add_text(L, false); }
+// g.print_screen(text, x, y): text at (x, y) pixels from the window's top left, for a HUD.
+static int g_print_screen(lua_State *L) { return add_text(L, true); }
+
+bool sb_scene_draw(sb_scene *scene, sb_draw_list *list, char *error, size_t error_size)
+{
+    lua_State *L = scene->L;
+    error[0] = '\0';
+    memset(list, 0, sizeof *list);
+    if (!scene->draw) {
+        scene_draw *d = calloc(1, sizeof *d);
+        if (d) {
+            d->commands = malloc(sizeof *d->commands * draw_max_commands);
+            d->points = malloc(sizeof *d->points * draw_max_points);
+            d->text = malloc(draw_max_text);
+        }
+        if (!d || !d->commands || !d->points || !d->text) {
+            scene->draw = d;
+            scene_program_free(scene);
+            snprintf(error, error_size, "draw(): out of memory for the draw list");
+            return false;
+        }
+        scene->draw = d;
+    }
+    scene_draw *d = scene->draw;
+    d->count = d->point_count = d->text_used = 0;
+    d->color = draw_default_color;
+    bool ok = true;
+    if (push_callback(scene, CB_DRAW)) {
+        // g is made afresh for each call: what one frame does to it cannot reach the next
+        static const luaL_Reg g_functions[] = {
+            {"color", g_color}, {"line", g_line}, {"polygon", g_polygon}, {"circle", g_circle},
+            {"print", g_print}, {"print_screen", g_print_screen}, {NULL, NULL},
+        };
+        lua_createtable(L, 0, 6);
+        lua_pushlightuserdata(L, d);
+        luaL_setfuncs(L, g_functions, 1);
+        ok = call_callback(scene, CB_DRAW, 1, NULL, error, error_size);
+    }
+    list->count = d->count;
+    list->commands = d->commands;
+    list->points = d->points;
+    list->text = d->text;
+    return ok;
+}
+
+// ---------------------------------------------------------------- plots
+
+int sb_scene_plot_count(const sb_scene *scene)
+{
+    lua_State *L = scene->L;
+    int n = 0;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots") == LUA_TTABLE)
+        n = (int)lua_rawlen(L, -1);
+    lua_pop(L, 1);
+    return n;
+}
+
+bool sb_scene_plot(const sb_scene *scene, int i, char *name, size_t name_size, double *value)
+{
+    lua_State *L = scene->L;
+    bool found = false;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots") == LUA_TTABLE && i >= 0) {
+        if (lua_rawgeti(L, -1, i + 1) == LUA_TSTRING) {
+            snprintf(name, name_size, "%s", lua_tostring(L, -1));
+            lua_pushvalue(L, -1);
+            lua_rawget(L, -3);
+            *value = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+            found = true;
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return found;
+}
