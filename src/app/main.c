@@ -58,7 +58,7 @@ static void json_number(FILE *f, const char *key, double v, const char *format)
 }
 
 /// One JSON line of the first world's figures; `halted` is true when any world of the scene halted.
-static void write_stats_line(FILE *f, long frame, const sb_world *w, int reloads, bool halted)
+static void write_stats_line(FILE *f, long frame, const sb_scene *scene, const sb_world *w, int reloads, bool halted)
 {
     const sb_stats *st = sb_world_get_stats(w);
     fprintf(f, "{\"frame\":%ld", frame);
@@ -70,8 +70,11 @@ static void write_stats_line(FILE *f, long frame, const sb_world *w, int reloads
     json_number(f, "step_ms", st->step_ms, "%.4f");
     fprintf(f,
             ",\"particles\":%d,\"springs\":%d,\"clamped_springs\":%d,\"overlapping_pairs\":%d,\"halted\":%s,"
-            "\"reloads\":%d}\n",
+            "\"reloads\":%d",
             st->particles, st->springs, st->clamped_springs, st->overlapping_pairs, halted ? "true" : "false", reloads);
+    if (scene) // the built-in samples have no scene
+        sb_scene_write_plots_json(scene, f);
+    fputs("}\n", f);
     fflush(f);
 }
 
@@ -240,7 +243,7 @@ static int run_scene(const char *path, const run_options *o)
             warn_again = false;
         }
         if (o->stats)
-            write_stats_line(o->stats, f, w, reloads, halted_world(scene) > 0);
+            write_stats_line(o->stats, f, scene, w, reloads, halted_world(scene) > 0);
         if (f % 60 == 0 || f == o->frames)
             print_row(w);
     }
@@ -464,7 +467,7 @@ int main(int argc, char **argv)
         sb_status st = sb_world_step(world);
         const sb_stats *s = sb_world_get_stats(world);
         if (stats)
-            write_stats_line(stats, f, world, 0, s->halted);
+            write_stats_line(stats, f, NULL, world, 0, s->halted);
         if (st == SB_ERR_HALTED) {
             fprintf(stderr, "springbox: %s\n", s->message);
             status = 3;

@@ -246,6 +246,12 @@ static SDL_Color mix(SDL_Color a, SDL_Color b, double t)
     return c;
 }
 
+/// A scene's 0xRRGGBBAA colour.
+static SDL_Color rgba(uint32_t c)
+{
+    return (SDL_Color){(Uint8)(c >> 24), (Uint8)(c >> 16), (Uint8)(c >> 8), (Uint8)c};
+}
+
 // Appends a quad (two triangles) to the batch.
 static void quad(render_ctx *rc, int *nv, int *ni, const SDL_FPoint p[4], SDL_Color c, const SDL_FPoint *uv)
 {
@@ -389,10 +395,13 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
     while (sb_world_next_spring(w, &s)) {
         sb_spring_def d;
         sb_spring_get(w, s, &d);
+        if (d.hidden)
+            continue;
         double len = sb_spring_length(w, s);
         double strain = d.rest_length > 0.0 ? len / d.rest_length - 1.0 : 0.0;
         double t = fmin(fabs(strain) / strain_full_colour, 1.0);
-        SDL_Color c = mix(COLOR_SPRING_REST, strain > 0 ? COLOR_SPRING_STRETCHED : COLOR_SPRING_COMPRESSED, t);
+        SDL_Color c = d.color ? rgba(d.color)
+                              : mix(COLOR_SPRING_REST, strain > 0 ? COLOR_SPRING_STRETCHED : COLOR_SPRING_COMPRESSED, t);
         bool bad = st->halted && st->bad_spring.generation && s.index == st->bad_spring.index;
         if (dense && !bad) {
             SDL_FPoint a = rc->screen[d.a.index], b = rc->screen[d.b.index];
@@ -417,6 +426,8 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
     while (sb_world_next_particle(w, &p)) {
         sb_particle_def d;
         sb_particle_get(w, p, &d);
+        if (d.hidden)
+            continue;
         SDL_FPoint c = view_to_screen(v, d.position);
         // In a dense lattice a small free particle is the joint of its lines: drawn, the
         // dots would hide the strain colours (and cost a textured quad each).
@@ -425,7 +436,7 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
         if (dense && !d.fixed && !marked && rc->joined[p.index] && d.radius * v->scale < 3.0)
             continue;
         float rad = (float)fmax(d.radius * v->scale, d.fixed ? 4.0 : 2.5);
-        SDL_Color col = d.fixed ? COLOR_FIXED : COLOR_PARTICLE;
+        SDL_Color col = d.color ? rgba(d.color) : d.fixed ? COLOR_FIXED : COLOR_PARTICLE;
         if (st->halted && st->bad_particle.generation && p.index == st->bad_particle.index) {
             col = COLOR_ERROR;
             rad *= 2.0f;
@@ -540,4 +551,80 @@ void render_graph(render_ctx *rc, SDL_Rect r, const float *samples, int count, S
     SDL_RenderSetClipRect(rc->r, &r);
     render_text(rc, r.x + 4, r.y + 1, color, false, text);
     SDL_RenderSetClipRect(rc->r, NULL);
+}
+
+// ---------------------------------------------------------------- a scene's draw(g)
+
+void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list)
+{
+    SDL_Renderer *r = rc->r;
+    SDL_RenderSetClipRect(r, &v->rect);
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+    enum { circle_segments = 32 };
+    for (int i = 0; i < list->count; ++i) {
+        const sb_draw_command *c = &list->commands[i];
+        const sb_vec2 *pts = list->points + c->first;
+        SDL_Color col = rgba(c->color);
+        int nv = 0, ni = 0;
+        switch (c->kind) {
+        case SB_DRAW_LINES:
+            if (!reserve_geometry(rc, 4 * c->count, 6 * c->count))
+                return;
+            for (int k = 0; k + 1 < c->count; ++k)
+                thick_line(rc, &nv, &ni, view_to_screen(v, pts[k]), view_to_screen(v, pts[k + 1]), 2.0f, col);
+            SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
+            break;
+        case SB_DRAW_CIRCLE: {
+            SDL_FPoint ctr = view_to_screen(v, pts[0]);
+            float rad = (float)(c->radius * v->scale);
+            if (c->fill) {
+                if (!reserve_geometry(rc, 4, 6))
+                    return;
+                static const SDL_FPoint uv[4] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+                SDL_FPoint q[4] = {{ctr.x - rad, ctr.y - rad}, {ctr.x + rad, ctr.y - rad}, {ctr.x + rad, ctr.y + rad}, {ctr.x - rad, ctr.y + rad}};
+                quad(rc, &nv, &ni, q, col, uv);
+                SDL_RenderGeometry(r, rc->circle, rc->verts, nv, rc->indices, ni);
+            } else {
+                if (!reserve_geometry(rc, 4 * circle_segments, 6 * circle_segments))
+                    return;
+                for (int k = 0; k < circle_segments; ++k) {
+                    double turn = 6.283185307179586 / circle_segments, a0 = turn * k, a1 = turn * (k + 1);
+                    SDL_FPoint p0 = {ctr.x + rad * (float)cos(a0), ctr.y + rad * (float)sin(a0)};
+                    SDL_FPoint p1 = {ctr.x + rad * (float)cos(a1), ctr.y + rad * (float)sin(a1)};
+                    thick_line(rc, &nv, &ni, p0, p1, 2.0f, col);
+                }
+                SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
+            }
+            break;
+        }
+        case SB_DRAW_POLYGON:
+            if (!reserve_geometry(rc, 4 * c->count + c->count, 6 * c->count + 3 * c->count))
+                return;
+            if (c->fill) { // a fan from the first point: convex polygons (as LÖVE's)
+                for (int k = 0; k < c->count; ++k) {
+                    SDL_Vertex *vx = &rc->verts[nv++];
+                    vx->position = view_to_screen(v, pts[k]);
+                    vx->color = col;
+                    vx->tex_coord = (SDL_FPoint){0, 0};
+                }
+                for (int k = 1; k + 1 < c->count; ++k) {
+                    rc->indices[ni++] = 0;
+                    rc->indices[ni++] = k;
+                    rc->indices[ni++] = k + 1;
+                }
+            } else {
+                for (int k = 0; k < c->count; ++k)
+                    thick_line(rc, &nv, &ni, view_to_screen(v, pts[k]), view_to_screen(v, pts[(k + 1) % c->count]), 2.0f, col);
+            }
+            SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
+            break;
+        case SB_DRAW_TEXT: {
+            SDL_FPoint at = c->screen ? (SDL_FPoint){(float)(v->rect.x + pts[0].x), (float)(v->rect.y + pts[0].y)}
+                                      : view_to_screen(v, pts[0]);
+            render_text(rc, (int)at.x, (int)at.y, col, false, list->text + c->text);
+            break;
+        }
+        }
+    }
+    SDL_RenderSetClipRect(r, NULL);
 }

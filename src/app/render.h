@@ -3,6 +3,7 @@
 #ifndef SB_RENDER_H
 #define SB_RENDER_H
 
+#include "sb_scene.h"
 #include "sb_world.h"
 
 #include <SDL.h>
@@ -48,6 +49,9 @@ int render_line_height(render_ctx *rc, bool big);
 void render_panel(render_ctx *rc, SDL_Rect r, SDL_Color color);
 /// A line graph of `count` samples (oldest first) scaled to its own range, with a label.
 void render_graph(render_ctx *rc, SDL_Rect r, const float *samples, int count, SDL_Color color, const char *label);
+
+/// Draws what a scene's draw(g) asked for (sb_scene_draw) over its world, clipped to the view.
+void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list);
 
 /// Palette, shared with the tests that look for these colours in screenshots.
 extern const SDL_Color COLOR_BACKGROUND, COLOR_PARTICLE, COLOR_FIXED, COLOR_SPRING_REST,

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { HISTORY = 300, MAX_NOTICES = 4, PANEL_WIDTH = 260 };
+enum { HISTORY = 300, MAX_NOTICES = 4, PANEL_WIDTH = 260, MAX_PLOTS = 12 };
 
 /// One simulation shown in the window: the scene, its solver overrides and its history.
 typedef struct side {
@@ -29,6 +29,10 @@ typedef struct side {
     int history;
     char error[4096];           // a failed reload or update(): shown over the running scene
     bool has_error;
+    // the scene's springbox.plot series: names and histories
+    int plots;
+    char plot_name[MAX_PLOTS][40];
+    float plot[MAX_PLOTS][HISTORY];
 } side;
 
 typedef struct notice { char text[256]; SDL_Color color; double until; } notice;
@@ -54,6 +58,8 @@ typedef struct app {
     long frame;
     render_ctx *rc;
     double slider_preview;      // a scene tunable being dragged: its value so far, applied on release
+    bool claimed_key[SDL_NUM_SCANCODES]; // keys the scene claimed on press: their repeats are its too
+    bool claimed_click;         // the scene claimed the last press: its release and moves are not a drag
 } app;
 
 static double now_seconds(void)
@@ -119,6 +125,36 @@ static bool side_open(app *a, side *s, char *error, size_t error_size)
 static sb_world *side_world(const side *s, int i) { return sb_scene_world(s->scene, i); }
 static int side_count(const app *a) { return a->compare ? 2 : 1; }
 
+/// A scene callback raised: shown over the scene until the next reload; that callback stays off.
+static void callback_failed(side *s, const char *error)
+{
+    if (!error[0])
+        return;
+    snprintf(s->error, sizeof s->error, "a scene callback failed and stays off until the file is saved "
+             "(the rest keep running):\n%.3900s", error);
+    s->has_error = true;
+}
+
+static void record_plots(side *s)
+{
+    int n = sb_scene_plot_count(s->scene);
+    n = n < MAX_PLOTS ? n : MAX_PLOTS;
+    for (int i = 0; i < n; ++i) {
+        double v = 0.0;
+        char name[40];
+        if (!sb_scene_plot(s->scene, i, name, sizeof name, &v))
+            break;
+        if (i >= s->plots || strcmp(name, s->plot_name[i]) != 0) { // a new series starts empty
+            snprintf(s->plot_name[i], sizeof s->plot_name[i], "%s", name);
+            for (int k = 0; k < HISTORY; ++k)
+                s->plot[i][k] = (float)v;
+        }
+        // shifted with the other histories (record_history), so all graphs share one time axis
+        s->plot[i][s->history - 1] = (float)v;
+    }
+    s->plots = n;
+}
+
 static void record_history(side *s)
 {
     const sb_stats *st = sb_world_get_stats(side_world(s, 0));
@@ -126,12 +162,15 @@ static void record_history(side *s)
         memmove(s->energy, s->energy + 1, sizeof(float) * (HISTORY - 1));
         memmove(s->stretch, s->stretch + 1, sizeof(float) * (HISTORY - 1));
         memmove(s->step_ms, s->step_ms + 1, sizeof(float) * (HISTORY - 1));
+        for (int i = 0; i < s->plots; ++i)
+            memmove(s->plot[i], s->plot[i] + 1, sizeof(float) * (HISTORY - 1));
         s->history -= 1;
     }
     s->energy[s->history] = (float)(st->kinetic_energy + st->potential_energy);
     s->stretch[s->history] = (float)(100.0 * st->max_stretch);
     s->step_ms[s->history] = (float)st->step_ms;
     s->history += 1;
+    record_plots(s);
 }
 
 /// A JSON string: quotes, backslashes and control characters escaped.
@@ -550,6 +589,12 @@ static void draw(app *a)
                 marks.dragging = sb_world_drag_info(w, &marks.drag, &marks.drag_target, &hz, &zeta);
             render_world(rc, &v, w, &marks);
         }
+        sb_draw_list list;
+        char error[4096];
+        bool drew = sb_scene_draw(s->scene, &list, error, sizeof error);
+        render_draw_list(rc, &v, &list);
+        if (!drew)
+            callback_failed(s, error);
         draw_hud_line(a, s, v.rect, 34, a->compare ? (i == 0 ? "LEFT: " : "RIGHT: ") : "");
         const sb_stats *st = sb_world_get_stats(side_world(s, 0));
         if (st->halted) {
@@ -589,6 +634,11 @@ static void draw(app *a)
         SDL_Rect r = {10 + g * (gw + 10), gy, gw, gh};
         const float *data = g == 0 ? s0->energy : g == 1 ? s0->stretch : s0->step_ms;
         render_graph(rc, r, data, s0->history, colors[g], labels[g]);
+    }
+    // the scene's own series (springbox.plot), in rows of three above
+    for (int p = 0; p < s0->plots; ++p) {
+        SDL_Rect r = {10 + (p % 3) * (gw + 10), gy - (1 + p / 3) * (gh + 10), gw, gh};
+        render_graph(rc, r, s0->plot[p], s0->history, (SDL_Color){240, 200, 90, 255}, s0->plot_name[p]);
     }
     // tuning panel
     SDL_Rect panel = {a->width - PANEL_WIDTH, 0, PANEL_WIDTH, a->height};
@@ -683,14 +733,35 @@ static void screenshot(app *a, SDL_Renderer *r)
         add_notice(a, COLOR_ERROR, "screenshot failed: %s", SDL_GetError());
 }
 
-static void fit_view(app *a)
+/// Fits `v` to the scene in the part of its rectangle that the HUD leaves clear: below the
+/// status lines and above the graphs (the scene's own plots add rows), so no text covers it.
+static void fit_clear_of_hud(app *a, sb_view *v)
 {
     sb_world *ws[8];
     int n = 0;
     for (int k = 0; k < sb_scene_world_count(a->sides[0].scene) && n < 8; ++k)
         ws[n++] = side_world(&a->sides[0], k);
+    int plot_rows = (sb_scene_plot_count(a->sides[0].scene) + 2) / 3;
+    int top = 80, bottom = 90 * (1 + plot_rows);
+    sb_view inner = *v;
+    inner.rect.y += top;
+    inner.rect.h -= top + bottom;
+    if (inner.rect.h < v->rect.h / 3) { // a small window: the whole rectangle
+        view_fit(v, ws, n);
+        return;
+    }
+    view_fit(&inner, ws, n);
+    // the same world point at the inner rectangle's centre, as a centre for the whole one
+    double inner_mid = inner.rect.y + inner.rect.h / 2.0, mid = v->rect.y + v->rect.h / 2.0;
+    v->scale = inner.scale;
+    v->cx = inner.cx;
+    v->cy = inner.cy + (inner_mid - mid) / inner.scale;
+}
+
+static void fit_view(app *a)
+{
     sb_view v = view_for(a, 0);
-    view_fit(&v, ws, n);
+    fit_clear_of_hud(a, &v);
     a->view.cx = v.cx;
     a->view.cy = v.cy;
     a->view.scale = v.scale;
@@ -772,11 +843,87 @@ static void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
     }
 }
 
+// ---------------------------------------------------------------- the scene's input
+
+/// SDL's key name in lower case ("left", "space", "a", "return"), as springbox.keyboard reads it.
+static void key_name(SDL_Keycode key, char *out, size_t size)
+{
+    snprintf(out, size, "%s", SDL_GetKeyName(key));
+    for (char *c = out; *c; ++c)
+        *c = (char)tolower((unsigned char)*c);
+}
+
+/// LÖVE's button numbers: 1 left, 2 right, 3 middle (SDL has middle 2 and right 3).
+static int scene_button(Uint8 button)
+{
+    return button == SDL_BUTTON_RIGHT ? 2 : button == SDL_BUTTON_MIDDLE ? 3 : button;
+}
+
+static bool scene_click(app *a, sb_vec2 at, int button, bool pressed)
+{
+    char error[4096];
+    bool claimed = false;
+    for (int i = 0; i < side_count(a); ++i) {
+        claimed = sb_scene_mouse_button(a->sides[i].scene, at.x, at.y, button, pressed, error, sizeof error) || claimed;
+        callback_failed(&a->sides[i], error);
+    }
+    return claimed;
+}
+
+static void scene_motion(app *a, int x, int y, int dx, int dy)
+{
+    char error[4096];
+    sb_view v = view_for(a, x);
+    sb_vec2 at = view_to_world(&v, x, y);
+    for (int i = 0; i < side_count(a); ++i) {
+        sb_scene_mouse_move(a->sides[i].scene, at.x, at.y, dx / v.scale, -dy / v.scale, error, sizeof error);
+        callback_failed(&a->sides[i], error);
+    }
+}
+
+static bool scene_wheel(app *a, double dx, double dy)
+{
+    char error[4096];
+    bool claimed = false;
+    for (int i = 0; i < side_count(a); ++i) {
+        claimed = sb_scene_wheel(a->sides[i].scene, dx, dy, error, sizeof error) || claimed;
+        callback_failed(&a->sides[i], error);
+    }
+    return claimed;
+}
+
 static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
 {
     switch (e->type) {
     case SDL_QUIT: a->running = false; break;
-    case SDL_KEYDOWN: on_key(a, e->key.keysym, r); break;
+    case SDL_KEYDOWN: {
+        // The scene hears every key first; one its keypressed returns true for is its own, and
+        // the window's binding for that key (space, R, arrows...) does not run.
+        SDL_Scancode sc = e->key.keysym.scancode;
+        if (!e->key.repeat) {
+            char name[64], error[4096];
+            key_name(e->key.keysym.sym, name, sizeof name);
+            bool claimed = false;
+            for (int i = 0; i < side_count(a); ++i) {
+                claimed = sb_scene_key(a->sides[i].scene, name, true, error, sizeof error) || claimed;
+                callback_failed(&a->sides[i], error);
+            }
+            a->claimed_key[sc] = claimed;
+        }
+        if (!a->claimed_key[sc])
+            on_key(a, e->key.keysym, r);
+        break;
+    }
+    case SDL_KEYUP: {
+        char name[64], error[4096];
+        key_name(e->key.keysym.sym, name, sizeof name);
+        for (int i = 0; i < side_count(a); ++i) {
+            sb_scene_key(a->sides[i].scene, name, false, error, sizeof error);
+            callback_failed(&a->sides[i], error);
+        }
+        a->claimed_key[e->key.keysym.scancode] = false;
+        break;
+    }
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
             a->width = e->window.data1;
@@ -788,6 +935,8 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
     case SDL_MOUSEWHEEL: {
         int x, y;
         SDL_GetMouseState(&x, &y);
+        if (scene_wheel(a, e->wheel.x, e->wheel.y))
+            break;
         sb_view v = view_for(a, x);
         view_zoom_at(&v, pow(1.15, e->wheel.y), x, y);
         a->view.cx = v.cx;
@@ -816,11 +965,18 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
             }
             sb_view v = view_for(a, x);
             sb_vec2 at = view_to_world(&v, x, y);
+            a->claimed_click = scene_click(a, at, scene_button(e->button.button), true);
+            if (a->claimed_click)
+                break;
             if (pick(a, at, &a->drag_world, &a->drag_index)) {
                 a->dragging = true;
                 drag_update(a, at, true);
             }
-        } else {
+        } else if (x < a->width - PANEL_WIDTH) {
+            sb_view v = view_for(a, x);
+            a->claimed_click = scene_click(a, view_to_world(&v, x, y), scene_button(e->button.button), true);
+            if (a->claimed_click)
+                break;
             a->panning = true;
             a->pan_x = x;
             a->pan_y = y;
@@ -829,6 +985,8 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
     }
     case SDL_MOUSEMOTION: {
         int x = e->motion.x, y = e->motion.y;
+        if (x < a->width - PANEL_WIDTH && a->drag_slider < 0)
+            scene_motion(a, x, y, e->motion.xrel, e->motion.yrel);
         if (a->drag_slider >= 0) {
             slider sl[34];
             int n = sliders(a, sl, 34);
@@ -853,6 +1011,10 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
         break;
     }
     case SDL_MOUSEBUTTONUP:
+        if (e->button.x < a->width - PANEL_WIDTH && a->drag_slider < 0) {
+            sb_view v = view_for(a, e->button.x);
+            scene_click(a, view_to_world(&v, e->button.x, e->button.y), scene_button(e->button.button), false);
+        }
         if (e->button.button == SDL_BUTTON_LEFT) {
             if (a->drag_slider >= 0) {
                 slider sl[34];
@@ -904,6 +1066,7 @@ static void write_frame_stats(app *a)
         sb_particle_get(side_world(s, a->drag_world), id, &p) == SB_OK)
         fprintf(f, ",\"drag\":{\"index\":%u,\"x\":%.9g,\"y\":%.9g,\"target\":[%.9g,%.9g]}", id.index + 1,
                 p.position.x, p.position.y, target.x, target.y);
+    sb_scene_write_plots_json(s->scene, f);
     fputs("}\n", f);
     fflush(f);
 }
@@ -935,11 +1098,7 @@ static bool app_start(app *a, const window_options *o, char *error, size_t error
         a->view.cy = o->view_cy;
         a->view.scale = o->view_scale;
     } else {
-        sb_world *ws[8];
-        int n = 0;
-        for (int k = 0; k < sb_scene_world_count(s->scene) && n < 8; ++k)
-            ws[n++] = side_world(s, k);
-        view_fit(&a->view, ws, n);
+        fit_clear_of_hud(a, &a->view);
     }
     return true;
 }
@@ -957,10 +1116,8 @@ static void physics_frame(app *a)
     char error[4096];
     for (int i = 0; i < side_count(a); ++i) {
         side *s = &a->sides[i];
-        if (!sb_scene_frame(s->scene, error, sizeof error)) {
-            snprintf(s->error, sizeof s->error, "update() failed and stays off until the file is saved:\n%.3900s", error);
-            s->has_error = true;
-        }
+        if (!sb_scene_frame(s->scene, error, sizeof error))
+            callback_failed(s, error);
         record_history(s);
     }
     a->frame += 1;

@@ -669,8 +669,25 @@ static int l_particle_move_to(lua_State *L)
     return 0;
 }
 
+/// `removed` reads without raising (Lua's io.type for files): true once the object or its world is gone.
+static bool read_removed(lua_State *L, const char *mt, bool particle)
+{
+    const sb_particle_id *h = (const sb_particle_id *)luaL_checkudata(L, 1, mt);
+    if (lua_type(L, 2) != LUA_TSTRING || strcmp(lua_tostring(L, 2), "removed") != 0)
+        return false;
+    lua_getiuservalue(L, 1, 1);
+    lua_world *w = (lua_world *)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    bool alive = w && w->world &&
+                 (particle ? sb_particle_is_valid(w->world, *h) : sb_spring_is_valid(w->world, (sb_spring_id){h->index, h->generation}));
+    lua_pushboolean(L, !alive);
+    return true;
+}
+
 static int l_particle_index(lua_State *L)
 {
+    if (read_removed(L, PARTICLE_MT, true))
+        return 1;
     sb_particle_id id;
     int world_slot;
     sb_world *world = check_particle(L, 1, &id, &world_slot);
@@ -698,7 +715,7 @@ static int l_particle_index(lua_State *L)
     else if (strcmp(key, "move_to") == 0) lua_pushcfunction(L, l_particle_move_to);
     else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
     else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
-    else return luaL_error(L, "unknown particle property '%s' (x, y, vx, vy, mass, radius, fixed, collide, restitution, friction, group, category, mask, events, color, hidden, apply_force, apply_impulse, move_to, index, world)", key);
+    else return luaL_error(L, "unknown particle property '%s' (x, y, vx, vy, mass, radius, fixed, collide, restitution, friction, group, category, mask, events, color, hidden, apply_force, apply_impulse, move_to, index, world, removed)", key);
     return 1;
 }
 
@@ -891,6 +908,8 @@ static int l_spring_retune(lua_State *L)
 
 static int l_spring_index(lua_State *L)
 {
+    if (read_removed(L, SPRING_MT, false))
+        return 1;
     sb_spring_id id;
     int world_slot;
     sb_world *world = check_spring(L, 1, &id, &world_slot);
@@ -933,7 +952,7 @@ static int l_spring_index(lua_State *L)
     else if (strcmp(key, "c") == 0) lua_pushnumber(L, rigid ? HUGE_VAL : c);
     else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
     else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
-    else return luaL_error(L, "unknown spring property '%s' (a, b, length, rest_length, stretch, impulse, force, rigid, collide, break_stretch, break_force, color, hidden, retune, tuning, hertz, damping_ratio, stiffness, damping, k, c, index, world)", key);
+    else return luaL_error(L, "unknown spring property '%s' (a, b, length, rest_length, stretch, impulse, force, rigid, collide, break_stretch, break_force, color, hidden, retune, tuning, hertz, damping_ratio, stiffness, damping, k, c, index, world, removed)", key);
     return 1;
 }
 
@@ -1500,6 +1519,9 @@ static int l_plot(lua_State *L)
     const char *name = luaL_checklstring(L, 1, &len);
     if (len == 0 || len > plot_max_name)
         return luaL_argerror(L, 1, lua_pushfstring(L, "name must have 1 to %d characters, got %d", plot_max_name, (int)len));
+    for (size_t i = 0; i < len; ++i) // names go into JSON and onto the HUD as they are
+        if ((unsigned char)name[i] < 0x20 || name[i] == '"' || name[i] == '\\' || (unsigned char)name[i] >= 0x7F)
+            return luaL_argerror(L, 1, lua_pushfstring(L, "name must be printable ASCII without quotes or backslashes, got \"%s\"", name));
     double v = check_finite_at(L, 2, 2, "value");
     if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots") != LUA_TTABLE) {
         lua_pop(L, 1);

@@ -8,6 +8,7 @@
 #include "sb_world.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct sb_scene sb_scene;
 
@@ -80,7 +81,7 @@ sb_reload_event sb_scene_set_tunable(sb_scene *scene, const char *name, double v
 // A scene table may also hold callbacks, each optional, called by the host (LÖVE's names):
 //   keypressed(key) keyreleased(key) mousepressed(x, y, button) mousereleased(x, y, button)
 //   mousemoved(x, y, dx, dy) wheelmoved(dx, dy) draw(g)
-//   on_contact_begin(a, b) on_contact_end(a, b) on_spring_break(spring, a, b)
+//   on_contact_begin(a, b) on_contact_end(a, b) on_spring_break(spring, a, b, force, stretch)
 // Positions are world metres. An error in a callback is reported like update()'s, and that
 // callback stays off until the next reload while the rest keep running.
 
@@ -94,8 +95,9 @@ bool sb_scene_key(sb_scene *scene, const char *key, bool pressed, char *error, s
 bool sb_scene_mouse_button(sb_scene *scene, double x, double y, int button, bool pressed, char *error, size_t error_size);
 /// The mouse moved to (x, y), by (dx, dy), in world metres.
 void sb_scene_mouse_move(sb_scene *scene, double x, double y, double dx, double dy, char *error, size_t error_size);
-/// The wheel turned (LÖVE's wheelmoved: x right, y away from the user).
-void sb_scene_wheel(sb_scene *scene, double dx, double dy, char *error, size_t error_size);
+/// The wheel turned (LÖVE's wheelmoved: x right, y away from the user); true when the scene's
+/// callback returned true (the host then does not zoom).
+bool sb_scene_wheel(sb_scene *scene, double dx, double dy, char *error, size_t error_size);
 /// True if the scene has this callback ("draw", "keypressed", ...), and it is not off after an error.
 bool sb_scene_has_callback(const sb_scene *scene, const char *name);
 
@@ -124,5 +126,7 @@ bool sb_scene_draw(sb_scene *scene, sb_draw_list *list, char *error, size_t erro
 int sb_scene_plot_count(const sb_scene *scene);
 /// The i-th series; false past the end.
 bool sb_scene_plot(const sb_scene *scene, int i, char *name, size_t name_size, double *value);
+/// Writes `,"plots":{"name":value,...}` for a --stats JSON line (nothing when there are none).
+void sb_scene_write_plots_json(const sb_scene *scene, FILE *f);
 
 #endif

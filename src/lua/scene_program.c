@@ -167,14 +167,16 @@ void sb_scene_mouse_move(sb_scene *scene, double x, double y, double dx, double 
     }
 }
 
-void sb_scene_wheel(sb_scene *scene, double dx, double dy, char *error, size_t error_size)
+bool sb_scene_wheel(sb_scene *scene, double dx, double dy, char *error, size_t error_size)
 {
     error[0] = '\0';
+    bool claimed = false;
     if (push_callback(scene, CB_WHEELMOVED)) {
         lua_pushnumber(scene->L, dx);
         lua_pushnumber(scene->L, dy);
-        call_callback(scene, CB_WHEELMOVED, 2, NULL, error, error_size);
+        call_callback(scene, CB_WHEELMOVED, 2, &claimed, error, error_size);
     }
+    return claimed;
 }
 
 // ---------------------------------------------------------------- events
@@ -220,7 +222,9 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
                     lua_pushnil(L);
                 nargs += 1;
             }
-            ok = call_callback(scene, CB_SPRING_BREAK, nargs, NULL, error, error_size);
+            lua_pushnumber(L, breaks[i].force);
+            lua_pushnumber(L, breaks[i].stretch);
+            ok = call_callback(scene, CB_SPRING_BREAK, nargs + 2, NULL, error, error_size);
         }
         for (int pass = 0; pass < 2 && ok; ++pass) {
             scene_callback cb = pass ? CB_CONTACT_END : CB_CONTACT_BEGIN;
@@ -472,4 +476,22 @@ bool sb_scene_plot(const sb_scene *scene, int i, char *name, size_t name_size, d
     }
     lua_pop(L, 1);
     return found;
+}
+
+void sb_scene_write_plots_json(const sb_scene *scene, FILE *f)
+{
+    int n = sb_scene_plot_count(scene);
+    for (int i = 0; i < n; ++i) {
+        char name[64];
+        double v = 0.0;
+        if (!sb_scene_plot(scene, i, name, sizeof name, &v))
+            break;
+        fprintf(f, "%s\"%s\":", i ? "," : ",\"plots\":{", name); // springbox.plot allows no quotes or backslashes
+        if (isfinite(v))
+            fprintf(f, "%.9g", v);
+        else
+            fputs("null", f);
+        if (i == n - 1)
+            fputc('}', f);
+    }
 }
