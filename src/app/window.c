@@ -668,7 +668,7 @@ static void draw(app *a)
     double now = now_seconds();
     for (int i = 0; i < MAX_NOTICES; ++i)
         if (a->notices[i].until > now)
-            render_text(rc, 10, a->height - gh - 30 - i * (lh + 4), a->notices[i].color, false, a->notices[i].text);
+            render_text(rc, 10, a->height - gh - 30 - ((s0->plots + 2) / 3) * (gh + 10) - i * (lh + 4), a->notices[i].color, false, a->notices[i].text);
     if (a->help) {
         int hh = (int)(sizeof help_lines / sizeof help_lines[0]) * lh + 50;
         SDL_Rect box = {40, 70, a->view.rect.w - 80, hh};

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# A scene as a program in the real window under Xvfb, driven by xdotool: a key the scene claims
+# does not reach the window's binding, one it does not claim does; a key cuts a spring; a right
+# click reaches mousepressed in world metres and, claimed, does not pan; held keys are seen by
+# springbox.keyboard.isdown; plots reach --stats; draw(g) shows on screen (the pixel is checked).
+set -u
+bin="$1"
+for tool in Xvfb xdotool import convert; do
+  command -v $tool >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
+done
+tmp=$(mktemp -d)
+display=""
+cleanup() { [ -n "${app:-}" ] && kill "$app" 2>/dev/null; [ -n "${xvfb:-}" ] && kill "$xvfb" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; echo "--- last stats:"; tail -n 2 "$tmp/s.jsonl" 2>/dev/null | cut -c1-600; cat "$tmp/out" 2>/dev/null; exit 1; }
+
+for n in $(seq 121 150); do
+  if [ ! -e /tmp/.X$n-lock ]; then
+    Xvfb :$n -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+    xvfb=$!
+    sleep 0.5
+    if kill -0 $xvfb 2>/dev/null; then display=:$n; break; fi
+  fi
+done
+[ -n "$display" ] || fail "could not start Xvfb"
+export DISPLAY=$display
+
+cat >"$tmp/scene.lua" <<'LUA'
+local sb = require "springbox"
+local w = sb.world{ gravity = {0, 0}, collisions = false }
+local top = w:particle{ x = -2, y = 1, fixed = true }
+local bob = w:particle{ x = -1, y = 1 }
+local rope = w:spring(top, bob)
+local s = sb.state{ ups = 0, clicks = 0, cx = 0, cy = 0 }
+return { world = w, title = "program test",
+  keypressed = function(key)
+    if key == "x" and not rope.removed then w:remove(rope) end
+    if key == "up" then s.ups = s.ups + 1; return true end
+  end,
+  mousepressed = function(x, y, button)
+    if button == 2 then s.clicks = s.clicks + 1; s.cx, s.cy = x, y; return true end
+  end,
+  update = function()
+    sb.plot("ups", s.ups); sb.plot("clicks", s.clicks); sb.plot("cx", s.cx); sb.plot("cy", s.cy)
+    sb.plot("left", sb.keyboard.isdown("left") and 1 or 0); sb.plot("springs", w.spring_count)
+  end,
+  draw = function(g) g.color(1, 0, 1); g.circle("fill", 2, -1, 0.5) end,
+}
+LUA
+"$bin" --window 1000x700 --view 0,0,100 --stats "$tmp/s.jsonl" "$tmp/scene.lua" >"$tmp/out" 2>&1 &
+app=$!
+
+last() { tail -n 1 "$tmp/s.jsonl" 2>/dev/null; }
+field() { last | sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p"; }
+wait_for() {
+  for _ in $(seq 1 100); do eval "$2" && return 0; sleep 0.1; done
+  fail "$1"
+}
+wid=""
+for _ in $(seq 1 100); do wid=$(xdotool search --name "program test" 2>/dev/null | head -n 1); [ -n "$wid" ] && break; sleep 0.1; done
+[ -n "$wid" ] || fail "no window appeared"
+xdotool windowfocus "$wid"
+wait_for "the app writes stats" '[ -s "$tmp/s.jsonl" ]'
+
+iterations=$(field iterations)
+xdotool key Up
+wait_for "keypressed sees Up" '[ "$(field ups)" = 1 ]'
+sleep 0.3
+[ "$(field iterations)" = "$iterations" ] || fail "a key the scene claimed reached the window: iterations $iterations -> $(field iterations)"
+echo "ok   Up claimed by the scene: the window's iterations stay $iterations"
+
+xdotool key x
+wait_for "X cuts the spring" '[ "$(field springs)" = 0 ]'
+echo "ok   a key callback removed a spring"
+
+camera=$(field camera)
+# world (1, 1) is pixel (470, 250) in a 740 x 700 view at 100 px/m centred on (0, 0)
+xdotool mousemove --window "$wid" 470 250 mousedown 3
+xdotool mousemove --window "$wid" 520 300
+xdotool mouseup 3
+wait_for "mousepressed gets the right button in metres" '[ "$(field clicks)" = 1 ]'
+awk -v x="$(field cx)" -v y="$(field cy)" 'BEGIN { exit !((x - 1)^2 + (y - 1)^2 < 0.0004) }' ||
+  fail "the click came as ($(field cx), $(field cy)), not (1, 1)"
+[ "$(field camera)" = "$camera" ] || fail "a claimed right-button drag panned the view"
+echo "ok   right click at world (1, 1) reached the scene, claimed: no pan"
+
+substeps=$(field substeps)
+xdotool keydown Left
+wait_for "isdown sees Left held" '[ "$(field left)" = 1 ]'
+xdotool keyup Left
+wait_for "and let go" '[ "$(field left)" = 0 ]'
+[ "$(field substeps)" -lt "$substeps" ] || fail "an unclaimed Left did not reach the window (substeps $substeps)"
+echo "ok   Left: held for the scene, and the window's binding ran (substeps $substeps -> $(field substeps))"
+
+import -window "$wid" "$tmp/shot.png"
+# draw(g): a magenta disc of 0.5 m at world (2, -1) = pixel (570, 450)
+pixel=$(convert "$tmp/shot.png" -format '%[fx:int(255*p{570,450}.r)] %[fx:int(255*p{570,450}.g)] %[fx:int(255*p{570,450}.b)]' info:)
+set -- $pixel
+[ "$1" -gt 200 ] && [ "$2" -lt 60 ] && [ "$3" -gt 200 ] || fail "draw(g)'s disc is not on screen: pixel $pixel"
+echo "ok   draw(g) is on screen: pixel ($pixel) at the disc"
+[ -n "${SPRINGBOX_SHOT:-}" ] && cp "$tmp/shot.png" "$SPRINGBOX_SHOT"
+
+xdotool key q
+for _ in $(seq 1 50); do kill -0 $app 2>/dev/null || break; sleep 0.1; done
+kill -0 $app 2>/dev/null && fail "Q did not quit"
+app=""
+echo "ok   Q quits"
