@@ -4,11 +4,12 @@
 local sb = require "springbox"
 
 local w = sb.world{ substeps = 8, iterations = 6, friction = 1.0 }
-w:wall(-10, 0, 10, 0)
-w:wall(10, 0, 16, 1.2)
-w:wall(16, 1.2, 30, 1.2)
-w:wall(-10, 0, -10, 4)
-for i = 0, 6 do w:particle{ x = 4 + i * 0.15, y = 0.06, radius = 0.06, mass = 0.05 } end -- gravel
+w:wall(-4, 0, 3, 0)
+w:wall(3, 0, 5, 0.6)
+w:wall(5, 0.6, 7, 0.6)
+w:wall(-4, 0, -4, 2)
+w:wall(7, 0.6, 7, 2)
+for i = 0, 6 do w:particle{ x = 1 + i * 0.15, y = 0.06, radius = 0.06, mass = 0.05 } end -- gravel
 
 local function wheel(cx, cy, r)
   local hub = w:particle{ x = cx, y = cy, mass = 1, radius = 0.05, collide = false }
@@ -23,9 +24,9 @@ local function wheel(cx, cy, r)
 end
 
 local r = 0.4
-local back, back_rim = wheel(-1, 0.6, r)
-local front, front_rim = wheel(1, 0.6, r)
-local cab = w:particle{ x = 0, y = 1.5, mass = 4, radius = 0.2, group = -1, color = "#e74c3c" }
+local back, back_rim = wheel(-3, 0.6, r)
+local front, front_rim = wheel(-1, 0.6, r)
+local cab = w:particle{ x = -2, y = 1.5, mass = 4, radius = 0.2, group = -1, color = "#e74c3c" }
 local suspension = { hertz = 3, damping_ratio = 0.6 }
 w:spring(back, front)
 w:spring(back, cab, suspension)

@@ -43,6 +43,40 @@ function springbox.tune(decl) end
 ---@return table
 function springbox.state(defaults) end
 
+---One sample of a named series for this frame: the window draws each series as a live graph
+---beside energy and stretch, and --stats writes it into every JSON line under "plots".
+---At most 12 series; names are 1 to 32 printable ASCII characters without quotes or backslashes.
+---@param name string
+---@param value number finite
+function springbox.plot(name, value) end
+
+---@class springbox.keyboard
+springbox.keyboard = {}
+
+---True if any of the keys is held (LÖVE's love.keyboard.isDown). Names are SDL's in lower case:
+---"left", "right", "up", "down", "space", "return", "a", "1", "left shift". Headless, none is held.
+---@param key string
+---@param ... string
+---@return boolean
+function springbox.keyboard.isdown(key, ...) end
+
+---@class springbox.mouse
+springbox.mouse = {}
+
+---The pointer in world metres ((0, 0) headless).
+---@return number x
+---@return number y
+function springbox.mouse.position() end
+
+---True if any of the buttons is held: 1 left, 2 right, 3 middle (LÖVE's numbers).
+---@param button integer
+---@param ... integer
+---@return boolean
+function springbox.mouse.isdown(button, ...) end
+
+---{r, g, b [, a]} in [0, 1], "#rrggbb" or "#rrggbbaa"; false: the window's own colour
+---@alias springbox.Color number[]|string|false
+
 ---@class springbox.ParticleDef
 ---@field x? number metres
 ---@field y? number metres
@@ -54,6 +88,13 @@ function springbox.state(defaults) end
 ---@field collide? boolean takes part in particle-particle collisions, default true
 ---@field restitution? number overrides the world's
 ---@field friction? number overrides the world's
+---@field group? integer collision group in [-32768, 32767]: particles of the same positive group always
+--- collide, of the same negative group never (Box2D's groupIndex); 0, the default, leaves it to category and mask
+---@field category? integer collision category bits, default 1
+---@field mask? integer the categories it collides with, default all (0xFFFFFFFF); walls meet every particle
+---@field events? boolean report its contacts to on_contact_begin / on_contact_end (default false: piles stay fast)
+---@field color? springbox.Color how the window draws it
+---@field hidden? boolean the window leaves it out
 
 ---@class springbox.SpringDef
 ---@field hertz? number frequency; 0 = rigid (the default)
@@ -64,6 +105,12 @@ function springbox.state(defaults) end
 ---@field c? number damper, N s/m
 ---@field rest_length? number m; default: the current distance
 ---@field collide? boolean its two ends still collide with each other (default false, as Box2D's collideConnected)
+---@field break_stretch? number breaks (is removed; on_spring_break is called) once |length/rest - 1| passes it;
+--- 0 = never
+---@field break_force? number breaks once the force it carries passes it, N; 0 = never. A breakable spring is no
+--- tether link, so it carries its whole load in every method
+---@field color? springbox.Color how the window draws it (default: by strain)
+---@field hidden? boolean the window leaves it out
 
 ---@class springbox.Stats
 ---@field steps integer
@@ -168,6 +215,23 @@ function World:release() end
 ---@return springbox.Particle?
 function World:pick(x, y, slop) end
 
+---The particles whose circles overlap the box, in slot order.
+---@return springbox.Particle[]
+function World:query(xmin, ymin, xmax, ymax) end
+
+---@class springbox.RayHit
+---@field particle? springbox.Particle the particle hit, or nil for a wall
+---@field wall? integer the wall's number, or nil for a particle
+---@field x number where
+---@field y number
+---@field nx number the surface normal there, facing the ray
+---@field ny number
+---@field fraction number along the segment: 0 at its start, 1 at its end
+
+---The first particle or wall the segment from (x1, y1) to (x2, y2) meets; nil if none.
+---@return springbox.RayHit?
+function World:raycast(x1, y1, x2, y2) end
+
 ---Hex hash of every particle's position and velocity bits.
 ---@return string
 function World:hash() end
@@ -189,8 +253,27 @@ function World:close() end
 ---@field collide boolean
 ---@field restitution number?
 ---@field friction number?
+---@field group integer
+---@field category integer
+---@field mask integer
+---@field events boolean
+---@field color string? "#rrggbbaa", or nil for the window's own
+---@field hidden boolean
 ---@field index integer read-only: slot number
 ---@field world springbox.World read-only
+---@field removed boolean read-only, never raises: true once removed (or its world closed)
+local Particle = {}
+
+---A force (N) for the next step: it acts on every sub-step of it, then is gone. Call it each
+---frame (from update) for a steady push. Fixed particles ignore it.
+function Particle:apply_force(fx, fy) end
+
+---Changes the velocity by (ix, iy) / mass at once (N s). Fixed particles ignore it.
+function Particle:apply_impulse(ix, iy) end
+
+---Moves a fixed (kinematic) particle to (x, y) over the next frame by giving it that velocity:
+---it pushes what it meets and is not pushed back.
+function Particle:move_to(x, y) end
 
 ---@class springbox.Spring
 ---@field a springbox.Particle read-only
@@ -208,8 +291,14 @@ function World:close() end
 ---@field k number
 ---@field c number
 ---@field collide boolean its two ends collide with each other (default false)
+---@field force number read-only: the force it carried in the last sub-step, N, positive pulls
+---@field break_stretch number 0 = never breaks
+---@field break_force number 0 = never breaks
+---@field color string? "#rrggbbaa", or nil: coloured by strain
+---@field hidden boolean
 ---@field index integer read-only
 ---@field world springbox.World read-only
+---@field removed boolean read-only, never raises: true once removed or broken
 local Spring = {}
 
 --- Retunes the running spring without throwing what it holds: its force is kept at the switch and
@@ -225,5 +314,39 @@ function Spring:retune(tuning, seconds) end
 ---@field title? string
 ---@field update? fun(world: springbox.World, dt: number) called once per frame before the step
 ---@field tune? table<string, number[]|number> what springbox.tune returned, or {value, min, max}
+---@field keypressed? fun(key: string): boolean? return true to claim a key the window uses (space, R, arrows...)
+---@field keyreleased? fun(key: string)
+---@field mousepressed? fun(x: number, y: number, button: integer): boolean? world metres; true claims the click
+--- (the window then does not drag or pan)
+---@field mousereleased? fun(x: number, y: number, button: integer)
+---@field mousemoved? fun(x: number, y: number, dx: number, dy: number)
+---@field wheelmoved? fun(dx: number, dy: number): boolean? true claims it (the window then does not zoom)
+---@field draw? fun(g: springbox.Graphics) called for every frame the window draws (and for --screenshot / --record)
+---@field on_contact_begin? fun(a: springbox.Particle, b: springbox.Particle|integer|nil) for particles with
+--- events = true; b is a particle, a wall's number, or nil for the world's bounds
+---@field on_contact_end? fun(a: springbox.Particle, b: springbox.Particle|integer|nil)
+---@field on_spring_break? fun(spring: springbox.Spring, a: springbox.Particle?, b: springbox.Particle?,
+--- force: number, stretch: number) the spring is already removed
+
+---What draw(g) draws with; calls use a dot, as love.graphics. Positions in world metres.
+---@class springbox.Graphics
+local Graphics = {}
+---The colour of what follows: components in [0, 1] or "#rrggbb[aa]".
+---@param r number|string
+---@param g? number
+---@param b? number
+---@param a? number
+function Graphics.color(r, g, b, a) end
+---A polyline through two or more points: g.line(x1, y1, x2, y2, ...).
+function Graphics.line(...) end
+---@param mode "fill"|"line"
+function Graphics.circle(mode, x, y, radius) end
+---A convex polygon: g.polygon("fill", x1, y1, x2, y2, x3, y3, ...).
+---@param mode "fill"|"line"
+function Graphics.polygon(mode, ...) end
+---Text with its top left at (x, y) in world metres.
+function Graphics.print(text, x, y) end
+---Text at (x, y) pixels from the top left of the scene's view (a HUD line).
+function Graphics.print_screen(text, x, y) end
 
 return springbox
