@@ -70,6 +70,7 @@ void springs_jacobi_pass(sb_world *w)
 void substep_force(sb_world *w, double h, bool first_substep)
 {
     springs_jacobi_pass(w);
+    constraints_explicit_pass(w, false); // constraint.c: the same impulse with C and its gradients
     contacts_prepare(w, h, first_substep);
     contacts_warm_start(w);
     contacts_solve(w, h, true); // once per sub-step (see contacts_solve)

@@ -61,6 +61,7 @@ void substep_sequential(sb_world *w, double h, bool first_substep)
         w->kg[k] = vn0 - (w->kstiff[k] * w->ksep[k] / h + w->kdamp[k] * vn0);
     }
     springs_warm_start(w);
+    constraints_sequential_prepare(w, h); // constraint.c: the same rest velocity with C and its gradients
     contacts_prepare(w, h, first_substep);
     contacts_warm_start(w);
     const double correction = w->def.correction;
@@ -72,6 +73,7 @@ void substep_sequential(sb_world *w, double h, bool first_substep)
             w->ktension[k] += impulse;
             spring_apply(w, k, impulse);
         }
+        constraints_sequential_iterate(w);
     }
     contacts_solve(w, h, true); // once per sub-step (see contacts_solve)
     solver_finish_velocity_substep(w, h, true, false);

@@ -159,8 +159,10 @@ void substep_soft(sb_world *w, double h, bool first_substep)
     soft_prepare_pass(w);
     contacts_prepare(w, h, first_substep);
     contacts_warm_start(w);
-    for (int it = 0; it < w->def.iterations; ++it)
+    for (int it = 0; it < w->def.iterations; ++it) {
         soft_solve_pass(w);
+        constraints_soft_iterate(w); // constraint.c: the same soft impulse with C and its gradients
+    }
     contacts_solve(w, h, true); // once per sub-step (see contacts_solve)
     solver_finish_velocity_substep(w, h, true, true);
 }

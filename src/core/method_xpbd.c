@@ -52,6 +52,7 @@ void substep_xpbd(sb_world *w, double h, bool first_substep)
             pos[b].x += w->kwb[k] * dlambda * nx;
             pos[b].y += w->kwb[k] * dlambda * ny;
         }
+        constraints_xpbd_iterate(w, h);
         contacts_project_xpbd(w, h);
     }
     tethers_project(w, false);

@@ -145,6 +145,7 @@ typedef struct sb_stats {
     double step_ms;           ///< wall-clock time of the last step
     int particles, springs;
     int broken_springs;       ///< springs that broke in the last step (sb_world_break_events)
+    int clamped_constraints;  ///< constraints (sb_constraint.h) the method cannot deliver as tuned, as clamped_springs
     /// springs this method cannot deliver as tuned at this sub-step (a frequency past four
     /// sub-steps per period, a Nissen coefficient past 1, an explicit network past its stable
     /// limit, an implicit one past its energy bound): each runs at the nearest setting it can

@@ -4,6 +4,7 @@
 #ifndef SB_WORLD_H
 #define SB_WORLD_H
 
+#include "sb_constraint.h"
 #include "sb_types.h"
 
 #include <stddef.h>

@@ -65,10 +65,10 @@ static void build_order(sb_world *w)
 // ------------------------------------------------------------------ constants
 
 /// A particle's summed load may reach this (4 is where the pole reaches -1; the rest is margin).
-static const double load_limit = 3.6;
+static const double load_limit = SB_LOAD_LIMIT;
 
 /// The network load of a spring's target in this method (world_internal.h).
-static double method_load(sb_method method, sb_poles target)
+double method_load(sb_method method, sb_poles target)
 {
     switch (method) {
     case SB_METHOD_FORCE: return force_load(target);
@@ -80,7 +80,7 @@ static double method_load(sb_method method, sb_poles target)
     }
 }
 
-static coef_result method_coefficients(sb_method method, sb_poles target, double m, double h, double allowed_load,
+coef_result method_coefficients(sb_method method, sb_poles target, double m, double h, double allowed_load,
                                        spring_coef *c)
 {
     switch (method) {
@@ -99,20 +99,23 @@ static bool in_network(const sb_world *w, int k)
     return (w->kwa[k] > 0.0 && w->degree[w->ka[k]] > 1) || (w->kwb[k] > 0.0 && w->degree[w->kb[k]] > 1);
 }
 
-/// A rigid spring's constants; returns its network load (only Nissen's safe spring has one).
-static double rigid_coefficients(const sb_world *w, int s, double m, double h, spring_coef *c)
+double method_rigid_coefficients(sb_method method, int busiest_degree, double m, double h, spring_coef *c)
 {
     memset(c, 0, sizeof *c);
-    switch (w->def.method) {
+    switch (method) {
     case SB_METHOD_FORCE:
-    case SB_METHOD_IMPULSE: {
-        int da = w->degree[w->s_a[s]], db = w->degree[w->s_b[s]];
-        return impulse_rigid_coefficients(da > db ? da : db, m, h, c);
-    }
+    case SB_METHOD_IMPULSE: return impulse_rigid_coefficients(busiest_degree, m, h, c);
     case SB_METHOD_SEQUENTIAL: sequential_rigid_coefficients(c); return 0.0;
     case SB_METHOD_SOFT: soft_rigid_coefficients(m, h, c); return 0.0;
     default: return 0.0; // verlet and xpbd project rigid springs with no constants
     }
+}
+
+/// A rigid spring's constants; returns its network load (only Nissen's safe spring has one).
+static double rigid_coefficients(const sb_world *w, int s, double m, double h, spring_coef *c)
+{
+    int da = w->degree[w->s_a[s]], db = w->degree[w->s_b[s]];
+    return method_rigid_coefficients(w->def.method, da > db ? da : db, m, h, c);
 }
 
 /// What a tuning asks for, as hertz and damping ratio, for the report.
@@ -209,6 +212,7 @@ static void compute_coefficients(sb_world *w, double h)
         if (load > 0.0)
             add_load(w, k, load);
     }
+    constraints_add_loads(w, h);
     // pass 2: constants within each spring's allowance
     for (int k = 0; k < w->order_count; ++k) {
         double m = w->kmass[k], load = w->kg[k];
@@ -329,8 +333,10 @@ static void rigid_springs_project(sb_world *w)
     // run): 4 sweeps 0.71% / 1.43% at 0.68x, 3 sweeps 0.60% / 1.44% at 0.56x, 2 sweeps 1.01% /
     // 1.46% at 0.48x; none 0.98% / 1.49% at 0.42x, but then more iterations stretch the chain.
     int sweeps = (3 * w->def.iterations + 3) / 4;
-    for (int it = 0; it < sweeps; ++it)
+    for (int it = 0; it < sweeps; ++it) {
         rigid_project_pass(w); // springs_simd.c: four springs of a colour at a time
+        constraints_project_rigid(w, 1e-3, false); // the springs' slop (springs_simd.c)
+    }
 }
 
 void solver_finish_velocity_substep(sb_world *w, double h, bool project_rigid_springs, bool relax_rigid_springs)
@@ -341,8 +347,10 @@ void solver_finish_velocity_substep(sb_world *w, double h, bool project_rigid_sp
     tethers_project(w, true);
     contacts_confine_to_bounds(w);
     contacts_update_geometry(w);
-    if (relax_rigid_springs)
+    if (relax_rigid_springs) {
         soft_relax_pass(w);
+        constraints_soft_relax(w);
+    }
     contacts_solve(w, h, false);
     springs_store_axis(w);
 }
@@ -377,6 +385,7 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
         bool first = sub == 0;
         if (walls)
             memcpy(w->start, w->pos, sizeof *w->pos * (size_t)w->p_high);
+        constraints_begin_substep(w, h);
         if (method != SB_METHOD_VERLET) // verlet applies it as the article's position kick
             apply_gravity_and_drag(w, h);
         switch (method) {

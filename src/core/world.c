@@ -209,7 +209,7 @@ sb_world *sb_world_create(const sb_world_def *def)
     if (!w)
         return NULL;
     w->def = *def;
-    w->p_free = w->s_free = -1;
+    w->p_free = w->s_free = w->c_free = -1;
     w->last_method = def->method;
     w->drag_id = sb_null_particle();
     w->stats.clamped_spring = sb_null_spring();
@@ -238,6 +238,7 @@ void sb_world_destroy(sb_world *w)
         w->s_color, w->s_hidden,
     };
     events_free(w);
+    constraints_free(w);
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
     free(w);
@@ -341,6 +342,7 @@ sb_status sb_world_remove_particle(sb_world *w, sb_particle_id id)
             spring_free_slot(w, s);
     if (w->drag_active && w->drag_id.index == (uint32_t)i)
         w->drag_active = false;
+    constraints_remove_particle(w, i);
     if (w->p_flags[i] & PARTICLE_FIXED)
         w->tethers_dirty = true;
     if (w->p_flags[i] & PARTICLE_EVENTS)
@@ -814,7 +816,7 @@ bool sb_world_can_copy_state(const sb_world *dst, const sb_world *src)
     for (int s = 0; s < src->s_high; ++s)
         if (dst->s_a[s] != src->s_a[s] || dst->s_b[s] != src->s_b[s])
             return false;
-    return true;
+    return constraints_same_shape(dst, src);
 }
 
 sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)

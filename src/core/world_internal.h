@@ -119,6 +119,21 @@ struct sb_world {
     double *tether_length;
     bool tethers_dirty;
 
+    // Constraints (constraint.c): ropes, struts, angles and areas, each over its own particles.
+    int c_cap, c_high, c_alive, c_free;
+    uint8_t *c_kind;           // sb_constraint_kind; 0xFF for a dead slot
+    int **c_parts, *c_count;   // particle slots
+    double *c_rest;
+    sb_tuning *c_tuning;
+    uint32_t *c_gen;
+    int *c_next_free;
+    double *c_load;            // its network load, added to p_load with the springs' (solver.c)
+    // this sub-step: value error, effective mass, constants, gradients, accumulated impulse
+    double *c_err, *c_meff, *c_stiff, *c_damp, *c_scale, *c_target, *c_lambda;
+    uint8_t *c_active;         // solved this sub-step (a slack rope or strut is not)
+    sb_vec2 *c_grad;           // gradients of every constraint, c_grad_first[c] onward
+    int *c_grad_first, c_grad_cap;
+
     // Walls.
     int w_cap, w_high, w_alive;
     sb_vec2 *wall_a, *wall_b;
@@ -201,6 +216,31 @@ bool contact_is_touching(const sb_contact *c);
 /// Box2D's filter: may particles a and b collide?
 bool particles_should_collide(const sb_world *w, int a, int b);
 
+// constraint.c: the constraints' sub-step, one entry per place a method solves them.
+/// Gradients, errors, effective masses and the method's constants of every constraint for this
+/// sub-step (positions as they are now); accumulated impulses start at zero.
+void constraints_begin_substep(sb_world *w, double h);
+/// force, impulse and verlet's tuned ones: explicit impulses from this sub-step's velocities (Jacobi).
+void constraints_explicit_pass(sb_world *w, bool tuned_only);
+/// sequential: the rest velocity of seed 000, then one corrective iteration.
+void constraints_sequential_prepare(sb_world *w, double h);
+void constraints_sequential_iterate(sb_world *w);
+/// soft: one sequential-impulse iteration of the soft constraint; the relax of rigid ones.
+void constraints_soft_iterate(sb_world *w);
+void constraints_soft_relax(sb_world *w);
+/// Rigid ones by positions, non-linear Gauss-Seidel (verlet's projection, the velocity methods'
+/// position sweeps), with a slop as a fraction of the rest value's scale.
+void constraints_project_rigid(sb_world *w, double slop, bool one_sided_only);
+/// xpbd: one iteration of every constraint at position level.
+void constraints_xpbd_iterate(sb_world *w, double h);
+/// The network loads of the constraints, added to w->p_load (solver.c's compute_coefficients).
+void constraints_add_loads(sb_world *w, double h);
+/// Removes every constraint that holds particle slot i.
+void constraints_remove_particle(sb_world *w, int i);
+void constraints_free(sb_world *w);
+/// Same constraint slots over the same particles (sb_world_can_copy_state).
+bool constraints_same_shape(const sb_world *a, const sb_world *b);
+
 // events.c: after a committed step, springs past their break thresholds go, and the touching
 // contacts of particles that asked for events are compared with the last step's.
 void events_after_step(sb_world *w);
@@ -254,6 +294,15 @@ typedef struct coef_result { sb_poles delivered; bool clamped; } coef_result;
 // Explicit constants (force, impulse, verlet's springs) are a = k h^2 / m and b = c h / m per
 // unit of reduced mass, stored as stiff = a m / h and damp = b m: an impulse per metre of
 // stretch and per metre per second.
+
+/// The network load of a target in the world's method, and its constants within an allowance
+/// (solver.c dispatches to the method files); constraint.c uses them as springs do.
+double method_load(sb_method method, sb_poles target);
+coef_result method_coefficients(sb_method method, sb_poles target, double m, double h, double allowed_load, spring_coef *c);
+/// A rigid constraint's constants at effective mass m; returns its network load.
+double method_rigid_coefficients(sb_method method, int busiest_degree, double m, double h, spring_coef *c);
+/// A particle's summed load may reach this (solver.c).
+#define SB_LOAD_LIMIT 3.6
 
 // method_force.c (seed 001)
 double force_load(sb_poles target);

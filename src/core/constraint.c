@@ -1,0 +1,662 @@
+// Constraints besides springs: ropes, struts, bending angles and areas (sb_constraint.h).
+//
+// Each is one scalar function C(x) of its particles, with gradients g_i, solved the way its
+// world's method solves a spring, since a spring is the case C = |b - a| - rest with g = -u, u:
+// the same impulse along sum_i w_i g_i, the same effective mass m = 1 / sum_i w_i |g_i|^2 in
+// place of the reduced mass, and the same constants from the same target poles
+// (method_coefficients, each method's file derives them). A tuning therefore gives the
+// constrained quantity the motion it gives a spring's length: m C'' = -k C - c C' with k and c
+// from the hertz and damping ratio at the effective mass (Catto, seed 003, builds every soft
+// joint that way, and Box2D v3's joints read their hertz the same way). A rigid one is the
+// method's rigid spring. Ropes and struts are one-sided, as contacts are: a rope's accumulated
+// impulse can only pull, a strut's only push, and a slack one is not solved unless it is rigid
+// and would overshoot in this sub-step (a speculative contact's rule).
+//
+// Gradients are taken at the start of each sub-step for the velocity solves (springs keep their
+// sub-step's axis the same way) and afresh for every position projection.
+#include "world_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const double pi = 3.14159265358979323846;
+
+sb_constraint_def sb_default_constraint_def(void)
+{
+    sb_constraint_def d;
+    memset(&d, 0, sizeof d);
+    d.kind = SB_CONSTRAINT_ROPE;
+    d.rest = NAN;
+    d.tuning = sb_tuning_hertz(0.0, 1.0);
+    return d;
+}
+
+const char *sb_constraint_kind_name(sb_constraint_kind kind)
+{
+    static const char *const names[] = {"rope", "strut", "angle", "area"};
+    return (unsigned)kind < SB_CONSTRAINT_KIND_COUNT ? names[kind] : "?";
+}
+
+// ---------------------------------------------------------------- geometry
+
+static double wrap_angle(double a)
+{
+    while (a > pi)
+        a -= 2.0 * pi;
+    while (a <= -pi)
+        a += 2.0 * pi;
+    return a;
+}
+
+/// The constrained value and, when `grad` is given, its gradient for each particle.
+static double constraint_value(const sb_world *w, int c, sb_vec2 *grad)
+{
+    const int *p = w->c_parts[c];
+    const sb_vec2 *x = w->pos;
+    switch ((sb_constraint_kind)w->c_kind[c]) {
+    case SB_CONSTRAINT_ROPE:
+    case SB_CONSTRAINT_STRUT: {
+        sb_vec2 d = v2_sub(x[p[1]], x[p[0]]);
+        double len = v2_len(d);
+        if (grad) {
+            sb_vec2 u = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(1.0, 0.0);
+            grad[0] = v2_scale(u, -1.0);
+            grad[1] = u;
+        }
+        return len;
+    }
+    case SB_CONSTRAINT_ANGLE: {
+        // theta = angle(v) - angle(u) with u = a - b, v = c - b; d angle(u) / du = perp(u) / |u|^2
+        sb_vec2 u = v2_sub(x[p[0]], x[p[1]]), v = v2_sub(x[p[2]], x[p[1]]);
+        double theta = atan2(u.x * v.y - u.y * v.x, v2_dot(u, v));
+        if (grad) {
+            double uu = v2_dot(u, u), vv = v2_dot(v, v);
+            grad[0] = uu > 1e-24 ? v2(u.y / uu, -u.x / uu) : v2(0.0, 0.0);
+            grad[2] = vv > 1e-24 ? v2(-v.y / vv, v.x / vv) : v2(0.0, 0.0);
+            grad[1] = v2(-grad[0].x - grad[2].x, -grad[0].y - grad[2].y);
+        }
+        return theta;
+    }
+    default: { // the shoelace formula; dA/dx_i = (y_{i+1} - y_{i-1}) / 2, dA/dy_i = (x_{i-1} - x_{i+1}) / 2
+        int n = w->c_count[c];
+        double area = 0.0;
+        for (int i = 0; i < n; ++i) {
+            sb_vec2 a = x[p[i]], b = x[p[(i + 1) % n]];
+            area += a.x * b.y - b.x * a.y;
+            if (grad) {
+                sb_vec2 prev = x[p[(i + n - 1) % n]];
+                grad[i] = v2(0.5 * (b.y - prev.y), 0.5 * (prev.x - b.x));
+            }
+        }
+        return 0.5 * area;
+    }
+    }
+}
+
+/// The error C = value - rest; angles wrap to (-pi, pi].
+static double constraint_error(const sb_world *w, int c, double value)
+{
+    double e = value - w->c_rest[c];
+    return w->c_kind[c] == SB_CONSTRAINT_ANGLE ? wrap_angle(e) : e;
+}
+
+/// The least and the most accumulated impulse a kind allows (positive pushes a rope's ends apart).
+static void impulse_range(const sb_world *w, int c, double *lo, double *hi)
+{
+    *lo = -INFINITY;
+    *hi = INFINITY;
+    if (w->c_kind[c] == SB_CONSTRAINT_ROPE)
+        *hi = 0.0;
+    else if (w->c_kind[c] == SB_CONSTRAINT_STRUT)
+        *lo = 0.0;
+}
+
+/// True when a one-sided constraint holds with room to spare: C < 0 for a rope, C > 0 for a strut.
+static bool slack(const sb_world *w, int c, double err)
+{
+    return (w->c_kind[c] == SB_CONSTRAINT_ROPE && err < 0.0) || (w->c_kind[c] == SB_CONSTRAINT_STRUT && err > 0.0);
+}
+
+/// sum_i g_i . v_i
+static double constraint_rate(const sb_world *w, int c, const sb_vec2 *g)
+{
+    double r = 0.0;
+    for (int i = 0; i < w->c_count[c]; ++i)
+        r += v2_dot(g[i], w->vel[w->c_parts[c][i]]);
+    return r;
+}
+
+/// v_i += w_i g_i impulse, into `v` (velocities or the Jacobi accumulator).
+static void constraint_apply(sb_world *w, int c, const sb_vec2 *g, double impulse, sb_vec2 *v)
+{
+    for (int i = 0; i < w->c_count[c]; ++i) {
+        int p = w->c_parts[c][i];
+        v[p] = v2_mad(v[p], w->inv_mass[p] * impulse, g[i]);
+    }
+}
+
+/// Adds `impulse` to the accumulator within the kind's range; returns what was really added.
+static double accumulate(sb_world *w, int c, double impulse)
+{
+    double lo, hi;
+    impulse_range(w, c, &lo, &hi);
+    double old = w->c_lambda[c], now = old + impulse;
+    now = now < lo ? lo : (now > hi ? hi : now);
+    w->c_lambda[c] = now;
+    return now - old;
+}
+
+static double inverse_mass_sum(const sb_world *w, int c, const sb_vec2 *g)
+{
+    double s = 0.0;
+    for (int i = 0; i < w->c_count[c]; ++i)
+        s += w->inv_mass[w->c_parts[c][i]] * v2_dot(g[i], g[i]);
+    return s;
+}
+
+// ---------------------------------------------------------------- storage
+
+static bool grow(void **p, size_t elem, int cap)
+{
+    void *n = realloc(*p, elem * (size_t)cap);
+    if (!n)
+        return false;
+    *p = n;
+    return true;
+}
+#define GROW(arr, cap) grow((void **)&(arr), sizeof *(arr), (cap))
+
+static bool constraints_reserve(sb_world *w, int need)
+{
+    if (need <= w->c_cap)
+        return true;
+    int cap = w->c_cap ? w->c_cap * 2 : 16;
+    while (cap < need)
+        cap *= 2;
+    if (!GROW(w->c_kind, cap) || !GROW(w->c_parts, cap) || !GROW(w->c_count, cap) || !GROW(w->c_rest, cap) ||
+        !GROW(w->c_tuning, cap) || !GROW(w->c_gen, cap) || !GROW(w->c_next_free, cap) || !GROW(w->c_load, cap) ||
+        !GROW(w->c_err, cap) || !GROW(w->c_meff, cap) || !GROW(w->c_stiff, cap) || !GROW(w->c_damp, cap) ||
+        !GROW(w->c_scale, cap) || !GROW(w->c_target, cap) || !GROW(w->c_lambda, cap) || !GROW(w->c_active, cap) ||
+        !GROW(w->c_grad_first, cap))
+        return false;
+    w->c_cap = cap;
+    return true;
+}
+
+static int constraint_slot(const sb_world *w, sb_constraint_id id)
+{
+    if (id.index >= (uint32_t)w->c_high || id.generation == 0)
+        return -1;
+    int c = (int)id.index;
+    return w->c_kind[c] != 0xFF && w->c_gen[c] == id.generation ? c : -1;
+}
+
+bool sb_constraint_is_valid(const sb_world *w, sb_constraint_id id) { return constraint_slot(w, id) >= 0; }
+
+/// The particles a constraint of this kind needs.
+static bool count_fits(sb_constraint_kind kind, int count)
+{
+    switch (kind) {
+    case SB_CONSTRAINT_ROPE:
+    case SB_CONSTRAINT_STRUT: return count == 2;
+    case SB_CONSTRAINT_ANGLE: return count == 3;
+    default: return count >= 3 && count <= 100000;
+    }
+}
+
+sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d, sb_status *status, const char **bad_field)
+{
+    sb_constraint_id none = {SB_NULL_INDEX, 0};
+    sb_status st = SB_OK;
+    const char *bad = NULL;
+    int *parts = NULL;
+    if ((unsigned)d->kind >= SB_CONSTRAINT_KIND_COUNT) {
+        st = SB_ERR_INVALID;
+        bad = "kind";
+    } else if (!d->particles || !count_fits(d->kind, d->count)) {
+        st = SB_ERR_INVALID;
+        bad = "particles";
+    } else if (!(isnan(d->rest) || (isfinite(d->rest) && fabs(d->rest) <= 1e12)) ||
+               ((d->kind == SB_CONSTRAINT_ROPE || d->kind == SB_CONSTRAINT_STRUT) && d->rest < 0.0)) {
+        st = SB_ERR_INVALID;
+        bad = "rest";
+    } else {
+        st = sb_tuning_check(&d->tuning, &bad);
+    }
+    if (st == SB_OK) {
+        parts = malloc(sizeof *parts * (size_t)d->count);
+        if (!parts)
+            st = SB_ERR_NO_MEMORY;
+        for (int i = 0; parts && i < d->count && st == SB_OK; ++i) {
+            sb_particle_id id = d->particles[i];
+            bool alive = id.index < (uint32_t)w->p_high && id.generation != 0 && particle_alive(w, (int)id.index) &&
+                         w->p_gen[id.index] == id.generation;
+            if (!alive) {
+                st = SB_ERR_STALE;
+                bad = "particles";
+                break;
+            }
+            parts[i] = (int)id.index;
+            for (int k = 0; k < i; ++k)
+                if (parts[k] == parts[i]) {
+                    st = SB_ERR_SAME_PARTICLE;
+                    bad = "particles";
+                }
+        }
+    }
+    int c = -1;
+    if (st == SB_OK) {
+        if (w->c_free >= 0) {
+            c = w->c_free;
+            w->c_free = w->c_next_free[c];
+        } else if (constraints_reserve(w, w->c_high + 1)) {
+            c = w->c_high++;
+            w->c_gen[c] = 0;
+        } else {
+            st = SB_ERR_NO_MEMORY;
+        }
+    }
+    if (status)
+        *status = st;
+    if (bad_field && bad)
+        *bad_field = bad;
+    if (c < 0) {
+        free(parts);
+        return none;
+    }
+    w->c_gen[c] += 1;
+    if (w->c_gen[c] == 0)
+        w->c_gen[c] = 1;
+    w->c_kind[c] = (uint8_t)d->kind;
+    w->c_parts[c] = parts;
+    w->c_count[c] = d->count;
+    w->c_tuning[c] = d->tuning;
+    w->c_rest[c] = 0.0;
+    w->c_rest[c] = isnan(d->rest) ? constraint_value(w, c, NULL) : d->rest;
+    w->c_load[c] = 0.0;
+    w->c_alive += 1;
+    w->coef_dirty = true; // its load joins the springs'
+    sb_constraint_id id = {(uint32_t)c, w->c_gen[c]};
+    return id;
+}
+
+static void constraint_free_slot(sb_world *w, int c)
+{
+    free(w->c_parts[c]);
+    w->c_parts[c] = NULL;
+    w->c_kind[c] = 0xFF;
+    w->c_count[c] = 0;
+    w->c_gen[c] += 1;
+    w->c_next_free[c] = w->c_free;
+    w->c_free = c;
+    w->c_alive -= 1;
+    w->coef_dirty = true;
+}
+
+sb_status sb_world_remove_constraint(sb_world *w, sb_constraint_id id)
+{
+    int c = constraint_slot(w, id);
+    if (c < 0)
+        return SB_ERR_STALE;
+    constraint_free_slot(w, c);
+    return SB_OK;
+}
+
+void constraints_remove_particle(sb_world *w, int i)
+{
+    for (int c = 0; c < w->c_high; ++c) {
+        if (w->c_kind[c] == 0xFF)
+            continue;
+        for (int k = 0; k < w->c_count[c]; ++k)
+            if (w->c_parts[c][k] == i) {
+                constraint_free_slot(w, c);
+                break;
+            }
+    }
+}
+
+void constraints_free(sb_world *w)
+{
+    for (int c = 0; c < w->c_high; ++c)
+        free(w->c_parts[c]);
+    void *arrays[] = {w->c_kind, w->c_parts, w->c_count, w->c_rest, w->c_tuning, w->c_gen, w->c_next_free,
+                      w->c_load, w->c_err, w->c_meff, w->c_stiff, w->c_damp, w->c_scale, w->c_target,
+                      w->c_lambda, w->c_active, w->c_grad, w->c_grad_first};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
+        free(arrays[k]);
+}
+
+int sb_constraint_get(const sb_world *w, sb_constraint_id id, sb_constraint_def *out, sb_particle_id *particles, int capacity)
+{
+    int c = constraint_slot(w, id);
+    if (c < 0)
+        return -1;
+    out->kind = (sb_constraint_kind)w->c_kind[c];
+    out->count = w->c_count[c];
+    out->particles = NULL;
+    out->rest = w->c_rest[c];
+    out->tuning = w->c_tuning[c];
+    for (int i = 0; i < w->c_count[c] && i < capacity; ++i) {
+        int p = w->c_parts[c][i];
+        particles[i] = (sb_particle_id){(uint32_t)p, w->p_gen[p]};
+    }
+    return w->c_count[c];
+}
+
+sb_status sb_constraint_set(sb_world *w, sb_constraint_id id, double rest, const sb_tuning *tuning, const char **bad_field)
+{
+    int c = constraint_slot(w, id);
+    if (c < 0)
+        return SB_ERR_STALE;
+    bool one_sided = w->c_kind[c] == SB_CONSTRAINT_ROPE || w->c_kind[c] == SB_CONSTRAINT_STRUT;
+    if (!isfinite(rest) || fabs(rest) > 1e12 || (one_sided && rest < 0.0)) {
+        if (bad_field)
+            *bad_field = "rest";
+        return SB_ERR_INVALID;
+    }
+    sb_status st = sb_tuning_check(tuning, bad_field);
+    if (st != SB_OK)
+        return st;
+    w->c_rest[c] = rest;
+    w->c_tuning[c] = *tuning;
+    w->coef_dirty = true;
+    return SB_OK;
+}
+
+double sb_constraint_value(const sb_world *w, sb_constraint_id id)
+{
+    int c = constraint_slot(w, id);
+    return c < 0 ? NAN : constraint_value(w, c, NULL);
+}
+
+int sb_world_constraint_count(const sb_world *w) { return w->c_alive; }
+
+bool sb_world_next_constraint(const sb_world *w, sb_constraint_id *it)
+{
+    int c = it->index == SB_NULL_INDEX ? 0 : (int)it->index + 1;
+    for (; c < w->c_high; ++c)
+        if (w->c_kind[c] != 0xFF) {
+            it->index = (uint32_t)c;
+            it->generation = w->c_gen[c];
+            return true;
+        }
+    return false;
+}
+
+bool constraints_same_shape(const sb_world *a, const sb_world *b)
+{
+    if (a->c_high != b->c_high)
+        return false;
+    for (int c = 0; c < a->c_high; ++c) {
+        if (a->c_kind[c] != b->c_kind[c] || a->c_count[c] != b->c_count[c])
+            return false;
+        for (int i = 0; i < a->c_count[c]; ++i)
+            if (a->c_parts[c][i] != b->c_parts[c][i])
+                return false;
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------- the sub-step
+
+/// Gradients for every live constraint, laid out one after another.
+static bool gradients_reserve(sb_world *w)
+{
+    int total = 0;
+    for (int c = 0; c < w->c_high; ++c) {
+        w->c_grad_first[c] = total;
+        total += w->c_kind[c] == 0xFF ? 0 : w->c_count[c];
+    }
+    if (total > w->c_grad_cap) {
+        if (!GROW(w->c_grad, total))
+            return false;
+        w->c_grad_cap = total;
+    }
+    return true;
+}
+
+static int busiest_degree(const sb_world *w, int c)
+{
+    int d = 1;
+    for (int i = 0; i < w->c_count[c]; ++i)
+        d = w->degree[w->c_parts[c][i]] + 1 > d ? w->degree[w->c_parts[c][i]] + 1 : d;
+    return d;
+}
+
+/// The share of its load a constraint may keep: as a spring's (solver.c), from its busiest free particle.
+static double allowed_share(const sb_world *w, int c, double load)
+{
+    double busiest = 0.0;
+    for (int i = 0; i < w->c_count[c]; ++i) {
+        int p = w->c_parts[c][i];
+        if (w->inv_mass[p] > 0.0 && w->p_load[p] > busiest)
+            busiest = w->p_load[p];
+    }
+    return busiest > SB_LOAD_LIMIT ? load * SB_LOAD_LIMIT / busiest : load;
+}
+
+void constraints_add_loads(sb_world *w, double h)
+{
+    if (w->c_alive == 0 || !gradients_reserve(w))
+        return;
+    for (int c = 0; c < w->c_high; ++c) {
+        w->c_load[c] = 0.0;
+        if (w->c_kind[c] == 0xFF)
+            continue;
+        sb_vec2 *g = w->c_grad + w->c_grad_first[c];
+        constraint_value(w, c, g);
+        double wsum = inverse_mass_sum(w, c, g);
+        if (wsum <= 0.0)
+            continue;
+        double m = 1.0 / wsum, load;
+        spring_coef k;
+        if (sb_tuning_is_rigid(&w->c_tuning[c])) {
+            load = method_rigid_coefficients(w->def.method, busiest_degree(w, c), m, h, &k);
+        } else {
+            bool limited;
+            load = method_load(w->def.method, sb_tuning_poles(&w->c_tuning[c], m, h, &limited));
+        }
+        w->c_load[c] = load;
+        // each particle's Gershgorin row of M^-1/2 J^T m J M^-1/2 (solver.c's add_load for springs)
+        double row_sum = 0.0;
+        for (int i = 0; i < w->c_count[c]; ++i)
+            row_sum += sqrt(w->inv_mass[w->c_parts[c][i]]) * v2_len(g[i]);
+        for (int i = 0; i < w->c_count[c]; ++i) {
+            int p = w->c_parts[c][i];
+            w->p_load[p] += load * m * sqrt(w->inv_mass[p]) * v2_len(g[i]) * row_sum;
+        }
+    }
+}
+
+void constraints_begin_substep(sb_world *w, double h)
+{
+    if (w->c_alive == 0 || !gradients_reserve(w))
+        return;
+    const sb_method method = w->def.method;
+    w->stats.clamped_constraints = 0;
+    for (int c = 0; c < w->c_high; ++c) {
+        w->c_active[c] = 0;
+        w->c_lambda[c] = 0.0;
+        if (w->c_kind[c] == 0xFF)
+            continue;
+        sb_vec2 *g = w->c_grad + w->c_grad_first[c];
+        double err = constraint_error(w, c, constraint_value(w, c, g));
+        double wsum = inverse_mass_sum(w, c, g);
+        bool rigid = sb_tuning_is_rigid(&w->c_tuning[c]);
+        w->c_err[c] = err;
+        if (wsum <= 0.0 || (slack(w, c, err) && !rigid))
+            continue; // nothing can move it, or a slack one-sided spring: no force
+        double m = 1.0 / wsum;
+        spring_coef k;
+        if (rigid) {
+            method_rigid_coefficients(method, busiest_degree(w, c), m, h, &k);
+            if (method == SB_METHOD_FORCE || method == SB_METHOD_IMPULSE) { // Nissen's safe spring, scaled as springs are
+                double share = w->c_load[c] > 0.0 ? allowed_share(w, c, w->c_load[c]) / w->c_load[c] : 1.0;
+                k.stiff *= share;
+                k.damp *= share;
+            }
+        } else {
+            bool limited;
+            sb_poles target = sb_tuning_poles(&w->c_tuning[c], m, h, &limited);
+            coef_result r = method_coefficients(method, target, m, h, allowed_share(w, c, method_load(method, target)), &k);
+            w->stats.clamped_constraints += r.clamped || limited; // as a spring would be (solver.c)
+        }
+        w->c_meff[c] = m;
+        w->c_stiff[c] = k.stiff;
+        w->c_damp[c] = k.damp;
+        w->c_scale[c] = k.scale;
+        w->c_active[c] = 1;
+    }
+}
+
+// force, impulse (seed 001, 002) and verlet's tuned ones (seed 004): -(stiff C + damp C') from
+// the velocities before the pass, all at once, as springs_jacobi_pass.
+void constraints_explicit_pass(sb_world *w, bool tuned_only)
+{
+    if (w->c_alive == 0)
+        return;
+    for (int c = 0; c < w->c_high; ++c) {
+        if (!w->c_active[c] || (tuned_only && sb_tuning_is_rigid(&w->c_tuning[c])))
+            continue;
+        const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
+        double impulse = -(w->c_stiff[c] * w->c_err[c] + w->c_damp[c] * constraint_rate(w, c, g));
+        constraint_apply(w, c, g, accumulate(w, c, impulse), w->dv);
+    }
+    for (int i = 0; i < w->p_high; ++i) {
+        w->vel[i] = v2_add(w->vel[i], w->dv[i]);
+        w->dv[i] = v2(0.0, 0.0);
+    }
+}
+
+// sequential (seed 000): the rest velocity C'_0 - (Cs C / h + Cd C'_0) once, then corrections.
+void constraints_sequential_prepare(sb_world *w, double h)
+{
+    for (int c = 0; c < w->c_high; ++c) {
+        if (!w->c_active[c])
+            continue;
+        double rate = constraint_rate(w, c, w->c_grad + w->c_grad_first[c]);
+        w->c_target[c] = rate - (w->c_stiff[c] * w->c_err[c] / h + w->c_damp[c] * rate);
+    }
+}
+
+void constraints_sequential_iterate(sb_world *w)
+{
+    const double correction = w->def.correction;
+    for (int c = 0; c < w->c_high; ++c) {
+        if (!w->c_active[c])
+            continue;
+        const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
+        double impulse = -(constraint_rate(w, c, g) - w->c_target[c]) * w->c_meff[c] * correction;
+        constraint_apply(w, c, g, accumulate(w, c, impulse), w->vel);
+    }
+}
+
+// soft (seed 003): P = -(m_soft C' + m_soft (beta/h) C) - (gamma/h) m_soft P_acc (method_soft.c).
+void constraints_soft_iterate(sb_world *w)
+{
+    for (int c = 0; c < w->c_high; ++c) {
+        if (!w->c_active[c])
+            continue;
+        const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
+        double impulse = -(w->c_damp[c] * constraint_rate(w, c, g) + w->c_stiff[c] * w->c_err[c]) -
+                         w->c_scale[c] * w->c_lambda[c];
+        constraint_apply(w, c, g, accumulate(w, c, impulse), w->vel);
+    }
+}
+
+void constraints_soft_relax(sb_world *w)
+{
+    for (int c = 0; c < w->c_high; ++c) {
+        // a slack rope or strut is left alone: the relax removes the bias's velocity, and a slack
+        // one had only the speculative bound, which must still hold (Box2D keeps it in its relax)
+        if (!w->c_active[c] || !sb_tuning_is_rigid(&w->c_tuning[c]) || slack(w, c, w->c_err[c]))
+            continue;
+        const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
+        constraint_apply(w, c, g, accumulate(w, c, -w->c_meff[c] * constraint_rate(w, c, g)), w->vel);
+    }
+}
+
+/// The scale of a constraint's value, for its slop: a length, one radian, or the area's square root.
+static double value_scale(const sb_world *w, int c)
+{
+    switch ((sb_constraint_kind)w->c_kind[c]) {
+    case SB_CONSTRAINT_ANGLE: return 1.0;
+    case SB_CONSTRAINT_AREA: return fabs(w->c_rest[c]);
+    default: return w->c_rest[c];
+    }
+}
+
+void constraints_project_rigid(sb_world *w, double slop, bool one_sided_only)
+{
+    if (w->c_alive == 0)
+        return;
+    sb_vec2 g[64], *big = NULL;
+    for (int c = 0; c < w->c_high; ++c) {
+        if (w->c_kind[c] == 0xFF || !sb_tuning_is_rigid(&w->c_tuning[c]) ||
+            (one_sided_only && w->c_kind[c] != SB_CONSTRAINT_ROPE && w->c_kind[c] != SB_CONSTRAINT_STRUT))
+            continue;
+        sb_vec2 *grad = g;
+        if (w->c_count[c] > 64) {
+            sb_vec2 *b = realloc(big, sizeof *b * (size_t)w->c_count[c]);
+            if (!b)
+                continue;
+            big = grad = b;
+        }
+        double err = constraint_error(w, c, constraint_value(w, c, grad));
+        double allowed = slop * value_scale(w, c);
+        if (slack(w, c, err))
+            continue;
+        double excess = err > allowed ? err - allowed : (err < -allowed ? err + allowed : 0.0);
+        double wsum = inverse_mass_sum(w, c, grad);
+        if (excess == 0.0 || wsum <= 0.0)
+            continue;
+        double step = -excess / wsum;
+        for (int i = 0; i < w->c_count[c]; ++i) {
+            int p = w->c_parts[c][i];
+            w->pos[p] = v2_mad(w->pos[p], w->inv_mass[p] * step, grad[i]);
+        }
+    }
+    free(big);
+}
+
+// xpbd: the spring's update (method_xpbd.c) with C and its gradients:
+// d lambda = (-C - alpha~ lambda - gamma sum g . (x - x_prev)) / ((1 + gamma) sum w |g|^2 + alpha~).
+void constraints_xpbd_iterate(sb_world *w, double h)
+{
+    (void)h;
+    if (w->c_alive == 0)
+        return;
+    sb_vec2 g[64], *big = NULL;
+    for (int c = 0; c < w->c_high; ++c) {
+        if (!w->c_active[c])
+            continue;
+        sb_vec2 *grad = g;
+        if (w->c_count[c] > 64) {
+            sb_vec2 *b = realloc(big, sizeof *b * (size_t)w->c_count[c]);
+            if (!b)
+                continue;
+            big = grad = b;
+        }
+        double err = constraint_error(w, c, constraint_value(w, c, grad));
+        bool rigid = sb_tuning_is_rigid(&w->c_tuning[c]);
+        double alpha = rigid ? 0.0 : w->c_stiff[c]; // alpha~, from the effective mass (xpbd_coefficients)
+        double gamma = rigid ? 0.0 : w->c_damp[c];
+        if (!rigid && !isfinite(alpha))
+            continue;
+        double moved = 0.0, wsum = 0.0;
+        for (int i = 0; i < w->c_count[c]; ++i) {
+            int p = w->c_parts[c][i];
+            moved += v2_dot(grad[i], v2_sub(w->pos[p], w->prev[p]));
+            wsum += w->inv_mass[p] * v2_dot(grad[i], grad[i]);
+        }
+        if (wsum <= 0.0)
+            continue;
+        double d = (-err - alpha * w->c_lambda[c] - gamma * moved) / ((1.0 + gamma) * wsum + alpha);
+        d = accumulate(w, c, d);
+        for (int i = 0; i < w->c_count[c]; ++i) {
+            int p = w->c_parts[c][i];
+            w->pos[p] = v2_mad(w->pos[p], w->inv_mass[p] * d, grad[i]);
+        }
+    }
+    free(big);
+}
