@@ -983,6 +983,40 @@ TEST(callback_errors_are_shown_and_recovered_from)
     return 0;
 }
 
+// Constraints are structure too: a file that adds one restarts and says how many, a tuning edit
+// of one keeps the state, and one removed at run time restarts the next reload, saying so.
+TEST(constraint_changes_restart_and_say_so)
+{
+    const char *fmt = "local sb = require 'springbox'\n"
+                      "local w = sb.world{}\n"
+                      "local a, b = w:particle{ x = 0, y = 0, fixed = true }, w:particle{ x = 1, y = 0 }\n"
+                      "local c = w:particle{ x = 1, y = 1 }\n"
+                      "local rope = w:rope(a, b, { hertz = %d })\n"
+                      "%s\n"
+                      "return { world = w, keypressed = function() w:remove(rope) end }\n";
+    char text[1024];
+    snprintf(text, sizeof text, fmt, 3, "");
+    write_file("cons.lua", text);
+    sb_scene *s = open_scene("cons.lua", 0.5);
+    ENSURE(s);
+    char error[512];
+    for (int f = 0; f < 5; ++f)
+        sb_scene_frame(s, error, sizeof error);
+    snprintf(text, sizeof text, fmt, 5, "");
+    write_file("cons.lua", text);
+    sb_reload_event e = sb_scene_reload(s);
+    ENSURE(e.result == SB_RELOAD_KEPT);
+    snprintf(text, sizeof text, fmt, 5, "w:area({ a, b, c })");
+    write_file("cons.lua", text);
+    e = sb_scene_reload(s);
+    ENSURE(e.result == SB_RELOAD_RESTARTED && strstr(e.message, "2 constraints, was 1"));
+    sb_scene_key(s, "x", true, error, sizeof error); // removes the rope at run time
+    e = sb_scene_reload(s);
+    ENSURE(e.result == SB_RELOAD_RESTARTED && strstr(e.message, "removed constraints since it was loaded"));
+    sb_scene_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -998,6 +1032,7 @@ static const test_entry tests[] = {
     ENTRY(fuzz_scene_host),
     ENTRY(scene_programs_take_input_draw_and_hear_events),
     ENTRY(callback_errors_are_shown_and_recovered_from),
+    ENTRY(constraint_changes_restart_and_say_so),
 };
 
 int main(int argc, char **argv)

@@ -12,6 +12,7 @@
 #define WORLD_MT "springbox.world"
 #define PARTICLE_MT "springbox.particle"
 #define SPRING_MT "springbox.spring"
+#define CONSTRAINT_MT "springbox.constraint"
 
 // world: NULL once closed. pinned: a scene host runs it and closes it itself (as Lua's standard
 // files, which "cannot close standard file"): a script cannot close it from under the host.
@@ -235,8 +236,8 @@ static int l_world_new(lua_State *L)
     w->pinned = 0;
     luaL_setmetatable(L, WORLD_MT);
     // Caches of particle and spring userdata by slot, weak so unreferenced ones are collected.
-    lua_createtable(L, 2, 0);
-    for (int i = 1; i <= 2; ++i) {
+    lua_createtable(L, 3, 0);
+    for (int i = 1; i <= 3; ++i) { // particles, springs, constraints
         lua_newtable(L);
         lua_createtable(L, 0, 1);
         lua_pushliteral(L, "v");
@@ -343,6 +344,7 @@ static int world_get_property(lua_State *L, sb_world *world, const char *key)
     else if (strcmp(key, "halted") == 0) lua_pushboolean(L, st->halted);
     else if (strcmp(key, "particle_count") == 0) lua_pushinteger(L, sb_world_particle_count(world));
     else if (strcmp(key, "spring_count") == 0) lua_pushinteger(L, sb_world_spring_count(world));
+    else if (strcmp(key, "constraint_count") == 0) lua_pushinteger(L, sb_world_constraint_count(world));
     else return 0;
     return 1;
 }
@@ -463,8 +465,9 @@ static sb_world *check_handle(lua_State *L, int idx, const char *mt, const char 
         lua_pop(L, 1);
     if (!w || !w->world)
         luaL_error(L, "attempt to use a %s of a closed world", kind);
-    bool valid = kind[0] == 'p' ? sb_particle_is_valid(w->world, *h)
-                                : sb_spring_is_valid(w->world, (sb_spring_id){h->index, h->generation});
+    bool valid = kind[0] == 'p'   ? sb_particle_is_valid(w->world, *h)
+                 : kind[0] == 's' ? sb_spring_is_valid(w->world, (sb_spring_id){h->index, h->generation})
+                                  : sb_constraint_is_valid(w->world, (sb_constraint_id){h->index, h->generation});
     if (!valid)
         luaL_error(L, "%s was removed", kind);
     *id = *h;
@@ -679,7 +682,9 @@ static bool read_removed(lua_State *L, const char *mt, bool particle)
     lua_world *w = (lua_world *)lua_touserdata(L, -1);
     lua_pop(L, 1);
     bool alive = w && w->world &&
-                 (particle ? sb_particle_is_valid(w->world, *h) : sb_spring_is_valid(w->world, (sb_spring_id){h->index, h->generation}));
+                 (particle                      ? sb_particle_is_valid(w->world, *h)
+                  : strcmp(mt, SPRING_MT) == 0 ? sb_spring_is_valid(w->world, (sb_spring_id){h->index, h->generation})
+                                                : sb_constraint_is_valid(w->world, (sb_constraint_id){h->index, h->generation}));
     lua_pushboolean(L, !alive);
     return true;
 }
@@ -802,7 +807,13 @@ static bool check_collide(lua_State *L, int idx, int arg)
 }
 
 // Reads a tuning from the options table at idx: exactly one of the three ways.
+static sb_tuning check_tuning_of(lua_State *L, int idx, int arg, sb_tuning base, const char *kind);
 static sb_tuning check_tuning(lua_State *L, int idx, int arg, sb_tuning base)
+{
+    return check_tuning_of(L, idx, arg, base, "spring");
+}
+
+static sb_tuning check_tuning_of(lua_State *L, int idx, int arg, sb_tuning base, const char *kind)
 {
     double v[6];
     bool has[6];
@@ -841,7 +852,7 @@ static sb_tuning check_tuning(lua_State *L, int idx, int arg, sb_tuning base)
             if (strcmp(spring_fields[i], field) == 0)
                 bad = has[i] ? v[i] : bad;
         const char *range = strcmp(field, "stiffness") == 0 || strcmp(field, "damping") == 0 ? "in [0, 1]" : ">= 0";
-        arg_error(L, arg, lua_pushfstring(L, "%s must be %s, got %f", value_name(L, arg, "spring", field), range, bad));
+        arg_error(L, arg, lua_pushfstring(L, "%s must be %s, got %f", value_name(L, arg, kind, field), range, bad));
     }
     return t;
 }
@@ -1053,13 +1064,18 @@ static int l_world_remove(lua_State *L)
         if (check_spring(L, 2, &id, NULL) != world)
             return luaL_argerror(L, 2, "spring belongs to another world");
         sb_world_remove_spring(world, id);
+    } else if (luaL_testudata(L, 2, CONSTRAINT_MT)) {
+        sb_particle_id h;
+        if (check_handle(L, 2, CONSTRAINT_MT, "constraint", &h, NULL) != world)
+            return luaL_argerror(L, 2, "constraint belongs to another world");
+        sb_world_remove_constraint(world, (sb_constraint_id){h.index, h.generation});
     } else {
-        return luaL_argerror(L, 2, lua_pushfstring(L, "particle or spring expected, got %s", describe(L, 2)));
+        return luaL_argerror(L, 2, lua_pushfstring(L, "particle, spring or constraint expected, got %s", describe(L, 2)));
     }
     return 0;
 }
 
-enum { ITER_PARTICLES = 1, ITER_SPRINGS, ITER_WALLS };
+enum { ITER_PARTICLES = 1, ITER_SPRINGS, ITER_WALLS, ITER_CONSTRAINTS };
 
 // The iterator of world:particles(), springs() and walls(): upvalues are the world, the
 // last slot seen and the kind. Handles of every kind start with {index, generation}.
@@ -1071,12 +1087,14 @@ static int handle_iter(lua_State *L)
     sb_particle_id p = {last, 0};
     sb_spring_id s = {last, 0};
     sb_wall_id wall = {last, 0};
+    sb_constraint_id c = {last, 0};
     bool more = kind == ITER_PARTICLES ? sb_world_next_particle(world, &p)
               : kind == ITER_SPRINGS   ? sb_world_next_spring(world, &s)
-                                       : sb_world_next_wall(world, &wall);
+              : kind == ITER_WALLS     ? sb_world_next_wall(world, &wall)
+                                       : sb_world_next_constraint(world, &c);
     if (!more)
         return 0;
-    uint32_t index = kind == ITER_PARTICLES ? p.index : kind == ITER_SPRINGS ? s.index : wall.index;
+    uint32_t index = kind == ITER_PARTICLES ? p.index : kind == ITER_SPRINGS ? s.index : kind == ITER_WALLS ? wall.index : c.index;
     lua_pushinteger(L, (lua_Integer)index);
     lua_replace(L, lua_upvalueindex(2));
     if (kind == ITER_PARTICLES) {
@@ -1085,6 +1103,10 @@ static int handle_iter(lua_State *L)
     }
     if (kind == ITER_SPRINGS) {
         push_spring(L, lua_upvalueindex(1), s);
+        return 1;
+    }
+    if (kind == ITER_CONSTRAINTS) {
+        push_cached(L, lua_upvalueindex(1), 3, c.index, c.generation, CONSTRAINT_MT);
         return 1;
     }
     sb_vec2 a, b;
@@ -1109,6 +1131,210 @@ static int make_iter(lua_State *L, int kind)
 static int l_world_particles(lua_State *L) { return make_iter(L, ITER_PARTICLES); }
 static int l_world_springs(lua_State *L) { return make_iter(L, ITER_SPRINGS); }
 static int l_world_walls(lua_State *L) { return make_iter(L, ITER_WALLS); }
+static int l_world_constraints(lua_State *L) { return make_iter(L, ITER_CONSTRAINTS); }
+
+// ---------------------------------------------------------------- constraints
+
+static const char *const constraint_fields[] = {
+    "hertz", "damping_ratio", "stiffness", "damping", "k", "c", "length", "angle", "area", NULL,
+};
+
+/// The name of a kind's rest value in Lua: ropes and struts have a length, angles an angle, areas an area.
+static const char *rest_name(sb_constraint_kind kind)
+{
+    return kind == SB_CONSTRAINT_ANGLE ? "angle" : kind == SB_CONSTRAINT_AREA ? "area" : "length";
+}
+
+static sb_world *check_constraint(lua_State *L, int idx, sb_constraint_id *id, int *world_slot)
+{
+    sb_particle_id h;
+    sb_world *w = check_handle(L, idx, CONSTRAINT_MT, "constraint", &h, world_slot);
+    id->index = h.index;
+    id->generation = h.generation;
+    return w;
+}
+
+/// Adds a constraint of `kind` over the particles in `ids`, with the options table at `opt`
+/// (its rest value under the kind's name, and a tuning), and pushes its userdata.
+static int add_constraint(lua_State *L, sb_world *world, sb_constraint_kind kind, sb_particle_id *ids, int count, int opt)
+{
+    sb_constraint_def d = sb_default_constraint_def();
+    d.kind = kind;
+    d.particles = ids;
+    d.count = count;
+    if (!lua_isnoneornil(L, opt)) {
+        luaL_checktype(L, opt, LUA_TTABLE);
+        static const char *const allowed[] = {"hertz", "damping_ratio", "stiffness", "damping", "k", "c", "length", "angle", "area", NULL};
+        check_keys(L, opt, opt, sb_constraint_kind_name(kind), allowed);
+        for (int k = 6; k < 9; ++k) { // only the kind's own rest field
+            if (strcmp(constraint_fields[k], rest_name(kind)) == 0)
+                continue;
+            if (lua_getfield(L, opt, constraint_fields[k]) != LUA_TNIL)
+                return luaL_argerror(L, opt, lua_pushfstring(L, "a %s has no field '%s' (its rest value is '%s')",
+                                                            sb_constraint_kind_name(kind), constraint_fields[k], rest_name(kind)));
+            lua_pop(L, 1);
+        }
+        d.tuning = check_tuning_of(L, opt, opt, d.tuning, sb_constraint_kind_name(kind));
+        double rest;
+        if (opt_number_field(L, opt, opt, rest_name(kind), &rest)) {
+            if (kind != SB_CONSTRAINT_ANGLE && kind != SB_CONSTRAINT_AREA && rest < 0.0)
+                return luaL_argerror(L, opt, lua_pushfstring(L, "field 'length' must be >= 0, got %f", rest));
+            d.rest = rest;
+        }
+    }
+    sb_status st;
+    const char *field = NULL;
+    sb_constraint_id id = sb_world_add_constraint(world, &d, &st, &field);
+    if (st == SB_ERR_SAME_PARTICLE)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "an %s's particles must all differ; one is listed twice", sb_constraint_kind_name(kind)));
+    if (st != SB_OK)
+        return def_error(L, opt, sb_constraint_kind_name(kind), field && strcmp(field, "rest") == 0 ? rest_name(kind) : field, st);
+    push_cached(L, 1, 3, id.index, id.generation, CONSTRAINT_MT);
+    return 1;
+}
+
+/// The particle at stack index `arg`, of this world.
+static sb_particle_id world_particle_arg(lua_State *L, sb_world *world, int arg)
+{
+    sb_particle_id id;
+    if (check_particle(L, arg, &id, NULL) != world)
+        luaL_argerror(L, arg, "particle belongs to another world");
+    return id;
+}
+
+// world:rope(a, b [, {length =, hertz =, ...}]): pulls only, when longer than `length` (default: now)
+static int l_world_rope(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    sb_particle_id ids[2] = {world_particle_arg(L, world, 2), world_particle_arg(L, world, 3)};
+    if (ids[0].index == ids[1].index)
+        return luaL_argerror(L, 3, "a rope needs two different particles, got the same one twice");
+    return add_constraint(L, world, SB_CONSTRAINT_ROPE, ids, 2, 4);
+}
+
+// world:strut(a, b [, {length =, ...}]): pushes only, when shorter than `length`
+static int l_world_strut(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    sb_particle_id ids[2] = {world_particle_arg(L, world, 2), world_particle_arg(L, world, 3)};
+    if (ids[0].index == ids[1].index)
+        return luaL_argerror(L, 3, "a strut needs two different particles, got the same one twice");
+    return add_constraint(L, world, SB_CONSTRAINT_STRUT, ids, 2, 4);
+}
+
+// world:angle(a, b, c [, {angle =, hertz =, ...}]): the angle at b from a to c (radians, default: now)
+static int l_world_angle(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    sb_particle_id ids[3];
+    for (int i = 0; i < 3; ++i)
+        ids[i] = world_particle_arg(L, world, i + 2);
+    if (ids[0].index == ids[1].index || ids[1].index == ids[2].index || ids[0].index == ids[2].index)
+        return luaL_argerror(L, 4, "an angle needs three different particles");
+    return add_constraint(L, world, SB_CONSTRAINT_ANGLE, ids, 3, 5);
+}
+
+// world:area({p1, p2, p3, ...} [, {area =, hertz =, ...}]): the area of the closed loop (default: now)
+static int l_world_area(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 3); // the options (or nil) stay at 3, below the scratch list
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
+    if (n < 3 || n > 100000)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "an area needs a list of 3 to 100000 particles, got %I", n));
+    sb_particle_id *ids = (sb_particle_id *)lua_newuserdatauv(L, sizeof *ids * (size_t)n, 0);
+    int scratch = lua_gettop(L);
+    for (lua_Integer i = 1; i <= n; ++i) {
+        lua_rawgeti(L, 2, i);
+        sb_world *w;
+        if (!sb_lua_to_particle(L, -1, &w, &ids[i - 1]) || w != world)
+            return luaL_argerror(L, 2, lua_pushfstring(L, "item %I must be a live particle of this world, got %s", i, describe(L, -1)));
+        lua_pop(L, 1);
+    }
+    (void)scratch; // the ids stay on the stack, and alive, through the call
+    return add_constraint(L, world, SB_CONSTRAINT_AREA, ids, (int)n, 3);
+}
+
+static int l_constraint_index(lua_State *L)
+{
+    if (read_removed(L, CONSTRAINT_MT, false))
+        return 1;
+    sb_constraint_id id;
+    int world_slot;
+    sb_world *world = check_constraint(L, 1, &id, &world_slot);
+    const char *key = luaL_checkstring(L, 2);
+    sb_constraint_def d;
+    sb_particle_id ids[3];
+    int n = sb_constraint_get(world, id, &d, ids, 3);
+    const sb_tuning *t = &d.tuning;
+    if (strcmp(key, "kind") == 0) lua_pushstring(L, sb_constraint_kind_name(d.kind));
+    else if (strcmp(key, rest_name(d.kind)) == 0) lua_pushnumber(L, d.rest);
+    else if (strcmp(key, "value") == 0) lua_pushnumber(L, sb_constraint_value(world, id));
+    else if (strcmp(key, "rigid") == 0) lua_pushboolean(L, sb_tuning_is_rigid(t));
+    else if (strcmp(key, "tuning") == 0) lua_pushstring(L, t->mode == SB_TUNE_HERTZ ? "hertz" : t->mode == SB_TUNE_COEFFICIENTS ? "coefficients" : "raw");
+    else if (strcmp(key, "hertz") == 0 && t->mode == SB_TUNE_HERTZ) lua_pushnumber(L, t->hertz);
+    else if (strcmp(key, "damping_ratio") == 0 && t->mode == SB_TUNE_HERTZ) lua_pushnumber(L, t->damping_ratio);
+    else if (strcmp(key, "stiffness") == 0 && t->mode == SB_TUNE_COEFFICIENTS) lua_pushnumber(L, t->stiffness);
+    else if (strcmp(key, "damping") == 0 && t->mode == SB_TUNE_COEFFICIENTS) lua_pushnumber(L, t->damping);
+    else if (strcmp(key, "k") == 0 && t->mode == SB_TUNE_RAW) lua_pushnumber(L, t->k);
+    else if (strcmp(key, "c") == 0 && t->mode == SB_TUNE_RAW) lua_pushnumber(L, t->c);
+    else if (strcmp(key, "particles") == 0) {
+        sb_particle_id *all = (sb_particle_id *)lua_newuserdatauv(L, sizeof *all * (size_t)n, 0);
+        sb_constraint_get(world, id, &d, all, n);
+        lua_createtable(L, n, 0);
+        for (int i = 0; i < n; ++i) {
+            sb_lua_push_particle(L, world_slot, all[i]);
+            lua_rawseti(L, -2, i + 1);
+        }
+    }
+    else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
+    else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
+    else if (is_field(key, constraint_fields) && strcmp(key, "length") && strcmp(key, "angle") && strcmp(key, "area"))
+        return luaL_error(L, "constraint.%s: this %s is tuned by %s", key, sb_constraint_kind_name(d.kind),
+                          t->mode == SB_TUNE_HERTZ ? "hertz and damping_ratio" : t->mode == SB_TUNE_COEFFICIENTS ? "stiffness and damping" : "k and c");
+    else return luaL_error(L, "unknown %s property '%s' (kind, %s, value, rigid, tuning, hertz, damping_ratio, stiffness, damping, k, c, particles, index, world, removed)",
+                           sb_constraint_kind_name(d.kind), key, rest_name(d.kind));
+    return 1;
+}
+
+static int l_constraint_newindex(lua_State *L)
+{
+    sb_constraint_id id;
+    sb_world *world = check_constraint(L, 1, &id, NULL);
+    const char *key = luaL_checkstring(L, 2);
+    sb_constraint_def d;
+    sb_particle_id ids[3];
+    sb_constraint_get(world, id, &d, ids, 3);
+    const char *kind = sb_constraint_kind_name(d.kind);
+    bool rest = strcmp(key, rest_name(d.kind)) == 0;
+    if (!rest && (!is_field(key, constraint_fields) || !strcmp(key, "length") || !strcmp(key, "angle") || !strcmp(key, "area")))
+        return luaL_error(L, "cannot set %s property '%s' (settable: %s, hertz, damping_ratio, stiffness, damping, k, c)", kind, key, rest_name(d.kind));
+    if (lua_isnil(L, 3))
+        return luaL_error(L, "%s.%s cannot be set to nil (give a number)", kind, key);
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, 3);
+    lua_setfield(L, -2, key);
+    int tbl = lua_gettop(L);
+    if (rest) {
+        double v = d.rest;
+        opt_number_field(L, tbl, 0, key, &v);
+        d.rest = v;
+    } else {
+        d.tuning = check_tuning_of(L, tbl, 0, d.tuning, kind);
+    }
+    const char *field = NULL;
+    if (sb_constraint_set(world, id, d.rest, &d.tuning, &field) != SB_OK)
+        return luaL_error(L, "bad value for %s.%s: %s", kind, field ? (strcmp(field, "rest") == 0 ? rest_name(d.kind) : field) : key, describe(L, 3));
+    return 0;
+}
+
+static int l_constraint_tostring(lua_State *L)
+{
+    const sb_particle_id *h = (const sb_particle_id *)luaL_checkudata(L, 1, CONSTRAINT_MT);
+    lua_pushfstring(L, "springbox.constraint %d", (int)h->index + 1);
+    return 1;
+}
 
 // world:wall(x1, y1, x2, y2)
 static int l_world_wall(lua_State *L)
@@ -1213,6 +1439,9 @@ static int l_world_stats(lua_State *L)
     set_int(L, "particles", st->particles);
     set_int(L, "springs", st->springs);
     set_int(L, "clamped_springs", st->clamped_springs);
+    set_int(L, "clamped_constraints", st->clamped_constraints);
+    set_int(L, "broken_springs", st->broken_springs);
+    set_int(L, "constraints", sb_world_constraint_count(world));
     if (st->clamped_springs > 0) {
         if (sb_spring_is_valid(world, st->clamped_spring)) {
             push_spring(L, 1, st->clamped_spring);
@@ -1397,6 +1626,8 @@ static const luaL_Reg world_methods[] = {
     {"drag", l_world_drag},         {"drag_to", l_world_drag_to}, {"release", l_world_release},
     {"pick", l_world_pick},         {"hash", l_world_hash},       {"resume", l_world_resume},
     {"close", l_world_close},       {"query", l_world_query},     {"raycast", l_world_raycast},
+    {"rope", l_world_rope},         {"strut", l_world_strut},     {"angle", l_world_angle},
+    {"area", l_world_area},         {"constraints", l_world_constraints},
     {NULL, NULL},
 };
 
@@ -1408,6 +1639,11 @@ static const luaL_Reg world_meta[] = {
 static const luaL_Reg particle_meta[] = {
     {"__index", l_particle_index}, {"__newindex", l_particle_newindex},
     {"__tostring", l_particle_tostring}, {"__eq", l_handle_eq}, {NULL, NULL},
+};
+
+static const luaL_Reg constraint_meta[] = {
+    {"__index", l_constraint_index}, {"__newindex", l_constraint_newindex},
+    {"__tostring", l_constraint_tostring}, {"__eq", l_handle_eq}, {NULL, NULL},
 };
 
 static const luaL_Reg spring_meta[] = {
@@ -1633,6 +1869,12 @@ int luaopen_springbox(lua_State *L)
     if (luaL_newmetatable(L, SPRING_MT)) {
         luaL_setfuncs(L, spring_meta, 0);
         lua_pushliteral(L, SPRING_MT);
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, CONSTRAINT_MT)) {
+        luaL_setfuncs(L, constraint_meta, 0);
+        lua_pushliteral(L, CONSTRAINT_MT);
         lua_setfield(L, -2, "__metatable");
     }
     lua_pop(L, 1);

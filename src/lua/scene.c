@@ -695,6 +695,23 @@ static void shape_of(const sb_world *w, world_shape *s)
         s->s_a[s->springs] = d.a.index;
         s->s_b[s->springs++] = d.b.index;
     }
+    // constraints: counted and hashed (FNV-1a), which is all a reload needs to tell them apart
+    uint64_t layout = 1469598103934665603ull, gens = 1469598103934665603ull;
+    sb_constraint_id c = {SB_NULL_INDEX, 0};
+    while (sb_world_next_constraint(w, &c)) {
+        sb_constraint_def d;
+        sb_particle_id ids[8];
+        int count = sb_constraint_get(w, c, &d, ids, 8);
+        uint64_t words[4] = {c.index, (uint64_t)d.kind, (uint64_t)count, 0};
+        for (int i = 0; i < count && i < 8; ++i)
+            words[3] = words[3] * 1000003u + ids[i].index;
+        for (int k = 0; k < 4; ++k)
+            layout = (layout ^ words[k]) * 1099511628211ull;
+        gens = (gens ^ c.generation) * 1099511628211ull;
+        s->constraints += 1;
+    }
+    s->c_layout = layout;
+    s->c_gens = gens;
 }
 
 // Why two shapes differ, or false if they are the same structure.
@@ -710,10 +727,15 @@ static bool changed_while_running(const world_shape *built, const sb_world *w, i
         changed = now.p_index[i] != built->p_index[i] || now.p_gen[i] != built->p_gen[i];
     for (int i = 0; !changed && i < now.springs; ++i)
         changed = now.s_index[i] != built->s_index[i] || now.s_gen[i] != built->s_gen[i];
+    bool constraints = now.constraints != built->constraints || now.c_layout != built->c_layout || now.c_gens != built->c_gens;
     if (changed)
         snprintf(why, n, "world %d: the running scene added or removed particles or springs since it was loaded "
                          "(%d particles and %d springs, built with %d and %d)",
                  world + 1, now.particles, now.springs, built->particles, built->springs);
+    else if (constraints)
+        snprintf(why, n, "world %d: the running scene added or removed constraints since it was loaded (%d, built with %d)",
+                 world + 1, now.constraints, built->constraints);
+    changed = changed || constraints;
     shape_free(&now);
     return changed;
 }
@@ -745,6 +767,14 @@ static bool shape_differs(const world_shape *old, const world_shape *new_, int w
                      new_->s_a[i] + 1, new_->s_b[i] + 1, old->s_a[i] + 1, old->s_b[i] + 1);
             return true;
         }
+    }
+    if (old->constraints != new_->constraints) {
+        snprintf(why, n, "world %d: %d constraints, was %d", world + 1, new_->constraints, old->constraints);
+        return true;
+    }
+    if (old->c_layout != new_->c_layout) {
+        snprintf(why, n, "world %d: constraints are of other kinds or hold other particles", world + 1);
+        return true;
     }
     return false;
 }
@@ -916,6 +946,7 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
         uint32_t *pg = shapes[i].p_gen, *sg = shapes[i].s_gen;
         shapes[i].p_gen = fresh.p_gen;
         shapes[i].s_gen = fresh.s_gen;
+        shapes[i].c_gens = fresh.c_gens;
         fresh.p_gen = pg;
         fresh.s_gen = sg;
         shape_free(&fresh);

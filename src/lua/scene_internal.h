@@ -34,6 +34,9 @@ typedef struct world_shape {
     uint32_t *p_index, *s_index, *s_a, *s_b;
     uint32_t *p_gen, *s_gen;  // generations: a slot emptied and refilled at run time is a change
     sb_vec2 *start;
+    int constraints;
+    uint64_t c_layout;        // hash of each constraint's slot, kind and particles
+    uint64_t c_gens;          // hash of their generations (changed_while_running)
 } world_shape;
 
 /// What one run of the scene file produced, before it is adopted.

@@ -156,6 +156,7 @@ function springbox.mouse.isdown(button, ...) end
 ---@field halted boolean read-only
 ---@field particle_count integer read-only
 ---@field spring_count integer read-only
+---@field constraint_count integer read-only
 local World = {}
 
 ---Adds a particle.
@@ -175,8 +176,9 @@ function World:spring(a, b, def) end
 ---@return integer
 function World:wall(x1, y1, x2, y2) end
 
----Removes a particle (and its springs) or a spring. Its userdata then says "was removed".
----@param object springbox.Particle|springbox.Spring
+---Removes a particle (and its springs and constraints), a spring or a constraint. Its userdata
+---then says "was removed".
+---@param object springbox.Particle|springbox.Spring|springbox.Constraint
 function World:remove(object) end
 
 ---@return fun(): springbox.Particle
@@ -214,6 +216,41 @@ function World:release() end
 ---The particle whose circle, grown by `slop`, holds (x, y), nearest first.
 ---@return springbox.Particle?
 function World:pick(x, y, slop) end
+
+---@class springbox.ConstraintDef
+---@field hertz? number frequency of the constrained quantity; 0 = rigid (the default)
+---@field damping_ratio? number 1 = critical, default 1
+---@field stiffness? number Nissen's Cs in [0,1]
+---@field damping? number Nissen's Cd in [0,1]
+---@field k? number stiffness per unit of the quantity (N/m, N m/rad, N/m for an area's pressure per m^2 ...)
+---@field c? number damper per unit of its rate
+---@field length? number ropes and struts: the most (rope) or least (strut) distance; default: as built
+---@field angle? number angles: the rest angle in radians; default: as built
+---@field area? number areas: the rest area in m^2 (signed, counter-clockwise positive); default: as built
+
+---A rope: pulls a and b together only when they are more than `length` apart.
+---@param def? springbox.ConstraintDef
+---@return springbox.Constraint
+function World:rope(a, b, def) end
+
+---A strut: pushes a and b apart only when they are less than `length` apart.
+---@param def? springbox.ConstraintDef
+---@return springbox.Constraint
+function World:strut(a, b, def) end
+
+---A bending joint: holds the signed angle at b from a to c (radians) with a spring's tuning.
+---@param def? springbox.ConstraintDef
+---@return springbox.Constraint
+function World:angle(a, b, c, def) end
+
+---A pressure body: holds the area of the closed loop of particles (3 or more) with a spring's tuning.
+---@param particles springbox.Particle[]
+---@param def? springbox.ConstraintDef
+---@return springbox.Constraint
+function World:area(particles, def) end
+
+---@return fun(): springbox.Constraint
+function World:constraints() end
 
 ---The particles whose circles overlap the box, in slot order.
 ---@return springbox.Particle[]
@@ -307,6 +344,25 @@ local Spring = {}
 ---@param tuning springbox.SpringDef hertz/damping_ratio, stiffness/damping or k/c, and rest_length
 ---@param seconds? number
 function Spring:retune(tuning, seconds) end
+
+---@class springbox.Constraint
+---@field kind "rope"|"strut"|"angle"|"area" read-only
+---@field length number ropes and struts: the rest value
+---@field angle number angles: the rest value
+---@field area number areas: the rest value
+---@field value number read-only: the constrained quantity now
+---@field rigid boolean read-only
+---@field tuning "hertz"|"coefficients"|"raw" read-only
+---@field hertz number readable in the form it was tuned in; writing one of a pair keeps the other
+---@field damping_ratio number
+---@field stiffness number
+---@field damping number
+---@field k number
+---@field c number
+---@field particles springbox.Particle[] read-only
+---@field index integer read-only
+---@field world springbox.World read-only
+---@field removed boolean read-only, never raises
 
 ---@class springbox.Scene
 ---@field world springbox.World the world the window shows and update() gets

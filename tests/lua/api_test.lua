@@ -107,7 +107,7 @@ test("bad arguments name the argument and the value", function()
   fails_with(function() return a.spin end, "'spin'")
   fails_with(function() w:step(-1) end, "frames", "-1")
   fails_with(function() w:drag(a, 0, 0, -5) end, "hertz", "-5")
-  fails_with(function() w:remove("a") end, "particle or spring", "'a'")
+  fails_with(function() w:remove("a") end, "particle, spring or constraint", "'a'")
   fails_with(function() sb.tune{ hz = {100, 1, 60} } end, "'hz'", "min <= value <= max")
   -- nothing was added by the failed calls
   local n = 0
@@ -317,6 +317,49 @@ test("scene programs: filtering, colours, breaking, forces, queries, plots and i
   local mx, my = sb.mouse.position()
   assert(mx == 0 and my == 0 and sb.mouse.isdown(1) == false)
   fails_with(function() sb.mouse.isdown(9) end, "button", "9")
+end)
+
+test("constraints: ropes, struts, angles and areas from Lua", function()
+  local w = sb.world{ gravity = {0, 0} }
+  local a, b = w:particle{ x = 0, y = 0 }, w:particle{ x = 1, y = 0 }
+  local c = w:particle{ x = 1, y = 1 }
+  local rope = w:rope(a, b, { length = 1.5 })
+  assert(rope.kind == "rope" and rope.length == 1.5 and rope.rigid and rope.value == 1)
+  local bungee = w:rope(a, c, { hertz = 3, damping_ratio = 0.2 })
+  near(bungee.length, math.sqrt(2), 1e-12)
+  assert(bungee.hertz == 3 and bungee.damping_ratio == 0.2 and not bungee.rigid)
+  bungee.hertz = 5
+  assert(bungee.hertz == 5 and bungee.damping_ratio == 0.2)
+  fails_with(function() return bungee.k end, "tuned by hertz and damping_ratio")
+  local strut = w:strut(b, c)
+  assert(strut.kind == "strut" and strut.length == 1)
+  local bend = w:angle(a, b, c, { hertz = 2 })
+  near(bend.angle, -math.pi / 2, 1e-12) -- from a to c around b: clockwise
+  local blob = w:area({ a, b, c }, { area = 1 })
+  assert(blob.kind == "area" and blob.area == 1)
+  near(blob.value, 0.5, 1e-12)
+  assert(#blob.particles == 3 and blob.particles[2] == b)
+  blob.area = 0.75
+  assert(blob.area == 0.75)
+  fails_with(function() w:rope(a, b, { angle = 1 }) end, "rope has no field 'angle'", "length")
+  fails_with(function() w:rope(a, a) end, "two different particles")
+  fails_with(function() w:strut(a, b, { length = -1 }) end, "length", ">= 0")
+  fails_with(function() w:angle(a, b, c, { hertz = -2 }) end, "hertz", ">= 0", "-2")
+  fails_with(function() w:area({ a, b }) end, "3 to 100000 particles", "2")
+  fails_with(function() w:area({ a, b, "x" }) end, "item 3", "live particle")
+  fails_with(function() w:area({ a, b, a }) end, "listed twice")
+  fails_with(function() w:area({ a, b, c }, { areaa = 1 }) end, "areaa")
+  fails_with(function() bend.length = 1 end, "cannot set angle property 'length'")
+  fails_with(function() rope.length = -2 end, "rope.length", "-2")
+  local count = 0
+  for k in w:constraints() do count = count + 1; assert(k.world == w) end
+  assert(count == 5 and w.constraint_count == 5 and w:stats().constraints == 5)
+  w:remove(rope)
+  assert(rope.removed and not strut.removed)
+  fails_with(function() return rope.length end, "constraint was removed")
+  w:remove(c) -- takes the strut, the bungee, the angle and the area with it
+  assert(strut.removed and bend.removed and blob.removed and w.constraint_count == 0)
+  w:step(10)
 end)
 
 print(("%d passed, %d failed"):format(passed, failed))
