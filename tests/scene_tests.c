@@ -614,6 +614,10 @@ static const char *const fuzz_load[] = {
     "setmetatable({}, { __gc = function() w:close() end })\n",
     "w:step(1e8)\n",
     "local p = w:particle{}\nw:remove(p)\nw:remove(p)\n",
+    "local a, b, c = w:particle{}, w:particle{ x = 1 }, w:particle{ y = 1 }\n"
+    "w:area({ a, b, c }, { hertz = 1e6, damping_ratio = 0 })\nw:rope(a, b, { length = 0 })\nw:angle(a, b, c, { k = 1e300 })\n",
+    "local r = {}\nfor i = 1, 40 do r[i] = w:particle{ x = math.cos(i), y = math.sin(i), radius = 0.3 } end\n"
+    "w:area(r, { area = -5 })\nfor i = 2, 40 do w:strut(r[i - 1], r[i], { length = 3 }) end\n",
 };
 static const char *const fuzz_update[] = {
     "function(world) world:close() end",
@@ -627,6 +631,7 @@ static const char *const fuzz_update[] = {
     "function(world) for p in world:particles() do world:drag(p, 1e300, 0, 2e6) end end",
     "function(world) for p in world:particles() do p.vx = 1e12 end end",
     "function(world) world:remove(world) end",
+    "function(world) for c in world:constraints() do c.hertz = math.random() * 1e4; world:remove(c) end end",
     "function() return string.rep('x', 1e9) end",
 };
 static const char *const fuzz_return[] = {

@@ -369,6 +369,7 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
     sb_world_def def = sb_world_get_def(w);
     const sb_stats *st = sb_world_get_stats(w);
     int np = sb_world_particle_count(w), ns = sb_world_spring_count(w), nw = sb_world_wall_count(w);
+    ns += sb_world_constraint_count(w); // ropes and struts are drawn as lines too
     if (!reserve_geometry(rc, 4 * (np + ns + nw + 8), 6 * (np + ns + nw + 8)))
         return;
     int nv = 0, ni = 0;
@@ -385,6 +386,43 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
         sb_vec2 c[4] = {{bd.xmin, bd.ymin}, {bd.xmax, bd.ymin}, {bd.xmax, bd.ymax}, {bd.xmin, bd.ymax}};
         for (int k = 0; k < 4; ++k)
             thick_line(rc, &nv, &ni, view_to_screen(v, c[k]), view_to_screen(v, c[(k + 1) % 4]), 3.0f, COLOR_WALL);
+    }
+
+    // ropes and struts as thin lines (a slack rope paler), areas as a faint outline; an angle
+    // is seen in the links it bends
+    sb_constraint_id con = {SB_NULL_INDEX, 0};
+    while (sb_world_next_constraint(w, &con)) {
+        sb_constraint_def cd;
+        sb_particle_id two[2];
+        int count = sb_constraint_get(w, con, &cd, two, 2);
+        if (cd.kind == SB_CONSTRAINT_ANGLE || count < 2)
+            continue;
+        if (cd.kind == SB_CONSTRAINT_AREA) {
+            sb_particle_id *all = malloc(sizeof *all * (size_t)count);
+            if (!all || !reserve_geometry(rc, nv + 4 * count, ni + 6 * count)) {
+                free(all);
+                continue;
+            }
+            sb_constraint_get(w, con, &cd, all, count);
+            for (int i = 0; i < count; ++i) {
+                sb_particle_def a, b;
+                sb_particle_get(w, all[i], &a);
+                sb_particle_get(w, all[(i + 1) % count], &b);
+                thick_line(rc, &nv, &ni, view_to_screen(v, a.position), view_to_screen(v, b.position), 1.0f,
+                           (SDL_Color){120, 200, 150, 255});
+            }
+            free(all);
+            continue;
+        }
+        sb_particle_def a, b;
+        sb_particle_get(w, two[0], &a);
+        sb_particle_get(w, two[1], &b);
+        double len = sb_constraint_value(w, con);
+        bool slack_now = cd.kind == SB_CONSTRAINT_ROPE ? len < cd.rest * 0.999 : len > cd.rest * 1.001;
+        SDL_Color c = cd.kind == SB_CONSTRAINT_ROPE ? (SDL_Color){200, 170, 110, 255} : (SDL_Color){150, 160, 220, 255};
+        if (slack_now)
+            c = mix(COLOR_BACKGROUND, c, 0.5);
+        thick_line(rc, &nv, &ni, view_to_screen(v, a.position), view_to_screen(v, b.position), 1.5f, c);
     }
 
     // springs, coloured by strain: stretched red, compressed blue, at rest neutral
