@@ -282,6 +282,7 @@ sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d
 
 static void constraint_free_slot(sb_world *w, int c)
 {
+    w->c_active[c] = 0;
     free(w->c_parts[c]);
     w->c_parts[c] = NULL;
     w->c_kind[c] = 0xFF;
@@ -470,6 +471,10 @@ void constraints_add_loads(sb_world *w, double h)
 
 void constraints_begin_substep(sb_world *w, double h)
 {
+    // Nothing is solved unless this sub-step says so: slots emptied since the last one (or all
+    // of them, when the last constraint went) must not keep their flags.
+    if (w->c_high > 0)
+        memset(w->c_active, 0, (size_t)w->c_high);
     if (w->c_alive == 0 || !gradients_reserve(w))
         return;
     const sb_method method = w->def.method;
