@@ -637,6 +637,51 @@ TEST(pressure_body_keeps_its_area_under_load)
     return 0;
 }
 
+// A particle that listens is reported once each time it leaves the world's region, which does
+// not hold it; one that does not listen is not reported.
+TEST(leaving_the_region_is_reported_once)
+{
+    sb_world_def d = sb_default_world_def();
+    d.gravity = vec(0, 0);
+    d.has_region = true;
+    d.region = (sb_bounds){-1, -1, 1, 1};
+    sb_world *w = sb_world_create(&d);
+    sb_particle_def pd = sb_default_particle_def();
+    pd.events = true;
+    pd.velocity = vec(3, 0);
+    sb_particle_id out = sb_world_add_particle(w, &pd, NULL);
+    pd.events = false;
+    pd.position = vec(0, 0.5);
+    sb_world_add_particle(w, &pd, NULL);
+    int leaves = 0, frame = -1;
+    for (int i = 0; i < 60; ++i) {
+        sb_world_step(w);
+        const sb_particle_id *e;
+        int n = sb_world_leave_events(w, &e);
+        for (int k = 0; k < n; ++k) {
+            ENSURE(e[k].index == out.index);
+            leaves += 1;
+            frame = i;
+        }
+    }
+    ENSURE(leaves == 1);
+    ENSURE(frame == 20); // x = 3 m/s t passes 1 m in the 21st frame
+    ENSURE(get(w, out).position.x > 2.9); // the region does not hold it
+    sb_particle_def back = get(w, out);
+    back.velocity = vec(-3, 0);
+    sb_particle_set(w, out, &back, NULL);
+    for (int i = 0; i < 120; ++i) {
+        sb_world_step(w);
+        const sb_particle_id *e;
+        leaves += sb_world_leave_events(w, &e);
+    }
+    ENSURE(leaves == 2); // back through the region and out of its other side
+    d.region.xmin = 2;
+    ENSURE(sb_world_set_def(w, &d, NULL) == SB_ERR_INVALID);
+    sb_world_destroy(w);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(applied_force_acts_on_every_substep),
     ENTRY(applied_force_loads_a_spring_like_gravity),
@@ -649,6 +694,7 @@ static const test_entry tests[] = {
     ENTRY(ropes_pull_only_and_struts_push_only),
     ENTRY(angle_and_area_tunings_are_delivered),
     ENTRY(pressure_body_keeps_its_area_under_load),
+    ENTRY(leaving_the_region_is_reported_once),
 };
 
 int main(int argc, char **argv)

@@ -877,7 +877,8 @@ TEST(scene_programs_take_input_draw_and_hear_events)
 TEST(callback_errors_are_shown_and_recovered_from)
 {
     static const char *names[] = {"keypressed", "keyreleased", "mousepressed", "mousereleased", "mousemoved",
-                                  "wheelmoved", "draw", "on_contact_begin", "on_contact_end", "on_spring_break"};
+                                  "wheelmoved", "draw", "on_contact_begin", "on_contact_end", "on_spring_break",
+                                  "on_leave_bounds"};
     for (size_t n = 0; n < sizeof names / sizeof names[0]; ++n) {
         char text[4096];
         const char *body[2] = {"local x = nil; return x.boom", "return false"};
@@ -885,7 +886,7 @@ TEST(callback_errors_are_shown_and_recovered_from)
         for (int version = 0; version < 2; ++version) {
             snprintf(text, sizeof text,
                      "local sb = require 'springbox'\n"
-                     "local w = sb.world{ substeps = 2 }\n"
+                     "local w = sb.world{ substeps = 2, region = {-5, -1, 5, 0.6} }\n"
                      "w:wall(-5, 0, 5, 0)\n"
                      "local ball = w:particle{ x = 0, y = 0.3, radius = 0.1, events = true }\n"
                      "local a = w:particle{ x = 2, y = 2, fixed = true }\n"

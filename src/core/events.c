@@ -141,11 +141,48 @@ static void contact_events(sb_world *w)
     w->touch_cap = cap;
 }
 
+// ---------------------------------------------------------------- leaving the region
+
+static void leave_events(sb_world *w)
+{
+    w->leave_count = 0;
+    if (!w->def.has_region || w->event_particles == 0)
+        return;
+    if (w->p_high > w->outside_cap) {
+        uint8_t *o = realloc(w->outside, (size_t)w->p_cap);
+        if (!o)
+            return;
+        memset(o + w->outside_cap, 0, (size_t)(w->p_cap - w->outside_cap)); // new slots start inside
+        w->outside = o;
+        w->outside_cap = w->p_cap;
+    }
+    const sb_bounds r = w->def.region;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (!(w->p_flags[i] & PARTICLE_EVENTS)) {
+            w->outside[i] = 0; // a particle that starts to listen (or a reused slot) starts inside
+            continue;
+        }
+        sb_vec2 p = w->pos[i];
+        bool out = p.x < r.xmin || p.x > r.xmax || p.y < r.ymin || p.y > r.ymax;
+        if (out && !w->outside[i] &&
+            reserve((void **)&w->leave_events, &w->leave_cap, w->leave_count + 1, sizeof *w->leave_events))
+            w->leave_events[w->leave_count++] = (sb_particle_id){(uint32_t)i, w->p_gen[i]};
+        w->outside[i] = out;
+    }
+}
+
 void events_after_step(sb_world *w)
 {
     break_springs(w);
     w->stats.broken_springs = w->break_count;
     contact_events(w);
+    leave_events(w);
+}
+
+int sb_world_leave_events(const sb_world *w, const sb_particle_id **events)
+{
+    *events = w->leave_events;
+    return w->leave_count;
 }
 
 void events_free(sb_world *w)
@@ -155,6 +192,8 @@ void events_free(sb_world *w)
     free(w->begin_events);
     free(w->end_events);
     free(w->break_events);
+    free(w->outside);
+    free(w->leave_events);
 }
 
 void sb_world_contact_events(const sb_world *w, const sb_contact_event **begins, int *begin_count,

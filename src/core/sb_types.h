@@ -83,6 +83,8 @@ typedef struct sb_world_def {
     bool verlet_preserve_impulse; ///< verlet: run the article's impulse-preserving pass
     bool tethers;          ///< bound each particle's distance to its nearest fixed particle by its
                            ///< rigid-spring path (long range attachments; see tether.c)
+    bool has_region;       ///< report particles with events that leave `region` (it does not confine)
+    sb_bounds region;
 } sb_world_def;
 
 /// Everything that describes a particle. Start from sb_default_particle_def().

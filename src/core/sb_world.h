@@ -157,6 +157,9 @@ void sb_world_contact_events(const sb_world *world, const sb_contact_event **beg
                              const sb_contact_event **ends, int *end_count);
 /// Springs that broke in the last step (already removed), in slot order.
 int sb_world_break_events(const sb_world *world, const sb_break_event **events);
+/// Particles with events that went from inside the world's region to outside it in the last
+/// step (sb_world_def.region), in slot order; once each time they leave.
+int sb_world_leave_events(const sb_world *world, const sb_particle_id **events);
 
 /// Particles whose circle overlaps the box: writes up to `capacity` handles to `out` in slot order
 /// and returns how many overlap (more than capacity means some were left out).

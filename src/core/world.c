@@ -71,6 +71,7 @@ sb_world_def sb_default_world_def(void)
     d.bounds = (sb_bounds){-1e6, -1e6, 1e6, 1e6};
     d.verlet_preserve_impulse = true;
     d.tethers = true;
+    d.region = (sb_bounds){-1e6, -1e6, 1e6, 1e6};
     return d;
 }
 
@@ -125,7 +126,11 @@ sb_status sb_world_def_check(const sb_world_def *d, const char **bad_field)
         field_bad(!d->has_bounds || (in_range(b->xmin, -1e12, 1e12) && in_range(b->xmax, -1e12, 1e12) &&
                                      in_range(b->ymin, -1e12, 1e12) && in_range(b->ymax, -1e12, 1e12) &&
                                      b->xmin < b->xmax && b->ymin < b->ymax),
-                  "bounds", bad_field))
+                  "bounds", bad_field) ||
+        field_bad(!d->has_region || (in_range(d->region.xmin, -1e12, 1e12) && in_range(d->region.xmax, -1e12, 1e12) &&
+                                     in_range(d->region.ymin, -1e12, 1e12) && in_range(d->region.ymax, -1e12, 1e12) &&
+                                     d->region.xmin < d->region.xmax && d->region.ymin < d->region.ymax),
+                  "region", bad_field))
         return SB_ERR_INVALID;
     return SB_OK;
 }

@@ -175,6 +175,10 @@ struct sb_world {
     int begin_count, end_count, begin_cap, end_cap;
     sb_break_event *break_events;
     int break_count, break_cap;
+    uint8_t *outside;          // per particle slot: it was outside the region at the last step
+    int outside_cap;
+    sb_particle_id *leave_events;
+    int leave_count, leave_cap;
 
     sb_method last_method;
     sb_stats stats;

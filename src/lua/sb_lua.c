@@ -209,7 +209,7 @@ static int def_error(lua_State *L, int arg, const char *kind, const char *field,
 
 static const char *const world_fields[] = {
     "gravity", "dt", "substeps", "iterations", "method", "warmstart", "correction", "collisions",
-    "restitution", "friction", "bounds", "verlet_preserve_impulse", "tethers", NULL,
+    "restitution", "friction", "bounds", "verlet_preserve_impulse", "tethers", "region", NULL,
 };
 
 static void check_world_value(lua_State *L, sb_world_def *d, const char *key, int vidx, int arg);
@@ -291,12 +291,13 @@ static void check_world_value(lua_State *L, sb_world_def *d, const char *key, in
         d->verlet_preserve_impulse = check_bool_at(L, vidx, arg, what);
     } else if (strcmp(key, "tethers") == 0) {
         d->tethers = check_bool_at(L, vidx, arg, what);
-    } else if (strcmp(key, "bounds") == 0) {
+    } else if (strcmp(key, "bounds") == 0 || strcmp(key, "region") == 0) {
+        bool region = key[0] == 'r';
         if (lua_isnil(L, vidx) || (lua_isboolean(L, vidx) && !lua_toboolean(L, vidx))) {
-            d->has_bounds = false;
+            *(region ? &d->has_region : &d->has_bounds) = false;
         } else {
-            d->bounds = check_bounds_at(L, vidx, arg, what);
-            d->has_bounds = true;
+            *(region ? &d->region : &d->bounds) = check_bounds_at(L, vidx, arg, what);
+            *(region ? &d->has_region : &d->has_bounds) = true;
         }
     }
     lua_pop(L, 1);
@@ -327,12 +328,14 @@ static int world_get_property(lua_State *L, sb_world *world, const char *key)
     else if (strcmp(key, "friction") == 0) lua_pushnumber(L, d.friction);
     else if (strcmp(key, "verlet_preserve_impulse") == 0) lua_pushboolean(L, d.verlet_preserve_impulse);
     else if (strcmp(key, "tethers") == 0) lua_pushboolean(L, d.tethers);
-    else if (strcmp(key, "bounds") == 0) {
-        if (!d.has_bounds) {
+    else if (strcmp(key, "bounds") == 0 || strcmp(key, "region") == 0) {
+        bool region = key[0] == 'r';
+        if (!(region ? d.has_region : d.has_bounds)) {
             lua_pushnil(L);
         } else {
+            sb_bounds b = region ? d.region : d.bounds;
             lua_createtable(L, 4, 0);
-            double v[4] = {d.bounds.xmin, d.bounds.ymin, d.bounds.xmax, d.bounds.ymax};
+            double v[4] = {b.xmin, b.ymin, b.xmax, b.ymax};
             for (int i = 0; i < 4; ++i) {
                 lua_pushnumber(L, v[i]);
                 lua_rawseti(L, -2, i + 1);

@@ -82,6 +82,7 @@ sb_reload_event sb_scene_set_tunable(sb_scene *scene, const char *name, double v
 //   keypressed(key) keyreleased(key) mousepressed(x, y, button) mousereleased(x, y, button)
 //   mousemoved(x, y, dx, dy) wheelmoved(dx, dy) draw(g)
 //   on_contact_begin(a, b) on_contact_end(a, b) on_spring_break(spring, a, b, force, stretch)
+//   on_leave_bounds(p) (a particle with events left the world's region)
 // Positions are world metres. An error in a callback is reported like update()'s, and that
 // callback stays off until the next reload while the rest keep running.
 

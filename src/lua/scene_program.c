@@ -14,7 +14,7 @@
 
 const char *const scene_callback_names[SCENE_CALLBACK_COUNT] = {
     "keypressed", "keyreleased", "mousepressed", "mousereleased", "mousemoved", "wheelmoved",
-    "draw", "on_contact_begin", "on_contact_end", "on_spring_break",
+    "draw", "on_contact_begin", "on_contact_end", "on_spring_break", "on_leave_bounds",
 };
 
 bool scene_check_callbacks(sb_scene *scene, int t, char *error, size_t error_size)
@@ -202,8 +202,11 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
         const sb_contact_event *begins_in, *ends_in;
         int nbegin, nend;
         sb_world_contact_events(w, &begins_in, &nbegin, &ends_in, &nend);
-        if (nbreak + nbegin + nend == 0)
+        const sb_particle_id *leaves_in;
+        int nleave = sb_world_leave_events(w, &leaves_in);
+        if (nbreak + nbegin + nend + nleave == 0)
             continue;
+        sb_particle_id *leaves = copy_of(leaves_in, sizeof *leaves * (size_t)nleave);
         sb_break_event *breaks = copy_of(breaks_in, sizeof *breaks * (size_t)nbreak);
         sb_contact_event *begins = copy_of(begins_in, sizeof *begins * (size_t)nbegin);
         sb_contact_event *ends = copy_of(ends_in, sizeof *ends * (size_t)nend);
@@ -246,10 +249,19 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
                 ok = call_callback(scene, cb, 2, NULL, error, error_size);
             }
         }
+        for (int i = 0; leaves && i < nleave && ok; ++i) {
+            if (!sb_particle_is_valid(w, leaves[i]))
+                continue;
+            if (!push_callback(scene, CB_LEAVE_BOUNDS))
+                break;
+            sb_lua_push_particle(L, world_idx, leaves[i]);
+            ok = call_callback(scene, CB_LEAVE_BOUNDS, 1, NULL, error, error_size);
+        }
         lua_pop(L, 1);
         free(breaks);
         free(begins);
         free(ends);
+        free(leaves);
     }
     return ok;
 }

@@ -21,6 +21,8 @@ local springbox = {}
 ---@field restitution? number default restitution in [0,1], default 0
 ---@field friction? number default Coulomb friction, default 0.3
 ---@field bounds? number[]|false {xmin, ymin, xmax, ymax}: a box particles stay in
+---@field region? number[]|false {xmin, ymin, xmax, ymax}: particles with events = true that leave it are
+--- reported to on_leave_bounds, once each time; it does not hold them (bounds do)
 ---@field verlet_preserve_impulse? boolean verlet: run the impulse-preserving pass, default true
 ---@field tethers? boolean bound each particle by its rigid path to a fixed particle, default true
 
@@ -149,6 +151,7 @@ function springbox.mouse.isdown(button, ...) end
 ---@field restitution number
 ---@field friction number
 ---@field bounds number[]? {xmin, ymin, xmax, ymax} or nil
+---@field region number[]? {xmin, ymin, xmax, ymax} or nil
 ---@field verlet_preserve_impulse boolean
 ---@field tethers boolean
 ---@field time number read-only: simulated seconds
@@ -383,6 +386,7 @@ function Spring:retune(tuning, seconds) end
 ---@field on_contact_end? fun(a: springbox.Particle, b: springbox.Particle|integer|nil)
 ---@field on_spring_break? fun(spring: springbox.Spring, a: springbox.Particle?, b: springbox.Particle?,
 --- force: number, stretch: number) the spring is already removed
+---@field on_leave_bounds? fun(p: springbox.Particle) a particle with events = true left the world's region
 
 ---What draw(g) draws with; calls use a dot, as love.graphics. Positions in world metres.
 ---@class springbox.Graphics
