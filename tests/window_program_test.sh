@@ -5,25 +5,9 @@
 # springbox.keyboard.isdown; plots reach --stats; draw(g) shows on screen (the pixel is checked).
 set -u
 bin="$1"
-for tool in Xvfb xdotool import convert; do
-  command -v $tool >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
-done
-tmp=$(mktemp -d)
-display=""
-cleanup() { [ -n "${app:-}" ] && kill "$app" 2>/dev/null; [ -n "${xvfb:-}" ] && kill "$xvfb" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; echo "--- last stats:"; tail -n 2 "$tmp/s.jsonl" 2>/dev/null | cut -c1-600; cat "$tmp/out" 2>/dev/null; exit 1; }
-
-for n in $(seq 121 150); do
-  if [ ! -e /tmp/.X$n-lock ]; then
-    Xvfb :$n -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
-    xvfb=$!
-    sleep 0.5
-    if kill -0 $xvfb 2>/dev/null; then display=:$n; break; fi
-  fi
-done
-[ -n "$display" ] || fail "could not start Xvfb"
-export DISPLAY=$display
+tools="import convert"
+displays="$(seq 121 150)"
+. "$(dirname "$0")/xvfb_window.sh"
 
 cat >"$tmp/scene.lua" <<'LUA'
 local sb = require "springbox"
@@ -47,20 +31,7 @@ return { world = w, title = "program test",
   draw = function(g) g.color(1, 0, 1); g.circle("fill", 2, -1, 0.5) end,
 }
 LUA
-"$bin" --window 1000x700 --view 0,0,100 --stats "$tmp/s.jsonl" "$tmp/scene.lua" >"$tmp/out" 2>&1 &
-app=$!
-
-last() { tail -n 1 "$tmp/s.jsonl" 2>/dev/null; }
-field() { last | sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p"; }
-wait_for() {
-  for _ in $(seq 1 100); do eval "$2" && return 0; sleep 0.1; done
-  fail "$1"
-}
-wid=""
-for _ in $(seq 1 100); do wid=$(xdotool search --name "program test" 2>/dev/null | head -n 1); [ -n "$wid" ] && break; sleep 0.1; done
-[ -n "$wid" ] || fail "no window appeared"
-xdotool windowfocus "$wid"
-wait_for "the app writes stats" '[ -s "$tmp/s.jsonl" ]'
+start_app "program test" "$tmp/scene.lua"
 
 iterations=$(field iterations)
 xdotool key Up
@@ -100,8 +71,4 @@ set -- $pixel
 echo "ok   draw(g) is on screen: pixel ($pixel) at the disc"
 [ -n "${SPRINGBOX_SHOT:-}" ] && cp "$tmp/shot.png" "$SPRINGBOX_SHOT"
 
-xdotool key q
-for _ in $(seq 1 50); do kill -0 $app 2>/dev/null || break; sleep 0.1; done
-kill -0 $app 2>/dev/null && fail "Q did not quit"
-app=""
-echo "ok   Q quits"
+quit_app

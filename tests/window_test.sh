@@ -4,25 +4,9 @@
 # switch method, iterations, tethers and the compare view and check that they changed; quit.
 set -u
 bin="$1"
-for tool in Xvfb xdotool; do
-  command -v $tool >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
-done
-tmp=$(mktemp -d)
-display=""
-cleanup() { [ -n "${app:-}" ] && kill "$app" 2>/dev/null; [ -n "${xvfb:-}" ] && kill "$xvfb" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; echo "--- last stats:"; tail -n 3 "$tmp/s.jsonl" 2>/dev/null | cut -c1-400; cat "$tmp/out" 2>/dev/null; exit 1; }
-
-for n in $(seq 90 120); do # a free display number
-  if [ ! -e /tmp/.X$n-lock ]; then
-    Xvfb :$n -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
-    xvfb=$!
-    sleep 0.5
-    if kill -0 $xvfb 2>/dev/null; then display=:$n; break; fi
-  fi
-done
-[ -n "$display" ] || fail "could not start Xvfb"
-export DISPLAY=$display
+tools=""
+displays="$(seq 90 120)"
+. "$(dirname "$0")/xvfb_window.sh"
 
 cat >"$tmp/scene.lua" <<'LUA'
 local sb = require "springbox"
@@ -34,21 +18,7 @@ w:particle{ x = -3, y = 3, fixed = true, radius = 0.1 }
 w:spring(w:particle{ x = -2, y = 3, radius = 0.1 }, w:particle{ x = -1, y = 3, radius = 0.1 }, { hertz = tune.hz })
 return { world = w, title = "window test", tune = tune }
 LUA
-"$bin" --window 1000x700 --view 0,0,100 --stats "$tmp/s.jsonl" "$tmp/scene.lua" >"$tmp/out" 2>&1 &
-app=$!
-
-last() { tail -n 1 "$tmp/s.jsonl" 2>/dev/null; }
-field() { last | sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p"; }
-wait_for() { # description, shell test evaluated until true, within 10 s
-  for _ in $(seq 1 100); do eval "$2" && return 0; sleep 0.1; done
-  fail "$1"
-}
-
-wid=""
-for _ in $(seq 1 100); do wid=$(xdotool search --name "window test" 2>/dev/null | head -n 1); [ -n "$wid" ] && break; sleep 0.1; done
-[ -n "$wid" ] || fail "no window appeared"
-xdotool windowfocus "$wid"
-wait_for "the app writes stats" '[ -s "$tmp/s.jsonl" ]'
+start_app "window test" "$tmp/scene.lua"
 
 # drag: world (0,0) is pixel (370,350); move it to world (1.5,1) = pixel (520,250)
 xdotool mousemove --window "$wid" 370 350 mousedown 1
@@ -125,9 +95,4 @@ sides=1; last | grep -q '"compare":true' && sides=2 # the compare view reloads e
 [ "$after" -eq $((before + sides)) ] || fail "one drag gave $((after - before)) reloads on $sides side(s)"
 echo "ok   one slider drag (1.5 s, four pauses) is one reload per side ($sides)"
 
-xdotool key q
-for _ in $(seq 1 50); do kill -0 $app 2>/dev/null || break; sleep 0.1; done
-kill -0 $app 2>/dev/null && fail "Q did not quit"
-wait $app || fail "the app exited with $?"
-app=""
-echo "ok   Q quits cleanly"
+quit_app

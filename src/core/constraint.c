@@ -14,7 +14,7 @@
 //
 // Gradients are taken at the start of each sub-step for the velocity solves (springs keep their
 // sub-step's axis the same way) and afresh for every position projection.
-#include "world_internal.h"
+#include "springs_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -156,15 +156,7 @@ static double inverse_mass_sum(const sb_world *w, int c, const sb_vec2 *g)
 
 // ---------------------------------------------------------------- storage
 
-static bool grow(void **p, size_t elem, int cap)
-{
-    void *n = realloc(*p, elem * (size_t)cap);
-    if (!n)
-        return false;
-    *p = n;
-    return true;
-}
-#define GROW(arr, cap) grow((void **)&(arr), sizeof *(arr), (cap))
+#define GROW ARRAY_GROW
 
 static bool constraints_reserve(sb_world *w, int need)
 {
@@ -271,7 +263,6 @@ sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d
     w->c_parts[c] = parts;
     w->c_count[c] = d->count;
     w->c_tuning[c] = d->tuning;
-    w->c_rest[c] = 0.0;
     w->c_rest[c] = isnan(d->rest) ? constraint_value(w, c, NULL) : d->rest;
     w->c_load[c] = 0.0;
     w->c_alive += 1;
@@ -322,7 +313,7 @@ void constraints_free(sb_world *w)
         free(w->c_parts[c]);
     void *arrays[] = {w->c_kind, w->c_parts, w->c_count, w->c_rest, w->c_tuning, w->c_gen, w->c_next_free,
                       w->c_load, w->c_err, w->c_meff, w->c_stiff, w->c_damp, w->c_scale, w->c_target,
-                      w->c_lambda, w->c_active, w->c_grad, w->c_grad_first};
+                      w->c_lambda, w->c_active, w->c_grad, w->c_grad_first, w->c_scratch};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         free(arrays[k]);
 }
@@ -524,7 +515,7 @@ void constraints_explicit_pass(sb_world *w, bool tuned_only)
         if (!w->c_active[c] || (tuned_only && sb_tuning_is_rigid(&w->c_tuning[c])))
             continue;
         const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
-        double impulse = -(w->c_stiff[c] * w->c_err[c] + w->c_damp[c] * constraint_rate(w, c, g));
+        double impulse = explicit_impulse(w->c_stiff[c], w->c_damp[c], w->c_err[c], constraint_rate(w, c, g));
         constraint_apply(w, c, g, accumulate(w, c, impulse), w->dv);
     }
     for (int i = 0; i < w->p_high; ++i) {
@@ -540,7 +531,7 @@ void constraints_sequential_prepare(sb_world *w, double h)
         if (!w->c_active[c])
             continue;
         double rate = constraint_rate(w, c, w->c_grad + w->c_grad_first[c]);
-        w->c_target[c] = rate - (w->c_stiff[c] * w->c_err[c] / h + w->c_damp[c] * rate);
+        w->c_target[c] = sequential_rest_rate(w->c_stiff[c], w->c_damp[c], w->c_err[c], rate, h);
     }
 }
 
@@ -551,7 +542,7 @@ void constraints_sequential_iterate(sb_world *w)
         if (!w->c_active[c])
             continue;
         const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
-        double impulse = -(constraint_rate(w, c, g) - w->c_target[c]) * w->c_meff[c] * correction;
+        double impulse = sequential_impulse(constraint_rate(w, c, g), w->c_target[c], w->c_meff[c], correction);
         constraint_apply(w, c, g, accumulate(w, c, impulse), w->vel);
     }
 }
@@ -563,8 +554,8 @@ void constraints_soft_iterate(sb_world *w)
         if (!w->c_active[c])
             continue;
         const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
-        double impulse = -(w->c_damp[c] * constraint_rate(w, c, g) + w->c_stiff[c] * w->c_err[c]) -
-                         w->c_scale[c] * w->c_lambda[c];
+        double impulse = soft_impulse(w->c_damp[c], w->c_stiff[c] * w->c_err[c], w->c_scale[c], constraint_rate(w, c, g),
+                                      w->c_lambda[c]);
         constraint_apply(w, c, g, accumulate(w, c, impulse), w->vel);
     }
 }
@@ -591,22 +582,26 @@ static double value_scale(const sb_world *w, int c)
     }
 }
 
+/// Constraint c's gradients at the positions as they are now, for the position-level passes,
+/// in a scratch of the world's: the velocity solves keep the sub-step's own in c_grad.
+static sb_vec2 *gradients_now(sb_world *w, int c)
+{
+    if (!array_reserve((void **)&w->c_scratch, &w->c_scratch_cap, w->c_count[c], sizeof *w->c_scratch))
+        return NULL;
+    return w->c_scratch;
+}
+
 void constraints_project_rigid(sb_world *w, double slop, bool one_sided_only)
 {
     if (w->c_alive == 0)
         return;
-    sb_vec2 g[64], *big = NULL;
     for (int c = 0; c < w->c_high; ++c) {
         if (w->c_kind[c] == 0xFF || !sb_tuning_is_rigid(&w->c_tuning[c]) ||
             (one_sided_only && w->c_kind[c] != SB_CONSTRAINT_ROPE && w->c_kind[c] != SB_CONSTRAINT_STRUT))
             continue;
-        sb_vec2 *grad = g;
-        if (w->c_count[c] > 64) {
-            sb_vec2 *b = realloc(big, sizeof *b * (size_t)w->c_count[c]);
-            if (!b)
-                continue;
-            big = grad = b;
-        }
+        sb_vec2 *grad = gradients_now(w, c);
+        if (!grad)
+            continue; // out of memory: this one waits for the next pass
         double err = constraint_error(w, c, constraint_value(w, c, grad));
         double allowed = slop * value_scale(w, c);
         if (slack(w, c, err))
@@ -621,27 +616,20 @@ void constraints_project_rigid(sb_world *w, double slop, bool one_sided_only)
             w->pos[p] = v2_mad(w->pos[p], w->inv_mass[p] * step, grad[i]);
         }
     }
-    free(big);
 }
 
 // xpbd: the spring's update (method_xpbd.c) with C and its gradients:
 // d lambda = (-C - alpha~ lambda - gamma sum g . (x - x_prev)) / ((1 + gamma) sum w |g|^2 + alpha~).
-void constraints_xpbd_iterate(sb_world *w, double h)
+void constraints_xpbd_iterate(sb_world *w)
 {
-    (void)h;
     if (w->c_alive == 0)
         return;
-    sb_vec2 g[64], *big = NULL;
     for (int c = 0; c < w->c_high; ++c) {
         if (!w->c_active[c])
             continue;
-        sb_vec2 *grad = g;
-        if (w->c_count[c] > 64) {
-            sb_vec2 *b = realloc(big, sizeof *b * (size_t)w->c_count[c]);
-            if (!b)
-                continue;
-            big = grad = b;
-        }
+        sb_vec2 *grad = gradients_now(w, c);
+        if (!grad)
+            continue; // out of memory: this one waits for the next pass
         double err = constraint_error(w, c, constraint_value(w, c, grad));
         bool rigid = sb_tuning_is_rigid(&w->c_tuning[c]);
         double alpha = rigid ? 0.0 : w->c_stiff[c]; // alpha~, from the effective mass (xpbd_coefficients)
@@ -656,12 +644,11 @@ void constraints_xpbd_iterate(sb_world *w, double h)
         }
         if (wsum <= 0.0)
             continue;
-        double d = (-err - alpha * w->c_lambda[c] - gamma * moved) / ((1.0 + gamma) * wsum + alpha);
+        double d = xpbd_delta_lambda(err, alpha, w->c_lambda[c], gamma, moved, wsum);
         d = accumulate(w, c, d);
         for (int i = 0; i < w->c_count[c]; ++i) {
             int p = w->c_parts[c][i];
             w->pos[p] = v2_mad(w->pos[p], w->inv_mass[p] * d, grad[i]);
         }
     }
-    free(big);
 }

@@ -8,21 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool reserve(void **p, int *cap, int need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    int n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, elem * (size_t)n);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 // ---------------------------------------------------------------- breaking
 
 // A spring breaks on the step after the one that stretched or loaded it past its threshold,
@@ -44,7 +29,7 @@ static void break_springs(sb_world *w)
                     (w->break_force[s] > 0.0 && fabs(force) > w->break_force[s]);
         if (!over)
             continue;
-        if (!reserve((void **)&w->break_events, &w->break_cap, w->break_count + 1, sizeof *w->break_events))
+        if (!array_reserve((void **)&w->break_events, &w->break_cap, w->break_count + 1, sizeof *w->break_events))
             return; // out of memory: it breaks at the next step
         sb_break_event *e = &w->break_events[w->break_count++];
         e->spring = (sb_spring_id){(uint32_t)s, w->s_gen[s]};
@@ -99,8 +84,8 @@ static void contact_events(sb_world *w)
         if (w->event_particles == 0 || !contact_is_touching(c) || !wants_events(w, c))
             continue;
         int kc = cap;
-        if (!reserve((void **)&keys, &cap, count + 1, sizeof *keys) ||
-            !reserve((void **)&events, &ecap, count + 1, sizeof *events)) {
+        if (!array_reserve((void **)&keys, &cap, count + 1, sizeof *keys) ||
+            !array_reserve((void **)&events, &ecap, count + 1, sizeof *events)) {
             cap = kc;
             break; // out of memory: the list is short this step
         }
@@ -113,13 +98,13 @@ static void contact_events(sb_world *w)
         bool take_new = j >= old_count || (i < count && keys[i] < old_keys[j]);
         bool take_old = i >= count || (j < old_count && old_keys[j] < keys[i]);
         if (take_new) {
-            if (reserve((void **)&w->begin_events, &w->begin_cap, w->begin_count + 1, sizeof *w->begin_events))
+            if (array_reserve((void **)&w->begin_events, &w->begin_cap, w->begin_count + 1, sizeof *w->begin_events))
                 w->begin_events[w->begin_count++] = events[i];
             i += 1;
         } else if (take_old) {
             // A removed particle's contacts end with it, unreported: its handle is stale.
             if (still_alive(w, &old_events[j]) &&
-                reserve((void **)&w->end_events, &w->end_cap, w->end_count + 1, sizeof *w->end_events))
+                array_reserve((void **)&w->end_events, &w->end_cap, w->end_count + 1, sizeof *w->end_events))
                 w->end_events[w->end_count++] = old_events[j];
             j += 1;
         } else {
@@ -127,7 +112,7 @@ static void contact_events(sb_world *w)
             bool same = old_events[j].a.generation == events[i].a.generation &&
                         old_events[j].b.generation == events[i].b.generation &&
                         old_events[j].wall.generation == events[i].wall.generation;
-            if (!same && reserve((void **)&w->begin_events, &w->begin_cap, w->begin_count + 1, sizeof *w->begin_events))
+            if (!same && array_reserve((void **)&w->begin_events, &w->begin_cap, w->begin_count + 1, sizeof *w->begin_events))
                 w->begin_events[w->begin_count++] = events[i];
             i += 1;
             j += 1;
@@ -149,11 +134,9 @@ static void leave_events(sb_world *w)
     if (!w->def.has_region || w->event_particles == 0)
         return;
     if (w->p_high > w->outside_cap) {
-        uint8_t *o = realloc(w->outside, (size_t)w->p_cap);
-        if (!o)
+        if (!ARRAY_GROW(w->outside, w->p_cap))
             return;
-        memset(o + w->outside_cap, 0, (size_t)(w->p_cap - w->outside_cap)); // new slots start inside
-        w->outside = o;
+        memset(w->outside + w->outside_cap, 0, (size_t)(w->p_cap - w->outside_cap)); // new slots start inside
         w->outside_cap = w->p_cap;
     }
     const sb_bounds r = w->def.region;
@@ -165,7 +148,7 @@ static void leave_events(sb_world *w)
         sb_vec2 p = w->pos[i];
         bool out = p.x < r.xmin || p.x > r.xmax || p.y < r.ymin || p.y > r.ymax;
         if (out && !w->outside[i] &&
-            reserve((void **)&w->leave_events, &w->leave_cap, w->leave_count + 1, sizeof *w->leave_events))
+            array_reserve((void **)&w->leave_events, &w->leave_cap, w->leave_count + 1, sizeof *w->leave_events))
             w->leave_events[w->leave_count++] = (sb_particle_id){(uint32_t)i, w->p_gen[i]};
         w->outside[i] = out;
     }

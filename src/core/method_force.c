@@ -52,7 +52,7 @@ void springs_jacobi_pass(sb_world *w)
 {
     springs_geometry(w);
     for (int k = 0; k < w->order_count; ++k) {
-        double impulse = -(w->kstiff[k] * w->ksep[k] + w->kdamp[k] * spring_normal_velocity(w, k));
+        double impulse = explicit_impulse(w->kstiff[k], w->kdamp[k], w->ksep[k], spring_normal_velocity(w, k));
         w->ktension[k] = impulse;
         spring_apply_to(w->dv, w, k, impulse);
     }

@@ -58,7 +58,7 @@ void substep_sequential(sb_world *w, double h, bool first_substep)
     springs_geometry(w);
     for (int k = 0; k < w->order_count; ++k) {
         double vn0 = spring_normal_velocity(w, k);
-        w->kg[k] = vn0 - (w->kstiff[k] * w->ksep[k] / h + w->kdamp[k] * vn0);
+        w->kg[k] = sequential_rest_rate(w->kstiff[k], w->kdamp[k], w->ksep[k], vn0, h);
     }
     springs_warm_start(w);
     constraints_sequential_prepare(w, h); // constraint.c: the same rest velocity with C and its gradients
@@ -67,8 +67,7 @@ void substep_sequential(sb_world *w, double h, bool first_substep)
     const double correction = w->def.correction;
     for (int it = 0; it < w->def.iterations; ++it) {
         for (int k = 0; k < w->order_count; ++k) {
-            double error = spring_normal_velocity(w, k) - w->kg[k];
-            double impulse = -error * w->kmass[k] * correction;
+            double impulse = sequential_impulse(spring_normal_velocity(w, k), w->kg[k], w->kmass[k], correction);
             w->kimp[k] += impulse;
             w->ktension[k] += impulse;
             spring_apply(w, k, impulse);

@@ -44,15 +44,14 @@ void substep_xpbd(sb_world *w, double h, bool first_substep)
             double nx = dx / len, ny = dy / len;
             double approach = nx * ((pos[b].x - prev[b].x) - (pos[a].x - prev[a].x)) +
                               ny * ((pos[b].y - prev[b].y) - (pos[a].y - prev[a].y));
-            double dlambda = (-(len - w->krest[k]) - alpha_tilde * w->kg[k] - gamma * approach) /
-                             ((1.0 + gamma) * wsum + alpha_tilde);
+            double dlambda = xpbd_delta_lambda(len - w->krest[k], alpha_tilde, w->kg[k], gamma, approach, wsum);
             w->kg[k] += dlambda;
             pos[a].x -= w->kwa[k] * dlambda * nx;
             pos[a].y -= w->kwa[k] * dlambda * ny;
             pos[b].x += w->kwb[k] * dlambda * nx;
             pos[b].y += w->kwb[k] * dlambda * ny;
         }
-        constraints_xpbd_iterate(w, h);
+        constraints_xpbd_iterate(w);
         contacts_project_xpbd(w, h);
     }
     tethers_project(w, false);

@@ -6,6 +6,41 @@
 
 #include "world_internal.h"
 
+// The methods' update rules, one place each. A spring applies them to its length error and the
+// relative velocity along its axis; a constraint (constraint.c) to its C, its rate sum g . v and
+// its effective mass. The method files say where each comes from and derive the constants.
+
+/// force, impulse and verlet's tuned springs: -(k x + c v) h written with the packed constants (seed 001).
+static inline double explicit_impulse(double stiff, double damp, double error, double rate)
+{
+    return -(stiff * error + damp * rate);
+}
+
+/// sequential: the rest velocity of seed 000, rate - (Cs C / h + Cd rate), asked once per sub-step.
+static inline double sequential_rest_rate(double cs, double cd, double error, double rate, double h)
+{
+    return rate - (cs * error / h + cd * rate);
+}
+
+/// sequential: one corrective impulse toward the rest velocity (seed 000's correction factor).
+static inline double sequential_impulse(double rate, double rest_rate, double mass, double correction)
+{
+    return -(rate - rest_rate) * mass * correction;
+}
+
+/// soft: one sequential-impulse update of the soft constraint (seed 003, method_soft.c),
+/// P = -(m_soft rate + m_soft (beta/h) C) - (gamma/h) m_soft P_acc, with the bias term precomputed.
+static inline double soft_impulse(double mass, double bias, double scale, double rate, double accumulated)
+{
+    return -(mass * rate + bias) - scale * accumulated;
+}
+
+/// xpbd: d lambda = (-C - alpha~ lambda - gamma (how far C moved this sub-step)) / ((1 + gamma) w + alpha~).
+static inline double xpbd_delta_lambda(double error, double alpha, double lambda, double gamma, double moved, double wsum)
+{
+    return (-error - alpha * lambda - gamma * moved) / ((1.0 + gamma) * wsum + alpha);
+}
+
 /// Axis a -> b and length error of packed spring k from the current positions. A
 /// zero-length spring keeps its previous axis so it never divides by zero.
 static inline void spring_axis(sb_world *w, int k)

@@ -33,7 +33,7 @@ static inline void prepare_one(sb_world *w, int k, double rigid_fraction, double
 static inline void solve_one(sb_world *w, int k)
 {
     double vn = spring_normal_velocity(w, k);
-    double impulse = -(w->kdamp[k] * vn + w->kg[k]) - w->kscale[k] * w->kimp[k];
+    double impulse = soft_impulse(w->kdamp[k], w->kg[k], w->kscale[k], vn, w->kimp[k]);
     w->kimp[k] += impulse;
     spring_apply(w, k, impulse);
 }

@@ -154,7 +154,7 @@ sb_status sb_particle_def_check(const sb_particle_def *d, const char **bad_field
 
 static void copy_array(void *dst, const void *src, size_t bytes);
 
-static bool grow(void **p, size_t elem, int cap)
+bool array_grow(void **p, size_t elem, int cap)
 {
     void *n = realloc(*p, elem * (size_t)cap);
     if (!n)
@@ -163,7 +163,20 @@ static bool grow(void **p, size_t elem, int cap)
     return true;
 }
 
-#define GROW(arr, cap) grow((void **)&(arr), sizeof *(arr), (cap))
+bool array_reserve(void **p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    int n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    if (!array_grow(p, elem, n))
+        return false;
+    *cap = n;
+    return true;
+}
+
+#define GROW ARRAY_GROW
 
 static bool particles_reserve(sb_world *w, int need)
 {

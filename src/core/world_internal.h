@@ -133,6 +133,8 @@ struct sb_world {
     uint8_t *c_active;         // solved this sub-step (a slack rope or strut is not)
     sb_vec2 *c_grad;           // gradients of every constraint, c_grad_first[c] onward
     int *c_grad_first, c_grad_cap;
+    sb_vec2 *c_scratch;        // gradients at the current positions (the position-level passes)
+    int c_scratch_cap;
 
     // Walls.
     int w_cap, w_high, w_alive;
@@ -193,6 +195,12 @@ static inline double v2_dot(sb_vec2 a, sb_vec2 b) { return a.x * b.x + a.y * b.y
 static inline double v2_len(sb_vec2 a) { return sqrt(a.x * a.x + a.y * a.y); }
 static inline bool v2_finite(sb_vec2 a) { return isfinite(a.x) && isfinite(a.y); }
 
+/// realloc *p to `cap` elements of `elem` bytes; false, with *p unchanged, when memory is short.
+bool array_grow(void **p, size_t elem, int cap);
+#define ARRAY_GROW(arr, cap) array_grow((void **)&(arr), sizeof *(arr), (cap))
+/// Makes room for `need` elements, doubling *cap from 16; false when memory is short.
+bool array_reserve(void **p, int *cap, int need, size_t elem);
+
 static inline bool particle_alive(const sb_world *w, int i) { return (w->p_flags[i] & PARTICLE_ALIVE) != 0; }
 
 // contact.c
@@ -236,7 +244,7 @@ void constraints_soft_relax(sb_world *w);
 /// position sweeps), with a slop as a fraction of the rest value's scale.
 void constraints_project_rigid(sb_world *w, double slop, bool one_sided_only);
 /// xpbd: one iteration of every constraint at position level.
-void constraints_xpbd_iterate(sb_world *w, double h);
+void constraints_xpbd_iterate(sb_world *w);
 /// The network loads of the constraints, added to w->p_load (solver.c's compute_coefficients).
 void constraints_add_loads(sb_world *w, double h);
 /// Removes every constraint that holds particle slot i.

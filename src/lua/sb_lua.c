@@ -454,6 +454,16 @@ void sb_lua_push_spring(lua_State *L, int world_idx, sb_spring_id id)
 
 static void push_spring(lua_State *L, int world_idx, sb_spring_id id) { sb_lua_push_spring(L, world_idx, id); }
 
+/// True if the handle of this kind ("particle", "spring" or "constraint") names a live object.
+static bool handle_alive(const sb_world *world, const char *kind, sb_particle_id h)
+{
+    switch (kind[0]) {
+    case 'p': return sb_particle_is_valid(world, h);
+    case 's': return sb_spring_is_valid(world, (sb_spring_id){h.index, h.generation});
+    default: return sb_constraint_is_valid(world, (sb_constraint_id){h.index, h.generation});
+    }
+}
+
 // The world of a particle or spring userdata at idx (metatable `mt`); errors if its world is
 // closed or the object was removed, as Lua's closed files do. Both handle types start with
 // {index, generation}. With `world_slot` the world userdata is left on the stack there.
@@ -468,10 +478,7 @@ static sb_world *check_handle(lua_State *L, int idx, const char *mt, const char 
         lua_pop(L, 1);
     if (!w || !w->world)
         luaL_error(L, "attempt to use a %s of a closed world", kind);
-    bool valid = kind[0] == 'p'   ? sb_particle_is_valid(w->world, *h)
-                 : kind[0] == 's' ? sb_spring_is_valid(w->world, (sb_spring_id){h->index, h->generation})
-                                  : sb_constraint_is_valid(w->world, (sb_constraint_id){h->index, h->generation});
-    if (!valid)
+    if (!handle_alive(w->world, kind, *h))
         luaL_error(L, "%s was removed", kind);
     *id = *h;
     return w->world;
@@ -504,24 +511,39 @@ static const char *const particle_fields[] = {
 
 // Colours as LÖVE gives them, {r, g, b [, a]} in [0, 1], or as "#rrggbb" / "#rrggbbaa"; false
 // means the host's own colour. Stored as 0xRRGGBBAA (0 = the host's own).
+bool sb_lua_color_from_text(const char *t, uint32_t *color)
+{
+    size_t n = strlen(t);
+    uint32_t v = 0;
+    bool ok = t[0] == '#' && (n == 7 || n == 9);
+    for (size_t i = 1; ok && i < n; ++i) {
+        char c = t[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        ok = d >= 0;
+        v = v * 16u + (uint32_t)(d < 0 ? 0 : d);
+    }
+    if (ok)
+        *color = n == 7 ? (v << 8) | 0xFFu : v;
+    return ok;
+}
+
+uint32_t sb_lua_color_from_components(const double rgba[4])
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i)
+        v = (v << 8) | (uint32_t)lround(rgba[i] * 255.0);
+    return v;
+}
+
 static uint32_t check_color_at(lua_State *L, int idx, int arg, const char *what)
 {
     idx = lua_absindex(L, idx);
     if (lua_isboolean(L, idx) && !lua_toboolean(L, idx))
         return 0;
+    uint32_t text_color;
     if (lua_type(L, idx) == LUA_TSTRING) {
-        const char *t = lua_tostring(L, idx);
-        size_t n = strlen(t);
-        unsigned v = 0;
-        bool ok = t[0] == '#' && (n == 7 || n == 9);
-        for (size_t i = 1; ok && i < n; ++i) {
-            char c = t[i];
-            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-            ok = d >= 0;
-            v = v * 16u + (unsigned)(d < 0 ? 0 : d);
-        }
-        if (ok)
-            return n == 7 ? (v << 8) | 0xFFu : v;
+        if (sb_lua_color_from_text(lua_tostring(L, idx), &text_color))
+            return text_color;
     } else if (lua_istable(L, idx)) {
         double c[4] = {0, 0, 0, 1};
         lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
@@ -534,9 +556,7 @@ static uint32_t check_color_at(lua_State *L, int idx, int arg, const char *what)
             lua_pop(L, 1);
         }
         if (ok) {
-            uint32_t v = 0;
-            for (int i = 0; i < 4; ++i)
-                v = (v << 8) | (uint32_t)lround(c[i] * 255.0);
+            uint32_t v = sb_lua_color_from_components(c);
             return v ? v : 1u; // transparent black is still a colour, not "the host's own"
         }
     }
@@ -676,7 +696,7 @@ static int l_particle_move_to(lua_State *L)
 }
 
 /// `removed` reads without raising (Lua's io.type for files): true once the object or its world is gone.
-static bool read_removed(lua_State *L, const char *mt, bool particle)
+static bool read_removed(lua_State *L, const char *mt, const char *kind)
 {
     const sb_particle_id *h = (const sb_particle_id *)luaL_checkudata(L, 1, mt);
     if (lua_type(L, 2) != LUA_TSTRING || strcmp(lua_tostring(L, 2), "removed") != 0)
@@ -684,17 +704,13 @@ static bool read_removed(lua_State *L, const char *mt, bool particle)
     lua_getiuservalue(L, 1, 1);
     lua_world *w = (lua_world *)lua_touserdata(L, -1);
     lua_pop(L, 1);
-    bool alive = w && w->world &&
-                 (particle                      ? sb_particle_is_valid(w->world, *h)
-                  : strcmp(mt, SPRING_MT) == 0 ? sb_spring_is_valid(w->world, (sb_spring_id){h->index, h->generation})
-                                                : sb_constraint_is_valid(w->world, (sb_constraint_id){h->index, h->generation}));
-    lua_pushboolean(L, !alive);
+    lua_pushboolean(L, !(w && w->world && handle_alive(w->world, kind, *h)));
     return true;
 }
 
 static int l_particle_index(lua_State *L)
 {
-    if (read_removed(L, PARTICLE_MT, true))
+    if (read_removed(L, PARTICLE_MT, "particle"))
         return 1;
     sb_particle_id id;
     int world_slot;
@@ -922,7 +938,7 @@ static int l_spring_retune(lua_State *L)
 
 static int l_spring_index(lua_State *L)
 {
-    if (read_removed(L, SPRING_MT, false))
+    if (read_removed(L, SPRING_MT, "spring"))
         return 1;
     sb_spring_id id;
     int world_slot;
@@ -1261,7 +1277,7 @@ static int l_world_area(lua_State *L)
 
 static int l_constraint_index(lua_State *L)
 {
-    if (read_removed(L, CONSTRAINT_MT, false))
+    if (read_removed(L, CONSTRAINT_MT, "constraint"))
         return 1;
     sb_constraint_id id;
     int world_slot;

@@ -27,6 +27,10 @@ void sb_lua_set_guard(lua_State *L, sb_lua_guard guard, void *ud);
 void sb_lua_push_particle(lua_State *L, int world_idx, sb_particle_id id);
 /// Pushes the spring userdata for `id` (a removed spring's too: it says "spring was removed" when used).
 void sb_lua_push_spring(lua_State *L, int world_idx, sb_spring_id id);
+/// A colour "#rrggbb" or "#rrggbbaa" as 0xRRGGBBAA; false if the text is neither.
+bool sb_lua_color_from_text(const char *text, uint32_t *color);
+/// Components r, g, b, a in [0, 1] as 0xRRGGBBAA.
+uint32_t sb_lua_color_from_components(const double rgba[4]);
 /// The particle handle of the particle userdata at `idx`, if it belongs to a live world.
 bool sb_lua_to_particle(lua_State *L, int idx, sb_world **world, sb_particle_id *id);
 

@@ -331,22 +331,17 @@ static int g_color(lua_State *L)
     scene_draw *d = draw_of(L);
     if (lua_type(L, 1) == LUA_TSTRING) {
         const char *t = lua_tostring(L, 1);
-        size_t n = strlen(t);
-        char *end = NULL;
-        unsigned long v = (t[0] == '#' && (n == 7 || n == 9)) ? strtoul(t + 1, &end, 16) : 0;
-        if (!end || *end)
+        if (!sb_lua_color_from_text(t, &d->color))
             return luaL_argerror(L, 1, lua_pushfstring(L, "colour must be \"#rrggbb\" or \"#rrggbbaa\", got \"%s\"", t));
-        d->color = n == 7 ? (uint32_t)(v << 8 | 0xFFu) : (uint32_t)v;
         return 0;
     }
-    uint32_t c = 0;
+    double c[4];
     for (int i = 1; i <= 4; ++i) {
-        double v = i == 4 ? luaL_optnumber(L, 4, 1.0) : luaL_checknumber(L, i);
-        if (!(v >= 0.0 && v <= 1.0))
-            return luaL_argerror(L, i, lua_pushfstring(L, "colour components are in [0, 1], got %f", v));
-        c = c << 8 | (uint32_t)lround(v * 255.0);
+        c[i - 1] = i == 4 ? luaL_optnumber(L, 4, 1.0) : luaL_checknumber(L, i);
+        if (!(c[i - 1] >= 0.0 && c[i - 1] <= 1.0))
+            return luaL_argerror(L, i, lua_pushfstring(L, "colour components are in [0, 1], got %f", c[i - 1]));
     }
-    d->color = c;
+    d->color = sb_lua_color_from_components(c);
     return 0;
 }
 

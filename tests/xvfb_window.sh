@@ -1,0 +1,62 @@
+# The harness of the window tests, sourced by them: Xvfb on a free display, the app's --stats
+# read back line by line, and waiting for what a person would see. Before sourcing, set `tools`
+# (the programs the test needs) and `displays` (the display numbers it may take); after, start
+# the app with start_app TITLE SCENE and use last, field, wait_for and fail.
+for tool in Xvfb xdotool $tools; do
+  command -v $tool >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
+done
+tmp=$(mktemp -d)
+display=""
+cleanup() { [ -n "${app:-}" ] && kill "$app" 2>/dev/null; [ -n "${xvfb:-}" ] && kill "$xvfb" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; echo "--- last stats:"; tail -n 2 "$tmp/s.jsonl" 2>/dev/null | cut -c1-600; cat "$tmp/out" 2>/dev/null; exit 1; }
+
+for n in $displays; do # a free display number
+  if [ ! -e /tmp/.X$n-lock ]; then
+    Xvfb :$n -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+    xvfb=$!
+    sleep 0.5
+    if kill -0 $xvfb 2>/dev/null; then display=:$n; break; fi
+  fi
+done
+[ -n "$display" ] || fail "could not start Xvfb"
+export DISPLAY=$display
+
+last() { tail -n 1 "$tmp/s.jsonl" 2>/dev/null; }
+field() { last | sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p"; }
+wait_for() { # description, shell test evaluated until true, within 10 s
+  for _ in $(seq 1 100); do eval "$2" && return 0; sleep 0.1; done
+  fail "$1"
+}
+
+# start_app TITLE SCENE: the app at 1000 x 700 with the camera on (0, 0) at 100 px/m (world (0, 0)
+# is pixel (370, 350)), writing --stats; sets app and wid once its window is up and focused.
+start_app() {
+  "$bin" --window 1000x700 --view 0,0,100 --stats "$tmp/s.jsonl" "$2" >"$tmp/out" 2>&1 &
+  app=$!
+  wid=""
+  # by title, or by process (a loaded machine has been seen to miss the title for 10 s)
+  for _ in $(seq 1 200); do
+    wid=$(xdotool search --name "$1" 2>/dev/null | head -n 1)
+    [ -n "$wid" ] || wid=$(xdotool search --pid "$app" 2>/dev/null | tail -n 1)
+    [ -n "$wid" ] && break
+    sleep 0.1
+  done
+  if [ -z "$wid" ]; then
+    echo "--- debug: display $DISPLAY, windows: $(xdotool search --name . 2>&1 | head -5 | tr '\n' ' ')"
+    for w in $(xdotool search --name . 2>/dev/null); do echo "  $w: $(xdotool getwindowname $w 2>&1)"; done
+    fail "no window appeared"
+  fi
+  xdotool windowfocus "$wid"
+  wait_for "the app writes stats" '[ -s "$tmp/s.jsonl" ]'
+}
+
+# quit: Q ends the app cleanly.
+quit_app() {
+  xdotool key q
+  for _ in $(seq 1 50); do kill -0 $app 2>/dev/null || break; sleep 0.1; done
+  kill -0 $app 2>/dev/null && fail "Q did not quit"
+  wait $app || fail "the app exited with $?"
+  app=""
+  echo "ok   Q quits cleanly"
+}
