@@ -35,4 +35,11 @@ bad "bad value for --view: '0,0,1junk'" --view 0,0,1junk "$scripts/rope.lua"
 bad "cannot write stats file '$tmp/none/s.jsonl'" --headless --stats "$tmp/none/s.jsonl" "$scripts/rope.lua"
 bad "bad value for --size: '5000' (scene 'bridge' builds sizes 1 to 255)" --headless --scene bridge --size 5000
 bad "one scene file at a time, got 'a.lua' and 'b.lua'" a.lua b.lua
+# No display: the window refuses to run unseen (SDL would fall back to a driver without windows).
+(unset SDL_VIDEODRIVER WAYLAND_DISPLAY; DISPLAY=:249 timeout 20 "$bin" "$scripts/rope.lua") >"$tmp/out" 2>&1
+rc=$?
+if ! grep -q "built without SDL2" "$tmp/out"; then # a build without the window has nothing to open
+  [ $rc -eq 1 ] || fail "with no display springbox exited $rc, not 1: $(cat "$tmp/out")"
+  grep -q "cannot open a display" "$tmp/out" || fail "with no display: $(cat "$tmp/out")"
+fi
 echo "headless runner: ok"

@@ -11,13 +11,20 @@ cleanup() { [ -n "${app:-}" ] && kill "$app" 2>/dev/null; [ -n "${xvfb:-}" ] && 
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; echo "--- last stats:"; tail -n 2 "$tmp/s.jsonl" 2>/dev/null | cut -c1-600; cat "$tmp/out" 2>/dev/null; exit 1; }
 
-for n in $displays; do # a free display number
-  if [ ! -e /tmp/.X$n-lock ]; then
-    Xvfb :$n -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
-    xvfb=$!
-    sleep 0.5
-    if kill -0 $xvfb 2>/dev/null; then display=:$n; break; fi
-  fi
+# A free display number, and a server that answers before the app starts: on a loaded machine
+# Xvfb took longer than the half second once given it, and SDL, finding no display, fell back
+# to a video driver without windows (the app now refuses that: "cannot open a display").
+for n in $displays; do
+  [ -e /tmp/.X$n-lock ] && continue
+  Xvfb :$n -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+  xvfb=$!
+  for _ in $(seq 1 100); do
+    DISPLAY=:$n xdotool getdisplaygeometry >/dev/null 2>&1 && { display=:$n; break; }
+    kill -0 $xvfb 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -n "$display" ] && break
+  kill $xvfb 2>/dev/null
 done
 [ -n "$display" ] || fail "could not start Xvfb"
 export DISPLAY=$display
@@ -35,7 +42,7 @@ start_app() {
   "$bin" --window 1000x700 --view 0,0,100 --stats "$tmp/s.jsonl" "$2" >"$tmp/out" 2>&1 &
   app=$!
   wid=""
-  # by title, or by process (a loaded machine has been seen to miss the title for 10 s)
+  # by title, or by process
   for _ in $(seq 1 200); do
     wid=$(xdotool search --name "$1" 2>/dev/null | head -n 1)
     [ -n "$wid" ] || wid=$(xdotool search --pid "$app" 2>/dev/null | tail -n 1)

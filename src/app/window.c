@@ -1132,6 +1132,16 @@ static bool app_open(app *a, const window_options *o, Uint32 sdl_subsystems)
                 sdl_subsystems ? "cannot open a display; try --headless or --screenshot" : "SDL", SDL_GetError());
         return false;
     }
+    // With no display SDL falls back to a video driver without windows ("offscreen"), and the app
+    // would run where nobody can see it; only a driver asked for by name is taken as meant.
+    const char *driver = SDL_GetCurrentVideoDriver();
+    if ((sdl_subsystems & SDL_INIT_VIDEO) && driver && !getenv("SDL_VIDEODRIVER") &&
+        (strcmp(driver, "offscreen") == 0 || strcmp(driver, "dummy") == 0)) {
+        fprintf(stderr, "springbox: cannot open a display (SDL found only its '%s' driver); try --headless or --screenshot\n",
+                driver);
+        SDL_Quit();
+        return false;
+    }
     char error[4096];
     if (!app_start(a, o, error, sizeof error)) {
         fprintf(stderr, "springbox: %s\n", error);
