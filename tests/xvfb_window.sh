@@ -11,12 +11,13 @@ cleanup() { [ -n "${app:-}" ] && kill "$app" 2>/dev/null; [ -n "${xvfb:-}" ] && 
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; echo "--- last stats:"; tail -n 2 "$tmp/s.jsonl" 2>/dev/null | cut -c1-600; cat "$tmp/out" 2>/dev/null; exit 1; }
 
-# A free display number, and a server that answers before the app starts: on a loaded machine
-# Xvfb took longer than the half second once given it, and SDL, finding no display, fell back
-# to a video driver without windows (the app now refuses that: "cannot open a display").
+# A free display number, and a server that answers before the app starts. -noreset: Xvfb resets
+# itself whenever its last client leaves, so each xdotool call that ended alone reset it, and an
+# app connecting during a reset found no display (seen under load as "no window appeared"; SDL
+# then fell back to a driver without windows, which the app now refuses: "cannot open a display").
 for n in $displays; do
   [ -e /tmp/.X$n-lock ] && continue
-  Xvfb :$n -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+  Xvfb :$n -screen 0 1280x800x24 -nolisten tcp -noreset >/dev/null 2>&1 &
   xvfb=$!
   for _ in $(seq 1 100); do
     DISPLAY=:$n xdotool getdisplaygeometry >/dev/null 2>&1 && { display=:$n; break; }
