@@ -706,6 +706,47 @@ TEST(nonfinite_containment)
     return 0;
 }
 
+// Issue 14 item 4: a scene that pumps energy in hits the same guardrail as a diverging
+// spring. A particle pushed past the range the API accepts (1e12 m, 1e12 m/s) halts the
+// world in every method, names it, and keeps the last state within range; a fast but sane
+// projectile (10 km/s for a minute) never trips it.
+TEST(runaway_halts_like_nonfinite)
+{
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        sb_world_def def = quiet_def((sb_method)m);
+        sb_world *w = sb_world_create(&def);
+        add_particle(w, 0, 0, 1, true);
+        sb_particle_id pushed = add_particle(w, 0, 1, 1, false);
+        int frames = 0;
+        sb_status st = SB_OK;
+        while (st == SB_OK && frames < 600) {
+            ENSURE(sb_particle_apply_force(w, pushed, v2(1e14, 0.0)) == SB_OK);
+            st = sb_world_step(w);
+            frames += 1;
+        }
+        const sb_stats *stats = sb_world_get_stats(w);
+        ENSURE(st == SB_ERR_HALTED && stats->halted);
+        ENSURE(frames <= 2); // 1e14 N on 1 kg passes 1e12 m/s within 1/60 s
+        ENSURE(stats->bad_particle.index == pushed.index);
+        ENSURE(strstr(stats->message, "runaway") && strstr(stats->message, "particle 2"));
+        sb_particle_def p = get(w, pushed);
+        ENSURE(fabs(p.position.x) <= SB_MAX_COORD && fabs(p.velocity.x) <= SB_MAX_SPEED);
+        sb_world_destroy(w);
+
+        w = sb_world_create(&def);
+        sb_particle_def fast = sb_default_particle_def();
+        fast.velocity = v2(1e4, 1e4);
+        sb_status added;
+        sb_particle_id bullet = sb_world_add_particle(w, &fast, &added);
+        ENSURE(added == SB_OK);
+        for (int f = 0; f < 3600; ++f)
+            ENSURE(sb_world_step(w) == SB_OK);
+        ENSURE(get(w, bullet).position.x > 5.9e5);
+        sb_world_destroy(w);
+    }
+    return 0;
+}
+
 // ---------------------------------------------------------------- tethers
 
 // A chain of 40 rigid links of 0.25 m from a fixed particle, 100 kg at the end:
@@ -981,6 +1022,7 @@ static const test_entry tests[] = {
     ENTRY(rng_is_deterministic),
     ENTRY(determinism),
     ENTRY(nonfinite_containment),
+    ENTRY(runaway_halts_like_nonfinite),
     ENTRY(tethers_bound_rigid_paths),
     ENTRY(simd_matches_scalar),
     ENTRY(drag_follows_target_in_every_method),

@@ -42,4 +42,21 @@ if ! grep -q "built without SDL2" "$tmp/out"; then # a build without the window 
   [ $rc -eq 1 ] || fail "with no display springbox exited $rc, not 1: $(cat "$tmp/out")"
   grep -q "cannot open a display" "$tmp/out" || fail "with no display: $(cat "$tmp/out")"
 fi
+# issue 12 / 14: the second world of a scene halts (pushed out of range from update):
+# exit 3, halted:true in stats, and the message names world 2
+cat >"$tmp/two.lua" <<'LUA'
+local sb = require "springbox"
+local calm, pushed = sb.world{}, sb.world{}
+calm:particle{ x = 0, y = 0 }
+local p = pushed:particle{ x = 0, y = 1 }
+return { world = calm, worlds = { calm, pushed }, update = function() p:apply_force(1e12, 0) end }
+LUA
+"$bin" --headless "$tmp/two.lua" --frames 120 --stats "$tmp/two.jsonl" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 3 ] || fail "a halted second world exited $rc, not 3: $(cat "$tmp/out")"
+grep -q "world 2: runaway at step" "$tmp/out" || fail "the halt does not name world 2: $(cat "$tmp/out")"
+grep -q "world 1:" "$tmp/out" && fail "world 1 did not halt: $(cat "$tmp/out")"
+head -n 30 "$tmp/two.jsonl" | grep -q '"halted":true' && fail "halted before it ran away"
+tail -n 1 "$tmp/two.jsonl" | grep -q '"halted":true' || fail "stats say not halted: $(tail -n 1 "$tmp/two.jsonl")"
+grep -q "stays off" "$tmp/out" && fail "update() failed after the halt: $(cat "$tmp/out")"
 echo "headless runner: ok"

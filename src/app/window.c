@@ -600,7 +600,7 @@ static void draw(app *a)
         if (st->halted) {
             char body[512];
             snprintf(body, sizeof body, "%s\npress R to restart the scene", st->message);
-            draw_overlay(a, v.rect, COLOR_ERROR, "the world stopped on a non-finite value", body);
+            draw_overlay(a, v.rect, COLOR_ERROR, "the world stopped on a non-finite value or a runaway", body);
         }
         // both sides load the same file: one overlay across the whole view says it
         if (s->has_error && (i == 0 || !a->sides[0].has_error))

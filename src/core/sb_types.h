@@ -22,6 +22,12 @@ typedef struct sb_spring_id { uint32_t index, generation; } sb_spring_id;
 /// A static wall segment handle.
 typedef struct sb_wall_id { uint32_t index, generation; } sb_wall_id;
 
+/// The range of the world's numbers: particle coordinates (m) and velocities (m/s) are
+/// accepted within it, per axis, and a particle that leaves it halts the world (a runaway:
+/// at 1e12 m a double resolves only 0.1 mm, and no scene means to go there).
+#define SB_MAX_COORD 1e12
+#define SB_MAX_SPEED 1e12
+
 /// The null handle: generation 0 is never issued.
 #define SB_NULL_INDEX UINT32_MAX
 
@@ -160,7 +166,8 @@ typedef struct sb_stats {
     int overlapping_pairs;
     double worst_overlap;                 ///< m, the deepest of them
     sb_particle_id overlap_a, overlap_b;  ///< the pair that overlaps most
-    /// non-finite containment: the world stops and keeps its last finite state
+    /// non-finite containment: on a non-finite value, or a particle past SB_MAX_COORD or
+    /// SB_MAX_SPEED (a runaway), the world stops and keeps its last good state
     bool halted;
     sb_particle_id bad_particle;
     sb_spring_id bad_spring;  ///< the most stretched spring on bad_particle, if any

@@ -34,7 +34,8 @@ sb_world_def sb_world_get_def(const sb_world *world);
 sb_status sb_world_set_def(sb_world *world, const sb_world_def *def, const char **bad_field);
 
 /// Advances one frame of def.dt in def.substeps sub-steps. Returns SB_ERR_HALTED, and
-/// does nothing, once a non-finite value has stopped the world.
+/// does nothing, once a non-finite value or a runaway particle (past SB_MAX_COORD /
+/// SB_MAX_SPEED) has stopped the world.
 sb_status sb_world_step(sb_world *world);
 /// A callback asked between sub-steps; when it returns true the step stops, the world goes back
 /// to the state before the frame, and sb_world_step returns SB_ERR_INTERRUPTED (a host's time

@@ -357,13 +357,22 @@ void solver_finish_velocity_substep(sb_world *w, double h, bool project_rigid_sp
 
 // ------------------------------------------------------------------ the loop
 
-/// The first non-finite particle, preferring a dynamic one: a fixed particle can only be
+/// Whether a particle has left the world's range: non-finite, or past SB_MAX_COORD or
+/// SB_MAX_SPEED on an axis. The negated comparisons are false for NaN as well.
+bool particle_runaway(const sb_world *w, int i)
+{
+    sb_vec2 x = w->pos[i], v = w->vel[i];
+    return !(fabs(x.x) <= SB_MAX_COORD && fabs(x.y) <= SB_MAX_COORD && fabs(v.x) <= SB_MAX_SPEED &&
+             fabs(v.y) <= SB_MAX_SPEED);
+}
+
+/// The first runaway particle, preferring a dynamic one: a fixed particle can only be
 /// infected in the same sub-step (0 * NaN is NaN), never be the source.
-static int first_nonfinite_particle(const sb_world *w)
+static int first_runaway_particle(const sb_world *w)
 {
     int first = -1;
     for (int i = 0; i < w->p_high; ++i) {
-        if (particle_alive(w, i) && (!v2_finite(w->pos[i]) || !v2_finite(w->vel[i]))) {
+        if (particle_alive(w, i) && particle_runaway(w, i)) {
             if (w->inv_mass[i] > 0.0)
                 return i;
             if (first < 0)
@@ -404,7 +413,7 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
             return SOLVER_INTERRUPTED;
         }
         if (diagnostic) {
-            int bad = first_nonfinite_particle(w);
+            int bad = first_runaway_particle(w);
             if (bad >= 0) {
                 springs_unpack(w, h);
                 return bad;
@@ -414,5 +423,5 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
     springs_unpack(w, h);
     if (method != SB_METHOD_VERLET && method != SB_METHOD_XPBD)
         contacts_restitution(w);
-    return diagnostic ? -1 : first_nonfinite_particle(w);
+    return diagnostic ? -1 : first_runaway_particle(w);
 }

@@ -38,7 +38,7 @@ const char *sb_status_string(sb_status status)
     case SB_ERR_INVALID: return "invalid argument";
     case SB_ERR_SAME_PARTICLE: return "a spring needs two different particles";
     case SB_ERR_NO_MEMORY: return "out of memory";
-    case SB_ERR_HALTED: return "world halted on a non-finite value";
+    case SB_ERR_HALTED: return "world halted on a non-finite value or a runaway particle";
     case SB_ERR_INTERRUPTED: return "the step was interrupted";
     }
     return "unknown status";
@@ -969,7 +969,7 @@ static double spring_instability(const sb_world *w, int s, double h)
     return omega * h / sb_symplectic_omega_h_limit(zeta);
 }
 
-static void halt(sb_world *w, int bad)
+static void halt(sb_world *w, int bad, bool nonfinite)
 {
     sb_stats *st = &w->stats;
     st->halted = true;
@@ -988,7 +988,12 @@ static void halt(sb_world *w, int bad)
             st->bad_spring.generation = w->s_gen[s];
         }
     }
-    if (st->bad_spring.generation)
+    if (!nonfinite) // out of range but finite: pushed there by the scene (a force, a drag)
+        snprintf(st->message, sizeof st->message,
+                 "runaway at step %llu: particle %u passed %.0e m or %.0e m/s on an axis. Kept the last state "
+                 "within range",
+                 (unsigned long long)st->steps, bad + 1, SB_MAX_COORD, SB_MAX_SPEED);
+    else if (st->bad_spring.generation)
         snprintf(st->message, sizeof st->message,
                  "non-finite state at step %llu: particle %u went first; its stiffest spring %u has omega*h %.3g times "
                  "the explicit limit. Kept the last finite state",
@@ -1055,8 +1060,10 @@ static double now_ms(void)
 
 sb_status sb_world_step(sb_world *w)
 {
-    if (w->stats.halted)
+    if (w->stats.halted) {
+        clear_forces(w); // a halted world takes no step, and forces act for one step only
         return SB_ERR_HALTED;
+    }
     double t0 = now_ms();
     if (w->def.method != w->last_method) {
         // Impulses mean different things to different methods: start them afresh.
@@ -1092,8 +1099,9 @@ sb_status sb_world_step(sb_world *w)
         w->interrupt = NULL;
         bad = solver_run_substeps(w, true);
         w->interrupt = interrupt;
+        bool nonfinite = bad < 0 || !v2_finite(w->pos[bad]) || !v2_finite(w->vel[bad]);
         snapshot_restore(w);
-        halt(w, bad >= 0 ? bad : 0);
+        halt(w, bad >= 0 ? bad : 0, nonfinite);
         clear_forces(w);
         w->stats.step_ms = now_ms() - t0;
         return SB_ERR_HALTED;
