@@ -230,8 +230,12 @@ TEST(sandbox)
         "while true do coroutine.resume(coroutine.create(function() while true do end end)) end",
         "local w = require('springbox').world{ substeps = 1000, iterations = 1000 }\n"
         "for i = 1, 2000 do w:particle{ x = i * 0.1 } end\nw:step(100000000)",
+        // a pattern match that backtracks for hours, in C where no hook runs (sb_pattern.c)
+        "string.find(string.rep('a', 3000), ('.-'):rep(5) .. 'b')",
+        "while true do pcall(string.gsub, ('a'):rep(3000), ('.-'):rep(5) .. 'b', '') end",
+        "local s = ('a'):rep(3000)\nlocal m = s:match(('.-'):rep(5) .. 'b')",
     };
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < (int)(sizeof catchers / sizeof *catchers); ++i) {
         char text[512];
         snprintf(text, sizeof text, "%s\nreturn require('springbox').world{}\n", catchers[i]);
         write_file("catch.lua", text);
@@ -254,6 +258,19 @@ TEST(sandbox)
     s = sb_scene_open(&o, error, sizeof error);
     ENSURE(s);
     ENSURE(!sb_scene_frame(s, error, sizeof error) && strstr(error, "update() took longer than its limit") != NULL);
+    sb_scene_close(s);
+    // ... a trusted scene's too: the pattern functions are guarded in both
+    write_file("match_update.lua", "local w = require('springbox').world{}\nw:particle{}\n"
+                                   "return { world = w, update = function() ('a'):rep(3000):find(('.-'):rep(5) .. 'b') end }\n");
+    o = sb_default_scene_options();
+    o.path = scene_path("match_update.lua");
+    o.trusted = true;
+    o.update_seconds = 0.2;
+    s = sb_scene_open(&o, error, sizeof error);
+    ENSURE(s);
+    double t_match = now();
+    ENSURE(!sb_scene_frame(s, error, sizeof error) && strstr(error, "update() took longer than its limit") != NULL);
+    ENSURE(now() - t_match < 0.2 + 0.5);
     sb_scene_close(s);
     // a memory bomb near the cap ends at the time limit too, and says so
     write_file("bomb.lua", "local t = {}\nfor i = 1, 1e10 do t[i] = string.rep('x', 64) .. i end\n");

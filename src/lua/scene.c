@@ -4,6 +4,7 @@
 #include "scene_internal.h"
 
 #include "sb_lua.h"
+#include "sb_pattern.h"
 #include "sb_tuning.h"
 
 #include <lauxlib.h>
@@ -76,6 +77,14 @@ static int deadline_error(lua_State *L, const sb_scene *scene)
 }
 
 static bool past_deadline(const sb_scene *scene) { return scene->deadline_what && monotonic_seconds() > scene->deadline; }
+
+static void pattern_guard(lua_State *L, void *ud)
+{
+    const sb_scene *scene = (const sb_scene *)ud;
+    if (past_deadline(scene))
+        luaL_error(L, "%s took longer than its limit of %f s (in a string pattern match)", scene->deadline_what,
+                   scene->deadline_limit);
+}
 
 static void deadline_hook(lua_State *L, lua_Debug *ar)
 {
@@ -991,6 +1000,10 @@ sb_scene *sb_scene_open(const sb_scene_options *options, char *error, size_t err
         return NULL;
     }
     luaL_openlibs(scene->L);
+    // string.find and friends match in C, out of the hook's reach: these check the limit
+    lua_getglobal(scene->L, "string");
+    sb_pattern_install(scene->L, -1, pattern_guard, scene);
+    lua_pop(scene->L, 1);
     luaL_requiref(scene->L, "springbox", luaopen_springbox, 0);
     lua_pop(scene->L, 1);
     if (!scene->opt.trusted) {
