@@ -650,6 +650,9 @@ static const char *const fuzz_update[] = {
     "function(world) world:remove(world) end",
     "function(world) for c in world:constraints() do c.hertz = math.random() * 1e4; world:remove(c) end end",
     "function() return string.rep('x', 1e9) end",
+    "function() return ('a'):rep(3000):find(('.-'):rep(5) .. 'b') end",
+    "function(world) local l = sb.open_log('fuzz.csv', { 'n' }); l:row(world.particle_count, {}) end",
+    "function() for i = 1, 20 do sb.open_log('f' .. i .. '.txt'):write(('x'):rep(1e6)) end end",
 };
 static const char *const fuzz_return[] = {
     "return w\n",
@@ -1040,6 +1043,105 @@ TEST(constraint_changes_restart_and_say_so)
     return 0;
 }
 
+
+/// The whole of a file next to the scenes ("" if it cannot be read).
+static const char *read_back(const char *name)
+{
+    static char text[8192];
+    text[0] = '\0';
+    FILE *f = fopen(scene_path(name), "r");
+    if (f) {
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    return text;
+}
+
+// Issue 14 item 6: a sandboxed scene writes a CSV next to itself with springbox.open_log; the
+// header is written once, a reload appends, rows are flushed every frame, and names, sizes
+// and counts are limited with errors that say so.
+TEST(sandboxed_scenes_write_logs)
+{
+    const char *text =
+        "local sb = require 'springbox'\n"
+        "local w = sb.world{}\n"
+        "local p = w:particle{ x = 0, y = 0 }\n"
+        "local log = sb.open_log('run.csv', { 'frame', 'fixed', 'note' })\n"
+        "local frame = 0\n"
+        "return { world = w, update = function()\n"
+        "  frame = frame + 1\n"
+        "  log:row(frame, p.fixed, frame == 2 and 'said \"hi\", twice' or nil)\n"
+        "end }\n";
+    char error[2048];
+    remove(scene_path("run.csv"));
+    sb_scene *s = open_text("logger.lua", text, error, sizeof error);
+    ENSURE(s != NULL);
+    for (int f = 0; f < 3; ++f)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    // flushed after every frame: readable while the scene runs
+    ENSURE(strcmp(read_back("run.csv"), "frame,fixed,note\n1,false,\n2,false,\"said \"\"hi\"\", twice\"\n3,false,\n") == 0);
+    // a tuning-only reload runs the file again: it appends, with no second header
+    char edited[1024];
+    snprintf(edited, sizeof edited, "-- edited\n%s", text);
+    write_file("logger.lua", edited);
+    ENSURE(sb_scene_reload(s).result == SB_RELOAD_KEPT);
+    ENSURE(sb_scene_frame(s, error, sizeof error));
+    printf("%s", read_back("run.csv"));
+    ENSURE(strcmp(read_back("run.csv"), "frame,fixed,note\n1,false,\n2,false,\"said \"\"hi\"\", twice\"\n3,false,\n"
+                                        "1,false,\n") == 0);
+    sb_scene_close(s);
+    // a new session starts the file afresh
+    s = open_text("logger.lua", text, error, sizeof error);
+    ENSURE(s && sb_scene_frame(s, error, sizeof error));
+    ENSURE(strcmp(read_back("run.csv"), "frame,fixed,note\n1,false,\n") == 0);
+    sb_scene_close(s);
+
+    // names: a plain file next to the scene, with a text extension; the error names the value
+    const char *bad_names[] = {"../x.csv", "/tmp/x.csv", "a/b.csv", ".x.csv", "x.sh", "", "run.lua", "x.csv\\0y"};
+    for (size_t i = 0; i < sizeof bad_names / sizeof *bad_names; ++i) {
+        char scene[512];
+        snprintf(scene, sizeof scene, "require('springbox').open_log('%s')\nreturn require('springbox').world{}\n",
+                 bad_names[i]);
+        s = open_text("badlog.lua", scene, error, sizeof error);
+        ENSURE(s == NULL);
+        ENSURE(strstr(error, "bad argument #1 to 'open_log'") != NULL);
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "got '%.*s'", (int)strcspn(bad_names[i], "\\"), bad_names[i]);
+        ENSURE(strstr(error, quoted) != NULL);
+    }
+    // the other errors: a full log, a closed log, a ninth log, bad values, and `io` itself
+    struct {
+        const char *code, *want;
+    } cases[] = {
+        {"local l = sb.open_log('big.txt')\nl:write(('x'):rep(60))\nl:write(('x'):rep(60))",
+         "log 'big.txt' is full: it may hold 100 bytes, and this write would take it to 120"},
+        {"local l = sb.open_log('c.log')\nl:close()\nl:write('x')", "attempt to use a closed log"},
+        {"local a = sb.open_log('same.txt')\nlocal b = sb.open_log('same.txt')\nb:write('ok')\na:write('x')",
+         "attempt to use a closed log"},
+        {"for i = 1, 9 do sb.open_log('n' .. i .. '.csv') end", "at most 8 logs in a session, and 'n9.csv' would be one more"},
+        {"sb.open_log('t.csv'):row({})", "bad argument #1 to 'row' (string, number, boolean or nil expected, got table)"},
+        {"sb.open_log('t.csv'):write(true)", "bad argument #1 to 'write' (string or number expected, got boolean)"},
+        {"io.write('x')", "'io' is not available to sandboxed scenes: run springbox with --trusted to give the scene the "
+                          "full standard library, or write a file next to the scene with springbox.open_log(name)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        char scene[512];
+        snprintf(scene, sizeof scene, "local sb = require('springbox')\n%s\nreturn sb.world{}\n", cases[i].code);
+        write_file("logerr.lua", scene);
+        sb_scene_options o = sb_default_scene_options();
+        o.path = scene_path("logerr.lua");
+        o.log_limit = 100;
+        s = sb_scene_open(&o, error, sizeof error);
+        if (s || !strstr(error, cases[i].want))
+            printf("case %zu: %s\n", i, s ? "loaded" : error);
+        ENSURE(s == NULL && strstr(error, cases[i].want) != NULL);
+    }
+    const char *big = read_back("big.txt"); // the first write whole, nothing of the second
+    ENSURE(strlen(big) == 60 && strspn(big, "x") == 60);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -1056,6 +1158,7 @@ static const test_entry tests[] = {
     ENTRY(scene_programs_take_input_draw_and_hear_events),
     ENTRY(callback_errors_are_shown_and_recovered_from),
     ENTRY(constraint_changes_restart_and_say_so),
+    ENTRY(sandboxed_scenes_write_logs),
 };
 
 int main(int argc, char **argv)

@@ -20,6 +20,7 @@ typedef struct sb_scene_options {
     double load_seconds;     ///< wall-clock limit for running the scene file
     double update_seconds;   ///< wall-clock limit for one call of update()
     size_t memory_limit;     ///< bytes the scripts may allocate
+    size_t log_limit;        ///< bytes one springbox.open_log file may take in a session
 } sb_scene_options;
 
 /// What a reload did.
@@ -39,7 +40,8 @@ typedef struct sb_reload_event {
 /// One tunable value declared with springbox.tune{ name = {value, min, max} }.
 typedef struct sb_tunable { const char *name; double value, min, max; } sb_tunable;
 
-/// Defaults: untrusted, 0.5 s ramp, 10 s load limit, 1 s update limit, 4 GiB of memory.
+/// Defaults: untrusted, 0.5 s ramp, 10 s load limit, 1 s update limit, 4 GiB of memory,
+/// 64 MiB per log file.
 sb_scene_options sb_default_scene_options(void);
 /// Loads a scene. NULL on failure, with the error and Lua traceback in `error`.
 sb_scene *sb_scene_open(const sb_scene_options *options, char *error, size_t error_size);

@@ -327,7 +327,10 @@ static int sandbox_missing(lua_State *L)
     for (const char *const *r = removed; key && *r; ++r)
         if (strcmp(key, *r) == 0)
             return luaL_error(L, "'%s%s' is not available to sandboxed scenes: run springbox with --trusted to give "
-                                 "the scene the full standard library", lua_tostring(L, lua_upvalueindex(1)), key);
+                                 "the scene the full standard library%s",
+                              lua_tostring(L, lua_upvalueindex(1)), key,
+                              strcmp(key, "io") == 0 ? ", or write a file next to the scene with springbox.open_log(name)"
+                                                     : "");
     return 0; // any other missing name reads nil, as usual
 }
 
@@ -974,6 +977,7 @@ sb_scene_options sb_default_scene_options(void)
     o.load_seconds = 10.0;
     o.update_seconds = 1.0;
     o.memory_limit = (size_t)4 << 30;
+    o.log_limit = (size_t)64 << 20;
     return o;
 }
 
@@ -1006,6 +1010,7 @@ sb_scene *sb_scene_open(const sb_scene_options *options, char *error, size_t err
     lua_pop(scene->L, 1);
     luaL_requiref(scene->L, "springbox", luaopen_springbox, 0);
     lua_pop(scene->L, 1);
+    scene_log_install(scene);
     if (!scene->opt.trusted) {
         // Strings share one metatable for the state's whole life, reachable as getmetatable("")
         // and through every method call ("x"):rep. In the sandbox its __index is a table of the
@@ -1051,6 +1056,7 @@ void sb_scene_close(sb_scene *scene)
     scene_program_free(scene);
     if (scene->L)
         lua_close(scene->L);
+    scene_log_free(scene);
     free(scene->path);
     free(scene->dir);
     free(scene);
@@ -1126,6 +1132,7 @@ bool sb_scene_frame(sb_scene *scene, char *error, size_t error_size)
         char ignored[256];
         scene_dispatch_events(scene, ignored, sizeof ignored); // update's error is the one to show
     }
+    scene_log_flush(scene);
     return ok;
 }
 

@@ -65,7 +65,17 @@ struct sb_scene {
     bool update_ok;
     bool callback_off[SCENE_CALLBACK_COUNT]; // raised an error: off until the next reload
     struct scene_draw *draw;                  // scene_program.c
+    struct scene_logs *logs;                  // scene_log.c: files of springbox.open_log
 };
+
+#define SCENE_LOG_MAX 8       // log files a scene may write in one session
+#define SCENE_LOG_NAME_MAX 64 // characters of a log's file name
+/// Adds springbox.open_log to the module table of the scene's state.
+void scene_log_install(sb_scene *scene);
+/// Flushes the open logs (after every frame).
+void scene_log_flush(sb_scene *scene);
+/// Closes the logs and frees what scene_log.c keeps; after lua_close.
+void scene_log_free(sb_scene *scene);
 
 /// Calls the function below `nargs` arguments with a traceback handler and a wall-clock limit;
 /// on failure the message is in `error`.

@@ -52,6 +52,29 @@ function springbox.state(defaults) end
 ---@param value number finite
 function springbox.plot(name, value) end
 
+---@class springbox.log
+local log = {}
+---Appends strings and numbers as they are, as io.write does. Returns the log.
+---@param ... string|number
+---@return springbox.log
+function log:write(...) end
+---Appends one CSV row (RFC 4180): numbers as tostring writes them, booleans as true/false, nil as
+---an empty field; strings with a comma, quote or line break are quoted. Returns the log.
+---@param ... string|number|boolean|nil
+---@return springbox.log
+function log:row(...) end
+---Closes the file; using the log afterwards raises "attempt to use a closed log".
+function log:close() end
+
+---A file the scene may write next to itself, sandboxed or not (scene host only; the stock
+---interpreter has io). `name` is a plain file name ending in .csv, .txt, .log or .json. The first
+---open of a name in a session truncates the file and writes `header` as its first row; opens after
+---a hot reload append. Flushed after every frame. At most 8 logs per session, 64 MiB each.
+---@param name string
+---@param header? string[] column names, written when the file is created
+---@return springbox.log
+function springbox.open_log(name, header) end
+
 ---@class springbox.keyboard
 springbox.keyboard = {}
 
