@@ -1,9 +1,11 @@
 // The springbox Lua module. Every argument is checked with the auxiliary library; a bad
 // one raises a Lua error that names the argument (or field) and the value, never a crash.
+#define _GNU_SOURCE // memmem
 #include "sb_lua.h"
 
 #include "sb_tuning.h"
 
+#include <ctype.h>
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -1719,15 +1721,93 @@ defaults:
     return 1;
 }
 
+/// Where `name` is first written as a key (`name =` or `["name"] =`) in text, or -1.
+static long key_position(const char *text, size_t len, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *at = text; n > 0 && (at = memmem(at, len - (size_t)(at - text), name, n)) != NULL; at += 1) {
+        const char *end = at + n;
+        bool word = (at == text || !(isalnum((unsigned char)at[-1]) || at[-1] == '_')) &&
+                    (end == text + len || !(isalnum((unsigned char)*end) || *end == '_'));
+        bool quoted = at - text >= 2 && (at[-1] == '"' || at[-1] == '\'') && at[-2] == '[' && end < text + len &&
+                      *end == at[-1] && end + 1 < text + len && end[1] == ']';
+        if (!word && !quoted)
+            continue;
+        const char *after = quoted ? end + 2 : end;
+        while (after < text + len && (*after == ' ' || *after == '\t' || *after == '\r' || *after == '\n'))
+            after += 1;
+        if (after < text + len && *after == '=' && (after + 1 == text + len || after[1] != '='))
+            return (long)(at - text);
+    }
+    return -1;
+}
+
+/// The caller's source from the line of its springbox.tune call on (at most 64 KiB), pushed as a
+/// string; nil when it cannot be read. A table constructor keeps no order, so the sliders take
+/// the order the designer wrote the names in from here.
+static void push_call_source(lua_State *L)
+{
+    lua_Debug ar;
+    if (!lua_getstack(L, 1, &ar) || !lua_getinfo(L, "Sl", &ar) || ar.currentline < 1) {
+        lua_pushnil(L);
+        return;
+    }
+    enum { window = 64 * 1024 };
+    char *text = NULL;
+    size_t len = 0;
+    if (ar.source[0] == '@') {
+        FILE *f = fopen(ar.source + 1, "rb");
+        if (!f) {
+            lua_pushnil(L);
+            return;
+        }
+        long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+        if (size <= 0 || size > (4l << 20) || fseek(f, 0, SEEK_SET) != 0) {
+            fclose(f);
+            lua_pushnil(L);
+            return;
+        }
+        text = (char *)lua_newuserdatauv(L, (size_t)size, 0);
+        len = fread(text, 1, (size_t)size, f);
+        fclose(f);
+    } else if (ar.source[0] != '=') { // a chunk loaded from a string holds its text
+        text = (char *)ar.source;
+        len = ar.srclen;
+        lua_pushnil(L); // keep the stack shape of the file case
+    } else {
+        lua_pushnil(L);
+        return;
+    }
+    const char *at = text, *end = text + len;
+    for (int line = 1; line < ar.currentline && at < end; ++line) {
+        const char *nl = memchr(at, '\n', (size_t)(end - at));
+        at = nl ? nl + 1 : end;
+    }
+    size_t take = (size_t)(end - at) < window ? (size_t)(end - at) : window;
+    lua_pushlstring(L, at, take);
+    lua_remove(L, -2);
+}
+
 static int l_tune(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    push_call_source(L); // 2
     lua_newtable(L);
     int result = lua_gettop(L);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, "springbox.tunables");
     int decl = lua_gettop(L);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, "springbox.overrides");
     int over = lua_gettop(L);
+    // order keys: this call's names come after every earlier call's, in the order written
+    double call_base = 0.0;
+    lua_pushnil(L);
+    while (lua_next(L, decl)) {
+        call_base += 1e7;
+        lua_pop(L, 1);
+    }
+    size_t source_len = 0;
+    const char *source = lua_tolstring(L, 2, &source_len);
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         if (lua_type(L, -2) != LUA_TSTRING)
@@ -1747,13 +1827,16 @@ static int l_tune(lua_State *L)
             value = v < lo ? lo : v > hi ? hi : v;
         }
         lua_pop(L, 1);
-        lua_createtable(L, 3, 0);
+        long written = source ? key_position(source, source_len, name) : -1;
+        lua_createtable(L, 4, 0);
         lua_pushnumber(L, value);
         lua_rawseti(L, -2, 1);
         lua_pushnumber(L, lo);
         lua_rawseti(L, -2, 2);
         lua_pushnumber(L, hi);
         lua_rawseti(L, -2, 3);
+        lua_pushnumber(L, call_base + (written >= 0 ? (double)written : 9e6)); // unfound: last, by name
+        lua_rawseti(L, -2, 4);
         lua_setfield(L, decl, name);
         lua_pushnumber(L, value);
         lua_setfield(L, result, name);

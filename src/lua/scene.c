@@ -1165,9 +1165,15 @@ int sb_scene_tunable_count(const sb_scene *scene)
     return n;
 }
 
-static int compare_names(const void *a, const void *b)
+/// A tunable's name and its order key (springbox.tune: the order the names were written in).
+typedef struct tunable_order { const char *name; double order; } tunable_order;
+
+static int compare_tunables(const void *a, const void *b)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    const tunable_order *x = (const tunable_order *)a, *y = (const tunable_order *)b;
+    if (x->order != y->order)
+        return x->order < y->order ? -1 : 1;
+    return strcmp(x->name, y->name);
 }
 
 sb_tunable sb_scene_tunable(const sb_scene *scene, int i)
@@ -1177,19 +1183,21 @@ sb_tunable sb_scene_tunable(const sb_scene *scene, int i)
     int n = sb_scene_tunable_count(scene);
     if (i < 0 || i >= n)
         return t;
-    // Sorted by name, so the order is stable whatever the table's.
-    const char **names = malloc(sizeof *names * (size_t)n);
+    // In the order they were declared (springbox.tune), then by name: stable whatever the table's.
+    tunable_order *names = malloc(sizeof *names * (size_t)n);
     if (!names)
         return t;
     lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
     int k = 0;
     lua_pushnil(L);
     while (lua_next(L, -2)) {
-        lua_pop(L, 1);
-        names[k++] = lua_tostring(L, -1); // the keys stay anchored in the table
+        lua_rawgeti(L, -1, 4);
+        names[k].order = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 1e300; // from a returned `tune` table: last
+        lua_pop(L, 2);
+        names[k++].name = lua_tostring(L, -1); // the keys stay anchored in the table
     }
-    qsort(names, (size_t)n, sizeof *names, compare_names);
-    t.name = names[i];
+    qsort(names, (size_t)n, sizeof *names, compare_tunables);
+    t.name = names[i].name;
     lua_getfield(L, -1, t.name);
     double v[3] = {0, 0, 0};
     for (int j = 0; j < 3; ++j) {

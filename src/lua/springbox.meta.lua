@@ -33,6 +33,8 @@ function springbox.world(def) end
 
 ---Declares live-tunable values; returns their current values (the defaults outside the
 ---window, the slider positions inside it). Moving a slider re-runs the scene like a save.
+---Sliders come in the order the names are written in the file, call after call (names built at
+---run time, which the file does not show as keys, come last, by name).
 ---@param decl table<string, number[]> name = {value, min, max}
 ---@return table<string, number>
 function springbox.tune(decl) end
