@@ -1017,6 +1017,20 @@ static void measure(sb_world *w)
         pe -= m * v2_dot(g, w->pos[i]);
     }
     const double h = w->def.dt / w->def.substeps;
+    // Stretch is against the rest length asked for: a ramping spring works at a re-based rest
+    // length (retune.c) that can be a small fraction of it, and a ramp must not read as an
+    // explosion. Energy is the spring's as it works.
+    const double *asked = w->rest;
+    double *targets = NULL;
+    if (w->ramp_count > 0 && (targets = malloc(sizeof *targets * (size_t)w->s_high)) != NULL) {
+        memcpy(targets, w->rest, sizeof *targets * (size_t)w->s_high);
+        for (int r = 0; r < w->ramp_count; ++r) {
+            const sb_ramp *ramp = &w->ramps[r];
+            if (ramp->kind == SB_RAMP_SPRING && (int)ramp->index < w->s_high && w->s_gen[ramp->index] == ramp->generation)
+                targets[ramp->index] = ramp->to.x;
+        }
+        asked = targets;
+    }
     double max_stretch = 0.0;
     int max_s = -1;
     for (int s = 0; s < w->s_high; ++s) {
@@ -1025,8 +1039,8 @@ static void measure(sb_world *w)
             continue;
         double len = v2_len(v2_sub(w->pos[b], w->pos[a]));
         double c = len - w->rest[s];
-        if (w->rest[s] > 0.0 && fabs(c) / w->rest[s] > max_stretch) {
-            max_stretch = fabs(c) / w->rest[s];
+        if (asked[s] > 0.0 && fabs(len - asked[s]) / asked[s] > max_stretch) {
+            max_stretch = fabs(len - asked[s]) / asked[s];
             max_s = s;
         }
         if (!w->s_rigid[s]) {
@@ -1035,6 +1049,7 @@ static void measure(sb_world *w)
             pe += 0.5 * k * c * c;
         }
     }
+    free(targets);
     st->kinetic_energy = ke;
     st->potential_energy = pe;
     st->max_stretch = max_stretch;
