@@ -362,6 +362,37 @@ TEST(tunables)
         ENSURE(strcmp(sb_scene_tunable(s, i).name, order[i]) == 0);
     ENSURE(sb_scene_tunable(s, 1).value == 0.25);
     sb_scene_close(s);
+
+    // A typo saved while the sliders are in use: the error says the line as Lua does and shows
+    // its text; the sliders of the last good scene stay, still move, and the value moved to
+    // applies when the typo is fixed (issue 14 item 5).
+    s = open_scene("tuned.lua", 0.0);
+    ENSURE(s);
+    write_file("tuned.lua",
+               "local sb = require 'springbox'\n"
+               "locl tune = sb.tune{ hz = {4, 1, 60} }\n");
+    e = sb_scene_reload(s);
+    printf("%s\n", e.message);
+    ENSURE(e.result == SB_RELOAD_FAILED);
+    ENSURE(strstr(e.message, "tuned.lua:2: syntax error near 'tune'\n     2 | locl tune = sb.tune{ hz = {4, 1, 60} }") != NULL);
+    ENSURE(sb_scene_tunable_count(s) == 1 && strcmp(sb_scene_tunable(s, 0).name, "hz") == 0);
+    ENSURE(sb_scene_set_tunable(s, "hz", 12).result == SB_RELOAD_FAILED); // the file is still broken
+    ENSURE(sb_scene_tunable_count(s) == 1 && sb_scene_tunable(s, 0).value == 12);
+    write_file("tuned.lua",
+               "local sb = require 'springbox'\n"
+               "local tune = sb.tune{ hz = {4, 1, 60} }\n"
+               "local w = sb.world{ collisions = false }\n"
+               "local a = w:particle{ x = 0, y = 0, fixed = true }\n"
+               "local b = w:particle{ x = 1, y = 0 }\n"
+               "w:spring(a, b, { hertz = tune.hz, damping_ratio = 0.5 })\n"
+               "return { world = w, tune = tune }\n");
+    ENSURE(sb_scene_reload(s).result == SB_RELOAD_KEPT);
+    run_frames(s, 1);
+    sp = sb_null_spring();
+    ENSURE(sb_world_next_spring(sb_scene_world(s, 0), &sp));
+    sb_spring_get(sb_scene_world(s, 0), sp, &d);
+    ENSURE(d.tuning.hertz == 12);
+    sb_scene_close(s);
     return 0;
 }
 

@@ -520,7 +520,9 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
     SDL_RenderSetClipRect(render_renderer(a->rc), NULL);
 }
 
-// A box with a title and a message, long lines wrapped to the box, at most 20 lines.
+// A box with a title and a message, long lines wrapped to the box, at most 20 lines. It sits
+// at the top of the area, under the HUD lines, so the scene below it stays in sight (a reload
+// error is read while the last good scene runs on) and the sliders beside it stay usable.
 static void draw_overlay(app *a, SDL_Rect area, SDL_Color color, const char *title, const char *body)
 {
     int lh = render_line_height(a->rc, false);
@@ -542,7 +544,7 @@ static void draw_overlay(app *a, SDL_Rect area, SDL_Color color, const char *tit
             p += 1;
     }
     box.h = n * lh + 50;
-    box.y = area.y + area.h / 2 - box.h / 2;
+    box.y = area.y + 40 + 2 * lh;
     SDL_Renderer *r = render_renderer(a->rc);
     render_panel(a->rc, box, (SDL_Color){40, 10, 12, 230});
     SDL_RenderSetClipRect(r, &box);

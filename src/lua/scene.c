@@ -116,6 +116,48 @@ static int traceback_handler(lua_State *L)
     return 1;
 }
 
+/// Copies a Lua error into `error`, with the text of the line it names after its first line:
+/// "scene.lua:3: syntax error near 'sb'" gains "    3 | locl sb = require 'springbox'", so a
+/// designer sees what Lua saw without opening the file.
+static void error_with_source_line(const char *message, char *error, size_t error_size)
+{
+    snprintf(error, error_size, "%s", message);
+    // the location Lua writes first: "<file>:<line>:", the file up to the first ":<digits>:"
+    const char *colon = message;
+    long line = 0;
+    while ((colon = strchr(colon, ':')) != NULL) {
+        char *end;
+        line = strtol(colon + 1, &end, 10);
+        if (end > colon + 1 && *end == ':' && line > 0)
+            break;
+        colon += 1;
+    }
+    if (!colon || colon == message || (size_t)(colon - message) >= 1024 || memchr(message, '\n', (size_t)(colon - message)))
+        return;
+    char path[1024];
+    snprintf(path, sizeof path, "%.*s", (int)(colon - message), message);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char text[512] = "";
+    int c = 0;
+    for (long n = 1; n < line && c != EOF;) // past line - 1 newlines
+        if ((c = getc(f)) == '\n')
+            n += 1;
+    bool found = c != EOF && fgets(text, sizeof text, f) != NULL;
+    fclose(f);
+    if (!found)
+        return;
+    text[strcspn(text, "\r\n")] = '\0';
+    for (char *t = text; *t; ++t)
+        if (*t == '\t')
+            *t = ' ';
+    size_t first = strcspn(error, "\n");
+    char rest[4096];
+    snprintf(rest, sizeof rest, "%s", error + first);
+    snprintf(error + first, error_size - first, "\n%6ld | %.200s%s", line, text, rest);
+}
+
 // Calls the function below `nargs` arguments with a traceback handler and a wall-clock limit.
 bool protected_call(sb_scene *scene, int nargs, int nresults, double limit, const char *what,
                            char *error, size_t error_size)
@@ -136,7 +178,7 @@ bool protected_call(sb_scene *scene, int nargs, int nresults, double limit, cons
         return false;
     }
     if (rc != LUA_OK) {
-        snprintf(error, error_size, "%s", lua_tostring(scene->L, -1) ? lua_tostring(scene->L, -1) : "error");
+        error_with_source_line(lua_tostring(scene->L, -1) ? lua_tostring(scene->L, -1) : "error", error, error_size);
         lua_pop(scene->L, 1);
         return false;
     }
@@ -548,7 +590,7 @@ static bool build_scene(sb_scene *scene, scene_build *b, char *error, size_t err
         return false;
     }
     if (luaL_loadfilex(L, scene->path, "t") != LUA_OK) {
-        snprintf(error, error_size, "%s", lua_tostring(L, -1));
+        error_with_source_line(lua_tostring(L, -1), error, error_size);
         lua_settop(L, top);
         return false;
     }
@@ -880,11 +922,31 @@ static void adopt(sb_scene *scene, scene_build *b, world_shape *shapes)
     lua_gc(scene->L, LUA_GCCOLLECT); // the old worlds go now, not at some later collection
 }
 
+/// Keeps the running scene's tunable declarations (springbox.tune) while a load runs: a load
+/// that fails puts them back, so the sliders of the last good scene stay (issue 14 item 5).
+static int tunables_keep(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
+    return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+static void tunables_restore(lua_State *L, int kept, bool restore)
+{
+    if (restore) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, kept);
+        lua_setfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
+    }
+    luaL_unref(L, LUA_REGISTRYINDEX, kept);
+}
+
 static sb_reload_event reload(sb_scene *scene, bool force_restart)
 {
     scene_build b;
     char error[sizeof(((sb_reload_event *)0)->message)];
-    if (!build_scene(scene, &b, error, sizeof error)) {
+    int kept = tunables_keep(scene->L);
+    bool built = build_scene(scene, &b, error, sizeof error);
+    tunables_restore(scene->L, kept, !built);
+    if (!built) {
         // Keep watching what the failed run loaded, so saving any of those files retries.
         sb_reload_event e = make_event(SB_RELOAD_FAILED, "%s", error);
         for (int i = 0; i < b.file_count; ++i) {
@@ -933,7 +995,10 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
         lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.state.current");
         scene_build fresh;
         char ignored[sizeof error];
-        if (build_scene(scene, &fresh, ignored, sizeof ignored)) {
+        kept = tunables_keep(scene->L);
+        built = build_scene(scene, &fresh, ignored, sizeof ignored);
+        tunables_restore(scene->L, kept, !built);
+        if (built) {
             build_free(scene, &b);
             b = fresh;
         } else {
