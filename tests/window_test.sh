@@ -52,6 +52,12 @@ xdotool key Up
 wait_for "up adds an iteration" '[ "$(field iterations)" = $((before + 1)) ]'
 echo "ok   method and iterations switch live"
 
+# the compare view's right side starts with the left's settings, tethers too (issue 14: it
+# showed tethers on and off when T had not been pressed)
+xdotool key c
+wait_for "C opens the compare view with the left's tethers" '[ "$(field compare)" = true ] && [ "$(field right_tethers)" = "$(field tethers)" ]'
+xdotool key c
+wait_for "C closes it" '[ "$(field compare)" = false ]'
 xdotool key t
 wait_for "T turns tethers off" '[ "$(field tethers)" = false ]'
 xdotool key t
@@ -62,6 +68,10 @@ xdotool key c
 wait_for "C opens the compare view" '[ "$(field compare)" = true ] && [ -n "$(field right_method)" ]'
 xdotool key shift+5
 wait_for "shift+5 sets the right side to verlet" '[ "$(field right_method)" = "\"verlet\"" ]'
+xdotool key t
+wait_for "T in the compare view turns both sides' tethers off" '[ "$(field tethers)" = false ] && [ "$(field right_tethers)" = false ]'
+xdotool key t
+wait_for "and both back on" '[ "$(field tethers)" = true ] && [ "$(field right_tethers)" = true ]'
 echo "ok   compare view: left $(field method), right $(field right_method)"
 [ -n "${SPRINGBOX_SHOT:-}" ] && command -v import >/dev/null && import -window root "$SPRINGBOX_SHOT"
 

@@ -489,10 +489,9 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
              100.0 * st->max_stretch);
     SDL_RenderSetClipRect(render_renderer(a->rc), &area);
     int x = area.x + 10;
-    if (a->compare) {
-        render_text(a->rc, x, y, COLOR_TEXT, false, first);
-        render_text(a->rc, x, y + lh, COLOR_TEXT, false, second);
-        y += lh;
+    if (a->compare) { // each half is narrow: the lines wrap rather than lose their ends
+        y = draw_wrapped(a, x, y, area.w - 20, COLOR_TEXT, first);
+        y = draw_wrapped(a, x, y, area.w - 20, COLOR_TEXT, second) - lh;
     } else {
         char line[520];
         snprintf(line, sizeof line, "%s  %s", first, second);
@@ -775,6 +774,7 @@ static void toggle_compare(app *a)
         char error[4096];
         side *s = &a->sides[1];
         memset(s, 0, sizeof *s);
+        s->tethers = a->sides[0].tethers; // before it opens: the open applies the overrides
         if (!side_open(a, s, error, sizeof error)) {
             add_notice(a, COLOR_ERROR, "compare view: the scene does not load now");
             return;
@@ -1059,7 +1059,9 @@ static void write_frame_stats(app *a)
             a->view.cy, a->view.scale,
             a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h);
     if (a->compare)
-        fprintf(f, ",\"right_method\":\"%s\"", sb_method_name(sb_world_get_def(side_world(&a->sides[1], 0)).method));
+        fprintf(f, ",\"right_method\":\"%s\",\"right_tethers\":%s",
+                sb_method_name(sb_world_get_def(side_world(&a->sides[1], 0)).method),
+                sb_world_get_def(side_world(&a->sides[1], 0)).tethers ? "true" : "false");
     sb_particle_id id;
     sb_vec2 target;
     double hz, zeta;
