@@ -1201,6 +1201,76 @@ TEST(sandboxed_scenes_write_logs)
     return 0;
 }
 
+// Issue 14 item 5: a scene sets the camera (look once, follow a particle until it goes) and
+// retitles the window while it runs; camera.get reads what the host shows; bad values are
+// named errors.
+TEST(scenes_move_the_camera_and_retitle)
+{
+    char error[2048];
+    sb_scene *s = open_text("camera.lua",
+                            "local sb = require 'springbox'\n"
+                            "local w = sb.world{ gravity = {0, -10}, collisions = false }\n"
+                            "local p = w:particle{ x = 2, y = 5 }\n"
+                            "sb.camera.follow(p, 8)\n"
+                            "sb.window.set_title('falling')\n"
+                            "local frames = 0\n"
+                            "return { world = w, title = 'camera test', update = function()\n"
+                            "  frames = frames + 1\n"
+                            "  sb.plot('view_h', select(3, sb.camera.get()))\n"
+                            "  if frames == 30 then w:remove(p) end\n"
+                            "  if frames == 40 then sb.camera.look(-1, 3) end\n"
+                            "  if frames == 50 then sb.window.set_title(nil) end\n"
+                            "end }\n",
+                            error, sizeof error);
+    ENSURE(s != NULL);
+    ENSURE(strcmp(sb_scene_title(s), "falling") == 0);
+    sb_camera_request req;
+    for (int f = 1; f <= 29; ++f) {
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+        sb_particle_def p;
+        sb_particle_id id = sb_null_particle();
+        ENSURE(sb_world_next_particle(sb_scene_world(s, 0), &id) && sb_particle_get(sb_scene_world(s, 0), id, &p) == SB_OK);
+        ENSURE(sb_scene_camera(s, &req) && req.follow && req.height == 8);
+        ENSURE(req.x == p.position.x && req.y == p.position.y && p.position.y < 5.0);
+    }
+    sb_scene_set_view(s, 1, 2, 12);
+    ENSURE(sb_scene_frame(s, error, sizeof error)); // frame 30 removes the particle
+    double view_h;
+    ENSURE(plot_value(s, "view_h", &view_h) && view_h == 12);
+    ENSURE(!sb_scene_camera(s, &req)); // the followed particle is gone: nothing more to follow
+    for (int f = 31; f <= 40; ++f)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    ENSURE(sb_scene_camera(s, &req) && !req.follow && req.x == -1 && req.y == 3 && req.height == 0);
+    ENSURE(!sb_scene_camera(s, &req)); // a look is handed out once
+    ENSURE(strcmp(sb_scene_title(s), "falling") == 0);
+    for (int f = 41; f <= 50; ++f)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    ENSURE(strcmp(sb_scene_title(s), "camera test") == 0);
+    sb_scene_close(s);
+
+    struct {
+        const char *code, *want;
+    } bad[] = {
+        {"sb.camera.look(0/0, 0)", "bad argument #1 to 'look' (must be finite and within 1e12 m, got nan)"},
+        {"sb.camera.look(0, 1e13)", "bad argument #2 to 'look' (must be finite and within 1e12 m, got 10000000000000.0)"},
+        {"sb.camera.look(0, 0, -1)", "bad argument #3 to 'look' (height is the metres of world the view shows"},
+        {"sb.camera.follow(42)", "bad argument #1 to 'follow' (a live particle (or nil to stop following) expected, got 42)"},
+        {"local w = sb.world{}\nlocal p = w:particle{}\nw:remove(p)\nsb.camera.follow(p)",
+         "bad argument #1 to 'follow' (a live particle"},
+        {"sb.window.set_title(('x'):rep(300))", "bad argument #1 to 'set_title' (a title has at most 200 characters"},
+        {"sb.window.set_title({})", "bad argument #1 to 'set_title' (string expected, got table)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        char text[512];
+        snprintf(text, sizeof text, "local sb = require('springbox')\n%s\nreturn sb.world{}\n", bad[i].code);
+        s = open_text("badcam.lua", text, error, sizeof error);
+        if (s || !strstr(error, bad[i].want))
+            printf("case %zu: %s\n", i, s ? "loaded" : error);
+        ENSURE(s == NULL && strstr(error, bad[i].want) != NULL);
+    }
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -1218,6 +1288,7 @@ static const test_entry tests[] = {
     ENTRY(callback_errors_are_shown_and_recovered_from),
     ENTRY(constraint_changes_restart_and_say_so),
     ENTRY(sandboxed_scenes_write_logs),
+    ENTRY(scenes_move_the_camera_and_retitle),
 };
 
 int main(int argc, char **argv)

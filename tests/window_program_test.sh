@@ -20,6 +20,8 @@ return { world = w, title = "program test",
   keypressed = function(key)
     if key == "x" and not rope.removed then w:remove(rope) end
     if key == "up" then s.ups = s.ups + 1; return true end
+    if key == "v" then sb.camera.look(5, -3); return true end
+    if key == "c" then sb.camera.follow(bob, 4); sb.window.set_title("following the bob"); return true end
   end,
   mousepressed = function(x, y, button)
     if button == 2 then s.clicks = s.clicks + 1; s.cx, s.cy = x, y; return true end
@@ -27,6 +29,7 @@ return { world = w, title = "program test",
   update = function()
     sb.plot("ups", s.ups); sb.plot("clicks", s.clicks); sb.plot("cx", s.cx); sb.plot("cy", s.cy)
     sb.plot("left", sb.keyboard.isdown("left") and 1 or 0); sb.plot("springs", w.spring_count)
+    sb.plot("bx", bob.x); sb.plot("by", bob.y); sb.plot("view_h", select(3, sb.camera.get()))
   end,
   draw = function(g) g.color(1, 0, 1); g.circle("fill", 2, -1, 0.5) end,
 }
@@ -70,5 +73,20 @@ set -- $pixel
 [ "$1" -gt 200 ] && [ "$2" -lt 60 ] && [ "$3" -gt 200 ] || fail "draw(g)'s disc is not on screen: pixel $pixel"
 echo "ok   draw(g) is on screen: pixel ($pixel) at the disc"
 [ -n "${SPRINGBOX_SHOT:-}" ] && cp "$tmp/shot.png" "$SPRINGBOX_SHOT"
+
+# the scene moves the camera and retitles the window (issue 14 item 5)
+camera() { last | sed -n 's/.*"camera":\[\([^]]*\)\].*/\1/p'; }
+xdotool key v
+wait_for "camera.look(5, -3) centres the view there, zoom kept" '[ "$(camera)" = "5,-3,100" ]'
+awk -v h="$(field view_h)" 'BEGIN { exit !(h == 7) }' || fail "camera.get says the view is $(field view_h) m tall, not 7"
+echo "ok   camera.look moved the view to (5, -3); camera.get reads 7 m tall"
+xdotool key c
+following() { # the camera sits on the bob, 4 m tall (700 px / 4 m = 175 px/m)
+  local c; c=$(camera)
+  awk -v c="$c" -v x="$(field bx)" -v y="$(field by)" 'BEGIN { split(c, v, ","); exit !((v[1] - x)^2 + (v[2] - y)^2 < 1e-4 && v[3] == 175) }'
+}
+wait_for "camera.follow(bob, 4) keeps the bob centred" following
+wait_for "set_title retitles the window" '[ "$(xdotool getwindowname "$wid")" = "following the bob" ]'
+echo "ok   camera.follow: the view sits on the bob at 175 px/m; the title is '$(xdotool getwindowname "$wid")'"
 
 quit_app

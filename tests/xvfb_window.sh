@@ -45,9 +45,12 @@ start_app() {
   wid=""
   # by title, or by process
   for _ in $(seq 1 200); do
-    wid=$(xdotool search --name "$1" 2>/dev/null | head -n 1)
-    [ -n "$wid" ] || wid=$(xdotool search --pid "$app" 2>/dev/null | tail -n 1)
-    [ -n "$wid" ] && break
+    # only a mapped window: SDL may make one before the one it shows (a request to an unmapped
+    # or gone window fails with BadWindow, seen once under load)
+    wid=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | head -n 1)
+    [ -n "$wid" ] || wid=$(xdotool search --onlyvisible --pid "$app" 2>/dev/null | tail -n 1)
+    [ -n "$wid" ] && xdotool getwindowgeometry "$wid" >/dev/null 2>&1 && break
+    wid=""
     sleep 0.1
   done
   if [ -z "$wid" ]; then

@@ -569,8 +569,24 @@ static const char *const help_lines[] = {
     "saving the scene file reloads it; the state is kept if only tuning changed",
 };
 
+// The scene's camera (springbox.camera): a look or a follow moves the shared view, and every
+// side learns what it shows, for springbox.camera.get. The left side's scene leads.
+static void scene_camera(app *a)
+{
+    sb_camera_request req;
+    if (sb_scene_camera(a->sides[0].scene, &req)) {
+        a->view.cx = req.x;
+        a->view.cy = req.y;
+        if (req.height > 0.0 && a->view.rect.h > 0)
+            a->view.scale = a->view.rect.h / req.height;
+    }
+    for (int i = 0; i < side_count(a); ++i)
+        sb_scene_set_view(a->sides[i].scene, a->view.cx, a->view.cy, a->view.rect.h / a->view.scale);
+}
+
 static void draw(app *a)
 {
+    scene_camera(a);
     render_ctx *rc = a->rc;
     render_clear(rc);
     int lh = render_line_height(rc, false);
@@ -1230,6 +1246,8 @@ int window_run(const window_options *o)
         }
         draw(&a);
         SDL_RenderPresent(r);
+        if (strcmp(SDL_GetWindowTitle(win), sb_scene_title(a.sides[0].scene)) != 0) // set_title
+            SDL_SetWindowTitle(win, sb_scene_title(a.sides[0].scene));
         fps_frames += 1;
         if (now - fps_time > 0.5) {
             a.fps = fps_frames / (now - fps_time);

@@ -1942,6 +1942,97 @@ static int l_mouse_isdown(lua_State *L)
     return 1;
 }
 
+// springbox.camera: what the window shows. A host reads the request from the registry table
+// "springbox.camera" ({x, y, height} to look at once, or {particle = p, height} to follow)
+// and writes what it shows to "springbox.view" ({x, y, height}); without one nothing moves.
+/// The optional height of world the view shows, in metres, at `arg`; 0 when absent.
+static double check_view_height(lua_State *L, int arg)
+{
+    if (lua_isnoneornil(L, arg))
+        return 0.0;
+    double h = luaL_checknumber(L, arg);
+    if (!(h >= 1e-6 && h <= 1e9))
+        arg_error(L, arg, lua_pushfstring(L, "height is the metres of world the view shows, in [1e-6, 1e9], got %s",
+                                          describe(L, arg)));
+    return h;
+}
+
+static void set_camera_request(lua_State *L, double x, double y, double height, int particle)
+{
+    lua_createtable(L, 3, 2);
+    if (particle) {
+        lua_pushvalue(L, particle);
+        lua_setfield(L, -2, "particle");
+    } else {
+        lua_pushnumber(L, x);
+        lua_rawseti(L, -2, 1);
+        lua_pushnumber(L, y);
+        lua_rawseti(L, -2, 2);
+    }
+    lua_pushnumber(L, height);
+    lua_setfield(L, -2, "height");
+    lua_setfield(L, LUA_REGISTRYINDEX, "springbox.camera");
+}
+
+// springbox.camera.look(x, y [, height]): centre the view on (x, y) once.
+static int l_camera_look(lua_State *L)
+{
+    double x = luaL_checknumber(L, 1), y = luaL_checknumber(L, 2);
+    for (int i = 1; i <= 2; ++i)
+        if (!(fabs(lua_tonumber(L, i)) <= 1e12))
+            arg_error(L, i, lua_pushfstring(L, "must be finite and within 1e12 m, got %s", describe(L, i)));
+    set_camera_request(L, x, y, check_view_height(L, 3), 0);
+    return 0;
+}
+
+// springbox.camera.follow(p [, height]): keep particle p centred every frame; nil stops.
+static int l_camera_follow(lua_State *L)
+{
+    if (lua_isnoneornil(L, 1)) {
+        lua_pushnil(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, "springbox.camera");
+        return 0;
+    }
+    sb_world *w;
+    sb_particle_id id;
+    if (!sb_lua_to_particle(L, 1, &w, &id))
+        return arg_error(L, 1, lua_pushfstring(L, "a live particle (or nil to stop following) expected, got %s",
+                                               describe(L, 1)));
+    set_camera_request(L, 0.0, 0.0, check_view_height(L, 2), 1);
+    return 0;
+}
+
+// springbox.camera.get() -> x, y, height: what the view shows (0, 0, 0 without a host).
+static int l_camera_get(lua_State *L)
+{
+    double v[3] = {0.0, 0.0, 0.0};
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.view") == LUA_TTABLE)
+        for (int i = 0; i < 3; ++i) {
+            lua_rawgeti(L, -1, i + 1);
+            v[i] = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+    for (int i = 0; i < 3; ++i)
+        lua_pushnumber(L, v[i]);
+    return 3;
+}
+
+// springbox.window.set_title(text): the window's title while the scene runs (a score, a
+// state); nil goes back to the scene table's title. The registry's "springbox.title".
+static int l_window_set_title(lua_State *L)
+{
+    if (!lua_isnoneornil(L, 1)) {
+        size_t len;
+        luaL_checklstring(L, 1, &len);
+        if (len > 200 || strlen(lua_tostring(L, 1)) != len)
+            return arg_error(L, 1, lua_pushfstring(L, "a title has at most 200 characters and no zeros, got %d characters",
+                                                   (int)len));
+    }
+    lua_settop(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "springbox.title");
+    return 0;
+}
+
 static int l_methods(lua_State *L)
 {
     lua_createtable(L, SB_METHOD_COUNT, 0);
@@ -2002,6 +2093,18 @@ int luaopen_springbox(lua_State *L)
     lua_pushcfunction(L, l_mouse_isdown);
     lua_setfield(L, -2, "isdown");
     lua_setfield(L, -2, "mouse");
+    lua_createtable(L, 0, 3);
+    lua_pushcfunction(L, l_camera_look);
+    lua_setfield(L, -2, "look");
+    lua_pushcfunction(L, l_camera_follow);
+    lua_setfield(L, -2, "follow");
+    lua_pushcfunction(L, l_camera_get);
+    lua_setfield(L, -2, "get");
+    lua_setfield(L, -2, "camera");
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, l_window_set_title);
+    lua_setfield(L, -2, "set_title");
+    lua_setfield(L, -2, "window");
     lua_pushliteral(L, SPRINGBOX_VERSION); // the CMake project version
     lua_setfield(L, -2, "version");
     return 1;

@@ -64,7 +64,8 @@ bool sb_scene_frame(sb_scene *scene, char *error, size_t error_size);
 int sb_scene_world_count(const sb_scene *scene);
 /// The i-th world.
 sb_world *sb_scene_world(const sb_scene *scene, int i);
-/// The scene's title (its file name if it gave none).
+/// The scene's title: what it last gave springbox.window.set_title, else its table's `title`,
+/// else its file name.
 const char *sb_scene_title(const sb_scene *scene);
 /// What the running scene's file returned that springbox does not use ("scene field 'updat' is
 /// not used (did you mean 'update'?)"), or "" when nothing; said once per load.
@@ -103,6 +104,15 @@ void sb_scene_mouse_move(sb_scene *scene, double x, double y, double dx, double 
 bool sb_scene_wheel(sb_scene *scene, double dx, double dy, char *error, size_t error_size);
 /// True if the scene has this callback ("draw", "keypressed", ...), and it is not off after an error.
 bool sb_scene_has_callback(const sb_scene *scene, const char *name);
+
+/// What the scene asks of the camera (springbox.camera): look at a point once, or follow a
+/// particle. `height` is the metres of world to show; 0 keeps the zoom.
+typedef struct sb_camera_request { double x, y, height; bool follow; } sb_camera_request;
+/// The scene's camera request for this frame, if any: a look is handed out once; a follow
+/// every frame, at the particle's position now, until it is stopped or the particle goes.
+bool sb_scene_camera(sb_scene *scene, sb_camera_request *request);
+/// What the window shows now (centre and height in metres), for springbox.camera.get.
+void sb_scene_set_view(sb_scene *scene, double x, double y, double height);
 
 /// What a scene's draw(g) asked to draw this frame.
 typedef enum sb_draw_kind { SB_DRAW_LINES, SB_DRAW_CIRCLE, SB_DRAW_POLYGON, SB_DRAW_TEXT } sb_draw_kind;

@@ -1206,7 +1206,14 @@ sb_world *sb_scene_world(const sb_scene *scene, int i)
 {
     return i >= 0 && i < scene->cur.world_count ? scene->cur.worlds[i] : NULL;
 }
-const char *sb_scene_title(const sb_scene *scene) { return scene->cur.title; }
+const char *sb_scene_title(const sb_scene *scene)
+{
+    const char *title = NULL;
+    if (lua_getfield(scene->L, LUA_REGISTRYINDEX, "springbox.title") == LUA_TSTRING)
+        title = lua_tostring(scene->L, -1); // anchored in the registry until the scene sets another
+    lua_pop(scene->L, 1);
+    return title ? title : scene->cur.title;
+}
 const char *sb_scene_warning(const sb_scene *scene) { return scene->cur.warning ? scene->cur.warning : ""; }
 int sb_scene_file_count(const sb_scene *scene) { return scene->cur.file_count; }
 const char *sb_scene_file(const sb_scene *scene, int i)

@@ -502,3 +502,55 @@ void sb_scene_write_plots_json(const sb_scene *scene, FILE *f)
             fputc('}', f);
     }
 }
+
+// ---------------------------------------------------------------- camera
+
+bool sb_scene_camera(sb_scene *scene, sb_camera_request *request)
+{
+    lua_State *L = scene->L;
+    bool asked = false;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.camera") == LUA_TTABLE) {
+        lua_getfield(L, -1, "height");
+        request->height = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+        sb_world *w;
+        sb_particle_id id;
+        lua_getfield(L, -1, "particle");
+        if (lua_isnil(L, -1)) { // a look: once
+            lua_rawgeti(L, -2, 1);
+            lua_rawgeti(L, -3, 2);
+            request->x = lua_tonumber(L, -2);
+            request->y = lua_tonumber(L, -1);
+            request->follow = false;
+            lua_pop(L, 2);
+            asked = true;
+        } else if (sb_lua_to_particle(L, -1, &w, &id)) {
+            sb_particle_def p;
+            asked = sb_particle_get(w, id, &p) == SB_OK;
+            if (asked) {
+                request->x = p.position.x;
+                request->y = p.position.y;
+                request->follow = true;
+            }
+        }
+        lua_pop(L, 1);
+        if (!asked || !request->follow) { // done, or the particle (or its world) is gone
+            lua_pushnil(L);
+            lua_setfield(L, LUA_REGISTRYINDEX, "springbox.camera");
+        }
+    }
+    lua_pop(L, 1);
+    return asked;
+}
+
+void sb_scene_set_view(sb_scene *scene, double x, double y, double height)
+{
+    lua_State *L = scene->L;
+    registry_table(L, "springbox.view"); // what springbox.camera.get reads
+    double v[3] = {x, y, height};
+    for (int i = 0; i < 3; ++i) {
+        lua_pushnumber(L, v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_pop(L, 1);
+}

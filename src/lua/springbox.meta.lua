@@ -77,6 +77,28 @@ function log:close() end
 ---@return springbox.log
 function springbox.open_log(name, header) end
 
+---@class springbox.camera
+springbox.camera = {}
+---Centres the window's view on (x, y) once; `height` (metres of world shown) zooms, else the zoom stays.
+---@param x number
+---@param y number
+---@param height? number in [1e-6, 1e9]
+function springbox.camera.look(x, y, height) end
+---Keeps particle p centred every frame (optionally `height` metres of world tall) until nil is
+---given or p is removed. In the compare view the left side's scene leads the shared camera.
+---@param p springbox.Particle|nil
+---@param height? number in [1e-6, 1e9]
+function springbox.camera.follow(p, height) end
+---What the window shows: its centre and height in metres (0, 0, 0 headless).
+---@return number x, number y, number height
+function springbox.camera.get() end
+
+---@class springbox.window
+springbox.window = {}
+---The window's title while the scene runs (a score, a state); nil returns to the scene's `title`.
+---@param text string|nil at most 200 characters
+function springbox.window.set_title(text) end
+
 ---@class springbox.keyboard
 springbox.keyboard = {}
 
