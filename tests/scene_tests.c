@@ -302,17 +302,19 @@ TEST(sandbox)
     return 0;
 }
 
+/// One spring whose frequency is the tunable hz.
+static const char *const tuned_scene = "local sb = require 'springbox'\n"
+                                       "local tune = sb.tune{ hz = {4, 1, 60} }\n"
+                                       "local w = sb.world{ collisions = false }\n"
+                                       "local a = w:particle{ x = 0, y = 0, fixed = true }\n"
+                                       "local b = w:particle{ x = 1, y = 0 }\n"
+                                       "w:spring(a, b, { hertz = tune.hz, damping_ratio = 0.5 })\n"
+                                       "return { world = w, tune = tune }\n";
+
 // A tunable moved from outside re-runs the scene like a hot reload, state kept.
 TEST(tunables)
 {
-    write_file("tuned.lua",
-               "local sb = require 'springbox'\n"
-               "local tune = sb.tune{ hz = {4, 1, 60} }\n"
-               "local w = sb.world{ collisions = false }\n"
-               "local a = w:particle{ x = 0, y = 0, fixed = true }\n"
-               "local b = w:particle{ x = 1, y = 0 }\n"
-               "w:spring(a, b, { hertz = tune.hz, damping_ratio = 0.5 })\n"
-               "return { world = w, tune = tune }\n");
+    write_file("tuned.lua", tuned_scene);
     sb_scene *s = open_scene("tuned.lua", 0.0);
     ENSURE(s);
     ENSURE(sb_scene_tunable_count(s) == 1);
@@ -378,14 +380,7 @@ TEST(tunables)
     ENSURE(sb_scene_tunable_count(s) == 1 && strcmp(sb_scene_tunable(s, 0).name, "hz") == 0);
     ENSURE(sb_scene_set_tunable(s, "hz", 12).result == SB_RELOAD_FAILED); // the file is still broken
     ENSURE(sb_scene_tunable_count(s) == 1 && sb_scene_tunable(s, 0).value == 12);
-    write_file("tuned.lua",
-               "local sb = require 'springbox'\n"
-               "local tune = sb.tune{ hz = {4, 1, 60} }\n"
-               "local w = sb.world{ collisions = false }\n"
-               "local a = w:particle{ x = 0, y = 0, fixed = true }\n"
-               "local b = w:particle{ x = 1, y = 0 }\n"
-               "w:spring(a, b, { hertz = tune.hz, damping_ratio = 0.5 })\n"
-               "return { world = w, tune = tune }\n");
+    write_file("tuned.lua", tuned_scene);
     ENSURE(sb_scene_reload(s).result == SB_RELOAD_KEPT);
     run_frames(s, 1);
     sp = sb_null_spring();

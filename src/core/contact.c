@@ -31,17 +31,13 @@ bool contacts_reserve(sb_world *w)
     while (want < 2 * w->p_high)
         want *= 2;
     if (want > w->grid_size) {
-        int *start = realloc(w->grid_start, sizeof(int) * (size_t)(want + 1));
-        if (!start)
+        if (!ARRAY_GROW(w->grid_start, want + 1))
             return false;
-        w->grid_start = start;
         w->grid_size = want;
     }
     if (w->p_high > w->grid_items_cap) {
-        int *items = realloc(w->grid_items, sizeof(int) * (size_t)w->p_cap);
-        if (!items)
+        if (!ARRAY_GROW(w->grid_items, w->p_cap))
             return false;
-        w->grid_items = items;
         w->grid_items_cap = w->p_cap;
     }
     return true;
@@ -49,14 +45,9 @@ bool contacts_reserve(sb_world *w)
 
 static bool push_contact(sb_world *w, const sb_contact *c)
 {
-    if (w->contact_next_count == w->contact_next_cap) {
-        int cap = w->contact_next_cap ? w->contact_next_cap * 2 : 256;
-        sb_contact *n = realloc(w->contacts_next, sizeof *n * (size_t)cap);
-        if (!n)
-            return false; // out of memory: this contact is skipped this step
-        w->contacts_next = n;
-        w->contact_next_cap = cap;
-    }
+    if (!array_reserve((void **)&w->contacts_next, &w->contact_next_cap, w->contact_next_count + 1,
+                       sizeof *w->contacts_next))
+        return false; // out of memory: this contact is skipped this step
     w->contacts_next[w->contact_next_count++] = *c;
     return true;
 }

@@ -51,14 +51,8 @@ static bool ramp_put(sb_world *w, const sb_ramp *r)
             return true;
         }
     }
-    if (w->ramp_count == w->ramp_cap) {
-        int cap = w->ramp_cap ? 2 * w->ramp_cap : 16;
-        sb_ramp *n = realloc(w->ramps, sizeof *n * (size_t)cap);
-        if (!n)
-            return false;
-        w->ramps = n;
-        w->ramp_cap = cap;
-    }
+    if (!array_reserve((void **)&w->ramps, &w->ramp_cap, w->ramp_count + 1, sizeof *w->ramps))
+        return false;
     w->ramps[w->ramp_count++] = *r;
     return true;
 }
@@ -194,13 +188,8 @@ bool sb_spring_ramp_target(const sb_world *w, sb_spring_id id, double *rest_leng
 
 bool ramps_copy(sb_world *dst, const sb_world *src)
 {
-    if (src->ramp_count > dst->ramp_cap) {
-        sb_ramp *n = realloc(dst->ramps, sizeof *n * (size_t)src->ramp_count);
-        if (!n)
-            return false;
-        dst->ramps = n;
-        dst->ramp_cap = src->ramp_count;
-    }
+    if (!array_reserve((void **)&dst->ramps, &dst->ramp_cap, src->ramp_count, sizeof *dst->ramps))
+        return false;
     if (src->ramp_count > 0)
         memcpy(dst->ramps, src->ramps, sizeof *src->ramps * (size_t)src->ramp_count);
     dst->ramp_count = src->ramp_count;

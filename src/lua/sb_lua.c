@@ -2072,39 +2072,26 @@ int luaopen_springbox(lua_State *L)
     }
     lua_pop(L, 1);
 
-    lua_newtable(L);
-    lua_pushcfunction(L, l_world_new);
-    lua_setfield(L, -2, "world");
-    lua_pushcfunction(L, l_tune);
-    lua_setfield(L, -2, "tune");
-    lua_pushcfunction(L, l_state);
-    lua_setfield(L, -2, "state");
+    static const luaL_Reg functions[] = {
+        {"world", l_world_new}, {"tune", l_tune}, {"state", l_state}, {"plot", l_plot}, {NULL, NULL},
+    };
+    static const luaL_Reg keyboard[] = {{"isdown", l_keyboard_isdown}, {NULL, NULL}};
+    static const luaL_Reg mouse[] = {{"position", l_mouse_position}, {"isdown", l_mouse_isdown}, {NULL, NULL}};
+    static const luaL_Reg camera[] = {
+        {"look", l_camera_look}, {"follow", l_camera_follow}, {"get", l_camera_get}, {NULL, NULL},
+    };
+    static const luaL_Reg window[] = {{"set_title", l_window_set_title}, {NULL, NULL}};
+    static const struct { const char *name; const luaL_Reg *functions; } parts[] = {
+        {"keyboard", keyboard}, {"mouse", mouse}, {"camera", camera}, {"window", window},
+    };
+    luaL_newlib(L, functions);
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; ++i) {
+        lua_newtable(L);
+        luaL_setfuncs(L, parts[i].functions, 0);
+        lua_setfield(L, -2, parts[i].name);
+    }
     l_methods(L);
     lua_setfield(L, -2, "methods");
-    lua_pushcfunction(L, l_plot);
-    lua_setfield(L, -2, "plot");
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, l_keyboard_isdown);
-    lua_setfield(L, -2, "isdown");
-    lua_setfield(L, -2, "keyboard");
-    lua_createtable(L, 0, 2);
-    lua_pushcfunction(L, l_mouse_position);
-    lua_setfield(L, -2, "position");
-    lua_pushcfunction(L, l_mouse_isdown);
-    lua_setfield(L, -2, "isdown");
-    lua_setfield(L, -2, "mouse");
-    lua_createtable(L, 0, 3);
-    lua_pushcfunction(L, l_camera_look);
-    lua_setfield(L, -2, "look");
-    lua_pushcfunction(L, l_camera_follow);
-    lua_setfield(L, -2, "follow");
-    lua_pushcfunction(L, l_camera_get);
-    lua_setfield(L, -2, "get");
-    lua_setfield(L, -2, "camera");
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, l_window_set_title);
-    lua_setfield(L, -2, "set_title");
-    lua_setfield(L, -2, "window");
     lua_pushliteral(L, SPRINGBOX_VERSION); // the CMake project version
     lua_setfield(L, -2, "version");
     return 1;

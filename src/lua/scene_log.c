@@ -237,14 +237,10 @@ void scene_log_install(sb_scene *scene)
     lua_State *L = scene->L;
     if (luaL_newmetatable(L, LOG_TYPE)) {
         static const luaL_Reg methods[] = {{"write", log_write}, {"row", log_row}, {"close", log_close}, {NULL, NULL}};
+        static const luaL_Reg meta[] = {{"__gc", log_gc}, {"__close", log_gc}, {"__tostring", log_tostring}, {NULL, NULL}};
+        luaL_setfuncs(L, meta, 0);
         luaL_newlib(L, methods);
         lua_setfield(L, -2, "__index");
-        lua_pushcfunction(L, log_gc);
-        lua_setfield(L, -2, "__gc");
-        lua_pushcfunction(L, log_gc);
-        lua_setfield(L, -2, "__close");
-        lua_pushcfunction(L, log_tostring);
-        lua_setfield(L, -2, "__tostring");
         lua_pushliteral(L, "locked");
         lua_setfield(L, -2, "__metatable");
     }
