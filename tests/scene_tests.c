@@ -1098,6 +1098,24 @@ TEST(constraint_changes_restart_and_say_so)
 }
 
 
+/// True when a scene of `code` (with `sb` in scope) fails to load with `want` in its error;
+/// logs may hold `log_limit` bytes. Says what happened otherwise.
+static bool load_fails_with(const char *code, const char *want, size_t log_limit)
+{
+    char text[1024], error[2048];
+    snprintf(text, sizeof text, "local sb = require('springbox')\n%s\nreturn sb.world{}\n", code);
+    write_file("fails.lua", text);
+    sb_scene_options o = sb_default_scene_options();
+    o.path = scene_path("fails.lua");
+    o.log_limit = log_limit;
+    sb_scene *s = sb_scene_open(&o, error, sizeof error);
+    bool failed = s == NULL && strstr(error, want) != NULL;
+    if (!failed)
+        printf("%s\n  wanted: %s\n  got: %s\n", code, want, s ? "it loaded" : error);
+    sb_scene_close(s);
+    return failed;
+}
+
 /// The whole of a file next to the scenes ("" if it cannot be read).
 static const char *read_back(const char *name)
 {
@@ -1179,18 +1197,8 @@ TEST(sandboxed_scenes_write_logs)
         {"io.write('x')", "'io' is not available to sandboxed scenes: run springbox with --trusted to give the scene the "
                           "full standard library, or write a file next to the scene with springbox.open_log(name)"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
-        char scene[512];
-        snprintf(scene, sizeof scene, "local sb = require('springbox')\n%s\nreturn sb.world{}\n", cases[i].code);
-        write_file("logerr.lua", scene);
-        sb_scene_options o = sb_default_scene_options();
-        o.path = scene_path("logerr.lua");
-        o.log_limit = 100;
-        s = sb_scene_open(&o, error, sizeof error);
-        if (s || !strstr(error, cases[i].want))
-            printf("case %zu: %s\n", i, s ? "loaded" : error);
-        ENSURE(s == NULL && strstr(error, cases[i].want) != NULL);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i)
+        ENSURE(load_fails_with(cases[i].code, cases[i].want, 100));
     const char *big = read_back("big.txt"); // the first write whole, nothing of the second
     ENSURE(strlen(big) == 60 && strspn(big, "x") == 60);
     return 0;
@@ -1255,14 +1263,8 @@ TEST(scenes_move_the_camera_and_retitle)
         {"sb.window.set_title(('x'):rep(300))", "bad argument #1 to 'set_title' (a title has at most 200 characters"},
         {"sb.window.set_title({})", "bad argument #1 to 'set_title' (string expected, got table)"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
-        char text[512];
-        snprintf(text, sizeof text, "local sb = require('springbox')\n%s\nreturn sb.world{}\n", bad[i].code);
-        s = open_text("badcam.lua", text, error, sizeof error);
-        if (s || !strstr(error, bad[i].want))
-            printf("case %zu: %s\n", i, s ? "loaded" : error);
-        ENSURE(s == NULL && strstr(error, bad[i].want) != NULL);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i)
+        ENSURE(load_fails_with(bad[i].code, bad[i].want, sb_default_scene_options().log_limit));
     return 0;
 }
 

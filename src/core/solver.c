@@ -359,7 +359,7 @@ void solver_finish_velocity_substep(sb_world *w, double h, bool project_rigid_sp
 
 /// Whether a particle has left the world's range: non-finite, or past SB_MAX_COORD or
 /// SB_MAX_SPEED on an axis. The negated comparisons are false for NaN as well.
-bool particle_runaway(const sb_world *w, int i)
+static bool particle_runaway(const sb_world *w, int i)
 {
     sb_vec2 x = w->pos[i], v = w->vel[i];
     return !(fabs(x.x) <= SB_MAX_COORD && fabs(x.y) <= SB_MAX_COORD && fabs(v.x) <= SB_MAX_SPEED &&

@@ -110,6 +110,8 @@ static bool field_bad(bool ok, const char *name, const char **bad_field)
 }
 
 static bool in_range(double v, double lo, double hi) { return isfinite(v) && v >= lo && v <= hi; }
+static bool in_coord(double v) { return in_range(v, -SB_MAX_COORD, SB_MAX_COORD); }
+static bool in_speed(double v) { return in_range(v, -SB_MAX_SPEED, SB_MAX_SPEED); }
 
 sb_status sb_world_def_check(const sb_world_def *d, const char **bad_field)
 {
@@ -123,12 +125,12 @@ sb_status sb_world_def_check(const sb_world_def *d, const char **bad_field)
         field_bad(in_range(d->correction, 1e-9, 1.0), "correction", bad_field) ||
         field_bad(in_range(d->restitution, 0.0, 1.0), "restitution", bad_field) ||
         field_bad(in_range(d->friction, 0.0, 1e6), "friction", bad_field) ||
-        field_bad(!d->has_bounds || (in_range(b->xmin, -1e12, 1e12) && in_range(b->xmax, -1e12, 1e12) &&
-                                     in_range(b->ymin, -1e12, 1e12) && in_range(b->ymax, -1e12, 1e12) &&
+        field_bad(!d->has_bounds || (in_coord(b->xmin) && in_coord(b->xmax) &&
+                                     in_coord(b->ymin) && in_coord(b->ymax) &&
                                      b->xmin < b->xmax && b->ymin < b->ymax),
                   "bounds", bad_field) ||
-        field_bad(!d->has_region || (in_range(d->region.xmin, -1e12, 1e12) && in_range(d->region.xmax, -1e12, 1e12) &&
-                                     in_range(d->region.ymin, -1e12, 1e12) && in_range(d->region.ymax, -1e12, 1e12) &&
+        field_bad(!d->has_region || (in_coord(d->region.xmin) && in_coord(d->region.xmax) &&
+                                     in_coord(d->region.ymin) && in_coord(d->region.ymax) &&
                                      d->region.xmin < d->region.xmax && d->region.ymin < d->region.ymax),
                   "region", bad_field))
         return SB_ERR_INVALID;
@@ -137,10 +139,10 @@ sb_status sb_world_def_check(const sb_world_def *d, const char **bad_field)
 
 sb_status sb_particle_def_check(const sb_particle_def *d, const char **bad_field)
 {
-    if (field_bad(in_range(d->position.x, -1e12, 1e12), "x", bad_field) ||
-        field_bad(in_range(d->position.y, -1e12, 1e12), "y", bad_field) ||
-        field_bad(in_range(d->velocity.x, -1e12, 1e12), "vx", bad_field) ||
-        field_bad(in_range(d->velocity.y, -1e12, 1e12), "vy", bad_field) ||
+    if (field_bad(in_coord(d->position.x), "x", bad_field) ||
+        field_bad(in_coord(d->position.y), "y", bad_field) ||
+        field_bad(in_speed(d->velocity.x), "vx", bad_field) ||
+        field_bad(in_speed(d->velocity.y), "vy", bad_field) ||
         field_bad(in_range(d->mass, 1e-12, 1e15), "mass", bad_field) ||
         field_bad(in_range(d->radius, 0.0, 1e6), "radius", bad_field) ||
         field_bad(isfinite(d->restitution) && d->restitution <= 1.0, "restitution", bad_field) ||
@@ -435,7 +437,7 @@ sb_status sb_particle_apply_impulse(sb_world *w, sb_particle_id id, sb_vec2 impu
     if (i < 0)
         return SB_ERR_STALE;
     sb_vec2 v = v2_mad(w->vel[i], w->inv_mass[i], impulse);
-    if (!force_in_range(impulse) || !in_range(v.x, -1e12, 1e12) || !in_range(v.y, -1e12, 1e12))
+    if (!force_in_range(impulse) || !in_speed(v.x) || !in_speed(v.y))
         return SB_ERR_INVALID; // the velocity a particle may have (sb_particle_def_check)
     w->vel[i] = v;
     return SB_OK;
@@ -700,8 +702,8 @@ bool sb_world_next_spring(const sb_world *w, sb_spring_id *it)
 
 // ---------------------------------------------------------------- walls
 
-/// Positions the world accepts: finite and within 1e12 m of the origin, as particles.
-static bool in_world(sb_vec2 p) { return in_range(p.x, -1e12, 1e12) && in_range(p.y, -1e12, 1e12); }
+/// Positions the world accepts: finite and within SB_MAX_COORD of the origin, as particles.
+static bool in_world(sb_vec2 p) { return in_coord(p.x) && in_coord(p.y); }
 
 sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *status)
 {

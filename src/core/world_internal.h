@@ -272,10 +272,9 @@ bool ramps_copy(sb_world *dst, const sb_world *src);   // same slots (sb_world_c
 void apply_gravity_and_drag(sb_world *w, double h);
 
 // solver.c: the sub-step loop and what the methods share.
-/// Whether particle i is non-finite or past SB_MAX_COORD / SB_MAX_SPEED (halts the world).
-bool particle_runaway(const sb_world *w, int i);
 /// Runs one frame's sub-steps; in diagnostic mode stops at the first sub-step that made a
-/// particle a runaway (particle_runaway) and returns its slot (else -1). SOLVER_INTERRUPTED if the interrupt
+/// particle a runaway (non-finite, or past SB_MAX_COORD / SB_MAX_SPEED) and returns its slot
+/// (else -1). SOLVER_INTERRUPTED if the interrupt
 /// callback stopped it.
 int solver_run_substeps(sb_world *w, bool diagnostic);
 #define SOLVER_INTERRUPTED (-2)

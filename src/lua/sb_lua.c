@@ -1493,6 +1493,16 @@ static int l_world_stats(lua_State *L)
     return 1;
 }
 
+/// A drag target from arguments xarg and xarg + 1: finite, within SB_MAX_COORD of the origin.
+static sb_vec2 check_target(lua_State *L, int xarg)
+{
+    double x = check_finite_at(L, xarg, xarg, "x"), y = check_finite_at(L, xarg + 1, xarg + 1, "y");
+    if (fabs(x) > SB_MAX_COORD || fabs(y) > SB_MAX_COORD)
+        luaL_argerror(L, fabs(x) > SB_MAX_COORD ? xarg : xarg + 1,
+                      lua_pushfstring(L, "the target must be within 1e12 m of the origin, got (%f, %f)", x, y));
+    return (sb_vec2){x, y};
+}
+
 // world:drag(particle, x, y [, hertz = 5, damping_ratio = 0.7])
 static int l_world_drag(lua_State *L)
 {
@@ -1500,17 +1510,14 @@ static int l_world_drag(lua_State *L)
     sb_particle_id id;
     if (check_particle(L, 2, &id, NULL) != world)
         return luaL_argerror(L, 2, "particle belongs to another world");
-    double x = check_finite_at(L, 3, 3, "x"), y = check_finite_at(L, 4, 4, "y");
+    sb_vec2 target = check_target(L, 3);
     double hz = lua_isnoneornil(L, 5) ? 5.0 : check_finite_at(L, 5, 5, "hertz");
     double zeta = lua_isnoneornil(L, 6) ? 0.7 : check_finite_at(L, 6, 6, "damping_ratio");
     if (!(hz >= 1e-6 && hz <= 1e6))
         return luaL_argerror(L, 5, lua_pushfstring(L, "hertz must be in [1e-6, 1e6], got %f", hz));
     if (!(zeta >= 0.0 && zeta <= 1e6))
         return luaL_argerror(L, 6, lua_pushfstring(L, "damping_ratio must be in [0, 1e6], got %f", zeta));
-    if (fabs(x) > 1e12 || fabs(y) > 1e12)
-        return luaL_argerror(L, fabs(x) > 1e12 ? 3 : 4,
-                             lua_pushfstring(L, "the target must be within 1e12 m of the origin, got (%f, %f)", x, y));
-    if (sb_world_drag_begin(world, id, (sb_vec2){x, y}, hz, zeta) != SB_OK)
+    if (sb_world_drag_begin(world, id, target, hz, zeta) != SB_OK)
         return luaL_error(L, "drag failed: %s", "the particle was removed");
     return 0;
 }
@@ -1518,11 +1525,7 @@ static int l_world_drag(lua_State *L)
 static int l_world_drag_to(lua_State *L)
 {
     sb_world *world = check_world(L, 1);
-    double x = check_finite_at(L, 2, 2, "x"), y = check_finite_at(L, 3, 3, "y");
-    if (fabs(x) > 1e12 || fabs(y) > 1e12)
-        return luaL_argerror(L, fabs(x) > 1e12 ? 2 : 3,
-                             lua_pushfstring(L, "the target must be within 1e12 m of the origin, got (%f, %f)", x, y));
-    sb_world_drag_move(world, (sb_vec2){x, y});
+    sb_world_drag_move(world, check_target(L, 2));
     return 0;
 }
 
@@ -1979,7 +1982,7 @@ static int l_camera_look(lua_State *L)
 {
     double x = luaL_checknumber(L, 1), y = luaL_checknumber(L, 2);
     for (int i = 1; i <= 2; ++i)
-        if (!(fabs(lua_tonumber(L, i)) <= 1e12))
+        if (!(fabs(lua_tonumber(L, i)) <= SB_MAX_COORD))
             arg_error(L, i, lua_pushfstring(L, "must be finite and within 1e12 m, got %s", describe(L, i)));
     set_camera_request(L, x, y, check_view_height(L, 3), 0);
     return 0;

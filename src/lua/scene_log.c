@@ -61,12 +61,18 @@ static void slot_close(scene_log *log)
     log->generation += 1;
 }
 
-static scene_log *check_log(lua_State *L, int idx)
+/// The handle's log while its file is open and still the one it opened, else NULL.
+static scene_log *live_log(const log_handle *h)
 {
-    log_handle *h = (log_handle *)luaL_checkudata(L, idx, LOG_TYPE);
     struct scene_logs *logs = h->scene->logs;
     scene_log *log = logs ? &logs->slot[h->slot] : NULL;
-    if (!log || !log->file || log->generation != h->generation)
+    return log && log->file && log->generation == h->generation ? log : NULL;
+}
+
+static scene_log *check_log(lua_State *L, int idx)
+{
+    scene_log *log = live_log((log_handle *)luaL_checkudata(L, idx, LOG_TYPE));
+    if (!log)
         luaL_error(L, "attempt to use a closed log (it was closed, opened again, or the scene was reloaded)");
     return log;
 }
@@ -150,10 +156,9 @@ static int log_close(lua_State *L)
 
 static int log_gc(lua_State *L)
 {
-    log_handle *h = (log_handle *)lua_touserdata(L, 1);
-    struct scene_logs *logs = h->scene->logs;
-    if (logs && logs->slot[h->slot].generation == h->generation && logs->slot[h->slot].file)
-        slot_close(&logs->slot[h->slot]);
+    scene_log *log = live_log((log_handle *)lua_touserdata(L, 1));
+    if (log)
+        slot_close(log);
     return 0;
 }
 
@@ -161,9 +166,7 @@ static int log_tostring(lua_State *L)
 {
     log_handle *h = (log_handle *)luaL_checkudata(L, 1, LOG_TYPE);
     struct scene_logs *logs = h->scene->logs;
-    const scene_log *log = logs ? &logs->slot[h->slot] : NULL;
-    bool open = log && log->file && log->generation == h->generation;
-    lua_pushfstring(L, "log '%s'%s", log ? log->name : "?", open ? "" : " (closed)");
+    lua_pushfstring(L, "log '%s'%s", logs ? logs->slot[h->slot].name : "?", live_log(h) ? "" : " (closed)");
     return 1;
 }
 

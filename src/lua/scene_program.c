@@ -313,7 +313,7 @@ static sb_draw_command *add_command(lua_State *L, scene_draw *d, sb_draw_kind ki
 static double check_coord(lua_State *L, int arg)
 {
     double v = luaL_checknumber(L, arg);
-    if (!isfinite(v) || fabs(v) > 1e12)
+    if (!(fabs(v) <= SB_MAX_COORD))
         luaL_argerror(L, arg, lua_pushfstring(L, "coordinate must be finite and within 1e12, got %f", v));
     return v;
 }
