@@ -16,6 +16,7 @@
 // sub-step's axis the same way) and afresh for every position projection.
 #include "springs_kernels.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,8 +40,16 @@ const char *sb_constraint_kind_name(sb_constraint_kind kind)
 
 // ---------------------------------------------------------------- geometry
 
+/// The angle in (-pi, pi]. A turn or two is taken off one at a time (exact: Sterbenz); a rest
+/// angle of 1e12 would take 1.6e11 turns that way (the host spun on it, issue 20), so far-off
+/// angles go through remainder(), which is exact too.
 static double wrap_angle(double a)
 {
+    if (!(fabs(a) < 16.0 * pi)) {
+        if (!isfinite(a))
+            return a;
+        a = remainder(a, 2.0 * pi);
+    }
     while (a > pi)
         a -= 2.0 * pi;
     while (a <= -pi)

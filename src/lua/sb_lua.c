@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define WORLD_MT "springbox.world"
 #define PARTICLE_MT "springbox.particle"
@@ -18,7 +19,8 @@
 
 // world: NULL once closed. pinned: a scene host runs it and closes it itself (as Lua's standard
 // files, which "cannot close standard file"): a script cannot close it from under the host.
-typedef struct lua_world { sb_world *world; int pinned; } lua_world;
+// retired: a scene host replaced it on a reload (sb_lua_retire_world); its handles are stale.
+typedef struct lua_world { sb_world *world; int pinned; bool retired; } lua_world;
 typedef struct lua_particle { sb_particle_id id; } lua_particle;   // user value 1: its world
 typedef struct lua_spring { sb_spring_id id; } lua_spring;         // user value 1: its world
 
@@ -191,7 +193,9 @@ static sb_world *check_world(lua_State *L, int idx)
 {
     lua_world *w = check_world_ud(L, idx);
     if (!w->world)
-        luaL_error(L, "attempt to use a closed world");
+        luaL_error(L, w->retired ? "attempt to use a world that no longer runs (the scene was reloaded: a world kept "
+                                   "from an earlier version is stale; use the one the scene has now)"
+                                 : "attempt to use a closed world");
     return w->world;
 }
 
@@ -236,6 +240,7 @@ static int l_world_new(lua_State *L)
     lua_world *w = (lua_world *)lua_newuserdatauv(L, sizeof *w, 1);
     w->world = NULL;
     w->pinned = 0;
+    w->retired = false;
     luaL_setmetatable(L, WORLD_MT);
     // Caches of particle and spring userdata by slot, weak so unreferenced ones are collected.
     lua_createtable(L, 3, 0);
@@ -390,7 +395,7 @@ static int l_world_tostring(lua_State *L)
 {
     lua_world *w = check_world_ud(L, 1);
     if (!w->world)
-        lua_pushliteral(L, "springbox.world (closed)");
+        lua_pushstring(L, w->retired ? "springbox.world (no longer runs: the scene was reloaded)" : "springbox.world (closed)");
     else
         lua_pushfstring(L, "springbox.world (%s, %d particles, %d springs)",
                         sb_method_name(sb_world_get_def(w->world).method),
@@ -406,6 +411,17 @@ static int l_world_close(lua_State *L)
     sb_world_destroy(w->world);
     w->world = NULL;
     return 0;
+}
+
+void sb_lua_retire_world(lua_State *L, int idx)
+{
+    lua_world *w = (lua_world *)luaL_testudata(L, idx, WORLD_MT);
+    if (!w || !w->world)
+        return;
+    sb_world_destroy(w->world);
+    w->world = NULL;
+    w->pinned = 0;
+    w->retired = true;
 }
 
 void sb_lua_pin_world(lua_State *L, int idx, bool pinned)
@@ -478,6 +494,10 @@ static sb_world *check_handle(lua_State *L, int idx, const char *mt, const char 
         *world_slot = lua_gettop(L);
     else
         lua_pop(L, 1);
+    if (w && w->retired)
+        luaL_error(L, "attempt to use a stale %s: its world no longer runs (the scene was reloaded; a handle kept in "
+                      "springbox.state from an earlier version is stale: find the %s again in the running world)",
+                   kind, kind);
     if (!w || !w->world)
         luaL_error(L, "attempt to use a %s of a closed world", kind);
     if (!handle_alive(w->world, kind, *h))
@@ -1678,6 +1698,58 @@ static const luaL_Reg spring_meta[] = {
 // springbox.tune{ name = {value, min, max}, ... } -> { name = current value, ... }
 // Declares values a designer can tune live; the host shows them as sliders and re-runs the
 // scene with a new value as a hot reload would. Outside the host the defaults come back.
+/// Replaces the table on top of the stack by a copy of its data: strings, numbers, booleans,
+/// springbox handles (which say they are stale once their world is replaced) and tables of
+/// them, shared and cyclic tables kept so; functions and coroutines are left out (counted in
+/// *dropped, and the first named in the registry's "springbox.state.dropped_name"), and so are
+/// metatables. `seen` maps each copied table to its copy.
+static void state_copy(lua_State *L, int seen, const char *path, int *dropped, int depth)
+{
+    if (depth > 100)
+        luaL_error(L, "springbox.state is nested more than 100 tables deep at %s", path);
+    luaL_checkstack(L, 8, "springbox.state");
+    int from = lua_gettop(L);
+    lua_pushvalue(L, from);
+    if (lua_rawget(L, seen) == LUA_TTABLE) {
+        lua_replace(L, from);
+        return;
+    }
+    lua_pop(L, 1);
+    lua_newtable(L);
+    int to = lua_gettop(L);
+    lua_pushvalue(L, from);
+    lua_pushvalue(L, to);
+    lua_rawset(L, seen);
+    lua_pushnil(L);
+    while (lua_next(L, from)) {
+        int kt = lua_type(L, -2), vt = lua_type(L, -1);
+        bool code = kt == LUA_TFUNCTION || kt == LUA_TTHREAD || vt == LUA_TFUNCTION || vt == LUA_TTHREAD;
+        if (code) {
+            if (*dropped == 0) {
+                lua_pushfstring(L, "%s.%s holds a %s", path,
+                                kt == LUA_TSTRING ? lua_tostring(L, -2) : lua_typename(L, kt),
+                                lua_typename(L, vt == LUA_TFUNCTION || vt == LUA_TTHREAD ? vt : kt));
+                lua_setfield(L, LUA_REGISTRYINDEX, "springbox.state.dropped_name");
+            }
+            *dropped += 1;
+            lua_pop(L, 1);
+            continue;
+        }
+        const char *sub = kt == LUA_TSTRING ? lua_pushfstring(L, "%s.%s", path, lua_tostring(L, -2))
+                                            : lua_pushfstring(L, "%s[...]", path);
+        int subpath = lua_gettop(L);
+        lua_pushvalue(L, -3); // key
+        if (kt == LUA_TTABLE)
+            state_copy(L, seen, sub, dropped, depth + 1);
+        lua_pushvalue(L, subpath - 1); // value
+        if (vt == LUA_TTABLE)
+            state_copy(L, seen, sub, dropped, depth + 1);
+        lua_rawset(L, to);
+        lua_pop(L, 2); // the path and the value; the key stays for lua_next
+    }
+    lua_replace(L, from);
+}
+
 // springbox.state(defaults) -> the scene's own table, kept across hot reloads. The first call of a
 // load (a scene host sets springbox.loading) makes it: a copy of the running scene's state
 // (springbox.state.current) or a new table, plus every default it lacks; later calls of the same
@@ -1694,16 +1766,23 @@ static int l_state(lua_State *L)
     if (lua_getfield(L, LUA_REGISTRYINDEX, key) == LUA_TTABLE)
         goto defaults;
     lua_pop(L, 1);
-    lua_newtable(L);
     if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.state.current") == LUA_TTABLE) {
-        lua_pushnil(L);
-        while (lua_next(L, -2)) { // a shallow copy: a failed load cannot change the running state
-            lua_pushvalue(L, -2);
-            lua_insert(L, -2);
-            lua_rawset(L, -5);
-        }
+        // A copy of the data: a failed load cannot change the running state, and the old
+        // version's code (functions, coroutines, metatables) does not travel into the new one.
+        int from = lua_gettop(L);
+        lua_newtable(L); // tables already copied, for shared and cyclic ones
+        int seen = lua_gettop(L);
+        int count = 0;
+        lua_pushvalue(L, from);
+        state_copy(L, seen, "springbox.state", &count, 0);
+        lua_replace(L, from);
+        lua_pushinteger(L, count);
+        lua_setfield(L, LUA_REGISTRYINDEX, "springbox.state.dropped");
+        lua_settop(L, from);
+    } else {
+        lua_pop(L, 1);
+        lua_newtable(L);
     }
-    lua_pop(L, 1);
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, key);
 defaults:
@@ -1759,20 +1838,29 @@ static void push_call_source(lua_State *L)
     char *text = NULL;
     size_t len = 0;
     if (ar.source[0] == '@') {
-        FILE *f = fopen(ar.source + 1, "rb");
-        if (!f) {
-            lua_pushnil(L);
-            return;
-        }
-        long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-        if (size <= 0 || size > (4l << 20) || fseek(f, 0, SEEK_SET) != 0) {
+        // A scene host keeps the text of each file it loaded for the scene ("springbox.sources"):
+        // the file a chunk name points to is never opened here, as it could name any file, a
+        // FIFO or a device (issue 20). Without a host, a regular file is read.
+        if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.sources") == LUA_TTABLE) {
+            lua_getfield(L, -1, ar.source);
+            lua_remove(L, -2);
+            if (!lua_isstring(L, -1))
+                return; // nil: not one of the scene's files
+            text = (char *)lua_tolstring(L, -1, &len);
+        } else {
+            lua_pop(L, 1);
+            struct stat st;
+            FILE *f = stat(ar.source + 1, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= (4l << 20)
+                          ? fopen(ar.source + 1, "rb")
+                          : NULL;
+            if (!f) {
+                lua_pushnil(L);
+                return;
+            }
+            text = (char *)lua_newuserdatauv(L, (size_t)st.st_size, 0);
+            len = fread(text, 1, (size_t)st.st_size, f);
             fclose(f);
-            lua_pushnil(L);
-            return;
         }
-        text = (char *)lua_newuserdatauv(L, (size_t)size, 0);
-        len = fread(text, 1, (size_t)size, f);
-        fclose(f);
     } else if (ar.source[0] != '=') { // a chunk loaded from a string holds its text
         text = (char *)ar.source;
         len = ar.srclen;
@@ -1870,18 +1958,45 @@ static int l_plot(lua_State *L)
         lua_pushvalue(L, -1);
         lua_setfield(L, LUA_REGISTRYINDEX, "springbox.plots");
     }
+    int plots = lua_gettop(L);
+    // "springbox.plots.fresh": the names plotted since the last reload, when a host reloaded.
+    bool reloaded = lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots.fresh") == LUA_TTABLE;
+    int fresh = lua_gettop(L);
     lua_pushvalue(L, 1);
-    if (lua_rawget(L, -2) == LUA_TNIL) {
-        lua_Integer n = (lua_Integer)lua_rawlen(L, -2);
+    if (lua_rawget(L, plots) == LUA_TNIL) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, plots);
+        // Full: a series the running version has not plotted (an earlier version's) gives way.
+        for (lua_Integer i = 1; n >= plot_max_series && reloaded && i <= n; ++i) {
+            lua_rawgeti(L, plots, i);
+            bool stale = lua_rawget(L, fresh) == LUA_TNIL;
+            lua_pop(L, 1);
+            if (!stale)
+                continue;
+            lua_rawgeti(L, plots, i);
+            lua_pushnil(L);
+            lua_rawset(L, plots);
+            for (lua_Integer k = i; k < n; ++k) {
+                lua_rawgeti(L, plots, k + 1);
+                lua_rawseti(L, plots, k);
+            }
+            lua_pushnil(L);
+            lua_rawseti(L, plots, n);
+            n -= 1;
+        }
         if (n >= plot_max_series)
             return luaL_error(L, "springbox.plot: at most %d series, and '%s' would be one more", plot_max_series, name);
         lua_pushvalue(L, 1);
-        lua_rawseti(L, -3, n + 1);
+        lua_rawseti(L, plots, n + 1);
     }
-    lua_pop(L, 1);
+    if (reloaded) {
+        lua_pushvalue(L, 1);
+        lua_pushboolean(L, 1);
+        lua_rawset(L, fresh);
+    }
+    lua_settop(L, plots);
     lua_pushvalue(L, 1);
     lua_pushnumber(L, v);
-    lua_rawset(L, -3);
+    lua_rawset(L, plots);
     return 0;
 }
 

@@ -17,6 +17,9 @@ sb_world *sb_lua_to_world(lua_State *L, int idx);
 /// Pins (or unpins) the world userdata at `idx`: a pinned world cannot be closed from Lua
 /// (world:close() raises "cannot close a world the running scene is using"). Pins count.
 void sb_lua_pin_world(lua_State *L, int idx, bool pinned);
+/// Retires the world userdata at `idx`: a scene host replaced it on a reload. Its world is
+/// destroyed now, and it and its particles, springs and constraints say they are stale when used.
+void sb_lua_retire_world(lua_State *L, int idx);
 /// A host's time limit for long C calls: world:step asks `guard` before every frame and between
 /// sub-steps; when it returns true (filling `message`), the frame in progress is undone and the
 /// call raises `message`. One guard per Lua state; NULL removes it.

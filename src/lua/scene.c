@@ -41,6 +41,7 @@ static sb_reload_event make_event(sb_reload_result r, const char *fmt, const cha
     memset(&e, 0, sizeof e);
     e.result = r;
     snprintf(e.message, sizeof e.message, fmt, detail ? detail : "");
+    scene_clean_text(e.message);
     return e;
 }
 
@@ -118,10 +119,14 @@ static int traceback_handler(lua_State *L)
 
 /// Copies a Lua error into `error`, with the text of the line it names after its first line:
 /// "scene.lua:3: syntax error near 'sb'" gains "    3 | locl sb = require 'springbox'", so a
-/// designer sees what Lua saw without opening the file.
-static void error_with_source_line(const char *message, char *error, size_t error_size)
+/// designer sees what Lua saw without opening the file. The text comes from what the host loaded
+/// for the scene (the registry's "springbox.sources"), never from a file the message names: a
+/// chunk name or a traceback can name any file (issue 20). Control bytes and bytes that are not
+/// UTF-8 become '?', so the message is safe for a terminal and for --stats.
+static void error_with_source_line(lua_State *L, const char *message, char *error, size_t error_size)
 {
     snprintf(error, error_size, "%s", message);
+    scene_clean_text(error);
     // the location Lua writes first: "<file>:<line>:", the file up to the first ":<digits>:"
     const char *colon = message;
     long line = 0;
@@ -134,24 +139,34 @@ static void error_with_source_line(const char *message, char *error, size_t erro
     }
     if (!colon || colon == message || (size_t)(colon - message) >= 1024 || memchr(message, '\n', (size_t)(colon - message)))
         return;
-    char path[1024];
-    snprintf(path, sizeof path, "%.*s", (int)(colon - message), message);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.sources");
+    lua_pushfstring(L, "@%s", lua_pushlstring(L, message, (size_t)(colon - message)));
+    size_t len = 0;
+    const char *source = lua_istable(L, -3) && lua_rawget(L, -3) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
     char text[512] = "";
-    int c = 0;
-    for (long n = 1; n < line && c != EOF;) // past line - 1 newlines
-        if ((c = getc(f)) == '\n')
-            n += 1;
-    bool found = c != EOF && fgets(text, sizeof text, f) != NULL;
-    fclose(f);
+    bool found = false;
+    if (source) {
+        const char *at = source, *end = source + len;
+        for (long n = 1; n < line && at < end; ++n) {
+            const char *nl = memchr(at, '\n', (size_t)(end - at));
+            at = nl ? nl + 1 : end;
+        }
+        if (at < end) {
+            size_t take = strcspn(at, "\r\n");
+            take = take < (size_t)(end - at) ? take : (size_t)(end - at);
+            take = take < sizeof text - 1 ? take : sizeof text - 1;
+            memcpy(text, at, take);
+            text[take] = '\0';
+            found = true;
+        }
+    }
+    lua_pop(L, 3);
     if (!found)
         return;
-    text[strcspn(text, "\r\n")] = '\0';
     for (char *t = text; *t; ++t)
         if (*t == '\t')
             *t = ' ';
+    scene_clean_text(text);
     size_t first = strcspn(error, "\n");
     char rest[4096];
     snprintf(rest, sizeof rest, "%s", error + first);
@@ -178,7 +193,7 @@ bool protected_call(sb_scene *scene, int nargs, int nresults, double limit, cons
         return false;
     }
     if (rc != LUA_OK) {
-        error_with_source_line(lua_tostring(scene->L, -1) ? lua_tostring(scene->L, -1) : "error", error, error_size);
+        error_with_source_line(scene->L, lua_tostring(scene->L, -1) ? lua_tostring(scene->L, -1) : "error", error, error_size);
         lua_pop(scene->L, 1);
         return false;
     }
@@ -187,16 +202,25 @@ bool protected_call(sb_scene *scene, int nargs, int nresults, double limit, cons
 
 // ---------------------------------------------------------------- sandbox
 
+/// Watches `path` for this build: once per path, and at most SCENE_WATCH_MAX files (a require
+/// in a loop of ever new names must not grow the list, and every frame stats each one).
 static void record_file(scene_build *b, const char *path)
 {
+    for (int i = 0; i < b->file_count; ++i)
+        if (strcmp(b->files[i].path, path) == 0)
+            return;
+    if (b->file_count >= SCENE_WATCH_MAX)
+        return;
     struct stat st;
     watched_file *f = realloc(b->files, sizeof *f * (size_t)(b->file_count + 1));
     if (!f)
         return;
     b->files = f;
-    f = &b->files[b->file_count++];
+    f = &b->files[b->file_count];
     memset(f, 0, sizeof *f);
-    f->path = copy_string(path);
+    if (!(f->path = copy_string(path)))
+        return;
+    b->file_count += 1;
     if (stat(path, &st) == 0) {
         f->mtime = st.st_mtim;
         f->size = (long long)st.st_size;
@@ -204,6 +228,36 @@ static void record_file(scene_build *b, const char *path)
         memset(&f->mtime, 0, sizeof f->mtime);
         f->size = -1;
     }
+}
+
+/// Loads the scene file or a module as a text chunk named "@path": read whole through
+/// scene_read_file (a regular file; with `real_dir`, one inside that folder), kept in the
+/// registry's "springbox.sources" for error lines and slider order, then compiled. Like
+/// luaL_loadfile it skips a UTF-8 byte order mark and a first line starting with '#'. Pushes
+/// the function, or an error message; returns the lua_load status.
+static int load_source(sb_scene *scene, const char *path, const char *real_dir)
+{
+    lua_State *L = scene->L;
+    char *text, why[512];
+    size_t len;
+    if (!scene_read_file(real_dir, path, SCENE_SOURCE_MAX, &text, &len, why, sizeof why)) {
+        lua_pushfstring(L, "cannot read %s: %s", path, why);
+        return LUA_ERRFILE;
+    }
+    const char *code = text;
+    if (len >= 3 && memcmp(code, "\xEF\xBB\xBF", 3) == 0)
+        code += 3;
+    if (*code == '#') // keep its newline, so line numbers stay
+        code += strcspn(code, "\n");
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.sources");
+    lua_pushfstring(L, "@%s", path);
+    lua_pushlstring(L, text, len);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    int rc = luaL_loadbufferx(L, code, len - (size_t)(code - text), lua_pushfstring(L, "@%s", path), "t");
+    lua_remove(L, -2);
+    free(text);
+    return rc;
 }
 
 // require inside a sandboxed scene: "springbox", or a Lua file next to the scene
@@ -247,7 +301,8 @@ static int sandbox_require(lua_State *L)
     luaL_pushresult(&path);
     const char *file = lua_tostring(L, -1);
     record_file(b, file);
-    if (luaL_loadfilex(L, file, "t") != LUA_OK)
+    // inside the scene's folder, links resolved: a module is never a way out of it
+    if (load_source(scene, file, scene->real_dir ? scene->real_dir : scene->dir) != LUA_OK)
         return lua_error(L);
     lua_pushvalue(L, lua_upvalueindex(2)); // the sandbox environment
     lua_setupvalue(L, -2, 1);
@@ -321,6 +376,33 @@ static int sandbox_protected(lua_State *L)
     lua_insert(L, 1);
     lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, (lua_KContext)scene, protected_finish);
     return protected_finish(L, LUA_OK, (lua_KContext)scene);
+}
+
+// xpcall's message handler, guarded: past the time limit it is not called. The limit's error is
+// raised from the count hook, where Lua runs the handler with hooks off, so a handler that
+// loops could never be stopped (issue 20). Upvalues: the scene, the scene's handler.
+static int guarded_message_handler(lua_State *L)
+{
+    const sb_scene *scene = (const sb_scene *)lua_touserdata(L, lua_upvalueindex(1));
+    if (past_deadline(scene)) {
+        lua_settop(L, 1);
+        return 1;
+    }
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static int sandbox_xpcall(lua_State *L)
+{
+    if (lua_type(L, 2) == LUA_TFUNCTION) { // anything else: the original says what is wrong
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_pushvalue(L, 2);
+        lua_pushcclosure(L, guarded_message_handler, 2);
+        lua_replace(L, 2);
+    }
+    return sandbox_protected(L);
 }
 
 // setmetatable in the sandbox: no __gc. Lua runs finalizers with hooks off, so an endless loop
@@ -415,7 +497,7 @@ static void push_environment(sb_scene *scene)
     copy_library(L, env, "utf8", NULL);
     copy_library(L, env, "coroutine", NULL);
     wrap_function(L, scene, env, NULL, "pcall", sandbox_protected);
-    wrap_function(L, scene, env, NULL, "xpcall", sandbox_protected);
+    wrap_function(L, scene, env, NULL, "xpcall", sandbox_xpcall);
     wrap_function(L, scene, env, "coroutine", "resume", sandbox_protected);
     lua_getglobal(L, "setmetatable");
     lua_pushcclosure(L, sandbox_setmetatable, 1);
@@ -443,6 +525,23 @@ static void push_environment(sb_scene *scene)
 }
 
 // ---------------------------------------------------------------- building
+
+/// Retires the worlds of `gone` that `stays` does not hold: a reload replaced them, so their
+/// handles (kept in springbox.state, say) must say they are stale instead of writing to a
+/// world nobody steps (issue 20).
+static void retire_worlds(sb_scene *scene, const scene_build *gone, const scene_build *stays)
+{
+    for (int i = 0; i < gone->world_count; ++i) {
+        bool kept = false;
+        for (int k = 0; stays && k < stays->world_count && !kept; ++k)
+            kept = stays->worlds[k] == gone->worlds[i];
+        if (kept)
+            continue;
+        lua_rawgeti(scene->L, LUA_REGISTRYINDEX, gone->world_refs[i]);
+        sb_lua_retire_world(scene->L, -1);
+        lua_pop(scene->L, 1);
+    }
+}
 
 static void build_free(sb_scene *scene, scene_build *b)
 {
@@ -584,13 +683,17 @@ static bool build_scene(sb_scene *scene, scene_build *b, char *error, size_t err
     lua_pushnil(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "springbox.state.next");
     int top = lua_gettop(L);
-    struct stat st;
-    if (stat(scene->path, &st) == 0 && !S_ISREG(st.st_mode)) { // a FIFO or a device would block
-        snprintf(error, error_size, "%s: not a regular file", scene->path);
-        return false;
-    }
-    if (luaL_loadfilex(L, scene->path, "t") != LUA_OK) {
-        error_with_source_line(lua_tostring(L, -1), error, error_size);
+    b->version = ++scene->versions;
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "springbox.state.dropped");
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "springbox.state.dropped_name");
+    // Each run starts with the collector as the host set it: one version's collectgarbage("stop")
+    // or ("generational") is not the next one's.
+    lua_gc(L, LUA_GCRESTART);
+    lua_gc(L, LUA_GCINC, 0, 0, 0);
+    if (load_source(scene, scene->path, NULL) != LUA_OK) { // the designer named it: anywhere, but a regular file
+        error_with_source_line(L, lua_tostring(L, -1), error, error_size);
         lua_settop(L, top);
         return false;
     }
@@ -693,6 +796,18 @@ static bool build_scene(sb_scene *scene, scene_build *b, char *error, size_t err
     }
     if (lua_istable(L, -1))
         b->warning = unknown_fields(L, lua_gettop(L), scene->path);
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.state.dropped");
+    lua_Integer dropped = lua_tointeger(L, -1);
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.state.dropped_name");
+    if (dropped > 0 && lua_isstring(L, -1)) { // said beside the unknown fields, once per load
+        char note[512];
+        snprintf(note, sizeof note, "%s%s%s and %d other functions or coroutines: springbox.state carries data "
+                                    "across a reload, not code, so they were left out",
+                 b->warning ? b->warning : "", b->warning ? "; " : "", lua_tostring(L, -1), (int)dropped - 1);
+        free(b->warning);
+        b->warning = copy_string(note);
+    }
+    lua_pop(L, 2);
     b->table_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     if (!b->title) {
         const char *slash = strrchr(scene->path, '/');
@@ -910,9 +1025,13 @@ static void adopt(sb_scene *scene, scene_build *b, world_shape *shapes)
         for (int i = 0; i < b->world_count && scene->shapes; ++i)
             shape_of(b->worlds[i], &scene->shapes[i]);
     }
+    retire_worlds(scene, &scene->cur, b);
     build_free(scene, &scene->cur);
     scene->cur = *b;
     scene->update_ok = true;
+    scene_log_keep_only(scene, b->version); // a reload closes the replaced version's logs
+    lua_newtable(scene->L); // which plot series this version writes (an old one's give way when full)
+    lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.plots.fresh");
     memset(scene->callback_off, 0, sizeof scene->callback_off);
     // The adopted load's springbox.state becomes the running state.
     lua_getfield(scene->L, LUA_REGISTRYINDEX, "springbox.state.next");
@@ -957,12 +1076,21 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
                 record_file(&scene->cur, b.files[i].path);
             }
         }
-        for (int k = 0; k < scene->cur.file_count; ++k) // what is on disk now has been seen
-            for (int i = 0; i < b.file_count; ++i)
-                if (strcmp(scene->cur.files[k].path, b.files[i].path) == 0) {
-                    scene->cur.files[k].mtime = b.files[i].mtime;
-                    scene->cur.files[k].size = b.files[i].size;
-                }
+        // What is on disk now has been seen, the files this run did not reach included (a module
+        // deleted while the file fails before its require would otherwise reload every frame).
+        for (int k = 0; k < scene->cur.file_count; ++k) {
+            watched_file *f = &scene->cur.files[k];
+            struct stat st;
+            f->size = -1;
+            memset(&f->mtime, 0, sizeof f->mtime);
+            if (stat(f->path, &st) == 0) {
+                f->mtime = st.st_mtim;
+                f->size = (long long)st.st_size;
+            }
+            f->pending_since = 0.0;
+        }
+        retire_worlds(scene, &b, &scene->cur);
+        scene_log_close_version(scene, b.version);
         build_free(scene, &b);
         return e;
     }
@@ -999,11 +1127,16 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
         built = build_scene(scene, &fresh, ignored, sizeof ignored);
         tunables_restore(scene->L, kept, !built);
         if (built) {
+            retire_worlds(scene, &b, &fresh);
             build_free(scene, &b);
             b = fresh;
         } else {
+            retire_worlds(scene, &fresh, &b);
+            scene_log_close_version(scene, fresh.version);
             build_free(scene, &fresh);
         }
+        lua_pushnil(scene->L); // a restarted scene plots afresh: the old series free their panels
+        lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.plots");
         adopt(scene, &b, NULL);
         return make_event(SB_RELOAD_RESTARTED, "structure changed: restarted (%s)", why);
     }
@@ -1100,6 +1233,16 @@ sb_scene *sb_scene_open(const sb_scene_options *options, char *error, size_t err
     sb_lua_set_guard(scene->L, step_guard, scene);
     lua_newtable(scene->L);
     lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.overrides");
+    lua_newtable(scene->L);
+    lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.sources");
+    scene->real_dir = scene_real_dir(scene->dir);
+    if (scene->opt.trusted) { // the full library, but the time limit holds through these too
+        lua_pushglobaltable(scene->L);
+        wrap_function(scene->L, scene, lua_gettop(scene->L), NULL, "pcall", sandbox_protected);
+        wrap_function(scene->L, scene, lua_gettop(scene->L), NULL, "xpcall", sandbox_xpcall);
+        wrap_function(scene->L, scene, lua_gettop(scene->L), "coroutine", "resume", sandbox_protected);
+        lua_pop(scene->L, 1);
+    }
     scene_build b;
     if (!build_scene(scene, &b, error, error_size)) {
         build_free(scene, &b);
@@ -1124,6 +1267,7 @@ void sb_scene_close(sb_scene *scene)
     scene_log_free(scene);
     free(scene->path);
     free(scene->dir);
+    free(scene->real_dir);
     free(scene);
 }
 

@@ -49,11 +49,14 @@ typedef struct scene_build {
     char *warning;            // unknown fields of the returned table, or NULL
     watched_file *files;
     int file_count;
+    unsigned version;         // which run of the scene file made it (logs opened by it carry it)
 } scene_build;
 
 struct sb_scene {
     sb_scene_options opt;
     char *path, *dir;
+    char *real_dir;           // dir with links resolved: what a sandboxed scene's files must lie in
+    unsigned versions;        // runs of the scene file so far
     lua_State *L;
     size_t memory;
     double deadline;          // CLOCK_MONOTONIC seconds; scripts past it are stopped
@@ -72,10 +75,37 @@ struct sb_scene {
 #define SCENE_LOG_NAME_MAX 64 // characters of a log's file name
 /// Adds springbox.open_log to the module table of the scene's state.
 void scene_log_install(sb_scene *scene);
+/// Closes the logs that the run `version` of the scene file opened (a load that failed).
+void scene_log_close_version(sb_scene *scene, unsigned version);
+/// Closes every log but those the run `version` opened (a reload closes the replaced version's).
+void scene_log_keep_only(sb_scene *scene, unsigned version);
 /// Flushes the open logs (after every frame).
 void scene_log_flush(sb_scene *scene);
 /// Closes the logs and frees what scene_log.c keeps; after lua_close.
 void scene_log_free(sb_scene *scene);
+
+// scene_files.c: the files the host opens for a scene.
+/// The folder with links resolved (malloc'd), or NULL.
+char *scene_real_dir(const char *dir);
+/// Reads a regular file of at most `max_bytes` whole (malloc'd, NUL-terminated); with `real_dir`,
+/// only one whose resolved path lies inside that folder. false with the reason in `why`.
+bool scene_read_file(const char *real_dir, const char *path, size_t max_bytes, char **text, size_t *len, char *why,
+                     size_t why_size);
+/// Opens log `name` (a plain name) in `real_dir` for writing: never through a link, never a file
+/// with another name or a non-regular file; truncated unless `append`. NULL with the reason in `why`.
+FILE *scene_open_log_file(const char *real_dir, const char *name, bool append, char *why, size_t why_size);
+/// Replaces `length` bytes at `offset` of the file at `path` by `replacement`, atomically
+/// (temporary file and rename), only if the file is plain UTF-8 text and is still exactly
+/// `expected_text` (what the scene loaded). false with the reason in `why`; the file is untouched then.
+bool scene_replace_in_file(const char *path, size_t offset, size_t length, const char *expected_text, size_t expected_len,
+                           const char *replacement, char *why, size_t why_size);
+/// Makes text safe to print and to put in JSON: control bytes (but tab and newline) and bytes
+/// that are not UTF-8 become '?'. In place.
+void scene_clean_text(char *text);
+/// The most bytes a scene's source or module may have.
+#define SCENE_SOURCE_MAX ((size_t)16 << 20)
+/// The most files a scene's loads are watched through (the scene file and its modules).
+#define SCENE_WATCH_MAX 256
 
 /// Calls the function below `nargs` arguments with a traceback handler and a wall-clock limit;
 /// on failure the message is in `error`.

@@ -21,6 +21,7 @@ typedef struct scene_log {
     size_t bytes;        // written this session, against opt.log_limit
     unsigned generation; // bumped whenever the slot's file is closed
     bool opened;         // opened before this session: later opens append
+    unsigned version;    // the run of the scene file that opened it (a reload closes the old version's)
 } scene_log;
 
 struct scene_logs {
@@ -64,8 +65,8 @@ static void slot_close(scene_log *log)
 /// The handle's log while its file is open and still the one it opened, else NULL.
 static scene_log *live_log(const log_handle *h)
 {
-    struct scene_logs *logs = h->scene->logs;
-    scene_log *log = logs ? &logs->slot[h->slot] : NULL;
+    struct scene_logs *logs = h->scene ? h->scene->logs : NULL;
+    scene_log *log = logs && h->slot >= 0 && h->slot < SCENE_LOG_MAX ? &logs->slot[h->slot] : NULL;
     return log && log->file && log->generation == h->generation ? log : NULL;
 }
 
@@ -165,8 +166,9 @@ static int log_gc(lua_State *L)
 static int log_tostring(lua_State *L)
 {
     log_handle *h = (log_handle *)luaL_checkudata(L, 1, LOG_TYPE);
-    struct scene_logs *logs = h->scene->logs;
-    lua_pushfstring(L, "log '%s'%s", logs ? logs->slot[h->slot].name : "?", live_log(h) ? "" : " (closed)");
+    struct scene_logs *logs = h->scene ? h->scene->logs : NULL;
+    bool slot = logs && h->slot >= 0 && h->slot < SCENE_LOG_MAX;
+    lua_pushfstring(L, "log '%s'%s", slot ? logs->slot[h->slot].name : "?", live_log(h) ? "" : " (closed)");
     return 1;
 }
 
@@ -200,23 +202,23 @@ static int open_log(lua_State *L)
     bool append = log != NULL;
     if (!log)
         log = free_slot;
+    // The handle is whole before anything can fail: a failed open leaves no half-made log
+    // for the collector (a crash, issue 20).
     log_handle *h = (log_handle *)lua_newuserdatauv(L, sizeof *h, 0);
+    h->scene = NULL;
+    h->slot = -1;
+    h->generation = 0;
     luaL_setmetatable(L, LOG_TYPE);
     if (log->file)
         slot_close(log); // one handle per file: the old one (an earlier version's) is closed
-    luaL_Buffer path;
-    luaL_buffinit(L, &path);
-    luaL_addstring(&path, scene->dir);
-    luaL_addchar(&path, '/');
-    luaL_addstring(&path, name);
-    luaL_pushresult(&path);
-    FILE *f = fopen(lua_tostring(L, -1), append ? "a" : "w");
+    char why[256];
+    FILE *f = scene_open_log_file(scene->real_dir ? scene->real_dir : scene->dir, name, append, why, sizeof why);
     if (!f)
-        return luaL_error(L, "springbox.open_log: cannot write '%s': %s", lua_tostring(L, -1), strerror(errno));
-    lua_pop(L, 1);
+        return luaL_error(L, "springbox.open_log: cannot write '%s' next to the scene: %s", name, why);
     memcpy(log->name, name, len + 1);
     log->file = f;
     log->opened = true;
+    log->version = scene->loading ? scene->loading->version : scene->cur.version;
     h->scene = scene;
     h->slot = (int)(log - scene->logs->slot);
     h->generation = log->generation;
@@ -254,6 +256,20 @@ void scene_log_install(sb_scene *scene)
     lua_pushcclosure(L, open_log, 1);
     lua_setfield(L, -2, "open_log");
     lua_pop(L, 2);
+}
+
+void scene_log_close_version(sb_scene *scene, unsigned version)
+{
+    for (int i = 0; scene->logs && i < SCENE_LOG_MAX; ++i)
+        if (scene->logs->slot[i].file && scene->logs->slot[i].version == version)
+            slot_close(&scene->logs->slot[i]);
+}
+
+void scene_log_keep_only(sb_scene *scene, unsigned version)
+{
+    for (int i = 0; scene->logs && i < SCENE_LOG_MAX; ++i)
+        if (scene->logs->slot[i].file && scene->logs->slot[i].version != version)
+            slot_close(&scene->logs->slot[i]);
 }
 
 void scene_log_flush(sb_scene *scene)

@@ -391,7 +391,7 @@ static int add_text(lua_State *L, bool screen)
     size_t len;
     const char *t = luaL_tolstring(L, 1, &len);
     double x = check_coord(L, 2), y = check_coord(L, 3);
-    if (d->text_used + (int)len + 1 > draw_max_text)
+    if (len >= (size_t)(draw_max_text - d->text_used)) // in size_t: a 2 GiB string must not wrap an int
         return luaL_error(L, "draw list is full (%d bytes of text in one frame)", draw_max_text);
     sb_draw_command *c = add_command(L, d, SB_DRAW_TEXT, 1);
     c->screen = screen;
