@@ -50,6 +50,10 @@ struct render_ctx {
     SDL_FPoint *screen;
     uint8_t *joined;
     int screen_cap;
+    // What geometry may reach SDL: the view being drawn and a band around it (set_guard).
+    float gx0, gy0, gx1, gy1;
+    SDL_FPoint *clip; // clip_polygon_to_guard's two buffers of clip_cap points each
+    int clip_cap;
 };
 
 static const char *const font_paths[] = {
@@ -206,6 +210,7 @@ void render_destroy(render_ctx *rc)
     free(rc->joined);
     free(rc->verts);
     free(rc->indices);
+    free(rc->clip);
     free(rc);
 }
 
@@ -252,6 +257,48 @@ static SDL_Color rgba(uint32_t c)
     return (SDL_Color){(Uint8)(c >> 24), (Uint8)(c >> 16), (Uint8)(c >> 8), (Uint8)c};
 }
 
+// Geometry far off the view never reaches SDL: a scene's camera may zoom to 1e9 pixels per metre
+// at 1e12 m, and SDL's software renderer then allocated by the triangles' size (an absurd
+// allocation under ASan, gigabytes resident in release; issue 20). Everything drawn is clipped
+// to this band around the view; what lies outside it cannot be seen.
+enum { guard_band = 2048 };
+
+/// Sets the band for drawing into `view`.
+static void set_guard(render_ctx *rc, const SDL_Rect *view)
+{
+    rc->gx0 = (float)(view->x - guard_band);
+    rc->gy0 = (float)(view->y - guard_band);
+    rc->gx1 = (float)(view->x + view->w + guard_band);
+    rc->gy1 = (float)(view->y + view->h + guard_band);
+}
+
+/// Clips the segment a-b to the band (Liang-Barsky); false when none of it is inside.
+static bool clip_to_guard(const render_ctx *rc, SDL_FPoint *a, SDL_FPoint *b)
+{
+    if (!(isfinite(a->x) && isfinite(a->y) && isfinite(b->x) && isfinite(b->y)))
+        return false;
+    double x0 = a->x, y0 = a->y, dx = (double)b->x - x0, dy = (double)b->y - y0, t0 = 0.0, t1 = 1.0;
+    const double p[4] = {-dx, dx, -dy, dy};
+    const double q[4] = {x0 - rc->gx0, rc->gx1 - x0, y0 - rc->gy0, rc->gy1 - y0};
+    for (int k = 0; k < 4; ++k) {
+        if (p[k] == 0.0) {
+            if (q[k] < 0.0)
+                return false;
+            continue;
+        }
+        double t = q[k] / p[k];
+        if (p[k] < 0.0)
+            t0 = t > t0 ? t : t0;
+        else
+            t1 = t < t1 ? t : t1;
+        if (t0 > t1)
+            return false;
+    }
+    *b = (SDL_FPoint){(float)(x0 + t1 * dx), (float)(y0 + t1 * dy)};
+    *a = (SDL_FPoint){(float)(x0 + t0 * dx), (float)(y0 + t0 * dy)};
+    return true;
+}
+
 // Appends a quad (two triangles) to the batch.
 static void quad(render_ctx *rc, int *nv, int *ni, const SDL_FPoint p[4], SDL_Color c, const SDL_FPoint *uv)
 {
@@ -267,8 +314,24 @@ static void quad(render_ctx *rc, int *nv, int *ni, const SDL_FPoint p[4], SDL_Co
         rc->indices[(*ni)++] = base + order[k];
 }
 
+/// A textured square of half-size `rad` at `c` (a circle sprite), cut to the band: the texture
+/// coordinates are cut with it, which is exact for a square on the axes.
+static void sprite(render_ctx *rc, int *nv, int *ni, SDL_FPoint c, float rad, SDL_Color col)
+{
+    float x0 = c.x - rad, x1 = c.x + rad, y0 = c.y - rad, y1 = c.y + rad;
+    if (!(x1 >= rc->gx0 && x0 <= rc->gx1 && y1 >= rc->gy0 && y0 <= rc->gy1) || !(rad > 0.0f) || !isfinite(rad))
+        return;
+    float cx0 = fmaxf(x0, rc->gx0), cx1 = fminf(x1, rc->gx1), cy0 = fmaxf(y0, rc->gy0), cy1 = fminf(y1, rc->gy1);
+    float u0 = (cx0 - x0) / (x1 - x0), u1 = (cx1 - x0) / (x1 - x0), v0 = (cy0 - y0) / (y1 - y0), v1 = (cy1 - y0) / (y1 - y0);
+    const SDL_FPoint q[4] = {{cx0, cy0}, {cx1, cy0}, {cx1, cy1}, {cx0, cy1}};
+    const SDL_FPoint uv[4] = {{u0, v0}, {u1, v0}, {u1, v1}, {u0, v1}};
+    quad(rc, nv, ni, q, col, uv);
+}
+
 static void thick_line(render_ctx *rc, int *nv, int *ni, SDL_FPoint a, SDL_FPoint b, float width, SDL_Color c)
 {
+    if (!clip_to_guard(rc, &a, &b))
+        return;
     float dx = b.x - a.x, dy = b.y - a.y, len = sqrtf(dx * dx + dy * dy);
     if (len < 1e-3f)
         return;
@@ -366,6 +429,7 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
 {
     SDL_Renderer *r = rc->r;
     SDL_RenderSetClipRect(r, &v->rect);
+    set_guard(rc, &v->rect);
     sb_world_def def = sb_world_get_def(w);
     const sb_stats *st = sb_world_get_stats(w);
     int np = sb_world_particle_count(w), ns = sb_world_spring_count(w), nw = sb_world_wall_count(w);
@@ -459,7 +523,6 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
 
     // particles: one textured quad each
     nv = ni = 0;
-    static const SDL_FPoint uv[4] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
     sb_particle_id p = sb_null_particle();
     while (sb_world_next_particle(w, &p)) {
         sb_particle_def d;
@@ -481,8 +544,7 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
         }
         if (marks && marks->dragging && p.index == marks->drag.index)
             col = COLOR_DRAG;
-        SDL_FPoint q[4] = {{c.x - rad, c.y - rad}, {c.x + rad, c.y - rad}, {c.x + rad, c.y + rad}, {c.x - rad, c.y + rad}};
-        quad(rc, &nv, &ni, q, col, uv);
+        sprite(rc, &nv, &ni, c, rad, col);
     }
     SDL_RenderGeometry(r, rc->circle, rc->verts, nv, rc->indices, ni);
 
@@ -491,6 +553,8 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
         sb_particle_def d;
         if (sb_particle_get(w, marks->drag, &d) == SB_OK) {
             SDL_FPoint a = view_to_screen(v, d.position), b = view_to_screen(v, marks->drag_target);
+            if (!clip_to_guard(rc, &a, &b))
+                a = b = (SDL_FPoint){-1e4f, -1e4f}; // off the view: drawn nowhere
             SDL_SetRenderDrawColor(r, COLOR_DRAG.r, COLOR_DRAG.g, COLOR_DRAG.b, 200);
             SDL_RenderDrawLineF(r, a.x, a.y, b.x, b.y);
             SDL_FRect dot = {b.x - 3, b.y - 3, 6, 6};
@@ -593,10 +657,58 @@ void render_graph(render_ctx *rc, SDL_Rect r, const float *samples, int count, S
 
 // ---------------------------------------------------------------- a scene's draw(g)
 
+/// The polygon `pts` in screen pixels, cut to the band (Sutherland-Hodgman, one edge of the
+/// band at a time), into rc->clip; returns its corner count, or -1 out of memory.
+static int clip_polygon_to_guard(render_ctx *rc, const sb_view *v, const sb_vec2 *pts, int count)
+{
+    int cap = 2 * count + 8; // a convex polygon gains a corner per edge of the band; others may more
+    if (cap > rc->clip_cap) {
+        SDL_FPoint *c = realloc(rc->clip, sizeof *c * 2 * (size_t)cap);
+        if (!c)
+            return -1;
+        rc->clip = c;
+        rc->clip_cap = cap;
+    }
+    SDL_FPoint *in = rc->clip + rc->clip_cap, *out = rc->clip;
+    int n = 0;
+    for (int k = 0; k < count; ++k) {
+        SDL_FPoint p = view_to_screen(v, pts[k]);
+        if (!(isfinite(p.x) && isfinite(p.y)))
+            return 0;
+        in[n++] = p;
+    }
+    for (int edge = 0; edge < 4 && n > 0; ++edge) {
+        // inside(p): p.x >= gx0, p.x <= gx1, p.y >= gy0, p.y <= gy1 for edges 0..3
+        const double bound = edge == 0 ? rc->gx0 : edge == 1 ? rc->gx1 : edge == 2 ? rc->gy0 : rc->gy1;
+        const double sign = edge == 0 || edge == 2 ? 1.0 : -1.0;
+        int m = 0;
+        for (int k = 0; k < n; ++k) {
+            if (m + 2 > rc->clip_cap)
+                return 0; // a tangle that crosses the band too often: not drawn
+            SDL_FPoint a = in[k], b = in[(k + 1) % n];
+            double da = sign * ((edge < 2 ? a.x : a.y) - bound), db = sign * ((edge < 2 ? b.x : b.y) - bound);
+            if (da >= 0.0)
+                out[m++] = a;
+            if ((da >= 0.0) != (db >= 0.0)) {
+                double t = da / (da - db);
+                out[m++] = (SDL_FPoint){(float)(a.x + t * ((double)b.x - a.x)), (float)(a.y + t * ((double)b.y - a.y))};
+            }
+        }
+        SDL_FPoint *swap = in;
+        in = out;
+        out = swap;
+        n = m;
+    }
+    if (in != rc->clip)
+        memcpy(rc->clip, in, sizeof *in * (size_t)n);
+    return n;
+}
+
 void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list)
 {
     SDL_Renderer *r = rc->r;
     SDL_RenderSetClipRect(r, &v->rect);
+    set_guard(rc, &v->rect);
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
     enum { circle_segments = 32 };
     for (int i = 0; i < list->count; ++i) {
@@ -618,9 +730,7 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
             if (c->fill) {
                 if (!reserve_geometry(rc, 4, 6))
                     return;
-                static const SDL_FPoint uv[4] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
-                SDL_FPoint q[4] = {{ctr.x - rad, ctr.y - rad}, {ctr.x + rad, ctr.y - rad}, {ctr.x + rad, ctr.y + rad}, {ctr.x - rad, ctr.y + rad}};
-                quad(rc, &nv, &ni, q, col, uv);
+                sprite(rc, &nv, &ni, ctr, rad, col);
                 SDL_RenderGeometry(r, rc->circle, rc->verts, nv, rc->indices, ni);
             } else {
                 if (!reserve_geometry(rc, 4 * circle_segments, 6 * circle_segments))
@@ -638,14 +748,17 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
         case SB_DRAW_POLYGON:
             if (!reserve_geometry(rc, 4 * c->count + c->count, 6 * c->count + 3 * c->count))
                 return;
-            if (c->fill) { // a fan from the first point: convex polygons (as LÖVE's)
-                for (int k = 0; k < c->count; ++k) {
+            if (c->fill) { // a fan from the first point: convex polygons (as LÖVE's), cut to the band
+                int n = clip_polygon_to_guard(rc, v, pts, c->count);
+                if (n < 0 || !reserve_geometry(rc, n, 3 * n))
+                    return;
+                for (int k = 0; k < n; ++k) {
                     SDL_Vertex *vx = &rc->verts[nv++];
-                    vx->position = view_to_screen(v, pts[k]);
+                    vx->position = rc->clip[k];
                     vx->color = col;
                     vx->tex_coord = (SDL_FPoint){0, 0};
                 }
-                for (int k = 1; k + 1 < c->count; ++k) {
+                for (int k = 1; k + 1 < n; ++k) {
                     rc->indices[ni++] = 0;
                     rc->indices[ni++] = k;
                     rc->indices[ni++] = k + 1;
@@ -659,6 +772,8 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
         case SB_DRAW_TEXT: {
             SDL_FPoint at = c->screen ? (SDL_FPoint){(float)(v->rect.x + pts[0].x), (float)(v->rect.y + pts[0].y)}
                                       : view_to_screen(v, pts[0]);
+            if (!(at.x >= rc->gx0 && at.x <= rc->gx1 && at.y >= rc->gy0 && at.y <= rc->gy1))
+                break; // off the view (and not a number an int can hold)
             render_text(rc, (int)at.x, (int)at.y, col, false, list->text + c->text);
             break;
         }
