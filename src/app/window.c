@@ -370,79 +370,44 @@ static void slider_set(app *a, int i, double value)
         handle_reload(a, &a->sides[k], sb_scene_set_tunable(a->sides[k].scene, s[i].name, value), "");
 }
 
-// Writes the sliders' values into the scene file's springbox.tune{ name = {value, ...} }.
+// W: writes the sliders that moved into the scene's files, each number at its declaration in
+// springbox.tune{ name = {value, ...} } and nothing else (sb_scene_write_tunables: byte for
+// byte, atomically, only while the file is plain text and what the scene loaded). A slider
+// that shows the value written in the file is left as it is written (6 stays 6, not 6.0).
 static void write_back(app *a)
 {
-    const char *path = a->opt.scene_path;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        add_notice(a, COLOR_ERROR, "cannot read %s", path);
-        return;
-    }
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)size + 1);
-    size_t got = text ? fread(text, 1, (size_t)size, f) : 0;
-    fclose(f);
-    if (!text || got != (size_t)size) {
-        free(text);
-        add_notice(a, COLOR_ERROR, "cannot read %s", path);
-        return;
-    }
-    text[size] = '\0';
     slider s[34];
-    int n = sliders(a, s, 34), written = 0;
+    int n = sliders(a, s, 34), count = 0;
+    static char numbers[34][64];
+    const char *names[34], *texts[34];
+    char message[1024];
     for (int i = 0; i < n; ++i) {
+        double declared;
         if (s[i].app)
             continue;
-        // find `name = {` then the number after the brace
-        size_t len = strlen(s[i].name);
-        for (char *p = strstr(text, s[i].name); p; p = strstr(p + 1, s[i].name)) {
-            bool word = (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
-                        !(isalnum((unsigned char)p[len]) || p[len] == '_');
-            char *q = p + len;
-            while (*q == ' ' || *q == '\t')
-                q++;
-            if (!word || *q != '=')
-                continue;
-            q++;
-            while (*q == ' ' || *q == '\t')
-                q++;
-            if (*q != '{')
-                continue;
-            q++;
-            while (*q == ' ' || *q == '\t')
-                q++;
-            char *end;
-            strtod(q, &end);
-            if (end == q)
-                continue;
-            char number[64]; // what the slider shows (slider_round)
-            int w = slider_rect(a, i).w;
-            snprintf(number, sizeof number, "%.*f", slider_decimals(&s[i], w), slider_round(&s[i], s[i].value, w));
-            size_t tail = strlen(end);
-            size_t new_size = (size_t)(q - text) + strlen(number) + tail + 1;
-            char *next = malloc(new_size);
-            if (!next)
-                break;
-            memcpy(next, text, (size_t)(q - text));
-            strcpy(next + (q - text), number);
-            strcat(next, end);
-            free(text);
-            text = next;
-            written += 1;
-            break;
+        int w = slider_rect(a, i).w;
+        double shown = slider_round(&s[i], s[i].value, w);
+        if (!sb_scene_tunable_declared(a->sides[0].scene, s[i].name, &declared)) {
+            add_notice(a, COLOR_ERROR, "W cannot write '%s': it is not written as a number in springbox.tune{ %s = "
+                                       "{<number>, min, max} }", s[i].name, s[i].name);
+            continue;
         }
+        if (shown == declared || s[i].value == declared)
+            continue; // not moved
+        snprintf(numbers[count], sizeof numbers[count], "%.*f", slider_decimals(&s[i], w), shown);
+        names[count] = s[i].name;
+        texts[count] = numbers[count];
+        count += 1;
     }
-    f = fopen(path, "wb");
-    bool ok = f && fwrite(text, 1, strlen(text), f) == strlen(text);
-    ok = f && fclose(f) == 0 && ok;
-    free(text);
-    if (ok)
-        add_notice(a, COLOR_DRAG, "wrote %d slider values into %s", written, path);
+    if (count == 0) {
+        add_notice(a, COLOR_DRAG, "W: no slider has moved from the values in %s", a->opt.scene_path);
+        return;
+    }
+    int written = sb_scene_write_tunables(a->sides[0].scene, count, names, texts, message, sizeof message);
+    if (written < 0)
+        add_notice(a, COLOR_ERROR, "%s", message);
     else
-        add_notice(a, COLOR_ERROR, "could not write %s", path);
+        add_notice(a, COLOR_DRAG, "wrote %d slider value%s into %s", written, written == 1 ? "" : "s", a->opt.scene_path);
 }
 
 // ---------------------------------------------------------------- drawing

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE // memmem
 #include "sb_lua.h"
 
+#include "sb_tune_source.h"
 #include "sb_tuning.h"
 
 #include <ctype.h>
@@ -1826,14 +1827,19 @@ static long key_position(const char *text, size_t len, const char *name)
 
 /// The caller's source from the line of its springbox.tune call on (at most 64 KiB), pushed as a
 /// string; nil when it cannot be read. A table constructor keeps no order, so the sliders take
-/// the order the designer wrote the names in from here.
-static void push_call_source(lua_State *L)
+/// the order the designer wrote the names in from here. Then pushes the chunk's name when the
+/// text is one a scene host loaded ("@path"; W writes there), else nil, with `*base` the
+/// offset of the call's line in that file.
+static void push_call_source(lua_State *L, size_t *base)
 {
     lua_Debug ar;
+    *base = 0;
     if (!lua_getstack(L, 1, &ar) || !lua_getinfo(L, "Sl", &ar) || ar.currentline < 1) {
+        lua_pushnil(L);
         lua_pushnil(L);
         return;
     }
+    bool hosted = false;
     enum { window = 64 * 1024 };
     char *text = NULL;
     size_t len = 0;
@@ -1844,9 +1850,12 @@ static void push_call_source(lua_State *L)
         if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.sources") == LUA_TTABLE) {
             lua_getfield(L, -1, ar.source);
             lua_remove(L, -2);
-            if (!lua_isstring(L, -1))
-                return; // nil: not one of the scene's files
+            if (!lua_isstring(L, -1)) { // nil: not one of the scene's files
+                lua_pushnil(L);
+                return;
+            }
             text = (char *)lua_tolstring(L, -1, &len);
+            hosted = true;
         } else {
             lua_pop(L, 1);
             struct stat st;
@@ -1854,6 +1863,7 @@ static void push_call_source(lua_State *L)
                           ? fopen(ar.source + 1, "rb")
                           : NULL;
             if (!f) {
+                lua_pushnil(L);
                 lua_pushnil(L);
                 return;
             }
@@ -1867,6 +1877,7 @@ static void push_call_source(lua_State *L)
         lua_pushnil(L); // keep the stack shape of the file case
     } else {
         lua_pushnil(L);
+        lua_pushnil(L);
         return;
     }
     const char *at = text, *end = text + len;
@@ -1877,13 +1888,25 @@ static void push_call_source(lua_State *L)
     size_t take = (size_t)(end - at) < window ? (size_t)(end - at) : window;
     lua_pushlstring(L, at, take);
     lua_remove(L, -2);
+    *base = (size_t)(at - text);
+    if (hosted)
+        lua_pushstring(L, ar.source);
+    else
+        lua_pushnil(L);
 }
 
 static int l_tune(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    push_call_source(L); // 2
+    size_t base;
+    push_call_source(L, &base); // 2: the text from the call's line, 3: its file's chunk name
+    // 4: where each number is written, for W (only in a file a scene host loaded)
+    enum { max_found = 64 };
+    sb_tune_value *found = (sb_tune_value *)lua_newuserdatauv(L, sizeof *found * max_found, 0);
+    size_t window_len = 0;
+    const char *window = lua_tolstring(L, 2, &window_len);
+    int found_count = window && lua_isstring(L, 3) ? sb_tune_find_values(window, window_len, found, max_found) : 0;
     lua_newtable(L);
     int result = lua_gettop(L);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, "springbox.tunables");
@@ -1913,6 +1936,7 @@ static int l_tune(lua_State *L)
         if (!(lo <= value && value <= hi))
             return luaL_argerror(L, 1, lua_pushfstring(L, "tunable '%s' needs min <= value <= max, got {%f, %f, %f}", name, value, lo, hi));
         lua_pop(L, 1);
+        const double declared = value;
         if (lua_getfield(L, over, name) == LUA_TNUMBER) {
             double v = lua_tonumber(L, -1);
             value = v < lo ? lo : v > hi ? hi : v;
@@ -1928,6 +1952,30 @@ static int l_tune(lua_State *L)
         lua_rawseti(L, -2, 3);
         lua_pushnumber(L, call_base + (written >= 0 ? (double)written : 9e6)); // unfound: last, by name
         lua_rawseti(L, -2, 4);
+        // 5..8: the file, offset and length of its number as written, and the value written there
+        for (int k = 0; k < found_count; ++k) {
+            if (strcmp(found[k].name, name) != 0)
+                continue;
+            // only a number that is the whole value: `hz = {2 * base, ...}` opens with a numeral too
+            lua_pushlstring(L, window + found[k].offset, found[k].length);
+            bool number = lua_stringtonumber(L, lua_tostring(L, -1)) != 0;
+            bool whole = number && lua_tonumber(L, -1) == declared;
+            lua_pop(L, number ? 2 : 1);
+            const char *after = window + found[k].offset + found[k].length;
+            while (whole && after < window + window_len && (*after == ' ' || *after == '\t'))
+                after += 1;
+            if (!whole || !(after < window + window_len && (*after == ',' || *after == ';' || *after == '}')))
+                break;
+            lua_pushvalue(L, 3);
+            lua_rawseti(L, -2, 5);
+            lua_pushinteger(L, (lua_Integer)(base + found[k].offset));
+            lua_rawseti(L, -2, 6);
+            lua_pushinteger(L, (lua_Integer)found[k].length);
+            lua_rawseti(L, -2, 7);
+            lua_pushnumber(L, declared);
+            lua_rawseti(L, -2, 8);
+            break;
+        }
         lua_setfield(L, decl, name);
         lua_pushnumber(L, value);
         lua_setfield(L, result, name);

@@ -77,6 +77,16 @@ const char *sb_scene_file(const sb_scene *scene, int i);
 /// The declared tunables.
 int sb_scene_tunable_count(const sb_scene *scene);
 sb_tunable sb_scene_tunable(const sb_scene *scene, int i);
+/// Where W can write tunable `name`: true when its number is written as a plain numeral in
+/// springbox.tune{ name = {<number>, min, max} } in one of the scene's files, with *declared the
+/// value written there; false when it is not (declared through a variable or an expression).
+bool sb_scene_tunable_declared(sb_scene *scene, const char *name, double *declared);
+/// W: writes `texts[i]` (a number, as the slider shows it) in place of the number written for
+/// tunable `names[i]`, and changes nothing else, byte for byte. Each file is written atomically
+/// (a temporary file beside it, then rename), only while it is plain UTF-8 text and still what
+/// the scene loaded. Returns how many it wrote, or -1 with the reason in `message` (no file changed).
+int sb_scene_write_tunables(sb_scene *scene, int count, const char *const *names, const char *const *texts,
+                            char *message, size_t message_size);
 /// Sets a tunable and re-runs the scene exactly as a hot reload would (state kept).
 sb_reload_event sb_scene_set_tunable(sb_scene *scene, const char *name, double value);
 

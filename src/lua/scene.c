@@ -1445,3 +1445,122 @@ sb_reload_event sb_scene_set_tunable(sb_scene *scene, const char *name, double v
     lua_pop(L, 1);
     return reload(scene, false);
 }
+
+// ---------------------------------------------------------------- W: writing tunables back
+
+/// Pushes tunable `name`'s declaration {value, min, max, order, chunk, offset, length, declared}
+/// when W can write it (fields 5..8 set), else nothing; returns whether it pushed.
+static bool push_written_tunable(lua_State *L, const char *name)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
+    if (!lua_istable(L, -1) || lua_getfield(L, -1, name) != LUA_TTABLE) {
+        lua_pop(L, lua_istable(L, -1) ? 2 : 1);
+        return false;
+    }
+    lua_remove(L, -2);
+    lua_rawgeti(L, -1, 5);
+    bool written = lua_type(L, -1) == LUA_TSTRING;
+    lua_pop(L, written ? 1 : 2);
+    return written;
+}
+
+bool sb_scene_tunable_declared(sb_scene *scene, const char *name, double *declared)
+{
+    if (!push_written_tunable(scene->L, name))
+        return false;
+    lua_rawgeti(scene->L, -1, 8);
+    *declared = lua_tonumber(scene->L, -1);
+    lua_pop(scene->L, 2);
+    return true;
+}
+
+typedef struct pending_edit { char file[1024]; scene_edit edit; const char *name; } pending_edit;
+
+static int compare_edits(const void *a, const void *b)
+{
+    const pending_edit *x = (const pending_edit *)a, *y = (const pending_edit *)b;
+    int c = strcmp(x->file, y->file);
+    return c ? c : x->edit.offset < y->edit.offset ? -1 : x->edit.offset > y->edit.offset;
+}
+
+int sb_scene_write_tunables(sb_scene *scene, int count, const char *const *names, const char *const *texts,
+                            char *message, size_t message_size)
+{
+    lua_State *L = scene->L;
+    message[0] = '\0';
+    if (count <= 0)
+        return 0;
+    pending_edit *edits = calloc((size_t)count, sizeof *edits);
+    if (!edits) {
+        snprintf(message, message_size, "out of memory");
+        return -1;
+    }
+    int n = 0, result = -1;
+    for (int i = 0; i < count; ++i) {
+        char *end;
+        if (strtod(texts[i], &end) == 0.0 && end == texts[i]) {
+            snprintf(message, message_size, "'%s' is not a number to write for tunable '%s'", texts[i], names[i]);
+            goto done;
+        }
+        if (!push_written_tunable(L, names[i])) {
+            snprintf(message, message_size, "tunable '%s' is not written as a number in springbox.tune{ %s = {<number>, min, "
+                                            "max} } (a variable or an expression?), so W cannot write it: edit the file",
+                     names[i], names[i]);
+            goto done;
+        }
+        lua_rawgeti(L, -1, 5);
+        const char *chunk = lua_tostring(L, -1);
+        snprintf(edits[n].file, sizeof edits[n].file, "%s", chunk + 1);
+        lua_rawgeti(L, -2, 6);
+        lua_rawgeti(L, -3, 7);
+        edits[n].edit.offset = (size_t)lua_tointeger(L, -2);
+        edits[n].edit.length = (size_t)lua_tointeger(L, -1);
+        edits[n].edit.text = texts[i];
+        edits[n].name = names[i];
+        lua_pop(L, 4);
+        // only the scene's own files: a chunk can be named after any file
+        bool own = false;
+        for (int k = 0; k < scene->cur.file_count && !own; ++k)
+            own = strcmp(scene->cur.files[k].path, edits[n].file) == 0;
+        if (!own) {
+            snprintf(message, message_size, "tunable '%s' is declared in %s, which is not a file of the scene", names[i],
+                     edits[n].file);
+            goto done;
+        }
+        n += 1;
+    }
+    qsort(edits, (size_t)n, sizeof *edits, compare_edits);
+    result = 0;
+    for (int first = 0; first < n;) {
+        int last = first;
+        while (last < n && strcmp(edits[last].file, edits[first].file) == 0)
+            last += 1;
+        scene_edit *group = malloc(sizeof *group * (size_t)(last - first));
+        if (!group) {
+            snprintf(message, message_size, "out of memory");
+            result = -1;
+            break;
+        }
+        for (int k = first; k < last; ++k)
+            group[k - first] = edits[k].edit;
+        lua_getfield(L, LUA_REGISTRYINDEX, "springbox.sources");
+        lua_pushfstring(L, "@%s", edits[first].file);
+        size_t len = 0;
+        const char *loaded = lua_rawget(L, -2) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+        char why[512] = "the scene's text of it is not known";
+        bool ok = loaded && scene_replace_in_file(edits[first].file, group, last - first, loaded, len, why, sizeof why);
+        lua_pop(L, 2);
+        free(group);
+        if (!ok) {
+            snprintf(message, message_size, "W did not write %s: %s", edits[first].file, why);
+            scene_clean_text(message);
+            result = -1;
+            break;
+        }
+        result += last - first;
+        first = last;
+    }
+done:
+    free(edits);
+    return result;
+}

@@ -191,8 +191,8 @@ static bool plain_text(const char *text, size_t len, size_t *bad)
     return true;
 }
 
-bool scene_replace_in_file(const char *path, size_t offset, size_t length, const char *expected_text, size_t expected_len,
-                           const char *replacement, char *why, size_t why_size)
+bool scene_replace_in_file(const char *path, const scene_edit *edits, int count, const char *expected_text,
+                           size_t expected_len, char *why, size_t why_size)
 {
     char *text;
     size_t len;
@@ -205,21 +205,36 @@ bool scene_replace_in_file(const char *path, size_t offset, size_t length, const
         free(text);
         return false;
     }
-    if (len != expected_len || memcmp(text, expected_text, len) != 0 || offset + length > len) {
+    if (len != expected_len || memcmp(text, expected_text, len) != 0) {
         snprintf(why, why_size, "it changed on disk since the scene loaded it; save it (the scene reloads), then press W again");
         free(text);
         return false;
     }
-    size_t rlen = strlen(replacement), out_len = len - length + rlen;
-    char *out = malloc(out_len);
+    size_t out_len = len;
+    for (int i = 0; i < count; ++i) { // in order, apart, inside the text
+        if (edits[i].offset + edits[i].length > len || (i > 0 && edits[i].offset < edits[i - 1].offset + edits[i - 1].length)) {
+            snprintf(why, why_size, "the places to write overlap or lie past its end");
+            free(text);
+            return false;
+        }
+        out_len = out_len - edits[i].length + strlen(edits[i].text);
+    }
+    char *out = malloc(out_len + 1);
     if (!out) {
         free(text);
         snprintf(why, why_size, "not enough memory");
         return false;
     }
-    memcpy(out, text, offset);
-    memcpy(out + offset, replacement, rlen);
-    memcpy(out + offset + rlen, text + offset + length, len - offset - length);
+    size_t from = 0, to = 0;
+    for (int i = 0; i < count; ++i) {
+        memcpy(out + to, text + from, edits[i].offset - from);
+        to += edits[i].offset - from;
+        size_t n = strlen(edits[i].text);
+        memcpy(out + to, edits[i].text, n);
+        to += n;
+        from = edits[i].offset + edits[i].length;
+    }
+    memcpy(out + to, text + from, len - from);
     free(text);
     // Atomically: a temporary file beside the real one (links resolved), then rename over it, so
     // a crash or a full disk leaves the old file or the new one, never half of one.

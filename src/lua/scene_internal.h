@@ -94,11 +94,13 @@ bool scene_read_file(const char *real_dir, const char *path, size_t max_bytes, c
 /// Opens log `name` (a plain name) in `real_dir` for writing: never through a link, never a file
 /// with another name or a non-regular file; truncated unless `append`. NULL with the reason in `why`.
 FILE *scene_open_log_file(const char *real_dir, const char *name, bool append, char *why, size_t why_size);
-/// Replaces `length` bytes at `offset` of the file at `path` by `replacement`, atomically
-/// (temporary file and rename), only if the file is plain UTF-8 text and is still exactly
-/// `expected_text` (what the scene loaded). false with the reason in `why`; the file is untouched then.
-bool scene_replace_in_file(const char *path, size_t offset, size_t length, const char *expected_text, size_t expected_len,
-                           const char *replacement, char *why, size_t why_size);
+/// One change W makes: `length` bytes at `offset` become `text`.
+typedef struct scene_edit { size_t offset, length; const char *text; } scene_edit;
+/// Makes the edits (in order of offset, apart) in the file at `path`, atomically (a temporary
+/// file beside it, then rename), only if the file is plain UTF-8 text and still exactly
+/// `expected_text` (what the scene loaded). false with the reason in `why`: the file is untouched.
+bool scene_replace_in_file(const char *path, const scene_edit *edits, int count, const char *expected_text,
+                           size_t expected_len, char *why, size_t why_size);
 /// Makes text safe to print and to put in JSON: control bytes (but tab and newline) and bytes
 /// that are not UTF-8 become '?'. In place.
 void scene_clean_text(char *text);
