@@ -70,6 +70,8 @@ const char *sb_scene_title(const sb_scene *scene);
 /// What the running scene's file returned that springbox does not use ("scene field 'updat' is
 /// not used (did you mean 'update'?)"), or "" when nothing; said once per load.
 const char *sb_scene_warning(const sb_scene *scene);
+/// Bytes the scene's Lua state holds now (its scripts' tables, strings, closures).
+size_t sb_scene_memory(const sb_scene *scene);
 /// Files the scene loaded (the scene file first).
 int sb_scene_file_count(const sb_scene *scene);
 const char *sb_scene_file(const sb_scene *scene, int i);

@@ -62,6 +62,8 @@ struct sb_scene {
     double deadline;          // CLOCK_MONOTONIC seconds; scripts past it are stopped
     const char *deadline_what;
     double deadline_limit;    // seconds the call running now was given
+    char title_shown[256];    // the title a scene set, made printable (sb_scene_title)
+    size_t starved_at;        // memory when an allocation past the deadline was refused (0: none yet)
     scene_build cur;
     scene_build *loading;     // the build whose file is running now; NULL between loads
     world_shape *shapes;      // shapes of cur's worlds as first built
