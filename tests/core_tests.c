@@ -1007,6 +1007,27 @@ TEST(method_switch_keeps_state)
 
 // ---------------------------------------------------------------- runner
 
+// A world with no springs can ramp a mass (a scene's reload does) and be stepped and measured:
+// the stretch measure copied a NULL rest array (UBSan, found by the host fuzz of issue 20).
+TEST(mass_ramp_in_a_world_without_springs)
+{
+    sb_world_def def = sb_default_world_def();
+    sb_world *w = sb_world_create(&def);
+    sb_particle_def pd = sb_default_particle_def();
+    sb_status st;
+    sb_particle_id p = sb_world_add_particle(w, &pd, &st);
+    ENSURE(st == SB_OK);
+    ENSURE(sb_particle_ramp_mass(w, p, 3.0, 0.5) == SB_OK);
+    for (int i = 0; i < 60; ++i)
+        sb_world_step(w);
+    sb_particle_def got;
+    sb_particle_get(w, p, &got);
+    ENSURE_NEAR(got.mass, 3.0, 1e-12);
+    ENSURE(sb_world_get_stats(w)->max_stretch == 0.0);
+    sb_world_destroy(w);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_formulas),
     ENTRY(impulse_one_step),
@@ -1030,6 +1051,7 @@ static const test_entry tests[] = {
     ENTRY(ball_pit_settles),
     ENTRY(bounds_hold_under_load),
     ENTRY(method_switch_keeps_state),
+    ENTRY(mass_ramp_in_a_world_without_springs),
 };
 
 int main(int argc, char **argv)

@@ -689,6 +689,19 @@ static const char *const fuzz_load[] = {
     "w:area({ a, b, c }, { hertz = 1e6, damping_ratio = 0 })\nw:rope(a, b, { length = 0 })\nw:angle(a, b, c, { k = 1e300 })\n",
     "local r = {}\nfor i = 1, 40 do r[i] = w:particle{ x = math.cos(i), y = math.sin(i), radius = 0.3 } end\n"
     "w:area(r, { area = -5 })\nfor i = 2, 40 do w:strut(r[i - 1], r[i], { length = 3 }) end\n",
+    // issue 20's surfaces: logs, require, state, constraints, error handlers, camera
+    "pcall(sb.open_log, 'fuzz_dir.csv')\ncollectgarbage()\n",
+    "local st = sb.state{}\nst.p = st.p or w:particle{}\nst.f = print\nst.co = coroutine.create(print)\n"
+    "st.t = st.t or {}\nst.t.t = st.t\npcall(function() st.p.x = 1 end)\n",
+    "local a, b, c = w:particle{}, w:particle{ x = 1 }, w:particle{ y = 1 }\nlocal k = w:angle(a, b, c, { angle = 1e12 })\n",
+    "xpcall(function() while true do end end, function() while true do end end)\n",
+    "xpcall(error, function() error('again') end)\n",
+    "for i = 1, 1000 do pcall(require, 'fuzz_m' .. i) end\n",
+    "pcall(require, 'fuzz_link')\npcall(require, 'fuzz_fifo')\n",
+    "pcall(load('require(\"springbox\").tune{ a = {1, 0, 2} }', '@/etc/passwd'))\n",
+    "collectgarbage('stop')\nfor i = 1, 12 do sb.plot('f' .. i, i) end\n",
+    "sb.camera.look(1e12, -1e12, 1e-6)\n",
+    "sb.tune{ k = {1, 0, 2}, ['odd'] = {-1, -2, 2} }\n",
 };
 static const char *const fuzz_update[] = {
     "function(world) world:close() end",
@@ -707,6 +720,14 @@ static const char *const fuzz_update[] = {
     "function() return ('a'):rep(3000):find(('.-'):rep(5) .. 'b') end",
     "function(world) local l = sb.open_log('fuzz.csv', { 'n' }); l:row(world.particle_count, {}) end",
     "function() for i = 1, 20 do sb.open_log('f' .. i .. '.txt'):write(('x'):rep(1e6)) end end",
+    "function() local st = sb.state{}; if st.p then pcall(function() st.p.x = 2 end) end; if st.log then pcall(st.log.write, st.log, 'x') end end",
+    "function() local st = sb.state{}; st.log = st.log or sb.open_log('fuzz_state.log') end",
+    "function() xpcall(function() while true do end end, function() while true do end end) end",
+    "function(world) for c in world:constraints() do pcall(function() c.angle = -1e15 end) end end",
+    "function() while true do pcall(require, 'fuzz_m' .. math.random(1e9)) end end",
+    "function() error('\\27[2J\\255\\0 bytes', 0) end",
+    "function(world) for p in world:particles() do sb.camera.follow(p, 1e-6) end end",
+    "function() for i = 1, 13 do pcall(sb.plot, 'u' .. i, i) end end",
 };
 static const char *const fuzz_return[] = {
     "return w\n",
@@ -720,6 +741,8 @@ static const char *const fuzz_return[] = {
     "return { world = w, worlds = { w, w, sb.world{} }, update = %s }\n",
     "return setmetatable({}, { __index = function(t, k) return t[k] end })\n",
     "return { world = 'not a world' }\n",
+    "return { world = w, draw = function(g) local h = ('x'):rep(1e6) g.print(h .. h, 0, 0) g.circle('fill', 1e12, 0, 1e6) end, update = %s }\n",
+    "return { world = w, on_contact_begin = %s, keypressed = function() xpcall(error, function() while true do end end) end }\n",
 };
 
 static uint64_t fuzz_state = 0x9E3779B97F4A7C15ull;
@@ -743,11 +766,15 @@ static void fuzz_scene(char *text, size_t n)
 // Random hostile scenes, opened, run, reloaded with other random scenes and closed, with short
 // limits. The sanitizer build runs it too: no crash, no memory error, no hang; every reload
 // says what happened and a running scene keeps its clock moving or says why not.
-// FUZZ_CASES sets the number of scenes (default 60).
+// FUZZ_CASES sets the number of scenes (default 150).
 TEST(fuzz_scene_host)
 {
-    int cases = getenv("FUZZ_CASES") ? atoi(getenv("FUZZ_CASES")) : 60;
+    int cases = getenv("FUZZ_CASES") ? atoi(getenv("FUZZ_CASES")) : 150;
     write_file("fuzz_helper.lua", "local sb = require 'springbox'\nreturn { world = sb.world{} }\n");
+    // what issue 20's scenes reached for: a link out of the folder, a FIFO, a folder named as a log
+    if (symlink("/etc/passwd", scene_path("fuzz_link.lua")) != 0 || mkfifo(scene_path("fuzz_fifo.lua"), 0644) != 0 ||
+        mkdir(scene_path("fuzz_dir.csv"), 0755) != 0)
+        perror("fuzz fixtures");
     int opened = 0, reloads = 0;
     for (int c = 0; c < cases; ++c) {
         char text[2048], error[2048];

@@ -69,6 +69,21 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/// A JSON string: quotes, backslashes and control characters escaped.
+static void json_text(FILE *f, const char *text)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            fprintf(f, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(f, "\\u%04x", *c);
+        else
+            fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
 static void add_notice(app *a, SDL_Color color, const char *fmt, ...)
 {
     notice n;
@@ -81,10 +96,9 @@ static void add_notice(app *a, SDL_Color color, const char *fmt, ...)
     memmove(&a->notices[1], &a->notices[0], sizeof(notice) * (MAX_NOTICES - 1));
     a->notices[0] = n;
     if (a->opt.stats) {
-        fprintf(a->opt.stats, "{\"event\":\"notice\",\"frame\":%ld,\"text\":\"", a->frame);
-        for (const char *c = n.text; *c; ++c)
-            fputc(*c == '"' || *c == '\\' ? '\'' : *c, a->opt.stats);
-        fputs("\"}\n", a->opt.stats);
+        fprintf(a->opt.stats, "{\"event\":\"notice\",\"frame\":%ld,\"text\":", a->frame);
+        json_text(a->opt.stats, n.text);
+        fputs("}\n", a->opt.stats);
         fflush(a->opt.stats);
     }
 }
@@ -171,21 +185,6 @@ static void record_history(side *s)
     s->step_ms[s->history] = (float)st->step_ms;
     s->history += 1;
     record_plots(s);
-}
-
-/// A JSON string: quotes, backslashes and control characters escaped.
-static void json_text(FILE *f, const char *text)
-{
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
-        if (*c == '"' || *c == '\\')
-            fprintf(f, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(f, "\\u%04x", *c);
-        else
-            fputc(*c, f);
-    }
-    fputc('"', f);
 }
 
 static void handle_reload(app *a, side *s, sb_reload_event e, const char *which)

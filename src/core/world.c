@@ -1024,7 +1024,7 @@ static void measure(sb_world *w)
     // explosion. Energy is the spring's as it works.
     const double *asked = w->rest;
     double *targets = NULL;
-    if (w->ramp_count > 0 && (targets = malloc(sizeof *targets * (size_t)w->s_high)) != NULL) {
+    if (w->ramp_count > 0 && w->s_high > 0 && (targets = malloc(sizeof *targets * (size_t)w->s_high)) != NULL) {
         memcpy(targets, w->rest, sizeof *targets * (size_t)w->s_high);
         for (int r = 0; r < w->ramp_count; ++r) {
             const sb_ramp *ramp = &w->ramps[r];
