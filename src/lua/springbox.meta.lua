@@ -40,9 +40,11 @@ function springbox.world(def) end
 function springbox.tune(decl) end
 
 --- The scene's own state, kept across hot reloads: `local state = springbox.state{ frames = 0 }`.
---- A reload that keeps the physics hands the new version a (shallow) copy of the running table,
---- plus any default it lacks; a load that fails leaves the running one untouched; a restart
---- starts it afresh with the physics. Called from update() it returns the running table.
+--- A reload that keeps the physics hands the new version a copy of the running table's data
+--- (numbers, strings, booleans, tables; not functions, coroutines or metatables), plus any
+--- default it lacks; handles of the old version's particles say they are stale when used. A
+--- load that fails leaves the running one untouched; a restart starts it afresh with the
+--- physics. Called from update() it returns the running table.
 ---@param defaults? table
 ---@return table
 function springbox.state(defaults) end
@@ -71,7 +73,8 @@ function log:close() end
 ---A file the scene may write next to itself, sandboxed or not (scene host only; the stock
 ---interpreter has io). `name` is a plain file name ending in .csv, .txt, .log or .json. The first
 ---open of a name in a session truncates the file and writes `header` as its first row; opens after
----a hot reload append. Flushed after every frame. At most 8 logs per session, 64 MiB each.
+---a hot reload append, and the reload closes the old version's handles. Flushed after every frame.
+---At most 8 logs per session, 64 MiB each. Never a link, a FIFO or a second name of another file.
 ---@param name string
 ---@param header? string[] column names, written when the file is created
 ---@return springbox.log
