@@ -94,6 +94,21 @@ static sb_vec2 wall_normal(sb_vec2 a, sb_vec2 b)
     return l > 0.0 ? v2(-ab.y / l, ab.x / l) : v2(0, 0);
 }
 
+/// A contact that does not touch: what static_geometry gives a corner that a neighbour owns.
+static void no_contact(sb_contact *c)
+{
+    c->normal = v2(0, -1);
+    c->separation = 1e30;
+}
+
+/// Where the centre p projects on wall k, as a fraction of its length (outside [0, 1]: past an end).
+static double along_wall(const sb_world *w, int k, sb_vec2 p)
+{
+    sb_vec2 a = w->wall_a[k], ab = v2_sub(w->wall_b[k], a);
+    double len2 = v2_dot(ab, ab);
+    return len2 > 0.0 ? v2_dot(v2_sub(p, a), ab) / len2 : -1.0;
+}
+
 /// Normal (from the particle toward the static shape) and separation of a static contact.
 /// A wall has two faces, and a contact keeps the face its particle came from (`side`): a centre
 /// pushed past the wall's line by a heavy pile reads as deep in the wall and is pushed back,
@@ -113,10 +128,40 @@ static void static_geometry(const sb_world *w, sb_contact *c)
         }
         return;
     }
-    sb_vec2 a = w->wall_a[c->shape], b = w->wall_b[c->shape], ab = v2_sub(b, a);
+    const int k = (int)c->shape;
+    sb_vec2 a = w->wall_a[k], b = w->wall_b[k], ab = v2_sub(b, a);
     double len2 = v2_dot(ab, ab), t = len2 > 0.0 ? v2_dot(v2_sub(p, a), ab) / len2 : 0.0;
-    if (c->side != 0 && t >= 0.0 && t <= 1.0) {
+    const bool one_sided = w->w_one_sided[k];
+    if (one_sided && c->side == 0 && len2 > 0.0 && v2_dot(v2_sub(p, a), wall_normal(a, b)) < 0.0) {
+        // Met from behind, a one-sided wall is not there; a contact made in front keeps its face
+        // and pushes a centre that a sub-step moved behind back out, as a two-sided wall does.
+        no_contact(c);
+        return;
+    }
+    if (len2 > 0.0 && (t < 0.0 || t > 1.0)) {
+        // Past an end: the corner belongs to the neighbouring wall of a chain when the centre is in
+        // front of that wall's face, or to the lower-numbered wall of the two when it is past both.
+        // Without this the joint of two walls was a corner of its own, which a circle sliding from
+        // one wall onto the next met head on (Box2D's chain shapes drop these ghost contacts too).
+        int nb = w->wall_nb[2 * k + (t > 1.0)];
+        if (nb >= 0) {
+            double u = along_wall(w, nb, p);
+            if ((u >= 0.0 && u <= 1.0) || nb < k) {
+                no_contact(c);
+                return;
+            }
+        }
+    }
+    if (len2 > 0.0 && t >= 0.0 && t <= 1.0) {
         sb_vec2 n = wall_normal(a, b);
+        if (one_sided)
+            c->side = 1;
+        // The face is the one the centre is in front of when it first comes over the wall. Taken
+        // from the wall's infinite line while the centre was still past its end, it was wrong at a
+        // crest: a particle coming up one slope was below the next wall's line, so that wall
+        // pushed it down into the hill and it fell through (issue 19).
+        if (c->side == 0)
+            c->side = v2_dot(v2_sub(p, a), n) >= 0.0 ? 1 : -1;
         double d = v2_dot(v2_sub(p, a), n) * c->side; // > 0 on the particle's own side
         c->normal = v2_scale(n, -(double)c->side);
         c->separation = d - r;
@@ -178,8 +223,54 @@ double contact_combined_friction(const sb_world *w, int a, int b)
     return sqrt(fa * fb); // geometric mean, as in Box2D
 }
 
+typedef struct wall_end { double x, y; int wall, end; } wall_end;
+
+static int compare_ends(const void *p, const void *q)
+{
+    const wall_end *a = (const wall_end *)p, *b = (const wall_end *)q;
+    if (a->x != b->x)
+        return a->x < b->x ? -1 : 1;
+    if (a->y != b->y)
+        return a->y < b->y ? -1 : 1;
+    return a->wall != b->wall ? (a->wall < b->wall ? -1 : 1) : a->end - b->end;
+}
+
+/// Which live walls share an end point exactly: the joints of chains (static_geometry). Sorted, so
+/// the cost is n log n once per change of the walls. Where more than two walls meet, none is
+/// linked: that point is a corner of its own.
+static void link_walls(sb_world *w)
+{
+    w->walls_dirty = false;
+    for (int k = 0; k < 2 * w->w_high; ++k)
+        w->wall_nb[k] = -1;
+    wall_end *ends = malloc(sizeof *ends * (size_t)(2 * w->w_high + 1));
+    if (!ends)
+        return; // no links: every joint a corner, as before chains existed
+    int n = 0;
+    for (int k = 0; k < w->w_high; ++k) {
+        if (!w->w_alive_flag[k])
+            continue;
+        ends[n++] = (wall_end){w->wall_a[k].x, w->wall_a[k].y, k, 0};
+        ends[n++] = (wall_end){w->wall_b[k].x, w->wall_b[k].y, k, 1};
+    }
+    qsort(ends, (size_t)n, sizeof *ends, compare_ends);
+    for (int i = 0; i < n;) {
+        int j = i + 1;
+        while (j < n && ends[j].x == ends[i].x && ends[j].y == ends[i].y)
+            j += 1;
+        if (j - i == 2 && ends[i].wall != ends[i + 1].wall) {
+            w->wall_nb[2 * ends[i].wall + ends[i].end] = ends[i + 1].wall;
+            w->wall_nb[2 * ends[i + 1].wall + ends[i + 1].end] = ends[i].wall;
+        }
+        i = j;
+    }
+    free(ends);
+}
+
 void contacts_build(sb_world *w)
 {
+    if (w->walls_dirty)
+        link_walls(w);
     w->contact_next_count = 0;
     double rmax = 0.0, vmax = 0.0;
     int colliders = 0;
@@ -240,6 +331,7 @@ void contacts_build(sb_world *w)
                 if (!w->w_alive_flag[k])
                     continue;
                 c.shape = (uint32_t)k;
+                c.side = 0;
                 static_geometry(w, &c);
                 if (c.separation < margin) {
                     c.key = ((uint64_t)i << 32) | c.shape;
@@ -247,6 +339,7 @@ void contacts_build(sb_world *w)
                 }
             }
             if (w->def.has_bounds) {
+                c.side = 0;
                 for (uint32_t side = 0; side < 4; ++side) {
                     c.shape = SHAPE_BOUND + side;
                     static_geometry(w, &c);
@@ -309,12 +402,8 @@ void contacts_build(sb_world *w)
         if (old < w->contact_count && w->contacts[old].key == c->key) {
             c->normal_impulse = w->contacts[old].normal_impulse;
             c->tangent_impulse = w->contacts[old].tangent_impulse;
-            c->side = w->contacts[old].side;
-        }
-        if (c->b < 0 && c->shape < SHAPE_BOUND && c->side == 0) { // a wall met now: the side it is on
-            sb_vec2 a = w->wall_a[c->shape];
-            double d = v2_dot(v2_sub(w->pos[c->a], a), wall_normal(a, w->wall_b[c->shape]));
-            c->side = d >= 0.0 ? 1 : -1;
+            if (w->contacts[old].side != 0) // a wall's face, once taken, is kept (static_geometry)
+                c->side = w->contacts[old].side;
         }
         c->friction = contact_combined_friction(w, c->a, c->b);
         c->restitution = contact_combined_restitution(w, c->a, c->b);
@@ -481,9 +570,18 @@ void contacts_confine_to_bounds(sb_world *w)
 // that crosses a wall's line between its ends stops just short of it, on the side it came from,
 // and loses its velocity into the wall. So no centre ever ends up on the other side of a wall,
 // however fast or however heavily pushed; the soft contact then sets the circle's overlap right.
+// A path may cross several walls (cutting the corner of a crest crosses the slope it leaves and
+// the one it meets): only the first crossing along the path counts, as a time of impact does;
+// wall by wall, the later wall could hold the centre on its far side, inside the hill (issue 19).
 // Every method calls it at the end of each sub-step.
 void walls_hold_centres(sb_world *w)
 {
+    if (w->w_high == 0)
+        return;
+    for (int i = 0; i < w->p_high; ++i) {
+        w->hold_frac[i] = 2.0;
+        w->hold_wall[i] = -1;
+    }
     for (int k = 0; k < w->w_high; ++k) {
         if (!w->w_alive_flag[k])
             continue;
@@ -491,28 +589,42 @@ void walls_hold_centres(sb_world *w)
         const double len2 = v2_dot(ab, ab);
         if (len2 == 0.0)
             continue;
-        const double xmin = fmin(a.x, b.x), xmax = fmax(a.x, b.x), ymin = fmin(a.y, b.y), ymax = fmax(a.y, b.y);
+        const double xmin = a.x < b.x ? a.x : b.x, xmax = a.x < b.x ? b.x : a.x;
+        const double ymin = a.y < b.y ? a.y : b.y, ymax = a.y < b.y ? b.y : a.y;
         for (int i = 0; i < w->p_high; ++i) {
             if (w->inv_mass[i] == 0.0) // fixed (or dead) particles go where they are put
                 continue;
             sb_vec2 p0 = w->start[i], p1 = w->pos[i];
-            if (fmax(p0.x, p1.x) < xmin || fmin(p0.x, p1.x) > xmax || fmax(p0.y, p1.y) < ymin ||
-                fmin(p0.y, p1.y) > ymax)
+            if ((p0.x > p1.x ? p0.x : p1.x) < xmin || (p0.x < p1.x ? p0.x : p1.x) > xmax ||
+                (p0.y > p1.y ? p0.y : p1.y) < ymin || (p0.y < p1.y ? p0.y : p1.y) > ymax)
                 continue;
             double d0 = v2_dot(v2_sub(p0, a), n), d1 = v2_dot(v2_sub(p1, a), n);
             if (d0 == 0.0 || (d0 > 0.0) == (d1 > 0.0))
                 continue; // no crossing of the line (a path starting on it picks its side now)
-            sb_vec2 q = v2_mad(p0, d0 / (d0 - d1), v2_sub(p1, p0));
+            if (w->w_one_sided[k] && d0 < 0.0)
+                continue; // through a one-sided wall from behind: it is not there
+            double f = d0 / (d0 - d1); // where along the path
+            sb_vec2 q = v2_mad(p0, f, v2_sub(p1, p0));
             double t = v2_dot(v2_sub(q, a), ab) / len2;
-            if (t < 0.0 || t > 1.0)
-                continue; // past the wall's ends
-            double side = d0 > 0.0 ? 1.0 : -1.0;
-            double keep = fmin(1e-6, 0.5 * fabs(d0)); // just short of the line
-            w->pos[i] = v2_mad(q, side * keep, n);
-            double vn = v2_dot(w->vel[i], n);
-            if (vn * side < 0.0)
-                w->vel[i] = v2_mad(w->vel[i], -vn, n);
+            if (t < 0.0 || t > 1.0 || f >= w->hold_frac[i])
+                continue; // past the wall's ends, or after a crossing already found
+            w->hold_frac[i] = f;
+            w->hold_wall[i] = k;
         }
+    }
+    for (int i = 0; i < w->p_high; ++i) {
+        int k = w->hold_wall[i];
+        if (k < 0)
+            continue;
+        const sb_vec2 a = w->wall_a[k], n = wall_normal(a, w->wall_b[k]);
+        const sb_vec2 p0 = w->start[i];
+        const double d0 = v2_dot(v2_sub(p0, a), n), side = d0 > 0.0 ? 1.0 : -1.0;
+        const sb_vec2 q = v2_mad(p0, w->hold_frac[i], v2_sub(w->pos[i], p0));
+        const double keep = 0.5 * (d0 > 0.0 ? d0 : -d0) < 1e-6 ? 0.5 * (d0 > 0.0 ? d0 : -d0) : 1e-6;
+        w->pos[i] = v2_mad(q, side * keep, n); // just short of the line
+        double vn = v2_dot(w->vel[i], n);
+        if (vn * side < 0.0)
+            w->vel[i] = v2_mad(w->vel[i], -vn, n);
     }
 }
 

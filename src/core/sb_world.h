@@ -105,6 +105,18 @@ bool sb_world_next_spring(const sb_world *world, sb_spring_id *it);
 
 /// Adds a static two-sided wall segment from a to b (ends finite, within 1e12 m of the origin).
 sb_wall_id sb_world_add_wall(sb_world *world, sb_vec2 a, sb_vec2 b, sb_status *status);
+/// Adds the walls of a polyline through `count` points (a closed one also joins the last to the
+/// first), filling `walls` (count entries, or NULL); returns how many it added. Walls that share
+/// an end point collide as one smooth chain: a circle sliding across a joint meets no corner.
+/// One-sided walls are solid from the left of each a -> b only: a ground listed left to right is
+/// solid from above and can be jumped through from below; a loop listed counter-clockwise holds
+/// what is inside it, clockwise keeps things out.
+int sb_world_add_polyline(sb_world *world, const sb_vec2 *points, int count, bool closed, bool one_sided,
+                          sb_wall_id *walls, sb_status *status);
+/// Makes a wall one-sided (solid from the left of a -> b only) or two-sided again (the default).
+sb_status sb_wall_set_one_sided(sb_world *world, sb_wall_id id, bool one_sided);
+/// True for a live one-sided wall.
+bool sb_wall_is_one_sided(const sb_world *world, sb_wall_id id);
 /// Removes a wall.
 sb_status sb_world_remove_wall(sb_world *world, sb_wall_id id);
 /// Number of live walls.

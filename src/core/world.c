@@ -192,7 +192,8 @@ static bool particles_reserve(sb_world *w, int need)
         !GROW(w->restitution, cap) || !GROW(w->friction, cap) || !GROW(w->p_gen, cap) ||
         !GROW(w->p_flags, cap) || !GROW(w->p_next_free, cap) || !GROW(w->degree, cap) ||
         !GROW(w->snap_pos, cap) || !GROW(w->snap_vel, cap) || !GROW(w->cell_x, cap) || !GROW(w->cell_y, cap) ||
-        !GROW(w->p_load, cap) || !GROW(w->start, cap) || !GROW(w->force, cap) || !GROW(w->group, cap) ||
+        !GROW(w->p_load, cap) || !GROW(w->start, cap) || !GROW(w->hold_frac, cap) || !GROW(w->hold_wall, cap) ||
+        !GROW(w->force, cap) || !GROW(w->group, cap) ||
         !GROW(w->category, cap) || !GROW(w->mask, cap) || !GROW(w->color, cap))
         return false;
     w->p_cap = cap;
@@ -250,10 +251,10 @@ void sb_world_destroy(sb_world *w)
         w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_collide, w->s_rigid,
         w->s_gen, w->s_next_free, w->axis_prev, w->impulse, w->order, w->ka, w->kb, w->kwa, w->kwb, w->kmass,
         w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kstiff, w->kdamp, w->kscale, w->kg, w->kimp,
-        w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen,
+        w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen, w->w_one_sided, w->wall_nb,
         w->w_alive_flag, w->contacts, w->contacts_next, w->grid_start, w->grid_items, w->cell_x,
         w->cell_y, w->snap_pos, w->snap_vel, w->snap_axis, w->snap_impulse, w->tether_p,
-        w->tether_anchor, w->tether_length, w->p_load, w->start, w->ramps, w->force, w->group,
+        w->tether_anchor, w->tether_length, w->p_load, w->start, w->hold_frac, w->hold_wall, w->ramps, w->force, w->group,
         w->category, w->mask, w->color, w->ktension, w->tension, w->break_stretch, w->break_force,
         w->s_color, w->s_hidden,
     };
@@ -715,7 +716,8 @@ sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *statu
     }
     if (w->w_high == w->w_cap) {
         int cap = w->w_cap ? w->w_cap * 2 : 16;
-        if (!GROW(w->wall_a, cap) || !GROW(w->wall_b, cap) || !GROW(w->w_gen, cap) || !GROW(w->w_alive_flag, cap)) {
+        if (!GROW(w->wall_a, cap) || !GROW(w->wall_b, cap) || !GROW(w->w_gen, cap) || !GROW(w->w_alive_flag, cap) ||
+            !GROW(w->w_one_sided, cap) || !GROW(w->wall_nb, 2 * cap)) {
             if (status)
                 *status = SB_ERR_NO_MEMORY;
             return id;
@@ -728,7 +730,9 @@ sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *statu
     w->wall_b[i] = b;
     w->w_gen[i] = 1;
     w->w_alive_flag[i] = 1;
+    w->w_one_sided[i] = 0;
     w->w_alive += 1;
+    w->walls_dirty = true;
     if (status)
         *status = SB_OK;
     id.index = (uint32_t)i;
@@ -751,7 +755,44 @@ sb_status sb_world_remove_wall(sb_world *w, sb_wall_id id)
     w->w_alive_flag[i] = 0;
     w->w_gen[i] += 1;
     w->w_alive -= 1;
+    w->walls_dirty = true;
     return SB_OK;
+}
+
+sb_status sb_wall_set_one_sided(sb_world *w, sb_wall_id id, bool one_sided)
+{
+    int i = wall_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    w->w_one_sided[i] = one_sided;
+    return SB_OK;
+}
+
+bool sb_wall_is_one_sided(const sb_world *w, sb_wall_id id)
+{
+    int i = wall_slot(w, id);
+    return i >= 0 && w->w_one_sided[i];
+}
+
+int sb_world_add_polyline(sb_world *w, const sb_vec2 *points, int count, bool closed, bool one_sided, sb_wall_id *walls,
+                          sb_status *status)
+{
+    int n = 0, segments = count < 2 ? 0 : closed && count > 2 ? count : count - 1;
+    sb_status st = count < 2 ? SB_ERR_INVALID : SB_OK;
+    for (int k = 0; k < count && st == SB_OK; ++k)
+        st = in_world(points[k]) ? SB_OK : SB_ERR_INVALID;
+    for (int k = 0; k < segments && st == SB_OK; ++k) {
+        sb_wall_id id = sb_world_add_wall(w, points[k], points[(k + 1) % count], &st);
+        if (st != SB_OK)
+            break;
+        w->w_one_sided[id.index] = one_sided;
+        if (walls)
+            walls[n] = id;
+        n += 1;
+    }
+    if (status)
+        *status = st;
+    return n;
 }
 
 int sb_world_wall_count(const sb_world *w) { return w->w_alive; }

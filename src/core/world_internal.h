@@ -51,6 +51,8 @@ struct sb_world {
     sb_vec2 *pos, *vel;
     sb_vec2 *prev;            // scratch: start-of-sub-step positions (verlet, xpbd)
     sb_vec2 *start;           // scratch: positions at the start of the sub-step (walls_hold_centres)
+    double *hold_frac;        // scratch: walls_hold_centres' earliest crossing along each path, and
+    int *hold_wall;           //          the wall it crosses there (-1: none)
     sb_vec2 *dv;              // scratch: Jacobi accumulator (force, impulse)
     double *mass, *inv_mass, *radius, *restitution, *friction;
     uint32_t *p_gen;
@@ -141,6 +143,9 @@ struct sb_world {
     sb_vec2 *wall_a, *wall_b;
     uint32_t *w_gen;
     uint8_t *w_alive_flag;
+    uint8_t *w_one_sided;      // solid only from the left of a -> b (sb_wall_set_one_sided)
+    int *wall_nb;              // per wall, 2 entries: the wall sharing its end a, its end b (-1: none)
+    bool walls_dirty;          // walls added or removed: wall_nb is rebuilt before the next contacts
 
     // Contacts: `contacts` holds the committed list of the last step (warm start);
     // a step builds `contacts_next` and swaps only once the step is finite.

@@ -1378,7 +1378,27 @@ static int l_constraint_tostring(lua_State *L)
     return 1;
 }
 
-// world:wall(x1, y1, x2, y2)
+/// The options table of a wall or polyline at `arg` ({one_sided =, closed =}): returns one_sided;
+/// `closed` is allowed (and read) only for polylines.
+static bool wall_options(lua_State *L, int arg, bool *closed)
+{
+    if (lua_isnoneornil(L, arg))
+        return false;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    static const char *const wall_fields[] = {"one_sided", NULL}, *const polyline_fields[] = {"one_sided", "closed", NULL};
+    check_keys(L, arg, arg, closed ? "polyline" : "wall", closed ? polyline_fields : wall_fields);
+    bool one_sided = false;
+    if (lua_getfield(L, arg, "one_sided") != LUA_TNIL)
+        one_sided = check_bool_at(L, -1, arg, "one_sided");
+    lua_pop(L, 1);
+    if (closed && lua_getfield(L, arg, "closed") != LUA_TNIL)
+        *closed = check_bool_at(L, -1, arg, "closed");
+    if (closed)
+        lua_pop(L, 1);
+    return one_sided;
+}
+
+// world:wall(x1, y1, x2, y2 [, {one_sided = true}])
 static int l_world_wall(lua_State *L)
 {
     sb_world *world = check_world(L, 1);
@@ -1389,11 +1409,52 @@ static int l_world_wall(lua_State *L)
             luaL_argerror(L, i + 2, lua_pushfstring(L, "%s must be a number, got nil", names[i]));
         v[i] = check_finite_at(L, i + 2, i + 2, names[i]);
     }
+    bool one_sided = wall_options(L, 6, NULL);
     sb_status st;
     sb_wall_id id = sb_world_add_wall(world, (sb_vec2){v[0], v[1]}, (sb_vec2){v[2], v[3]}, &st);
     if (st != SB_OK)
         return luaL_error(L, "could not add wall: %s", sb_status_string(st));
+    sb_wall_set_one_sided(world, id, one_sided);
     lua_pushinteger(L, (lua_Integer)id.index + 1);
+    return 1;
+}
+
+// world:polyline({x1, y1, x2, y2, ...} [, {closed =, one_sided =}]) -> {wall, ...}: walls through
+// the points that collide as one smooth chain.
+static int l_world_polyline(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    bool closed = false;
+    bool one_sided = wall_options(L, 3, &closed);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
+    if (n < 4 || n % 2 != 0 || n > 2 * 1000000)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "points must be a list {x1, y1, x2, y2, ...} of 2 or more points, "
+                                                      "got %I numbers", n));
+    sb_vec2 *points = (sb_vec2 *)lua_newuserdatauv(L, sizeof *points * (size_t)(n / 2), 0);
+    for (lua_Integer i = 0; i < n; ++i) {
+        lua_rawgeti(L, 2, i + 1);
+        const char *what = lua_pushfstring(L, "points[%I]", i + 1);
+        double v = check_finite_at(L, -2, 2, what);
+        if (!(fabs(v) <= SB_MAX_COORD))
+            return luaL_argerror(L, 2, lua_pushfstring(L, "points[%I] must be within 1e12 m of the origin, got %f", i + 1, v));
+        lua_pop(L, 2);
+        if (i % 2 == 0)
+            points[i / 2].x = v;
+        else
+            points[i / 2].y = v;
+    }
+    int count = (int)(n / 2);
+    sb_wall_id *ids = (sb_wall_id *)lua_newuserdatauv(L, sizeof *ids * (size_t)count, 0);
+    sb_status st;
+    int made = sb_world_add_polyline(world, points, count, closed, one_sided, ids, &st);
+    if (st != SB_OK)
+        return luaL_error(L, "could not add the polyline: %s", sb_status_string(st));
+    lua_createtable(L, made, 0);
+    for (int i = 0; i < made; ++i) {
+        lua_pushinteger(L, (lua_Integer)ids[i].index + 1);
+        lua_rawseti(L, -2, i + 1);
+    }
     return 1;
 }
 
@@ -1665,7 +1726,7 @@ static int l_handle_eq(lua_State *L)
 // ---------------------------------------------------------------- module
 
 static const luaL_Reg world_methods[] = {
-    {"particle", l_world_particle}, {"spring", l_world_spring}, {"wall", l_world_wall},
+    {"particle", l_world_particle}, {"spring", l_world_spring}, {"wall", l_world_wall}, {"polyline", l_world_polyline},
     {"remove", l_world_remove},     {"particles", l_world_particles}, {"springs", l_world_springs},
     {"walls", l_world_walls},       {"step", l_world_step},       {"stats", l_world_stats},
     {"drag", l_world_drag},         {"drag_to", l_world_drag_to}, {"release", l_world_release},

@@ -226,8 +226,19 @@ function World:particle(def) end
 function World:spring(a, b, def) end
 
 ---Adds a static two-sided wall segment; returns its number.
+---@param options? {one_sided: boolean} one_sided: solid only from the left of (x1, y1) -> (x2, y2)
 ---@return integer
-function World:wall(x1, y1, x2, y2) end
+function World:wall(x1, y1, x2, y2, options) end
+
+---Walls through the points {x1, y1, x2, y2, ...} that collide as one smooth chain: a circle
+---sliding across a joint meets no corner, and no crest or valley lets a centre through, at any
+---speed. `closed` joins the last point to the first; `one_sided` makes each wall solid from the
+---left of its direction only (a ground listed left to right can be jumped through from below; a
+---loop listed counter-clockwise holds what is inside it, clockwise keeps things out).
+---@param points number[]
+---@param options? {closed: boolean, one_sided: boolean}
+---@return integer[] walls
+function World:polyline(points, options) end
 
 ---Removes a particle (and its springs and constraints), a spring or a constraint. Its userdata
 ---then says "was removed".
