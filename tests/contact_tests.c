@@ -191,10 +191,64 @@ TEST(one_sided_walls_are_solid_from_the_front_only)
     return 0;
 }
 
+/// A ball of radius 0.1 on a wall sloping down at `degrees`, world friction `mu`, released at rest:
+/// its acceleration along the slope from 0.5 s to 2.5 s, and its speed at the end.
+static double slide_down(sb_method m, int substeps, double degrees, double mu, double *speed)
+{
+    const double th = degrees * 3.14159265358979 / 180.0, r = 0.1, L = 60.0;
+    sb_world_def def = sb_default_world_def();
+    def.method = m;
+    def.substeps = substeps;
+    def.friction = mu;
+    sb_world *w = sb_world_create(&def);
+    sb_world_add_wall(w, v2(0, 0), v2(L * cos(th), -L * sin(th)), NULL);
+    sb_particle_def p = ball(1.0 * cos(th) + sin(th) * r, -1.0 * sin(th) + cos(th) * r, r, 0, 0);
+    sb_particle_id id = sb_world_add_particle(w, &p, NULL);
+    for (int f = 0; f < 30; ++f)
+        sb_world_step(w);
+    double v0 = hypot(read(w, id).velocity.x, read(w, id).velocity.y);
+    for (int f = 0; f < 120; ++f)
+        sb_world_step(w);
+    *speed = hypot(read(w, id).velocity.x, read(w, id).velocity.y);
+    sb_world_destroy(w);
+    return (*speed - v0) / 2.0;
+}
+
+// Issue 19 item 6: Coulomb friction as asked, in every method at 1, 2 and 6 sub-steps: sliding down
+// slopes of 20 to 45 degrees the acceleration is g (sin - mu cos) within 5%; where mu > tan of
+// the slope (10 degrees, mu 0.5; 30 degrees, mu 0.7) the ball does not move.
+TEST(friction_is_coulomb_in_every_method)
+{
+    const struct { double degrees, mu; } sliding[] = {{30, 0.3}, {45, 0.5}, {20, 0.1}, {30, 0.0}};
+    const struct { double degrees, mu; } holding[] = {{10, 0.5}, {30, 0.7}};
+    for (int m = 0; m < SB_METHOD_COUNT; ++m)
+        for (int si = 0; si < 3; ++si) {
+            for (int k = 0; k < 4; ++k) {
+                double th = sliding[k].degrees * 3.14159265358979 / 180.0, speed;
+                double want = 9.81 * (sin(th) - sliding[k].mu * cos(th));
+                double got = slide_down((sb_method)m, substep_counts[si], sliding[k].degrees, sliding[k].mu, &speed);
+                if (fabs(got - want) > 0.05 * want)
+                    printf("  %s, %d sub-steps, %.0f degrees, mu %.1f: %.3f m/s^2, want %.3f\n", method_names[m],
+                           substep_counts[si], sliding[k].degrees, sliding[k].mu, got, want);
+                ENSURE_NEAR(got, want, 0.05 * want);
+            }
+            for (int k = 0; k < 2; ++k) {
+                double speed;
+                slide_down((sb_method)m, substep_counts[si], holding[k].degrees, holding[k].mu, &speed);
+                if (speed > 1e-3)
+                    printf("  %s, %d sub-steps, %.0f degrees, mu %.1f: still moving at %.4f m/s\n", method_names[m],
+                           substep_counts[si], holding[k].degrees, holding[k].mu, speed);
+                ENSURE(speed < 1e-3);
+            }
+        }
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(wall_chains_hold_at_every_crest_and_valley),
     ENTRY(chain_joints_are_smooth),
     ENTRY(one_sided_walls_are_solid_from_the_front_only),
+    ENTRY(friction_is_coulomb_in_every_method),
 };
 
 int main(int argc, char **argv) { return run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]); }

@@ -72,7 +72,7 @@ void substep_verlet(sb_world *w, double h)
             pb->y -= w->kwb[k] * correction * dy;
         }
         constraints_project_rigid(w, 0.0, false);
-        contacts_project(w, false, h);
+        contacts_project_verlet(w, h);
     }
     // inertia
     for (int i = 0; i < w->p_high; ++i) {
