@@ -52,6 +52,15 @@ static bool push_contact(sb_world *w, const sb_contact *c)
     return true;
 }
 
+static bool push_segment_contact(sb_world *w, const sb_contact *c)
+{
+    if (!array_reserve((void **)&w->segment_contacts, &w->segment_contact_cap, w->segment_contact_count + 1,
+                       sizeof *w->segment_contacts))
+        return false;
+    w->segment_contacts[w->segment_contact_count++] = *c;
+    return true;
+}
+
 static inline unsigned cell_hash(int cx, int cy, int size)
 {
     return ((unsigned)cx * 73856093u ^ (unsigned)cy * 19349663u) & (unsigned)(size - 1);
@@ -189,9 +198,41 @@ static void pair_geometry(const sb_world *w, sb_contact *c)
     c->separation = len - w->radius[c->a] - w->radius[c->b];
 }
 
+/// A particle against a solid spring, a capsule whose radius runs from its ends' radii: the
+/// nearest point of the spring, where along it (t), and the normal from the particle toward it.
+static void segment_geometry(const sb_world *w, sb_contact *c)
+{
+    sb_vec2 p = w->pos[c->a], e0 = w->pos[c->b], d = v2_sub(w->pos[c->b2], e0);
+    double len2 = v2_dot(d, d), t = len2 > 0.0 ? v2_dot(v2_sub(p, e0), d) / len2 : 0.5;
+    bool along = t > 0.0 && t < 1.0;
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    sb_vec2 to = v2_sub(v2_mad(e0, t, d), p);
+    double len = v2_len(to), reach = w->radius[c->a] + ((1.0 - t) * w->radius[c->b] + t * w->radius[c->b2]);
+    c->t = t;
+    // As a wall does, the contact keeps the side of the spring the particle met it from: a ball
+    // pressed past a link's line is deep in it and goes back, not on through (1 kg on 0.5 kg beads
+    // slipped through a bridge at one sub-step that way).
+    double cross = d.x * (p.y - e0.y) - d.y * (p.x - e0.x);
+    if (c->side == 0 && len2 > 0.0)
+        c->side = cross >= 0.0 ? 1 : -1;
+    if (along && len2 > 0.0 && cross * c->side < 0.0) {
+        double inv = 1.0 / sqrt(len2);
+        c->normal = v2_scale(v2(-d.y * inv, d.x * inv), -(double)c->side);
+        c->separation = -len - reach;
+        return;
+    }
+    if (len > 1e-12)
+        c->normal = v2_scale(to, 1.0 / len);
+    else if (c->normal.x == 0.0 && c->normal.y == 0.0)
+        c->normal = len2 > 0.0 ? v2_scale(v2(-d.y, d.x), -(double)(c->side ? c->side : 1) / sqrt(len2)) : v2(0, 1);
+    c->separation = len - reach;
+}
+
 static inline void contact_geometry(const sb_world *w, sb_contact *c)
 {
-    if (c->b >= 0)
+    if (c->b2 >= 0)
+        segment_geometry(w, c);
+    else if (c->b >= 0)
         pair_geometry(w, c);
     else
         static_geometry(w, c);
@@ -267,6 +308,94 @@ static void link_walls(sb_world *w)
     free(ends);
 }
 
+static int compare_keys(const void *x, const void *y)
+{
+    uint64_t a = ((const sb_contact *)x)->key, b = ((const sb_contact *)y)->key;
+    return (a > b) - (a < b);
+}
+
+/// Whether particle j may touch solid spring s: not one of its ends, not joined by a spring to
+/// either (the spring's neighbours along a chain or a net would catch on it), and allowed by
+/// the collision filter of both ends.
+static bool may_touch_spring(const sb_world *w, int j, int s)
+{
+    int a = w->s_a[s], b = w->s_b[s];
+    if (j == a || j == b || (w->inv_mass[j] == 0.0 && w->inv_mass[a] == 0.0 && w->inv_mass[b] == 0.0))
+        return false;
+    if (w->pair_count > 0 && (joined_by_spring(w, j < a ? j : a, j < a ? a : j) || joined_by_spring(w, j < b ? j : b, j < b ? b : j)))
+        return false;
+    return particles_should_collide(w, j, a) && particles_should_collide(w, j, b);
+}
+
+/// Contacts of particles with solid springs (sb_spring_def.solid), found through the particles'
+/// grid over each spring's box, so the cost follows what is near each spring; merged into
+/// contacts_next in key order, ((particle << 32) | SHAPE_SEGMENT | spring).
+static void segment_contacts_build(sb_world *w, double inv_cell, double rmax, double margin, bool grid)
+{
+    w->segment_contact_count = 0;
+    sb_contact c;
+    memset(&c, 0, sizeof c);
+    for (int s = 0; s < w->s_high; ++s) {
+        if (w->s_a[s] < 0 || !w->s_solid[s])
+            continue;
+        int a = w->s_a[s], b = w->s_b[s];
+        sb_vec2 pa = w->pos[a], pb = w->pos[b];
+        double r = w->radius[a] > w->radius[b] ? w->radius[a] : w->radius[b], reach = r + rmax + margin;
+        double xmin = (pa.x < pb.x ? pa.x : pb.x) - reach, xmax = (pa.x < pb.x ? pb.x : pa.x) + reach;
+        double ymin = (pa.y < pb.y ? pa.y : pb.y) - reach, ymax = (pa.y < pb.y ? pb.y : pa.y) + reach;
+        c.b = a;
+        c.b2 = b;
+        c.shape = SHAPE_SEGMENT | (uint32_t)s;
+        int cx0 = 0, cx1 = -1, cy0 = 0, cy1 = -1;
+        bool by_cells = grid;
+        if (grid) {
+            cx0 = cell_coord(xmin, inv_cell), cx1 = cell_coord(xmax, inv_cell);
+            cy0 = cell_coord(ymin, inv_cell), cy1 = cell_coord(ymax, inv_cell);
+            by_cells = (double)(cx1 - cx0 + 1) * (double)(cy1 - cy0 + 1) <= 4.0 * w->grid_size;
+        }
+        // A spring longer than the grid is wide looks at every particle once instead.
+        int first = by_cells ? cy0 : 0, last = by_cells ? cy1 : 0;
+        for (int cy = first; cy <= last; ++cy) {
+            for (int cx = by_cells ? cx0 : 0; cx <= (by_cells ? cx1 : 0); ++cx) {
+                unsigned hsh = by_cells ? cell_hash(cx, cy, w->grid_size) : 0;
+                int k0 = by_cells ? w->grid_start[hsh] : 0, k1 = by_cells ? w->grid_start[hsh + 1] : w->p_high;
+                for (int k = k0; k < k1; ++k) {
+                    int j = by_cells ? w->grid_items[k] : k;
+                    if (by_cells ? (w->cell_x[j] != cx || w->cell_y[j] != cy)
+                                 : (!particle_alive(w, j) || !(w->p_flags[j] & PARTICLE_COLLIDE) || w->radius[j] <= 0.0))
+                        continue;
+                    sb_vec2 p = w->pos[j];
+                    if (p.x < xmin || p.x > xmax || p.y < ymin || p.y > ymax || !may_touch_spring(w, j, s))
+                        continue;
+                    c.a = j;
+                    c.normal = v2(0, 0);
+                    c.side = 0;
+                    segment_geometry(w, &c);
+                    if (c.separation >= margin)
+                        continue;
+                    c.key = ((uint64_t)j << 32) | c.shape;
+                    push_segment_contact(w, &c);
+                }
+            }
+        }
+    }
+    if (w->segment_contact_count == 0)
+        return;
+    qsort(w->segment_contacts, (size_t)w->segment_contact_count, sizeof *w->segment_contacts, compare_keys);
+    // merge: both sorted by key, into contacts_next
+    int n = w->contact_next_count, m = w->segment_contact_count;
+    if (!array_reserve((void **)&w->contacts_next, &w->contact_next_cap, n + m, sizeof *w->contacts_next))
+        return; // out of memory: no spring contacts this step
+    int i = n - 1, j = m - 1;
+    for (int out = n + m - 1; out >= 0; --out) { // from the back, in place
+        if (j < 0 || (i >= 0 && w->contacts_next[i].key > w->segment_contacts[j].key))
+            w->contacts_next[out] = w->contacts_next[i--];
+        else
+            w->contacts_next[out] = w->segment_contacts[j--];
+    }
+    w->contact_next_count = n + m;
+}
+
 void contacts_build(sb_world *w)
 {
     if (w->walls_dirty)
@@ -326,6 +455,7 @@ void contacts_build(sb_world *w)
         memset(&c, 0, sizeof c);
         c.a = i;
         c.b = -1;
+        c.b2 = -1;
         if (w->inv_mass[i] > 0.0) {
             for (int k = 0; k < w->w_high; ++k) {
                 if (!w->w_alive_flag[k])
@@ -393,6 +523,9 @@ void contacts_build(sb_world *w)
         c.b = -1;
     }
 
+    if (w->solid_springs > 0 && w->def.collisions && colliders > 0)
+        segment_contacts_build(w, inv_cell, rmax, margin, pairs);
+
     // Warm start from the last committed step: both lists are sorted by key.
     int old = 0;
     for (int k = 0; k < w->contact_next_count; ++k) {
@@ -417,7 +550,7 @@ void contacts_report_overlaps(sb_world *w)
     st->worst_overlap = 0.0;
     for (int k = 0; k < w->contact_next_count; ++k) {
         const sb_contact *c = &w->contacts_next[k];
-        if (c->b < 0)
+        if (c->b < 0 || c->b2 >= 0) // particles only: a spring's overlap is its contact's business
             continue;
         double smaller = w->radius[c->a] < w->radius[c->b] ? w->radius[c->a] : w->radius[c->b];
         if (c->separation >= -0.01 * smaller)
@@ -433,18 +566,48 @@ void contacts_report_overlaps(sb_world *w)
 
 static inline double inv_mass_of(const sb_world *w, int i) { return i >= 0 ? w->inv_mass[i] : 0.0; }
 
-static inline sb_vec2 relative_velocity(const sb_world *w, const sb_contact *c)
+// The b side of a contact is a particle, a static shape, or a point of a solid spring at t: its
+// ends share its motion by (1 - t) and t, and an impulse there by the same shares.
+
+/// The b side's inverse mass at the contact point.
+static inline double inv_mass_b(const sb_world *w, const sb_contact *c)
 {
-    sb_vec2 vb = c->b >= 0 ? w->vel[c->b] : v2(0, 0);
-    return v2_sub(vb, w->vel[c->a]);
+    if (c->b < 0)
+        return 0.0;
+    if (c->b2 < 0)
+        return w->inv_mass[c->b];
+    double u = 1.0 - c->t;
+    return u * u * w->inv_mass[c->b] + c->t * c->t * w->inv_mass[c->b2];
 }
 
-static inline void apply_impulse(sb_world *w, const sb_contact *c, sb_vec2 p)
+/// A per-particle vector (velocities, displacements) of the b side at the contact point.
+static inline sb_vec2 b_side(const sb_contact *c, const sb_vec2 *of)
 {
-    w->vel[c->a] = v2_mad(w->vel[c->a], -w->inv_mass[c->a], p);
-    if (c->b >= 0)
-        w->vel[c->b] = v2_mad(w->vel[c->b], w->inv_mass[c->b], p);
+    if (c->b < 0)
+        return v2(0, 0);
+    if (c->b2 < 0)
+        return of[c->b];
+    return v2_add(v2_scale(of[c->b], 1.0 - c->t), v2_scale(of[c->b2], c->t));
 }
+
+static inline sb_vec2 relative_velocity(const sb_world *w, const sb_contact *c)
+{
+    return v2_sub(b_side(c, w->vel), w->vel[c->a]);
+}
+
+/// Adds `p` times each body's inverse mass (and share) to `out` (velocities or positions): -p for a.
+static inline void apply_to(sb_world *w, const sb_contact *c, sb_vec2 p, sb_vec2 *out)
+{
+    out[c->a] = v2_mad(out[c->a], -w->inv_mass[c->a], p);
+    if (c->b >= 0 && c->b2 < 0) {
+        out[c->b] = v2_mad(out[c->b], w->inv_mass[c->b], p);
+    } else if (c->b >= 0) {
+        out[c->b] = v2_mad(out[c->b], w->inv_mass[c->b] * (1.0 - c->t), p);
+        out[c->b2] = v2_mad(out[c->b2], w->inv_mass[c->b2] * c->t, p);
+    }
+}
+
+static inline void apply_impulse(sb_world *w, const sb_contact *c, sb_vec2 p) { apply_to(w, c, p, w->vel); }
 
 void contacts_prepare(sb_world *w, double h, bool first_substep)
 {
@@ -452,7 +615,7 @@ void contacts_prepare(sb_world *w, double h, bool first_substep)
     for (int k = 0; k < w->contact_next_count; ++k) {
         sb_contact *c = &w->contacts_next[k];
         contact_geometry(w, c);
-        double wsum = inv_mass_of(w, c->a) + inv_mass_of(w, c->b);
+        double wsum = inv_mass_of(w, c->a) + inv_mass_b(w, c);
         c->normal_mass = wsum > 0.0 ? 1.0 / wsum : 0.0;
         if (first_substep) {
             c->relative_velocity = v2_dot(relative_velocity(w, c), c->normal);
@@ -496,6 +659,24 @@ void contacts_solve(sb_world *w, double h, bool use_bias)
             bias = bias > -contact_push_max ? bias : -contact_push_max;
             mass_scale = soft.mass_scale;
             impulse_scale = soft.impulse_scale;
+        }
+        if (c->b2 >= 0) { // a solid spring: the general path (its ends share the impulse)
+            sb_vec2 n = c->normal, tn = v2(-n.y, n.x), rv = relative_velocity(w, c);
+            double vn = v2_dot(rv, n);
+            double impulse = -c->normal_mass * mass_scale * (vn + bias) - impulse_scale * c->normal_impulse;
+            double total = c->normal_impulse + impulse;
+            total = total > 0.0 ? total : 0.0;
+            double pn = total - c->normal_impulse;
+            c->normal_impulse = total;
+            if (total > c->max_normal_impulse)
+                c->max_normal_impulse = total;
+            double limit = c->friction * total, vt = v2_dot(rv, tn);
+            double tangent = c->tangent_impulse - c->normal_mass * vt;
+            tangent = tangent < -limit ? -limit : tangent > limit ? limit : tangent;
+            double pt = tangent - c->tangent_impulse;
+            c->tangent_impulse = tangent;
+            apply_impulse(w, c, v2_add(v2_scale(n, pn), v2_scale(tn, pt)));
+            continue;
         }
         const int a = c->a, b = c->b;
         const double wa = inv_mass[a], wb = b >= 0 ? inv_mass[b] : 0.0;
@@ -662,13 +843,17 @@ static double separate(sb_world *w, sb_contact *c, double h)
     contact_geometry(w, c);
     if (c->separation >= 0.0)
         return 0.0;
-    double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = wa + wb;
+    double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = wa + inv_mass_b(w, c);
     if (wsum == 0.0)
         return 0.0;
     double push = -c->separation / wsum, max_step = contact_push_max * h;
     move_end(w, c->a, -wa * push, c->normal, max_step);
-    if (c->b >= 0)
+    if (c->b >= 0 && c->b2 < 0) {
         move_end(w, c->b, wb * push, c->normal, max_step);
+    } else if (c->b >= 0) { // a solid spring's ends, by their shares
+        move_end(w, c->b, wb * (1.0 - c->t) * push, c->normal, max_step);
+        move_end(w, c->b2, w->inv_mass[c->b2] * c->t * push, c->normal, max_step);
+    }
     c->separation = 0.0;
     return push;
 }
@@ -682,29 +867,36 @@ void contacts_project(sb_world *w, bool preserve_impulse, double h)
 {
     for (int k = 0; k < w->contact_next_count; ++k) {
         sb_contact *c = &w->contacts_next[k];
-        int a = c->a, b = c->b;
+        int a = c->a, b = c->b, b2 = c->b2;
+        // the motion of this sub-step (pos - prev) of each body, kept through the push
         sb_vec2 va = v2_sub(w->pos[a], w->prev[a]);
         sb_vec2 vb = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
+        sb_vec2 vb2 = b2 >= 0 ? v2_sub(w->pos[b2], w->prev[b2]) : v2(0, 0);
         if (separate(w, c, h) == 0.0 || !preserve_impulse)
             continue;
-        double wa = inv_mass_of(w, a), wb = inv_mass_of(w, b), wsum = wa + wb;
-        sb_vec2 n = c->normal, t = v2(-n.y, n.x);
-        double vn = v2_dot(v2_sub(vb, va), n);
+        double wa = inv_mass_of(w, a), wb = inv_mass_of(w, b), wsum = wa + inv_mass_b(w, c);
+        double sb = b2 >= 0 ? 1.0 - c->t : 1.0, sb2 = b2 >= 0 ? c->t : 0.0; // shares of the b side
+        sb_vec2 n = c->normal, t = v2(-n.y, n.x), vside = v2_add(v2_scale(vb, sb), v2_scale(vb2, sb2));
+        double vn = v2_dot(v2_sub(vside, va), n);
         if (vn < 0.0) {
             // Same threshold as the impulse methods: a slow approach is a resting contact
             // whose residual overlap must not be bounced back (it would never settle).
             double e = vn < -restitution_threshold * h ? c->restitution : 0.0; // vn is per sub-step
             double j = -(1.0 + e) * vn / wsum;
-            double vt = v2_dot(v2_sub(vb, va), t);
+            double vt = v2_dot(v2_sub(vside, va), t);
             double jt = -vt / wsum, limit = c->friction * j;
             jt = jt < -limit ? -limit : jt > limit ? limit : jt;
             sb_vec2 p = v2_add(v2_scale(n, j), v2_scale(t, jt));
             va = v2_mad(va, -wa, p);
-            vb = v2_mad(vb, wb, p);
+            vb = v2_mad(vb, wb * sb, p);
+            if (b2 >= 0)
+                vb2 = v2_mad(vb2, w->inv_mass[b2] * sb2, p);
         }
         w->prev[a] = v2_sub(w->pos[a], va);
         if (b >= 0)
             w->prev[b] = v2_sub(w->pos[b], vb);
+        if (b2 >= 0)
+            w->prev[b2] = v2_sub(w->pos[b2], vb2);
     }
 }
 
@@ -716,16 +908,19 @@ void contacts_project(sb_world *w, bool preserve_impulse, double h)
 static void friction_by_position(sb_world *w, const sb_contact *c, double push)
 {
     int a = c->a, b = c->b;
-    double wa = inv_mass_of(w, a), wb = inv_mass_of(w, b), wsum = wa + wb;
+    double wa = inv_mass_of(w, a), wsum = wa + inv_mass_b(w, c);
     sb_vec2 t = v2(-c->normal.y, c->normal.x);
     sb_vec2 da = v2_sub(w->pos[a], w->prev[a]);
-    sb_vec2 db = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
+    sb_vec2 db = v2(0, 0);
+    if (b >= 0) {
+        db = v2_sub(w->pos[b], w->prev[b]);
+        if (c->b2 >= 0)
+            db = v2_add(v2_scale(db, 1.0 - c->t), v2_scale(v2_sub(w->pos[c->b2], w->prev[c->b2]), c->t));
+    }
     double slide = v2_dot(v2_sub(db, da), t) / wsum;
     double limit = c->friction * push;
     slide = slide < -limit ? -limit : slide > limit ? limit : slide;
-    w->pos[a] = v2_mad(w->pos[a], wa * slide, t);
-    if (b >= 0)
-        w->pos[b] = v2_mad(w->pos[b], -wb * slide, t);
+    apply_to(w, c, v2_scale(t, -slide), w->pos); // a moves by +wa slide t, the b side back
 }
 
 // Verlet's first collide pass (seed 004, without impulse preservation): overlaps are moved apart,

@@ -49,8 +49,10 @@ static sb_contact_event event_of(const sb_world *w, const sb_contact *c)
     e.a = (sb_particle_id){(uint32_t)c->a, w->p_gen[c->a]};
     e.b = sb_null_particle();
     e.wall = sb_null_wall();
-    if (c->b >= 0)
-        e.b = (sb_particle_id){(uint32_t)c->b, w->p_gen[c->b]};
+    if (c->b >= 0) { // a solid spring: its nearer end
+        int b = c->b2 >= 0 && c->t > 0.5 ? c->b2 : c->b;
+        e.b = (sb_particle_id){(uint32_t)b, w->p_gen[b]};
+    }
     else if (c->shape < SHAPE_BOUND)
         e.wall = (sb_wall_id){c->shape, w->w_gen[c->shape]};
     return e;

@@ -119,6 +119,7 @@ typedef struct sb_spring_def {
     double rest_length;    ///< m; < 0 means the current distance between a and b
     sb_tuning tuning;
     bool collide;          ///< its ends still collide with each other (Box2D's collideConnected); default false
+    bool solid;            ///< other particles collide with it as a capsule of its ends' radii; default false
     double break_stretch;  ///< > 0: the spring breaks (is removed) once |length - rest| / rest passes it
     double break_force;    ///< > 0: the spring breaks once the force it carries passes it (N)
     uint32_t color;        ///< 0xRRGGBBAA for a host that draws; 0 = the host's own colour

@@ -208,7 +208,7 @@ static bool springs_reserve(sb_world *w, int need)
     while (cap < need)
         cap *= 2;
     if (!GROW(w->s_a, cap) || !GROW(w->s_b, cap) || !GROW(w->rest, cap) || !GROW(w->tuning, cap) ||
-        !GROW(w->s_collide, cap) || !GROW(w->s_rigid, cap) || !GROW(w->s_gen, cap) || !GROW(w->s_next_free, cap) || !GROW(w->axis_prev, cap) ||
+        !GROW(w->s_collide, cap) || !GROW(w->s_solid, cap) || !GROW(w->s_rigid, cap) || !GROW(w->s_gen, cap) || !GROW(w->s_next_free, cap) || !GROW(w->axis_prev, cap) ||
         !GROW(w->impulse, cap) || !GROW(w->snap_axis, cap) || !GROW(w->snap_impulse, cap) ||
         !GROW(w->pair_keys, cap) || !GROW(w->order, cap) || !GROW(w->ka, cap) || !GROW(w->kb, cap) ||
         !GROW(w->kwa, cap) || !GROW(w->kwb, cap) || !GROW(w->kmass, cap) || !GROW(w->krest, cap) ||
@@ -248,11 +248,11 @@ void sb_world_destroy(sb_world *w)
         return;
     void *arrays[] = {
         w->pos, w->vel, w->prev, w->dv, w->mass, w->inv_mass, w->radius, w->restitution, w->friction,
-        w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_collide, w->s_rigid,
+        w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_collide, w->s_solid, w->s_rigid,
         w->s_gen, w->s_next_free, w->axis_prev, w->impulse, w->order, w->ka, w->kb, w->kwa, w->kwb, w->kmass,
         w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kstiff, w->kdamp, w->kscale, w->kg, w->kimp,
         w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen, w->w_one_sided, w->wall_nb,
-        w->w_alive_flag, w->contacts, w->contacts_next, w->grid_start, w->grid_items, w->cell_x,
+        w->w_alive_flag, w->contacts, w->contacts_next, w->segment_contacts, w->grid_start, w->grid_items, w->cell_x,
         w->cell_y, w->snap_pos, w->snap_vel, w->snap_axis, w->snap_impulse, w->tether_p,
         w->tether_anchor, w->tether_length, w->p_load, w->start, w->hold_frac, w->hold_wall, w->ramps, w->force, w->group,
         w->category, w->mask, w->color, w->ktension, w->tension, w->break_stretch, w->break_force,
@@ -477,6 +477,8 @@ static void spring_free_slot(sb_world *w, int s)
         return;
     if (w->break_stretch[s] > 0.0 || w->break_force[s] > 0.0)
         w->breakable_springs -= 1;
+    w->solid_springs -= w->s_solid[s];
+    w->s_solid[s] = 0;
     w->degree[w->s_a[s]] -= 1;
     w->degree[w->s_b[s]] -= 1;
     w->s_a[s] = w->s_b[s] = -1;
@@ -540,6 +542,8 @@ sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status 
     w->rest[s] = d->rest_length >= 0.0 ? d->rest_length : v2_len(v2_sub(w->pos[b], w->pos[a]));
     w->tuning[s] = d->tuning;
     w->s_collide[s] = d->collide;
+    w->s_solid[s] = d->solid;
+    w->solid_springs += d->solid;
     w->s_rigid[s] = sb_tuning_is_rigid(&d->tuning);
     w->impulse[s] = 0.0;
     w->tension[s] = 0.0;
@@ -581,6 +585,7 @@ sb_status sb_spring_get(const sb_world *w, sb_spring_id id, sb_spring_def *out)
     out->rest_length = w->rest[s];
     out->tuning = w->tuning[s];
     out->collide = w->s_collide[s];
+    out->solid = w->s_solid[s];
     out->break_stretch = w->break_stretch[s];
     out->break_force = w->break_force[s];
     out->color = w->s_color[s];
@@ -621,6 +626,16 @@ double sb_spring_force(const sb_world *w, sb_spring_id id)
 }
 
 void world_free_spring_slot(sb_world *w, int s) { spring_free_slot(w, s); }
+
+sb_status sb_spring_set_solid(sb_world *w, sb_spring_id id, bool solid)
+{
+    int s = spring_slot(w, id);
+    if (s < 0)
+        return SB_ERR_STALE;
+    w->solid_springs += (int)solid - (int)w->s_solid[s];
+    w->s_solid[s] = solid;
+    return SB_OK;
+}
 
 sb_status sb_spring_set_collide(sb_world *w, sb_spring_id id, bool collide)
 {

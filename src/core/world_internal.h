@@ -17,6 +17,8 @@ enum { PARTICLE_ALIVE = 1, PARTICLE_FIXED = 2, PARTICLE_COLLIDE = 4, PARTICLE_EV
 typedef struct sb_contact {
     uint64_t key;              // (a << 32) | shape code, emitted in increasing order
     int a, b;                  // b = -1 for a static shape
+    int b2;                    // a solid spring's contact: the other end (b the first); else -1
+    double t;                  // where along the spring b -> b2 the contact is (b2's share of it)
     uint32_t shape;            // wall slot, SHAPE_BOUND + side, or SHAPE_PARTICLE | b
     sb_vec2 normal;
     double separation;
@@ -26,6 +28,7 @@ typedef struct sb_contact {
     int side;                  // walls: the side of the wall's line the particle came from (+1, -1)
 } sb_contact;
 
+#define SHAPE_SEGMENT 0x40000000u // | spring slot: a solid spring (sb_spring_def.solid)
 #define SHAPE_BOUND 0x7FFFFFF0u
 #define SHAPE_PARTICLE 0x80000000u
 
@@ -72,6 +75,8 @@ struct sb_world {
     double *rest;
     sb_tuning *tuning;
     uint8_t *s_collide;       // sb_spring_def.collide: the ends still collide
+    uint8_t *s_solid;         // sb_spring_def.solid: a capsule other particles collide with
+    int solid_springs;        // how many live springs are solid
     uint8_t *s_rigid;         // sb_tuning_is_rigid(&tuning[s]), kept with it: the per-step loops
                               // read one byte instead of the 64-byte tuning
     uint32_t *s_gen;
@@ -151,6 +156,8 @@ struct sb_world {
     // a step builds `contacts_next` and swaps only once the step is finite.
     sb_contact *contacts, *contacts_next;
     int contact_count, contact_next_count, contact_cap, contact_next_cap;
+    sb_contact *segment_contacts;  // scratch: this step's contacts with solid springs, merged in by key
+    int segment_contact_count, segment_contact_cap;
     // Broad phase: spatial hash grid rebuilt each step by counting sort.
     int grid_size;            // buckets, power of two
     int *grid_start, *grid_items, *cell_x, *cell_y;

@@ -809,7 +809,7 @@ static sb_world *check_spring(lua_State *L, int idx, sb_spring_id *id, int *worl
 }
 
 static const char *const spring_fields[] = {
-    "hertz", "damping_ratio", "stiffness", "damping", "k", "c", "rest_length", "collide",
+    "hertz", "damping_ratio", "stiffness", "damping", "k", "c", "rest_length", "collide", "solid",
     "break_stretch", "break_force", "color", "hidden", NULL,
 };
 
@@ -923,6 +923,9 @@ static int l_world_spring(lua_State *L)
         if (lua_getfield(L, 4, "collide") != LUA_TNIL)
             d.collide = check_collide(L, -1, 4);
         lua_pop(L, 1);
+        if (lua_getfield(L, 4, "solid") != LUA_TNIL)
+            d.solid = check_bool_at(L, -1, 4, "spring.solid");
+        lua_pop(L, 1);
         spring_extras(L, 4, 4, &d);
     }
     sb_status st;
@@ -990,6 +993,7 @@ static int l_spring_index(lua_State *L)
     else if (strcmp(key, "impulse") == 0) lua_pushnumber(L, sb_spring_impulse(world, id));
     else if (strcmp(key, "rigid") == 0) lua_pushboolean(L, rigid);
     else if (strcmp(key, "collide") == 0) lua_pushboolean(L, d.collide);
+    else if (strcmp(key, "solid") == 0) lua_pushboolean(L, d.solid);
     else if (strcmp(key, "force") == 0) lua_pushnumber(L, sb_spring_force(world, id));
     else if (strcmp(key, "break_stretch") == 0) lua_pushnumber(L, d.break_stretch);
     else if (strcmp(key, "break_force") == 0) lua_pushnumber(L, d.break_force);
@@ -1040,9 +1044,13 @@ static int l_spring_newindex(lua_State *L)
     sb_world *world = check_spring(L, 1, &id, NULL);
     const char *key = luaL_checkstring(L, 2);
     if (!is_field(key, spring_fields))
-        return luaL_error(L, "cannot set spring property '%s' (settable: hertz, damping_ratio, stiffness, damping, k, c, rest_length, collide, break_stretch, break_force, color, hidden)", key);
+        return luaL_error(L, "cannot set spring property '%s' (settable: hertz, damping_ratio, stiffness, damping, k, c, rest_length, collide, solid, break_stretch, break_force, color, hidden)", key);
     if (strcmp(key, "collide") == 0) {
         sb_spring_set_collide(world, id, check_collide(L, 3, 0));
+        return 0;
+    }
+    if (strcmp(key, "solid") == 0) {
+        sb_spring_set_solid(world, id, check_bool_at(L, 3, 0, "spring.solid"));
         return 0;
     }
     if (strncmp(key, "break_", 6) == 0 || strcmp(key, "color") == 0 || strcmp(key, "hidden") == 0) {
