@@ -212,10 +212,13 @@ static void segment_geometry(const sb_world *w, sb_contact *c)
     // As a wall does, the contact keeps the side of the spring the particle met it from: a ball
     // pressed past a link's line is deep in it and goes back, not on through (1 kg on 0.5 kg beads
     // slipped through a bridge at one sub-step that way).
+    // The side is taken when the particle is first alongside the spring: past an end, the line's
+    // side says nothing (a bead coming round a ring's bead took the inside that way, and was
+    // then pushed in).
     double cross = d.x * (p.y - e0.y) - d.y * (p.x - e0.x);
-    if (c->side == 0 && len2 > 0.0)
+    if (c->side == 0 && along && len2 > 0.0)
         c->side = cross >= 0.0 ? 1 : -1;
-    if (along && len2 > 0.0 && cross * c->side < 0.0) {
+    if (along && len2 > 0.0 && c->side != 0 && cross * c->side < 0.0) {
         double inv = 1.0 / sqrt(len2);
         c->normal = v2_scale(v2(-d.y * inv, d.x * inv), -(double)c->side);
         c->separation = -len - reach;
