@@ -360,8 +360,6 @@ TEST(solid_rings_do_not_slip_into_each_other)
 {
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
         for (int si = 0; si < 3; ++si) {
-            if (m == SB_METHOD_VERLET && si == 0)
-                continue; // verlet at one sub-step: one bead-frame in 240 (said in the README)
             int inside[2] = {0, 0};
             for (int solid = 0; solid < 2; ++solid) {
                 sb_world_def def = sb_default_world_def();
@@ -393,6 +391,8 @@ TEST(solid_rings_do_not_slip_into_each_other)
             bool explicit_six = substep_counts[si] == 6 && (m == SB_METHOD_FORCE || m == SB_METHOD_IMPULSE);
             if (explicit_six)
                 ENSURE(inside[1] * 10 < inside[0]);
+            else if (m == SB_METHOD_VERLET) // a bead-frame now and then, where the others show none
+                ENSURE(inside[1] * 100 < inside[0]);
             else
                 ENSURE(inside[1] == 0);
         }

@@ -927,16 +927,27 @@ static void friction_by_position(sb_world *w, const sb_contact *c, double push)
 }
 
 // Verlet's first collide pass (seed 004, without impulse preservation): overlaps are moved apart,
-// which cancels the acceleration of a body at rest, and friction acts on the push. The article
-// has no friction; without it a particle slid down a 30 degree slope at g sin (4.9 m/s^2) with
-// mu 0.3 asked (issue 19), as the push alone only acts along the normal.
+// which cancels the acceleration of a body at rest; the pushes are summed for the friction pass.
 void contacts_project_verlet(sb_world *w, double h)
 {
     for (int k = 0; k < w->contact_next_count; ++k) {
         sb_contact *c = &w->contacts_next[k];
-        double push = separate(w, c, h);
-        if (push != 0.0 && c->friction > 0.0)
-            friction_by_position(w, c, push);
+        c->normal_impulse += separate(w, c, h);
+    }
+}
+
+// Verlet's friction, once per sub-step after its collide passes, on the summed push. The article
+// has no friction; without it a particle slid down a 30 degree slope at g sin (4.9 m/s^2) with
+// mu 0.3 asked (issue 19), as the push alone only acts along the normal. Applied within every
+// pass instead, the corrections of a pile's many contacts fought each other: the 4000-ball pit
+// never settled (5.5 J, against 0.38 J without friction).
+void contacts_friction_verlet(sb_world *w)
+{
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        if (c->normal_impulse != 0.0 && c->friction > 0.0)
+            friction_by_position(w, c, c->normal_impulse);
+        c->normal_impulse = 0.0;
     }
 }
 

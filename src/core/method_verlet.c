@@ -74,6 +74,7 @@ void substep_verlet(sb_world *w, double h)
         constraints_project_rigid(w, 0.0, false);
         contacts_project_verlet(w, h);
     }
+    contacts_friction_verlet(w);
     // inertia
     for (int i = 0; i < w->p_high; ++i) {
         sb_vec2 next = v2_sub(v2_scale(pos[i], 2.0), prev[i]);

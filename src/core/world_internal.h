@@ -227,7 +227,8 @@ void contacts_restitution(sb_world *w);
 void contacts_confine_to_bounds(sb_world *w);   // hold particle centres inside the bounds
 void walls_hold_centres(sb_world *w);           // no centre crosses a wall in a sub-step (from w->start)
 void contacts_project(sb_world *w, bool preserve_impulse, double h); // verlet second pass (seed 004)
-void contacts_project_verlet(sb_world *w, double h);                 // verlet first pass, with friction
+void contacts_project_verlet(sb_world *w, double h);                 // verlet first pass
+void contacts_friction_verlet(sb_world *w);                          // verlet friction, after it
 void contacts_project_xpbd(sb_world *w, double h);
 void contacts_xpbd_velocity(sb_world *w);
 int contacts_touching(const sb_world *w);
