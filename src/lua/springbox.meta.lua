@@ -157,7 +157,7 @@ function springbox.mouse.isdown(button, ...) end
 ---@field c? number damper, N s/m
 ---@field rest_length? number m; default: the current distance
 ---@field collide? boolean its two ends still collide with each other (default false, as Box2D's collideConnected)
----@field solid? boolean other particles collide with it as a capsule of its ends' radii, so nothing slips between its beads (default false)
+---@field solid? boolean other particles collide with it as a capsule of its ends' radii (default false)
 ---@field break_stretch? number breaks (is removed; on_spring_break is called) once |length/rest - 1| passes it;
 --- 0 = never
 ---@field break_force? number breaks once the force it carries passes it, N; 0 = never. A breakable spring is no
