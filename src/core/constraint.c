@@ -174,7 +174,7 @@ static bool constraints_reserve(sb_world *w, int need)
     int cap = w->c_cap ? w->c_cap * 2 : 16;
     while (cap < need)
         cap *= 2;
-    if (!GROW(w->c_kind, cap) || !GROW(w->c_parts, cap) || !GROW(w->c_count, cap) || !GROW(w->c_rest, cap) ||
+    if (!GROW(w->c_kind, cap) || !GROW(w->c_solid, cap) || !GROW(w->c_parts, cap) || !GROW(w->c_count, cap) || !GROW(w->c_rest, cap) ||
         !GROW(w->c_tuning, cap) || !GROW(w->c_gen, cap) || !GROW(w->c_next_free, cap) || !GROW(w->c_load, cap) ||
         !GROW(w->c_err, cap) || !GROW(w->c_meff, cap) || !GROW(w->c_stiff, cap) || !GROW(w->c_damp, cap) ||
         !GROW(w->c_scale, cap) || !GROW(w->c_target, cap) || !GROW(w->c_lambda, cap) || !GROW(w->c_active, cap) ||
@@ -217,6 +217,9 @@ sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d
     } else if (!d->particles || !count_fits(d->kind, d->count)) {
         st = SB_ERR_INVALID;
         bad = "particles";
+    } else if (d->solid && d->kind != SB_CONSTRAINT_ROPE && d->kind != SB_CONSTRAINT_STRUT) {
+        st = SB_ERR_INVALID;
+        bad = "solid"; // a capsule has two ends: ropes and struts
     } else if (!(isnan(d->rest) || (isfinite(d->rest) && fabs(d->rest) <= 1e12)) ||
                ((d->kind == SB_CONSTRAINT_ROPE || d->kind == SB_CONSTRAINT_STRUT) && d->rest < 0.0)) {
         st = SB_ERR_INVALID;
@@ -269,6 +272,8 @@ sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d
     if (w->c_gen[c] == 0)
         w->c_gen[c] = 1;
     w->c_kind[c] = (uint8_t)d->kind;
+    w->c_solid[c] = d->solid;
+    w->solid_constraints += d->solid;
     w->c_parts[c] = parts;
     w->c_count[c] = d->count;
     w->c_tuning[c] = d->tuning;
@@ -282,6 +287,8 @@ sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d
 
 static void constraint_free_slot(sb_world *w, int c)
 {
+    w->solid_constraints -= w->c_solid[c];
+    w->c_solid[c] = 0;
     w->c_active[c] = 0;
     free(w->c_parts[c]);
     w->c_parts[c] = NULL;
@@ -320,7 +327,7 @@ void constraints_free(sb_world *w)
 {
     for (int c = 0; c < w->c_high; ++c)
         free(w->c_parts[c]);
-    void *arrays[] = {w->c_kind, w->c_parts, w->c_count, w->c_rest, w->c_tuning, w->c_gen, w->c_next_free,
+    void *arrays[] = {w->c_kind, w->c_solid, w->c_parts, w->c_count, w->c_rest, w->c_tuning, w->c_gen, w->c_next_free,
                       w->c_load, w->c_err, w->c_meff, w->c_stiff, w->c_damp, w->c_scale, w->c_target,
                       w->c_lambda, w->c_active, w->c_grad, w->c_grad_first, w->c_scratch};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
@@ -337,6 +344,7 @@ int sb_constraint_get(const sb_world *w, sb_constraint_id id, sb_constraint_def 
     out->particles = NULL;
     out->rest = w->c_rest[c];
     out->tuning = w->c_tuning[c];
+    out->solid = w->c_solid[c];
     for (int i = 0; i < w->c_count[c] && i < capacity; ++i) {
         int p = w->c_parts[c][i];
         particles[i] = (sb_particle_id){(uint32_t)p, w->p_gen[p]};

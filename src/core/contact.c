@@ -317,12 +317,11 @@ static int compare_keys(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/// Whether particle j may touch solid spring s: not one of its ends, not joined by a spring to
+/// Whether particle j may touch a solid spring or rope from a to b: not one of its ends, not joined by a spring to
 /// either (the spring's neighbours along a chain or a net would catch on it), and allowed by
 /// the collision filter of both ends.
-static bool may_touch_spring(const sb_world *w, int j, int s)
+static bool may_touch_segment(const sb_world *w, int j, int a, int b)
 {
-    int a = w->s_a[s], b = w->s_b[s];
     if (j == a || j == b || (w->inv_mass[j] == 0.0 && w->inv_mass[a] == 0.0 && w->inv_mass[b] == 0.0))
         return false;
     if (w->pair_count > 0 && (joined_by_spring(w, j < a ? j : a, j < a ? a : j) || joined_by_spring(w, j < b ? j : b, j < b ? b : j)))
@@ -330,25 +329,38 @@ static bool may_touch_spring(const sb_world *w, int j, int s)
     return particles_should_collide(w, j, a) && particles_should_collide(w, j, b);
 }
 
-/// Contacts of particles with solid springs (sb_spring_def.solid), found through the particles'
-/// grid over each spring's box, so the cost follows what is near each spring; merged into
-/// contacts_next in key order, ((particle << 32) | SHAPE_SEGMENT | spring).
+/// Contacts of particles with solid springs, ropes and struts (their `solid`), found through the
+/// particles' grid over each one's box, so the cost follows what is near it; merged into
+/// contacts_next in key order, ((particle << 32) | SHAPE_SEGMENT | spring) or
+/// ((particle << 32) | SHAPE_SEGMENT_CONSTRAINT | constraint).
 static void segment_contacts_build(sb_world *w, double inv_cell, double rmax, double margin, bool grid)
 {
     w->segment_contact_count = 0;
     sb_contact c;
     memset(&c, 0, sizeof c);
-    for (int s = 0; s < w->s_high; ++s) {
-        if (w->s_a[s] < 0 || !w->s_solid[s])
-            continue;
-        int a = w->s_a[s], b = w->s_b[s];
+    const int springs = w->solid_springs > 0 ? w->s_high : 0, ropes = w->solid_constraints > 0 ? w->c_high : 0;
+    for (int q = 0; q < springs + ropes; ++q) {
+        int a, b;
+        if (q < springs) {
+            if (w->s_a[q] < 0 || !w->s_solid[q])
+                continue;
+            a = w->s_a[q];
+            b = w->s_b[q];
+            c.shape = SHAPE_SEGMENT | (uint32_t)q;
+        } else {
+            int k = q - springs;
+            if (w->c_kind[k] == 0xFF || !w->c_solid[k])
+                continue;
+            a = w->c_parts[k][0];
+            b = w->c_parts[k][1];
+            c.shape = SHAPE_SEGMENT_CONSTRAINT | (uint32_t)k;
+        }
         sb_vec2 pa = w->pos[a], pb = w->pos[b];
         double r = w->radius[a] > w->radius[b] ? w->radius[a] : w->radius[b], reach = r + rmax + margin;
         double xmin = (pa.x < pb.x ? pa.x : pb.x) - reach, xmax = (pa.x < pb.x ? pb.x : pa.x) + reach;
         double ymin = (pa.y < pb.y ? pa.y : pb.y) - reach, ymax = (pa.y < pb.y ? pb.y : pa.y) + reach;
         c.b = a;
         c.b2 = b;
-        c.shape = SHAPE_SEGMENT | (uint32_t)s;
         int cx0 = 0, cx1 = -1, cy0 = 0, cy1 = -1;
         bool by_cells = grid;
         if (grid) {
@@ -368,7 +380,7 @@ static void segment_contacts_build(sb_world *w, double inv_cell, double rmax, do
                                  : (!particle_alive(w, j) || !(w->p_flags[j] & PARTICLE_COLLIDE) || w->radius[j] <= 0.0))
                         continue;
                     sb_vec2 p = w->pos[j];
-                    if (p.x < xmin || p.x > xmax || p.y < ymin || p.y > ymax || !may_touch_spring(w, j, s))
+                    if (p.x < xmin || p.x > xmax || p.y < ymin || p.y > ymax || !may_touch_segment(w, j, a, b))
                         continue;
                     c.a = j;
                     c.normal = v2(0, 0);
@@ -526,7 +538,7 @@ void contacts_build(sb_world *w)
         c.b = -1;
     }
 
-    if (w->solid_springs > 0 && w->def.collisions && colliders > 0)
+    if ((w->solid_springs > 0 || w->solid_constraints > 0) && w->def.collisions && colliders > 0)
         segment_contacts_build(w, inv_cell, rmax, margin, pairs);
 
     // Warm start from the last committed step: both lists are sorted by key.

@@ -26,6 +26,7 @@ typedef struct sb_constraint_def {
     int count;
     double rest;          ///< length, angle or area; NAN: the current value
     sb_tuning tuning;     ///< rigid by default
+    bool solid;           ///< ropes and struts: other particles collide with it as a capsule (sb_spring_def.solid)
 } sb_constraint_def;
 
 /// Defaults: a rigid rope with no particles and the rest taken from the current positions.

@@ -29,6 +29,7 @@ typedef struct sb_contact {
 } sb_contact;
 
 #define SHAPE_SEGMENT 0x40000000u // | spring slot: a solid spring (sb_spring_def.solid)
+#define SHAPE_SEGMENT_CONSTRAINT 0x60000000u // | constraint slot: a solid rope or strut
 #define SHAPE_BOUND 0x7FFFFFF0u
 #define SHAPE_PARTICLE 0x80000000u
 
@@ -129,6 +130,8 @@ struct sb_world {
     // Constraints (constraint.c): ropes, struts, angles and areas, each over its own particles.
     int c_cap, c_high, c_alive, c_free;
     uint8_t *c_kind;           // sb_constraint_kind; 0xFF for a dead slot
+    uint8_t *c_solid;          // a solid rope or strut (sb_constraint_def.solid)
+    int solid_constraints;     // how many live ones are solid
     int **c_parts, *c_count;   // particle slots
     double *c_rest;
     sb_tuning *c_tuning;

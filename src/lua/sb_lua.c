@@ -1214,8 +1214,15 @@ static int add_constraint(lua_State *L, sb_world *world, sb_constraint_kind kind
     d.count = count;
     if (!lua_isnoneornil(L, opt)) {
         luaL_checktype(L, opt, LUA_TTABLE);
-        static const char *const allowed[] = {"hertz", "damping_ratio", "stiffness", "damping", "k", "c", "length", "angle", "area", NULL};
+        static const char *const allowed[] = {"hertz", "damping_ratio", "stiffness", "damping", "k", "c", "length", "angle", "area", "solid", NULL};
         check_keys(L, opt, opt, sb_constraint_kind_name(kind), allowed);
+        if (lua_getfield(L, opt, "solid") != LUA_TNIL) {
+            d.solid = check_bool_at(L, -1, opt, "solid");
+            if (d.solid && kind != SB_CONSTRAINT_ROPE && kind != SB_CONSTRAINT_STRUT)
+                return luaL_argerror(L, opt, lua_pushfstring(L, "only ropes and struts can be solid (a capsule has two "
+                                                                "ends), not an %s", sb_constraint_kind_name(kind)));
+        }
+        lua_pop(L, 1);
         for (int k = 6; k < 9; ++k) { // only the kind's own rest field
             if (strcmp(constraint_fields[k], rest_name(kind)) == 0)
                 continue;
@@ -1340,6 +1347,7 @@ static int l_constraint_index(lua_State *L)
     }
     else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
     else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
+    else if (strcmp(key, "solid") == 0) lua_pushboolean(L, d.solid);
     else if (is_field(key, constraint_fields) && strcmp(key, "length") && strcmp(key, "angle") && strcmp(key, "area"))
         return luaL_error(L, "constraint.%s: this %s is tuned by %s", key, sb_constraint_kind_name(d.kind),
                           t->mode == SB_TUNE_HERTZ ? "hertz and damping_ratio" : t->mode == SB_TUNE_COEFFICIENTS ? "stiffness and damping" : "k and c");

@@ -290,6 +290,7 @@ function World:pick(x, y, slop) end
 ---@field k? number stiffness per unit of the quantity (N/m, N m/rad, N/m for an area's pressure per m^2 ...)
 ---@field c? number damper per unit of its rate
 ---@field length? number ropes and struts: the most (rope) or least (strut) distance; default: as built
+---@field solid? boolean ropes and struts: other particles collide with it as a capsule (default false)
 ---@field angle? number angles: the rest angle in radians; default: as built
 ---@field area? number areas: the rest area in m^2 (signed, counter-clockwise positive); default: as built
 
