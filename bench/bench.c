@@ -107,6 +107,41 @@ static void make_walled_pile(bench_scene *s, int n)
         s->particles[i].mass = 1000.0 * 3.14159265358979 * s->particles[i].radius * s->particles[i].radius;
 }
 
+/// column 20: issue 19's stack, 20 balls of radius 0.05 m and 1 kg resting on the floor of a box
+/// 1 m wide, each on the one below. Quality: how far the top one sinks in 10 s (mm).
+static void make_column(bench_scene *s)
+{
+    scene_alloc(s, "column 20", 20, 0);
+    s->collisions = 1;
+    s->box_width = 1.0;
+    s->box_height = 4.0;
+    s->measure = BENCH_SINK;
+    for (int i = 0; i < 20; ++i) {
+        s->particles[i] = (bench_particle){0.5, 0.05 + 0.1 * i, 1.0, 0.05, 0};
+        s->np = i + 1;
+    }
+}
+
+/// net 1000:1: issue 19's heavy ball, 100 kg (radius 0.2 m) dropped from 1 m onto a net of 21
+/// beads of 0.1 kg (radius 0.05 m) on 20 rigid links of 0.2 m, its ends fixed; nothing below.
+/// Quality: the ball's height below the net's ends after 10 s (a ball that went through keeps
+/// falling), and the links' worst stretch during the run.
+static void make_heavy_net(bench_scene *s)
+{
+    scene_alloc(s, "net 1000:1", 22, 20);
+    s->collisions = 1;
+    s->no_box = 1;
+    s->measure = BENCH_BELOW_NET;
+    for (int i = 0; i <= 20; ++i) {
+        s->particles[i] = (bench_particle){-2.0 + 0.2 * i, 0.0, 0.1, 0.05, i == 0 || i == 20};
+        s->np = i + 1;
+        if (i > 0)
+            add_link(s, i - 1, i, 0.2);
+    }
+    s->particles[21] = (bench_particle){0.1, 1.0, 100.0, 0.2, 0};
+    s->np = 22;
+}
+
 /// chain 30: issue 10's chain, 30 rigid links of 0.1 m pinned at one end, released horizontal.
 static void make_chain(bench_scene *s)
 {
@@ -140,7 +175,7 @@ static void *sb_create(const bench_scene *s)
     def.dt = s->dt;
     def.collisions = s->collisions != 0;
     def.friction = 0.3;
-    if (s->collisions && !s->open_top) {
+    if (s->collisions && !s->open_top && !s->no_box) {
         def.has_bounds = true;
         def.bounds = (sb_bounds){0.0, 0.0, s->box_width, s->box_height};
     }
@@ -295,7 +330,17 @@ static double run(const bench_engine *e, const bench_scene *s, int steps, double
         }
     }
     e->state(w, xy, v);
-    if (s->collisions) {
+    if (s->measure == BENCH_SINK) {
+        int top = s->np - 1;
+        q[0] = 1000.0 * (s->particles[top].y - xy[2 * top + 1]);
+        q[1] = largest_overlap(s, xy);
+        q[2] = 0.0;
+    } else if (s->measure == BENCH_BELOW_NET) {
+        int ball = s->np - 1;
+        q[0] = xy[2 * ball + 1] - s->particles[0].y;
+        q[1] = peak;
+        q[2] = 0.0;
+    } else if (s->collisions) {
         double ke = 0.0;
         int escaped = 0;
         for (int i = 0; i < s->np; ++i) {
@@ -437,7 +482,11 @@ typedef struct engine_entry { bench_engine e; sb_method method; bool springbox; 
 
 static void fmt_quality(char *out, size_t n, const bench_scene *s, const double q[3])
 {
-    if (s->collisions)
+    if (s->measure == BENCH_SINK)
+        snprintf(out, n, "top sinks %.1f mm, worst overlap %.1f%% of a radius", q[0], 100.0 * q[1]);
+    else if (s->measure == BENCH_BELOW_NET)
+        snprintf(out, n, "ball ends %.2f m from the net's ends, links stretched %.1f%% at worst", q[0], 100.0 * q[1]);
+    else if (s->collisions)
         snprintf(out, n, "KE %.3g J, overlap %.1f%%, escaped %d", q[0], 100.0 * q[1], (int)q[2]);
     else if (s->nl == 40)
         snprintf(out, n, "peak path stretch %.2f%%", 100.0 * q[0]);
@@ -475,7 +524,7 @@ int main(int argc, char **argv)
         }
     }
 
-    enum { SCENES = 8 };
+    enum { SCENES = 10 };
     bench_scene scenes[SCENES];
     int steps[SCENES];
     make_cloth(&scenes[0], 32), steps[0] = 300;
@@ -486,6 +535,8 @@ int main(int argc, char **argv)
     make_ball_pit(&scenes[5], 4000), steps[5] = 600;
     make_ball_pit(&scenes[6], 20000), steps[6] = 600;
     make_walled_pile(&scenes[7], 4000), steps[7] = 600;
+    make_column(&scenes[8]), steps[8] = 600;
+    make_heavy_net(&scenes[9]), steps[9] = 600;
 
     sb_world_def defaults = sb_default_world_def();
     engine_entry engines[SB_METHOD_COUNT + 3];

@@ -19,9 +19,13 @@ typedef struct bench_scene {
     int collisions;          // circles collide with each other and with the box
     double box_width, box_height; // the box [0, width] x [0, height] when collisions are on
     int open_top;            // the box is a U of three walls: floor and sides, no lid
+    int no_box;              // collisions between circles only: nothing to land on
+    int measure;             // quality: 0 the default, BENCH_SINK the last particle's drop, BENCH_BELOW_NET the last particle's height
     double dt;               // 1/60
     double gravity;          // -10
 } bench_scene;
+
+enum { BENCH_SINK = 1, BENCH_BELOW_NET = 2 };
 
 typedef struct bench_engine {
     const char *name;

@@ -59,7 +59,7 @@ void *b2_create(const bench_scene *s)
         jd.collideConnected = false;
         w->world.CreateJoint(&jd);
     }
-    if (s->collisions) {
+    if (s->collisions && !s->no_box) {
         b2BodyDef gd;
         b2Body *ground = w->world.CreateBody(&gd);
         b2Vec2 c[4] = {b2Vec2(0, 0), b2Vec2((float)s->box_width, 0), b2Vec2((float)s->box_width, (float)s->box_height),

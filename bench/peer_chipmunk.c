@@ -33,7 +33,7 @@ static void *cm_create(const bench_scene *s)
         const bench_link *l = &s->links[k];
         cpSpaceAddConstraint(w->space, cpPinJointNew(w->bodies[l->a], w->bodies[l->b], cpvzero, cpvzero));
     }
-    if (s->collisions) {
+    if (s->collisions && !s->no_box) {
         cpBody *ground = cpSpaceGetStaticBody(w->space);
         cpVect c[4] = {cpv(0, 0), cpv(s->box_width, 0), cpv(s->box_width, s->box_height), cpv(0, s->box_height)};
         for (int k = 0; k < 4; ++k) {
