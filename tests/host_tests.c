@@ -294,8 +294,9 @@ TEST(hangs_end_at_their_limits)
         printf("%-52s %.2f s: %.90s\n", cases[i].what, t, error);
         ENSURE(strstr(error, "took longer than its limit") || (cases[i].bomb && strstr(error, "not enough memory")));
         ENSURE(opened != cases[i].load);
-        // load 0.3 s or three updates of 0.2 s, and the collection of what they made
-        ENSURE(t < (cases[i].load ? 2.0 : 2.5));
+        // load 0.3 s or three updates of 0.2 s, and the collection of what they made (a bomb's heap
+        // is freed too: 2.1 s under the sanitizers beside the 2 GiB test; a hang runs on for ever)
+        ENSURE(t < (cases[i].bomb ? 5.0 : cases[i].load ? 2.0 : 2.5));
     }
     // An angle far from (-pi, pi] is wrapped in one step, in load and set from update.
     bool opened;
