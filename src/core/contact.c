@@ -649,6 +649,32 @@ void contacts_warm_start(sb_world *w)
     }
 }
 
+/// One soft non-penetration update of the contact's accumulated normal impulse, kept >= 0, at
+/// normal velocity vn; returns the impulse to apply now.
+static inline double normal_impulse_step(sb_contact *c, double vn, double bias, double mass_scale, double impulse_scale)
+{
+    double impulse = -c->normal_mass * mass_scale * (vn + bias) - impulse_scale * c->normal_impulse;
+    double total = c->normal_impulse + impulse;
+    total = total > 0.0 ? total : 0.0;
+    double pn = total - c->normal_impulse;
+    c->normal_impulse = total;
+    if (total > c->max_normal_impulse)
+        c->max_normal_impulse = total;
+    return pn;
+}
+
+/// Coulomb friction at tangent velocity vt, within mu times the normal impulse: particles do not
+/// spin, so the tangent mass equals the normal mass. Returns the impulse to apply now.
+static inline double friction_impulse_step(sb_contact *c, double vt)
+{
+    double limit = c->friction * c->normal_impulse;
+    double tangent = c->tangent_impulse - c->normal_mass * vt;
+    tangent = tangent < -limit ? -limit : tangent > limit ? limit : tangent;
+    double pt = tangent - c->tangent_impulse;
+    c->tangent_impulse = tangent;
+    return pt;
+}
+
 // Soft non-penetration (seed 003's soft constraint, tuned as in Box2D v3): a speculative
 // contact (separation > 0) lets the gap close in one sub-step; an overlap is pushed out
 // softly while use_bias is on; the relax pass (use_bias off) removes that push velocity.
@@ -677,19 +703,8 @@ void contacts_solve(sb_world *w, double h, bool use_bias)
         }
         if (c->b2 >= 0) { // a solid spring: the general path (its ends share the impulse)
             sb_vec2 n = c->normal, tn = v2(-n.y, n.x), rv = relative_velocity(w, c);
-            double vn = v2_dot(rv, n);
-            double impulse = -c->normal_mass * mass_scale * (vn + bias) - impulse_scale * c->normal_impulse;
-            double total = c->normal_impulse + impulse;
-            total = total > 0.0 ? total : 0.0;
-            double pn = total - c->normal_impulse;
-            c->normal_impulse = total;
-            if (total > c->max_normal_impulse)
-                c->max_normal_impulse = total;
-            double limit = c->friction * total, vt = v2_dot(rv, tn);
-            double tangent = c->tangent_impulse - c->normal_mass * vt;
-            tangent = tangent < -limit ? -limit : tangent > limit ? limit : tangent;
-            double pt = tangent - c->tangent_impulse;
-            c->tangent_impulse = tangent;
+            double pn = normal_impulse_step(c, v2_dot(rv, n), bias, mass_scale, impulse_scale);
+            double pt = friction_impulse_step(c, v2_dot(rv, tn));
             apply_impulse(w, c, v2_add(v2_scale(n, pn), v2_scale(tn, pt)));
             continue;
         }
@@ -702,23 +717,9 @@ void contacts_solve(sb_world *w, double h, bool use_bias)
             rvx += vel[b].x;
             rvy += vel[b].y;
         }
-        double vn = rvx * nx + rvy * ny;
-        double impulse = -c->normal_mass * mass_scale * (vn + bias) - impulse_scale * c->normal_impulse;
-        double total = c->normal_impulse + impulse;
-        total = total > 0.0 ? total : 0.0;
-        double pn = total - c->normal_impulse;
-        c->normal_impulse = total;
-        if (total > c->max_normal_impulse)
-            c->max_normal_impulse = total;
-
-        // Coulomb friction: particles do not spin, so the tangent mass equals the normal mass.
+        double pn = normal_impulse_step(c, rvx * nx + rvy * ny, bias, mass_scale, impulse_scale);
         // The normal impulse changes the relative velocity only along the normal.
-        double vt = rvx * tx + rvy * ty;
-        double limit = c->friction * total;
-        double tangent = c->tangent_impulse - c->normal_mass * vt;
-        tangent = tangent < -limit ? -limit : tangent > limit ? limit : tangent;
-        double pt = tangent - c->tangent_impulse;
-        c->tangent_impulse = tangent;
+        double pt = friction_impulse_step(c, rvx * tx + rvy * ty);
         double px = pn * nx + pt * tx, py = pn * ny + pt * ty;
         vel[a].x -= wa * px;
         vel[a].y -= wa * py;
