@@ -414,20 +414,51 @@ static void lone_spring_errors(sb_method method, int substeps, double hertz, dou
     *z_err = o.zeta - zeta;
 }
 
+/// A ball of radius 0.1 m on a wall sloping down at 30 degrees with mu 0.3, released at rest:
+/// the relative error of its acceleration from 0.5 s to 2.5 s against g (sin - mu cos).
+static double slope_friction_error(sb_method method, int substeps)
+{
+    const double th = 30.0 * 3.14159265358979 / 180.0, mu = 0.3, r = 0.1;
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.substeps = substeps;
+    def.friction = mu;
+    sb_world *w = sb_world_create(&def);
+    sb_world_add_wall(w, (sb_vec2){0, 0}, (sb_vec2){60.0 * cos(th), -60.0 * sin(th)}, NULL);
+    sb_particle_def p = sb_default_particle_def();
+    p.position = (sb_vec2){cos(th) + sin(th) * r, -sin(th) + cos(th) * r};
+    p.radius = r;
+    sb_particle_id id = sb_world_add_particle(w, &p, NULL);
+    double v[2] = {0, 0};
+    for (int f = 0; f < 150; ++f) {
+        sb_world_step(w);
+        sb_particle_get(w, id, &p);
+        if (f == 29)
+            v[0] = hypot(p.velocity.x, p.velocity.y);
+    }
+    v[1] = hypot(p.velocity.x, p.velocity.y);
+    sb_world_destroy(w);
+    double want = -def.gravity.y * (sin(th) - mu * cos(th));
+    return (v[1] - v[0]) / 2.0 / want - 1.0;
+}
+
 /// springbox_bench --guarantees: the README's table "what each method guarantees", measured.
 /// Per method and sub-step count (default iterations): the tuning errors of a lone spring,
 /// the worst link stretch of the 30-link chain over 3 s, and ms per step of cloth 32; then
 /// the peers on the same chain and cloth.
 static int guarantees(void)
 {
-    bench_scene chain, cloth;
+    bench_scene chain, cloth, column, pit;
     make_chain(&chain);
     make_cloth(&cloth, 32);
+    make_column(&column);
+    make_ball_pit(&pit, 1000);
     const int substeps[] = {1, 2, 6};
     sb_world_def defaults = sb_default_world_def();
     printf("| method | sub-steps | 10 Hz, zeta 0.05: frequency | damping ratio | 4 Hz, zeta 0.5: frequency | damping "
-           "ratio | chain 30: worst stretch | cloth 32: ms/step |\n");
-    printf("|---|---|---|---|---|---|---|---|\n");
+           "ratio | chain 30: worst stretch | cloth 32: ms/step | column 20: sink | 30 degrees, mu 0.3: acceleration "
+           "| pit 1000: KE at 10 s |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     const bench_engine sb_engine = {"springbox", "", sb_create, sb_step, sb_state, sb_destroy};
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
         for (int si = 0; si < 3; ++si) {
@@ -440,8 +471,14 @@ static int guarantees(void)
             run(&sb_engine, &chain, 180, q);
             double chain_worst = q[2];
             double ms = run(&sb_engine, &cloth, 120, q);
-            printf("| %s | %d | %+.2f%% | %+.4f | %+.2f%% | %+.4f | %.1f%% | %.3f |\n", sb_method_name((sb_method)m),
-                   substeps[si], 100.0 * f1, z1, 100.0 * f2, z2, 100.0 * chain_worst, ms);
+            run(&sb_engine, &column, 600, q);
+            double sink = q[0];
+            run(&sb_engine, &pit, 600, q);
+            double ke = q[0];
+            double slope = slope_friction_error((sb_method)m, substeps[si]);
+            printf("| %s | %d | %+.2f%% | %+.4f | %+.2f%% | %+.4f | %.1f%% | %.3f | %.1f mm | %+.1f%% | %.3g J |\n",
+                   sb_method_name((sb_method)m), substeps[si], 100.0 * f1, z1, 100.0 * f2, z2, 100.0 * chain_worst, ms,
+                   sink, 100.0 * slope, ke);
         }
     }
     bench_substeps = 0;
@@ -459,11 +496,16 @@ static int guarantees(void)
         run(peers[k], &chain, 180, q);
         double chain_worst = q[2];
         double ms = run(peers[k], &cloth, 120, q);
-        printf("| %s (%s) | 1 step per frame | - | - | - | - | %.1f%% | %.3f |\n", peers[k]->name, peers[k]->settings,
-               100.0 * chain_worst, ms);
+        run(peers[k], &column, 600, q);
+        double sink = q[0];
+        run(peers[k], &pit, 600, q);
+        printf("| %s (%s) | 1 step per frame | - | - | - | - | %.1f%% | %.3f | %.1f mm | - | %.3g J |\n", peers[k]->name,
+               peers[k]->settings, 100.0 * chain_worst, ms, sink, q[0]);
     }
     scene_free(&chain);
     scene_free(&cloth);
+    scene_free(&column);
+    scene_free(&pit);
     return 0;
 }
 
