@@ -13,6 +13,17 @@ coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowe
 {
     coef_result r;
     r.delivered = implicit_euler_poles_within(target, allowed_load, &r.clamped);
+    if (r.delivered.det == 0.0) {
+        // A pole at 0 (Nissen's Cs = Cd = 1, seed 002's one-step spring): k and c are infinite, but
+        // alpha~ = det / ((1 + det - trace) m) and gamma = (trace - 2 det) / (1 + det - trace) have
+        // limits, a rigid constraint. Through k and c they read 0 and NaN: the world halted at the
+        // first step and the spring stayed at 40% stretch with nothing said (issue 26).
+        double kappa = 1.0 + r.delivered.det - r.delivered.trace;
+        out->stiff = kappa > 0.0 ? 0.0 : INFINITY;
+        out->damp = kappa > 0.0 ? (r.delivered.trace - 2.0 * r.delivered.det) / kappa : 0.0;
+        out->scale = 0.0;
+        return r;
+    }
     double k, c;
     implicit_euler_kc(r.delivered, m, h, &k, &c);
     out->stiff = k > 0.0 ? 1.0 / (k * h * h) : INFINITY; // no spring: the update skips it
