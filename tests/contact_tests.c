@@ -31,6 +31,16 @@ static sb_particle_def read(const sb_world *w, sb_particle_id id)
     return d;
 }
 
+/// A rigid spring from a to b, solid or not.
+static void link(sb_world *w, sb_particle_id a, sb_particle_id b, bool solid)
+{
+    sb_spring_def sd = sb_default_spring_def();
+    sd.a = a;
+    sd.b = b;
+    sd.solid = solid;
+    sb_world_add_spring(w, &sd, NULL, NULL);
+}
+
 /// The height of the hill (-3, 0) - (0, h) - (3, 0) at x, or -inf off it.
 static double hill(double x, double h)
 {
@@ -261,13 +271,8 @@ static double drop_on_bridge(sb_method method, int substeps, bool solid, double 
         p.mass = 0.5;
         p.fixed = i == 0 || i == 20;
         sb_particle_id id = sb_world_add_particle(w, &p, NULL);
-        if (i > 0) {
-            sb_spring_def sd = sb_default_spring_def();
-            sd.a = prev;
-            sd.b = id;
-            sd.solid = solid;
-            sb_world_add_spring(w, &sd, NULL, NULL);
-        }
+        if (i > 0)
+            link(w, prev, id, solid);
         prev = id;
     }
     sb_particle_def b = ball(0.1, 1.0, r, 0, 0);
@@ -474,13 +479,8 @@ TEST(solid_chains_do_not_catch_on_themselves)
                 sb_particle_def p = ball(0.15 * i * 0.342, -0.15 * i * 0.940, 0.05, 0, 0);
                 p.fixed = i == 0;
                 last = sb_world_add_particle(w, &p, NULL);
-                if (i > 0) {
-                    sb_spring_def sd = sb_default_spring_def();
-                    sd.a = prev;
-                    sd.b = last;
-                    sd.solid = solid;
-                    sb_world_add_spring(w, &sd, NULL, NULL);
-                }
+                if (i > 0)
+                    link(w, prev, last, solid);
                 prev = last;
             }
             for (int f = 0; f < 120; ++f)

@@ -329,6 +329,23 @@ static bool may_touch_segment(const sb_world *w, int j, int a, int b)
     return particles_should_collide(w, j, a) && particles_should_collide(w, j, b);
 }
 
+/// Particle j against the solid segment of contact template c (ends c->b, c->b2), within the box
+/// lo..hi around it: listed when it may touch and is within the speculative margin.
+static void segment_candidate(sb_world *w, sb_contact *c, int j, sb_vec2 lo, sb_vec2 hi, double margin)
+{
+    sb_vec2 p = w->pos[j];
+    if (p.x < lo.x || p.x > hi.x || p.y < lo.y || p.y > hi.y || !may_touch_segment(w, j, c->b, c->b2))
+        return;
+    c->a = j;
+    c->normal = v2(0, 0);
+    c->side = 0;
+    segment_geometry(w, c);
+    if (c->separation >= margin)
+        return;
+    c->key = ((uint64_t)j << 32) | c->shape;
+    push_segment_contact(w, c);
+}
+
 /// Contacts of particles with solid springs, ropes and struts (their `solid`), found through the
 /// particles' grid over each one's box, so the cost follows what is near it; merged into
 /// contacts_next in key order, ((particle << 32) | SHAPE_SEGMENT | spring) or
@@ -357,41 +374,29 @@ static void segment_contacts_build(sb_world *w, double inv_cell, double rmax, do
         }
         sb_vec2 pa = w->pos[a], pb = w->pos[b];
         double r = w->radius[a] > w->radius[b] ? w->radius[a] : w->radius[b], reach = r + rmax + margin;
-        double xmin = (pa.x < pb.x ? pa.x : pb.x) - reach, xmax = (pa.x < pb.x ? pb.x : pa.x) + reach;
-        double ymin = (pa.y < pb.y ? pa.y : pb.y) - reach, ymax = (pa.y < pb.y ? pb.y : pa.y) + reach;
+        const sb_vec2 lo = v2((pa.x < pb.x ? pa.x : pb.x) - reach, (pa.y < pb.y ? pa.y : pb.y) - reach);
+        const sb_vec2 hi = v2((pa.x < pb.x ? pb.x : pa.x) + reach, (pa.y < pb.y ? pb.y : pa.y) + reach);
         c.b = a;
         c.b2 = b;
-        int cx0 = 0, cx1 = -1, cy0 = 0, cy1 = -1;
-        bool by_cells = grid;
+        int cx0 = 0, cx1 = 0, cy0 = 0, cy1 = 0;
         if (grid) {
-            cx0 = cell_coord(xmin, inv_cell), cx1 = cell_coord(xmax, inv_cell);
-            cy0 = cell_coord(ymin, inv_cell), cy1 = cell_coord(ymax, inv_cell);
-            by_cells = (double)(cx1 - cx0 + 1) * (double)(cy1 - cy0 + 1) <= 4.0 * w->grid_size;
+            cx0 = cell_coord(lo.x, inv_cell), cx1 = cell_coord(hi.x, inv_cell);
+            cy0 = cell_coord(lo.y, inv_cell), cy1 = cell_coord(hi.y, inv_cell);
         }
-        // A spring longer than the grid is wide looks at every particle once instead.
-        int first = by_cells ? cy0 : 0, last = by_cells ? cy1 : 0;
-        for (int cy = first; cy <= last; ++cy) {
-            for (int cx = by_cells ? cx0 : 0; cx <= (by_cells ? cx1 : 0); ++cx) {
-                unsigned hsh = by_cells ? cell_hash(cx, cy, w->grid_size) : 0;
-                int k0 = by_cells ? w->grid_start[hsh] : 0, k1 = by_cells ? w->grid_start[hsh + 1] : w->p_high;
-                for (int k = k0; k < k1; ++k) {
-                    int j = by_cells ? w->grid_items[k] : k;
-                    if (by_cells ? (w->cell_x[j] != cx || w->cell_y[j] != cy)
-                                 : (!particle_alive(w, j) || !(w->p_flags[j] & PARTICLE_COLLIDE) || w->radius[j] <= 0.0))
-                        continue;
-                    sb_vec2 p = w->pos[j];
-                    if (p.x < xmin || p.x > xmax || p.y < ymin || p.y > ymax || !may_touch_segment(w, j, a, b))
-                        continue;
-                    c.a = j;
-                    c.normal = v2(0, 0);
-                    c.side = 0;
-                    segment_geometry(w, &c);
-                    if (c.separation >= margin)
-                        continue;
-                    c.key = ((uint64_t)j << 32) | c.shape;
-                    push_segment_contact(w, &c);
+        if (grid && (double)(cx1 - cx0 + 1) * (double)(cy1 - cy0 + 1) <= 4.0 * w->grid_size) {
+            for (int cy = cy0; cy <= cy1; ++cy)
+                for (int cx = cx0; cx <= cx1; ++cx) {
+                    unsigned hsh = cell_hash(cx, cy, w->grid_size);
+                    for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
+                        int j = w->grid_items[k];
+                        if (w->cell_x[j] == cx && w->cell_y[j] == cy) // buckets are shared
+                            segment_candidate(w, &c, j, lo, hi, margin);
+                    }
                 }
-            }
+        } else { // no grid, or a spring longer than the grid is wide: every particle once
+            for (int j = 0; j < w->p_high; ++j)
+                if (particle_alive(w, j) && (w->p_flags[j] & PARTICLE_COLLIDE) && w->radius[j] > 0.0)
+                    segment_candidate(w, &c, j, lo, hi, margin);
         }
     }
     if (w->segment_contact_count == 0)
@@ -817,7 +822,7 @@ void walls_hold_centres(sb_world *w)
         const sb_vec2 p0 = w->start[i];
         const double d0 = v2_dot(v2_sub(p0, a), n), side = d0 > 0.0 ? 1.0 : -1.0;
         const sb_vec2 q = v2_mad(p0, w->hold_frac[i], v2_sub(w->pos[i], p0));
-        const double keep = 0.5 * (d0 > 0.0 ? d0 : -d0) < 1e-6 ? 0.5 * (d0 > 0.0 ? d0 : -d0) : 1e-6;
+        const double keep = fmin(1e-6, 0.5 * fabs(d0));
         w->pos[i] = v2_mad(q, side * keep, n); // just short of the line
         double vn = v2_dot(w->vel[i], n);
         if (vn * side < 0.0)
@@ -923,16 +928,10 @@ void contacts_project(sb_world *w, bool preserve_impulse, double h)
 // the push, the position form of mu N.
 static void friction_by_position(sb_world *w, const sb_contact *c, double push)
 {
-    int a = c->a, b = c->b;
+    int a = c->a;
     double wa = inv_mass_of(w, a), wsum = wa + inv_mass_b(w, c);
     sb_vec2 t = v2(-c->normal.y, c->normal.x);
-    sb_vec2 da = v2_sub(w->pos[a], w->prev[a]);
-    sb_vec2 db = v2(0, 0);
-    if (b >= 0) {
-        db = v2_sub(w->pos[b], w->prev[b]);
-        if (c->b2 >= 0)
-            db = v2_add(v2_scale(db, 1.0 - c->t), v2_scale(v2_sub(w->pos[c->b2], w->prev[c->b2]), c->t));
-    }
+    sb_vec2 da = v2_sub(w->pos[a], w->prev[a]), db = v2_sub(b_side(c, w->pos), b_side(c, w->prev));
     double slide = v2_dot(v2_sub(db, da), t) / wsum;
     double limit = c->friction * push;
     slide = slide < -limit ? -limit : slide > limit ? limit : slide;

@@ -7,27 +7,21 @@
 
 // For a lone spring one XPBD iteration solves the linearised implicit Euler step exactly, so the
 // discrete map is the soft method's (method_soft.c): the same matching and the same network
-// limit. 1 + gamma = (c + h k)/(h k) stays positive: c + h k = m (1 - det)/(det h) > 0.
-// Constants: stiff = alpha~ = 1/(k h^2), damp = gamma = c/(k h).
+// limit. Constants: stiff = alpha~ = 1/(k h^2), damp = gamma = c/(k h), with k and c those of
+// implicit_euler_kc (method_soft.c), written with the delivered poles so that they stay finite at a pole at 0
+// (Nissen's Cs = Cd = 1, seed 002's one-step spring, where k and c are infinite; through them the
+// two read 0 and NaN, the world halted at its first step and the spring stayed at 40% stretch,
+// issue 26): alpha~ = det / ((1 + det - trace) m), gamma = (trace - 2 det) / (1 + det - trace).
+// 1 + gamma = (c + h k)/(h k) stays positive: c + h k = m (1 - det)/(det h) > 0.
 coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
 {
+    (void)h;
     coef_result r;
     r.delivered = implicit_euler_poles_within(target, allowed_load, &r.clamped);
-    if (r.delivered.det == 0.0) {
-        // A pole at 0 (Nissen's Cs = Cd = 1, seed 002's one-step spring): k and c are infinite, but
-        // alpha~ = det / ((1 + det - trace) m) and gamma = (trace - 2 det) / (1 + det - trace) have
-        // limits, a rigid constraint. Through k and c they read 0 and NaN: the world halted at the
-        // first step and the spring stayed at 40% stretch with nothing said (issue 26).
-        double kappa = 1.0 + r.delivered.det - r.delivered.trace;
-        out->stiff = kappa > 0.0 ? 0.0 : INFINITY;
-        out->damp = kappa > 0.0 ? (r.delivered.trace - 2.0 * r.delivered.det) / kappa : 0.0;
-        out->scale = 0.0;
-        return r;
-    }
-    double k, c;
-    implicit_euler_kc(r.delivered, m, h, &k, &c);
-    out->stiff = k > 0.0 ? 1.0 / (k * h * h) : INFINITY; // no spring: the update skips it
-    out->damp = k > 0.0 ? c / (k * h) : 0.0;
+    const double det = r.delivered.det, kappa = 1.0 + det - r.delivered.trace;
+    const bool spring = kappa > 0.0 && det >= 0.0; // k > 0
+    out->stiff = spring ? det / (kappa * m) : INFINITY; // no spring: the update skips it
+    out->damp = spring ? (r.delivered.trace - 2.0 * det) / kappa : 0.0;
     out->scale = 0.0;
     return r;
 }

@@ -1,6 +1,5 @@
 // The springbox Lua module. Every argument is checked with the auxiliary library; a bad
 // one raises a Lua error that names the argument (or field) and the value, never a crash.
-#define _GNU_SOURCE // memmem
 #include "sb_lua.h"
 
 #include "sb_tune_source.h"
@@ -1881,26 +1880,6 @@ defaults:
     return 1;
 }
 
-/// Where `name` is first written as a key (`name =` or `["name"] =`) in text, or -1.
-static long key_position(const char *text, size_t len, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *at = text; n > 0 && (at = memmem(at, len - (size_t)(at - text), name, n)) != NULL; at += 1) {
-        const char *end = at + n;
-        bool word = (at == text || !(isalnum((unsigned char)at[-1]) || at[-1] == '_')) &&
-                    (end == text + len || !(isalnum((unsigned char)*end) || *end == '_'));
-        bool quoted = at - text >= 2 && (at[-1] == '"' || at[-1] == '\'') && at[-2] == '[' && end < text + len &&
-                      *end == at[-1] && end + 1 < text + len && end[1] == ']';
-        if (!word && !quoted)
-            continue;
-        const char *after = quoted ? end + 2 : end;
-        while (after < text + len && (*after == ' ' || *after == '\t' || *after == '\r' || *after == '\n'))
-            after += 1;
-        if (after < text + len && *after == '=' && (after + 1 == text + len || after[1] != '='))
-            return (long)(at - text);
-    }
-    return -1;
-}
 
 /// The caller's source from the line of its springbox.tune call on (at most 64 KiB), pushed as a
 /// string; nil when it cannot be read. A table constructor keeps no order, so the sliders take
@@ -1957,11 +1936,7 @@ static void push_call_source(lua_State *L, size_t *base)
         lua_pushnil(L);
         return;
     }
-    const char *at = text, *end = text + len;
-    for (int line = 1; line < ar.currentline && at < end; ++line) {
-        const char *nl = memchr(at, '\n', (size_t)(end - at));
-        at = nl ? nl + 1 : end;
-    }
+    const char *at = text + sb_text_line_start(text, len, ar.currentline), *end = text + len;
     size_t take = (size_t)(end - at) < window ? (size_t)(end - at) : window;
     lua_pushlstring(L, at, take);
     lua_remove(L, -2);
@@ -1978,12 +1953,14 @@ static int l_tune(lua_State *L)
     lua_settop(L, 1);
     size_t base;
     push_call_source(L, &base); // 2: the text from the call's line, 3: its file's chunk name
-    // 4: where each number is written, for W (only in a file a scene host loaded)
-    enum { max_found = 64 };
-    sb_tune_value *found = (sb_tune_value *)lua_newuserdatauv(L, sizeof *found * max_found, 0);
+    // 4: where each entry is written: the sliders' order, and W's numbers (these only in a file a
+    // scene host loaded)
+    enum { max_found = 256 };
+    sb_tune_entry *found = (sb_tune_entry *)lua_newuserdatauv(L, sizeof *found * max_found, 0);
     size_t window_len = 0;
     const char *window = lua_tolstring(L, 2, &window_len);
-    int found_count = window && lua_isstring(L, 3) ? sb_tune_find_values(window, window_len, found, max_found) : 0;
+    const bool hosted = lua_isstring(L, 3);
+    int found_count = window ? sb_tune_find_entries(window, window_len, found, max_found) : 0;
     lua_newtable(L);
     int result = lua_gettop(L);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, "springbox.tunables");
@@ -1997,8 +1974,6 @@ static int l_tune(lua_State *L)
         call_base += 1e7;
         lua_pop(L, 1);
     }
-    size_t source_len = 0;
-    const char *source = lua_tolstring(L, 2, &source_len);
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         if (lua_type(L, -2) != LUA_TSTRING)
@@ -2019,7 +1994,10 @@ static int l_tune(lua_State *L)
             value = v < lo ? lo : v > hi ? hi : v;
         }
         lua_pop(L, 1);
-        long written = source ? key_position(source, source_len, name) : -1;
+        const sb_tune_entry *entry = NULL;
+        for (int k = 0; k < found_count && !entry; ++k)
+            if (found[k].name_length == strlen(name) && memcmp(window + found[k].name_offset, name, found[k].name_length) == 0)
+                entry = &found[k];
         lua_createtable(L, 4, 0);
         lua_pushnumber(L, value);
         lua_rawseti(L, -2, 1);
@@ -2027,31 +2005,25 @@ static int l_tune(lua_State *L)
         lua_rawseti(L, -2, 2);
         lua_pushnumber(L, hi);
         lua_rawseti(L, -2, 3);
-        lua_pushnumber(L, call_base + (written >= 0 ? (double)written : 9e6)); // unfound: last, by name
+        lua_pushnumber(L, call_base + (entry ? (double)entry->name_offset : 9e6)); // unfound: last, by name
         lua_rawseti(L, -2, 4);
-        // 5..8: the file, offset and length of its number as written, and the value written there
-        for (int k = 0; k < found_count; ++k) {
-            if (strcmp(found[k].name, name) != 0)
-                continue;
-            // only a number that is the whole value: `hz = {2 * base, ...}` opens with a numeral too
-            lua_pushlstring(L, window + found[k].offset, found[k].length);
+        // 5..8: the file, offset and length of its number as written, and the value written there,
+        // when that number is the value the call got
+        if (hosted && entry && entry->value_length > 0) {
+            lua_pushlstring(L, window + entry->value_offset, entry->value_length);
             bool number = lua_stringtonumber(L, lua_tostring(L, -1)) != 0;
-            bool whole = number && lua_tonumber(L, -1) == declared;
+            bool same = number && lua_tonumber(L, -1) == declared;
             lua_pop(L, number ? 2 : 1);
-            const char *after = window + found[k].offset + found[k].length;
-            while (whole && after < window + window_len && (*after == ' ' || *after == '\t'))
-                after += 1;
-            if (!whole || !(after < window + window_len && (*after == ',' || *after == ';' || *after == '}')))
-                break;
-            lua_pushvalue(L, 3);
-            lua_rawseti(L, -2, 5);
-            lua_pushinteger(L, (lua_Integer)(base + found[k].offset));
-            lua_rawseti(L, -2, 6);
-            lua_pushinteger(L, (lua_Integer)found[k].length);
-            lua_rawseti(L, -2, 7);
-            lua_pushnumber(L, declared);
-            lua_rawseti(L, -2, 8);
-            break;
+            if (same) {
+                lua_pushvalue(L, 3);
+                lua_rawseti(L, -2, 5);
+                lua_pushinteger(L, (lua_Integer)(base + entry->value_offset));
+                lua_rawseti(L, -2, 6);
+                lua_pushinteger(L, (lua_Integer)entry->value_length);
+                lua_rawseti(L, -2, 7);
+                lua_pushnumber(L, declared);
+                lua_rawseti(L, -2, 8);
+            }
         }
         lua_setfield(L, decl, name);
         lua_pushnumber(L, value);

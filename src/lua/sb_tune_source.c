@@ -1,9 +1,10 @@
-// Where springbox.tune's numbers are written in a scene's text, so that W can change exactly
-// the number of the slider that moved and nothing else (issue 20). A small Lua lexer, written
-// to the Lua 5.4 manual §3.1 (comments, short and long strings, numerals): it walks the table
-// constructor of the tune call and finds, for each entry `name = {` or `["name"] = {`, the
-// numeral that opens the braces. Anything it does not understand ends the walk, leaving the
-// names not yet found unwritable (W then says so) rather than guessed.
+// Where springbox.tune's entries are written in a scene's text: the sliders follow the order the
+// names are written in (a table constructor keeps none), and W changes exactly the number of the
+// slider that moved and nothing else (issue 20). A small Lua lexer, written to the Lua 5.4 manual
+// §3.1 (comments, short and long strings, numerals): it walks the table constructor of the tune
+// call and finds each entry `name = ...` or `["name"] = ...` and, for `name = {<number>, ...}`,
+// the numeral. Anything it does not understand ends the walk, leaving the names not yet found
+// last in order and unwritable (W then says so) rather than guessed.
 #include "sb_tune_source.h"
 
 #include <ctype.h>
@@ -122,7 +123,17 @@ static size_t numeral(const lexer *x, size_t at)
     return k - at;
 }
 
-int sb_tune_find_values(const char *text, size_t len, sb_tune_value *out, int max)
+size_t sb_text_line_start(const char *text, size_t len, long line)
+{
+    size_t at = 0;
+    for (long n = 1; n < line && at < len; ++n) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        at = nl ? (size_t)(nl - text) + 1 : len;
+    }
+    return at;
+}
+
+int sb_tune_find_entries(const char *text, size_t len, sb_tune_entry *out, int max)
 {
     lexer x = {text, len, 0};
     // the call: the first `tune` followed by `{` or `( {`
@@ -162,7 +173,7 @@ int sb_tune_find_values(const char *text, size_t len, sb_tune_value *out, int ma
     }
     x.at += 1; // into the constructor
     int found = 0, depth = 1;
-    // An entry at depth 1: a name (or ["name"]) then '=' then '{' then a numeral.
+    // An entry at depth 1: a name (or ["name"]) then '=', its value maybe '{' then a numeral.
     while (depth > 0) {
         if (!skip_space(&x) || x.at >= len)
             return found;
@@ -217,6 +228,10 @@ int sb_tune_find_values(const char *text, size_t len, sb_tune_value *out, int ma
         if (text[x.at] != '=' || (x.at + 1 < len && text[x.at + 1] == '='))
             continue;
         x.at += 1;
+        if (found >= max)
+            return found;
+        sb_tune_entry *e = &out[found++];
+        *e = (sb_tune_entry){name_at, name_len, 0, 0};
         if (!skip_space(&x) || x.at >= len)
             return found;
         if (text[x.at] != '{')
@@ -228,19 +243,20 @@ int sb_tune_find_values(const char *text, size_t len, sb_tune_value *out, int ma
         size_t number_at = x.at;
         if (text[x.at] == '-') { // a unary minus belongs to the value W writes
             x.at += 1;
-            if (!skip_space(&x) || x.at >= len || x.at != number_at + 1)
-                return found; // "- 5": a space W would have to keep; not written
+            if (x.at >= len || isspace((unsigned char)text[x.at]))
+                continue; // "- 5": a space W would have to keep; not written
         }
         size_t n = numeral(&x, x.at);
         if (n == 0)
             continue;
         x.at += n;
-        if (found < max && name_len < sizeof out[0].name) {
-            sb_tune_value *v = &out[found++];
-            memcpy(v->name, text + name_at, name_len);
-            v->name[name_len] = '\0';
-            v->offset = number_at;
-            v->length = x.at - number_at;
+        // the number alone: `hz = {2 * base, ...}` opens with a numeral too
+        size_t after = x.at;
+        while (after < len && (text[after] == ' ' || text[after] == '\t'))
+            after += 1;
+        if (after < len && (text[after] == ',' || text[after] == ';' || text[after] == '}')) {
+            e->value_offset = number_at;
+            e->value_length = x.at - number_at;
         }
     }
     return found;

@@ -5,6 +5,7 @@
 
 #include "sb_lua.h"
 #include "sb_pattern.h"
+#include "sb_tune_source.h"
 #include "sb_tuning.h"
 
 #include <lauxlib.h>
@@ -152,11 +153,7 @@ static void error_with_source_line(lua_State *L, const char *message, char *erro
     char text[512] = "";
     bool found = false;
     if (source) {
-        const char *at = source, *end = source + len;
-        for (long n = 1; n < line && at < end; ++n) {
-            const char *nl = memchr(at, '\n', (size_t)(end - at));
-            at = nl ? nl + 1 : end;
-        }
+        const char *at = source + sb_text_line_start(source, len, line), *end = source + len;
         if (at < end) {
             size_t take = strcspn(at, "\r\n");
             take = take < (size_t)(end - at) ? take : (size_t)(end - at);
@@ -209,6 +206,19 @@ bool protected_call(sb_scene *scene, int nargs, int nresults, double limit, cons
 
 // ---------------------------------------------------------------- sandbox
 
+/// Takes what the file looks like on disk now as seen (size -1 and no time when it is gone).
+static void watch_stat(watched_file *f)
+{
+    struct stat st;
+    f->size = -1;
+    memset(&f->mtime, 0, sizeof f->mtime);
+    if (stat(f->path, &st) == 0) {
+        f->mtime = st.st_mtim;
+        f->size = (long long)st.st_size;
+    }
+    f->pending_since = 0.0;
+}
+
 /// Watches `path` for this build: once per path, and at most SCENE_WATCH_MAX files (a require
 /// in a loop of ever new names must not grow the list, and every frame stats each one).
 static void record_file(scene_build *b, const char *path)
@@ -218,7 +228,6 @@ static void record_file(scene_build *b, const char *path)
             return;
     if (b->file_count >= SCENE_WATCH_MAX)
         return;
-    struct stat st;
     watched_file *f = realloc(b->files, sizeof *f * (size_t)(b->file_count + 1));
     if (!f)
         return;
@@ -228,13 +237,7 @@ static void record_file(scene_build *b, const char *path)
     if (!(f->path = copy_string(path)))
         return;
     b->file_count += 1;
-    if (stat(path, &st) == 0) {
-        f->mtime = st.st_mtim;
-        f->size = (long long)st.st_size;
-    } else {
-        memset(&f->mtime, 0, sizeof f->mtime);
-        f->size = -1;
-    }
+    watch_stat(f);
 }
 
 /// Loads the scene file or a module as a text chunk named "@path": read whole through
@@ -256,13 +259,14 @@ static int load_source(sb_scene *scene, const char *path, const char *real_dir)
         code += 3;
     if (*code == '#') // keep its newline, so line numbers stay
         code += strcspn(code, "\n");
+    const char *chunk = lua_pushfstring(L, "@%s", path);
     lua_getfield(L, LUA_REGISTRYINDEX, "springbox.sources");
-    lua_pushfstring(L, "@%s", path);
+    lua_pushvalue(L, -2);
     lua_pushlstring(L, text, len);
     lua_rawset(L, -3);
     lua_pop(L, 1);
-    int rc = luaL_loadbufferx(L, code, len - (size_t)(code - text), lua_pushfstring(L, "@%s", path), "t");
-    lua_remove(L, -2);
+    int rc = luaL_loadbufferx(L, code, len - (size_t)(code - text), chunk, "t");
+    lua_remove(L, -2); // the chunk name
     free(text);
     return rc;
 }
@@ -1089,17 +1093,8 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
         }
         // What is on disk now has been seen, the files this run did not reach included (a module
         // deleted while the file fails before its require would otherwise reload every frame).
-        for (int k = 0; k < scene->cur.file_count; ++k) {
-            watched_file *f = &scene->cur.files[k];
-            struct stat st;
-            f->size = -1;
-            memset(&f->mtime, 0, sizeof f->mtime);
-            if (stat(f->path, &st) == 0) {
-                f->mtime = st.st_mtim;
-                f->size = (long long)st.st_size;
-            }
-            f->pending_since = 0.0;
-        }
+        for (int k = 0; k < scene->cur.file_count; ++k)
+            watch_stat(&scene->cur.files[k]);
         retire_worlds(scene, &b, &scene->cur);
         scene_log_close_version(scene, b.version);
         build_free(scene, &b);
@@ -1490,7 +1485,7 @@ bool sb_scene_tunable_declared(sb_scene *scene, const char *name, double *declar
     return true;
 }
 
-typedef struct pending_edit { char file[1024]; scene_edit edit; const char *name; } pending_edit;
+typedef struct pending_edit { char file[1024]; scene_edit edit; } pending_edit;
 
 static int compare_edits(const void *a, const void *b)
 {
@@ -1532,7 +1527,6 @@ int sb_scene_write_tunables(sb_scene *scene, int count, const char *const *names
         edits[n].edit.offset = (size_t)lua_tointeger(L, -2);
         edits[n].edit.length = (size_t)lua_tointeger(L, -1);
         edits[n].edit.text = texts[i];
-        edits[n].name = names[i];
         lua_pop(L, 4);
         // only the scene's own files: a chunk can be named after any file
         bool own = false;

@@ -172,22 +172,30 @@ FILE *scene_open_log_file(const char *real_dir, const char *name, bool append, c
     return f;
 }
 
-/// True when `text` is UTF-8 with no NUL and no control bytes but tab, CR, LF and form feed.
+/// The length of the printable UTF-8 character at text[i] (1 to 4), or 0 for a byte that does not
+/// start one: a control byte (but tab and newline, and with `file_breaks` CR and form feed too),
+/// DEL, a stray continuation, an overlong two-byte form, or a sequence cut short.
+static size_t printable_char(const char *text, size_t i, size_t len, bool file_breaks)
+{
+    unsigned char c = (unsigned char)text[i];
+    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    bool control = c < 0x20 && c != '\t' && c != '\n' && !(file_breaks && (c == '\r' || c == '\f'));
+    if (n == 0 || i + n > len || control || c == 0x7F || (n == 2 && c < 0xC2))
+        return 0;
+    for (size_t k = 1; k < n; ++k)
+        if (((unsigned char)text[i + k] & 0xC0) != 0x80)
+            return 0;
+    return n;
+}
+
+/// True when `text` is plain UTF-8 text; else the first bad byte is at *bad.
 static bool plain_text(const char *text, size_t len, size_t *bad)
 {
-    for (size_t i = 0; i < len;) {
-        unsigned char c = (unsigned char)text[i];
-        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        bool ok = n > 0 && i + n <= len && (c >= 0x20 || c == '\t' || c == '\n' || c == '\r' || c == '\f') && c != 0x7F &&
-                  !(n == 2 && c < 0xC2);
-        for (size_t k = 1; ok && k < n; ++k)
-            ok = ((unsigned char)text[i + k] & 0xC0) == 0x80;
-        if (!ok) {
+    for (size_t i = 0, n; i < len; i += n)
+        if ((n = printable_char(text, i, len, true)) == 0) {
             *bad = i;
             return false;
         }
-        i += n;
-    }
     return true;
 }
 
@@ -291,15 +299,10 @@ void scene_clean_text(char *text)
 {
     size_t len = strlen(text);
     for (size_t i = 0; i < len;) {
-        unsigned char c = (unsigned char)text[i];
-        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        bool ok = n > 0 && i + n <= len && (c >= 0x20 || c == '\t' || c == '\n') && c != 0x7F && !(n == 2 && c < 0xC2);
-        for (size_t k = 1; ok && k < n; ++k)
-            ok = ((unsigned char)text[i + k] & 0xC0) == 0x80;
-        if (!ok) {
+        size_t n = printable_char(text, i, len, false);
+        if (n == 0)
             text[i++] = '?'; // one byte at a time: what follows may be good again
-            continue;
-        }
-        i += n;
+        else
+            i += n;
     }
 }
