@@ -859,7 +859,7 @@ static void move_end(sb_world *w, int i, double step, sb_vec2 n, double max_step
 }
 
 // Moves the ends of an overlapping contact apart, inverse-mass weighted. Returns the push.
-static double separate(sb_world *w, sb_contact *c, double h)
+static inline double separate(sb_world *w, sb_contact *c, double h)
 {
     contact_geometry(w, c);
     if (c->separation >= 0.0)
@@ -926,16 +926,25 @@ void contacts_project(sb_world *w, bool preserve_impulse, double h)
 // the motion since its start) is cancelled up to mu times the normal push. A slide shorter than
 // that stops (static friction holds where mu > tan of the slope); a longer one loses mu times
 // the push, the position form of mu N.
-static void friction_by_position(sb_world *w, const sb_contact *c, double push)
+static inline void friction_by_position(sb_world *w, const sb_contact *c, double push)
 {
-    int a = c->a;
-    double wa = inv_mass_of(w, a), wsum = wa + inv_mass_b(w, c);
-    sb_vec2 t = v2(-c->normal.y, c->normal.x);
-    sb_vec2 da = v2_sub(w->pos[a], w->prev[a]), db = v2_sub(b_side(c, w->pos), b_side(c, w->prev));
+    const int a = c->a, b = c->b;
+    const double wa = inv_mass_of(w, a), wsum = wa + inv_mass_b(w, c);
+    const sb_vec2 t = v2(-c->normal.y, c->normal.x);
+    const double limit = c->friction * push;
+    if (c->b2 >= 0) { // a solid spring: its side moves by its ends' shares
+        double slide = v2_dot(v2_sub(v2_sub(b_side(c, w->pos), b_side(c, w->prev)), v2_sub(w->pos[a], w->prev[a])), t) / wsum;
+        slide = slide < -limit ? -limit : slide > limit ? limit : slide;
+        apply_to(w, c, v2_scale(t, -slide), w->pos); // a moves by +wa slide t, the b side back
+        return;
+    }
+    // a particle or a static shape: the pit's hot path, two bodies at most
+    sb_vec2 da = v2_sub(w->pos[a], w->prev[a]), db = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
     double slide = v2_dot(v2_sub(db, da), t) / wsum;
-    double limit = c->friction * push;
     slide = slide < -limit ? -limit : slide > limit ? limit : slide;
-    apply_to(w, c, v2_scale(t, -slide), w->pos); // a moves by +wa slide t, the b side back
+    w->pos[a] = v2_mad(w->pos[a], wa * slide, t);
+    if (b >= 0)
+        w->pos[b] = v2_mad(w->pos[b], -w->inv_mass[b] * slide, t);
 }
 
 // Verlet's first collide pass (seed 004, without impulse preservation): overlaps are moved apart,
