@@ -524,7 +524,7 @@ void constraints_begin_substep(sb_world *w, double h)
 
 // force, impulse (seed 001, 002) and verlet's tuned ones (seed 004): -(stiff C + damp C') from
 // the velocities before the pass, all at once, as springs_jacobi_pass.
-void constraints_explicit_pass(sb_world *w, bool tuned_only)
+static void explicit_pass(sb_world *w, bool tuned_only)
 {
     if (w->c_alive == 0)
         return;
@@ -541,6 +541,18 @@ void constraints_explicit_pass(sb_world *w, bool tuned_only)
     }
 }
 
+void constraints_explicit_pass(sb_world *w, double h)
+{
+    (void)h;
+    explicit_pass(w, false);
+}
+
+void constraints_explicit_tuned_pass(sb_world *w, double h)
+{
+    (void)h;
+    explicit_pass(w, true); // rigid ones are projected (method_verlet.c)
+}
+
 // sequential (seed 000): the rest velocity C'_0 - (Cs C / h + Cd C'_0) once, then corrections.
 void constraints_sequential_prepare(sb_world *w, double h)
 {
@@ -552,8 +564,9 @@ void constraints_sequential_prepare(sb_world *w, double h)
     }
 }
 
-void constraints_sequential_iterate(sb_world *w)
+void constraints_sequential_iterate(sb_world *w, double h)
 {
+    (void)h;
     const double correction = w->def.correction;
     for (int c = 0; c < w->c_high; ++c) {
         if (!w->c_active[c])
@@ -565,8 +578,9 @@ void constraints_sequential_iterate(sb_world *w)
 }
 
 // soft (seed 003): P = -(m_soft C' + m_soft (beta/h) C) - (gamma/h) m_soft P_acc (method_soft.c).
-void constraints_soft_iterate(sb_world *w)
+void constraints_soft_iterate(sb_world *w, double h)
 {
+    (void)h;
     for (int c = 0; c < w->c_high; ++c) {
         if (!w->c_active[c])
             continue;
@@ -577,8 +591,9 @@ void constraints_soft_iterate(sb_world *w)
     }
 }
 
-void constraints_soft_relax(sb_world *w)
+void constraints_soft_relax(sb_world *w, double h)
 {
+    (void)h;
     for (int c = 0; c < w->c_high; ++c) {
         // a slack rope or strut is left alone: the relax removes the bias's velocity, and a slack
         // one had only the speculative bound, which must still hold (Box2D keeps it in its relax)
@@ -635,10 +650,17 @@ void constraints_project_rigid(sb_world *w, double slop, bool one_sided_only)
     }
 }
 
+void constraints_project_rigid_pass(sb_world *w, double h)
+{
+    (void)h;
+    constraints_project_rigid(w, 0.0, false);
+}
+
 // xpbd: the spring's update (method_xpbd.c) with C and its gradients:
 // d lambda = (-C - alpha~ lambda - gamma sum g . (x - x_prev)) / ((1 + gamma) sum w |g|^2 + alpha~).
-void constraints_xpbd_iterate(sb_world *w)
+void constraints_xpbd_iterate(sb_world *w, double h)
 {
+    (void)h;
     if (w->c_alive == 0)
         return;
     for (int c = 0; c < w->c_high; ++c) {

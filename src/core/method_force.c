@@ -16,7 +16,7 @@
 
 // The network limit of symplectic Euler: a mode with mu times the lone pair's a and b has trace
 // 2 - mu (a + b) and determinant 1 - mu b, and the Jury test keeps it while mu (a + 2 b) < 4.
-double force_load(sb_poles target)
+static double force_load(sb_poles target)
 {
     double a = 1.0 + target.det - target.trace, b = 1.0 - target.det;
     return a + 2.0 * b;
@@ -40,7 +40,7 @@ coef_result explicit_scaled(double a, double b, double load, double allowed_load
     return r;
 }
 
-coef_result force_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
+static coef_result force_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
 {
     double a = 1.0 + target.det - target.trace, b = 1.0 - target.det;
     return explicit_scaled(a, b, a + 2.0 * b, allowed_load, m, h, out, false);
@@ -48,8 +48,9 @@ coef_result force_coefficients(sb_poles target, double m, double h, double allow
 
 // Every spring reads the pre-pass velocities (Jacobi): the impulse -(k x + c v) h, written with
 // the packed constants as -(stiff x + damp v), goes to the accumulator first.
-void springs_jacobi_pass(sb_world *w)
+void springs_jacobi_pass(sb_world *w, double h)
 {
+    (void)h;
     springs_geometry(w);
     for (int k = 0; k < w->order_count; ++k) {
         double impulse = explicit_impulse(w->kstiff[k], w->kdamp[k], w->ksep[k], spring_normal_velocity(w, k));
@@ -62,17 +63,17 @@ void springs_jacobi_pass(sb_world *w)
     }
 }
 
-// Springs first, then contacts as non-penetration constraints, then the shared end of a
-// velocity sub-step. An explicit method cannot hold a rigid spring: it runs as Nissen's safe
-// spring (method_impulse.c) and is reported. Projecting it after the step, as the iterative
-// methods do, only hides the error: the explicit velocities keep pulling along the links, and
-// a 12 x 12 rigid cloth at one sub-step ended with 40 times the kinetic energy at 32 iterations.
-void substep_force(sb_world *w, double h, bool first_substep)
-{
-    springs_jacobi_pass(w);
-    constraints_explicit_pass(w, false); // constraint.c: the same impulse with C and its gradients
-    contacts_prepare(w, h, first_substep);
-    contacts_warm_start(w);
-    contacts_solve(w, h, true); // once per sub-step (see contacts_solve)
-    solver_finish_velocity_substep(w, h, false, false);
-}
+// Springs first, then contacts as non-penetration constraints (solver.c's velocity order). An
+// explicit method cannot hold a rigid spring: it runs as Nissen's safe spring (method_impulse.c)
+// and is reported. Projecting it after the step, as the iterative methods do, only hides the
+// error: the explicit velocities keep pulling along the links, and a 12 x 12 rigid cloth at one
+// sub-step ended with 40 times the kinetic energy at 32 iterations.
+const sb_method_kernels force_method = {
+    .order = SB_ORDER_VELOCITIES,
+    .load = force_load,
+    .coefficients = force_coefficients,
+    .rigid_coefficients = impulse_rigid_coefficients, // Nissen's safe spring (method_impulse.c)
+    .negative_damping_in_networks = true,             // seed 001's spring as it is
+    .springs_begin = springs_jacobi_pass,
+    .constraints_begin = constraints_explicit_pass,
+};

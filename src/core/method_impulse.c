@@ -45,7 +45,13 @@ double impulse_rigid_coefficients(int springs_on_busiest_end, double m, double h
     return 3.0 * coef;
 }
 
-void substep_impulse(sb_world *w, double h, bool first_substep)
-{
-    substep_force(w, h, first_substep); // the same pass; only the constants differ
-}
+// The force method's pass (method_force.c); only the constants differ.
+const sb_method_kernels impulse_method = {
+    .order = SB_ORDER_VELOCITIES,
+    .load = impulse_load,
+    .coefficients = impulse_coefficients,
+    .rigid_coefficients = impulse_rigid_coefficients,
+    .negative_damping_in_networks = true, // Cd stays in Nissen's [0, 1] anyway
+    .springs_begin = springs_jacobi_pass,
+    .constraints_begin = constraints_explicit_pass,
+};

@@ -15,10 +15,12 @@
 // iterations leave it close to the impulse method's Jacobi pass, so a tuned spring carries that
 // method's network load (a 12 x 12 cloth of undamped 20 Hz springs reached 60000% at 2 sub-steps
 // without it). Rigid springs are constraints iterated to convergence, with no load.
-double sequential_load(sb_poles target) { return impulse_load(target); }
+static double sequential_load(sb_poles target) { return impulse_load(target); }
 
-coef_result sequential_coefficients(sb_poles target, double allowed_load, spring_coef *out)
+static coef_result sequential_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
 {
+    (void)m;
+    (void)h;
     spring_coef c; // Cs and Cd in Nissen's range, as the impulse method clamps them
     coef_result r = impulse_coefficients(target, 1.0, 1.0, allowed_load, &c);
     out->stiff = c.stiff; // Cs (stiff = Cs m / h with m = h = 1)
@@ -27,12 +29,16 @@ coef_result sequential_coefficients(sb_poles target, double allowed_load, spring
     return r;
 }
 
-/// A rigid spring is the one-step spring of seed 002: Cs = Cd = 1.
-void sequential_rigid_coefficients(spring_coef *out)
+/// A rigid spring is the one-step spring of seed 002: Cs = Cd = 1, iterated to convergence with no load.
+static double sequential_rigid_coefficients(int springs_on_busiest_end, double m, double h, spring_coef *out)
 {
+    (void)springs_on_busiest_end;
+    (void)m;
+    (void)h;
     out->stiff = 1.0;
     out->damp = 1.0;
     out->scale = 0.0;
+    return 0.0;
 }
 
 // Warm start (seed 000): the impulse of the previous sub-step projected onto the new axis,
@@ -53,7 +59,8 @@ static void springs_warm_start(sb_world *w)
     }
 }
 
-void substep_sequential(sb_world *w, double h, bool first_substep)
+// The rest velocities from the sub-step's start, then the warm start.
+static void sequential_springs_begin(sb_world *w, double h)
 {
     springs_geometry(w);
     for (int k = 0; k < w->order_count; ++k) {
@@ -61,19 +68,29 @@ void substep_sequential(sb_world *w, double h, bool first_substep)
         w->kg[k] = sequential_rest_rate(w->kstiff[k], w->kdamp[k], w->ksep[k], vn0, h);
     }
     springs_warm_start(w);
-    constraints_sequential_prepare(w, h); // constraint.c: the same rest velocity with C and its gradients
-    contacts_prepare(w, h, first_substep);
-    contacts_warm_start(w);
-    const double correction = w->def.correction;
-    for (int it = 0; it < w->def.iterations; ++it) {
-        for (int k = 0; k < w->order_count; ++k) {
-            double impulse = sequential_impulse(spring_normal_velocity(w, k), w->kg[k], w->kmass[k], correction);
-            w->kimp[k] += impulse;
-            w->ktension[k] += impulse;
-            spring_apply(w, k, impulse);
-        }
-        constraints_sequential_iterate(w);
-    }
-    contacts_solve(w, h, true); // once per sub-step (see contacts_solve)
-    solver_finish_velocity_substep(w, h, true, false);
 }
+
+// One corrective impulse per spring toward its rest velocity, in colour order.
+static void sequential_springs_iterate(sb_world *w, double h)
+{
+    (void)h;
+    const double correction = w->def.correction;
+    for (int k = 0; k < w->order_count; ++k) {
+        double impulse = sequential_impulse(spring_normal_velocity(w, k), w->kg[k], w->kmass[k], correction);
+        w->kimp[k] += impulse;
+        w->ktension[k] += impulse;
+        spring_apply(w, k, impulse);
+    }
+}
+
+const sb_method_kernels sequential_method = {
+    .order = SB_ORDER_VELOCITIES,
+    .load = sequential_load,
+    .coefficients = sequential_coefficients,
+    .rigid_coefficients = sequential_rigid_coefficients,
+    .springs_begin = sequential_springs_begin,
+    .constraints_begin = constraints_sequential_prepare, // the same rest velocity with C and its gradients
+    .springs_iterate = sequential_springs_iterate,
+    .constraints_iterate = constraints_sequential_iterate,
+    .project_rigid_springs = true,
+};

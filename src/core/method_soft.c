@@ -133,7 +133,7 @@ sb_soft soft_from_hertz(double hertz, double damping_ratio, double h)
 // the target poles (implicit_euler_kc), h (c + h k) + m = m / det, and the three become
 //     m_soft = m (1 - det),   m_soft beta / h = (1 + det - trace) m / h,   scale = det,
 // finite even for zero damping (det = 1), where gamma and beta alone are not.
-coef_result soft_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
+static coef_result soft_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
 {
     coef_result r;
     r.delivered = implicit_euler_poles_within(target, allowed_load, &r.clamped);
@@ -145,24 +145,28 @@ coef_result soft_coefficients(sb_poles target, double m, double h, double allowe
 
 // A rigid spring is the soft constraint's stiff limit (seed 003: "when k becomes really stiff:
 // gamma goes to zero and beta goes to one"): no softness, full position feedback.
-void soft_rigid_coefficients(double m, double h, spring_coef *out)
+static double soft_rigid_coefficients(int springs_on_busiest_end, double m, double h, spring_coef *out)
 {
+    (void)springs_on_busiest_end;
     out->stiff = m / h;
     out->damp = m;
     out->scale = 0.0;
+    return 0.0; // unconditionally stable: no load
 }
 
-// Per sub-step, as Box2D v3's soft step: warm start, `iterations` solves with the bias, then
-// the shared end: integrate, project, and one relax solve without the bias for rigid springs.
-void substep_soft(sb_world *w, double h, bool first_substep)
-{
-    soft_prepare_pass(w);
-    contacts_prepare(w, h, first_substep);
-    contacts_warm_start(w);
-    for (int it = 0; it < w->def.iterations; ++it) {
-        soft_solve_pass(w);
-        constraints_soft_iterate(w); // constraint.c: the same soft impulse with C and its gradients
-    }
-    contacts_solve(w, h, true); // once per sub-step (see contacts_solve)
-    solver_finish_velocity_substep(w, h, true, true);
-}
+// Per sub-step, as Box2D v3's soft step (solver.c's velocity order): warm start, `iterations`
+// solves with the bias, then integrate, project, and one relax solve without the bias for rigid
+// springs. springs_simd.c holds the three passes.
+const sb_method_kernels soft_method = {
+    .order = SB_ORDER_VELOCITIES,
+    .load = implicit_euler_load,
+    .coefficients = soft_coefficients,
+    .rigid_coefficients = soft_rigid_coefficients,
+    .tension_in_accumulator = true,
+    .springs_begin = soft_prepare_pass, // with the warm start
+    .springs_iterate = soft_solve_pass,
+    .constraints_iterate = constraints_soft_iterate, // the same soft impulse with C and its gradients
+    .project_rigid_springs = true,
+    .springs_relax = soft_relax_pass,
+    .constraints_relax = constraints_soft_relax,
+};

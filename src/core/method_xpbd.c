@@ -13,7 +13,7 @@
 // two read 0 and NaN, the world halted at its first step and the spring stayed at 40% stretch,
 // issue 26): alpha~ = det / ((1 + det - trace) m), gamma = (trace - 2 det) / (1 + det - trace).
 // 1 + gamma = (c + h k)/(h k) stays positive: c + h k = m (1 - det)/(det h) > 0.
-coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
+static coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
 {
     (void)h;
     coef_result r;
@@ -26,46 +26,53 @@ coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowe
     return r;
 }
 
-void substep_xpbd(sb_world *w, double h, bool first_substep)
+// The multipliers start at zero each sub-step.
+static void xpbd_springs_begin(sb_world *w, double h)
 {
-    sb_vec2 *pos = w->pos, *prev = w->prev;
-    contacts_prepare(w, h, first_substep);
-    for (int i = 0; i < w->p_high; ++i) {
-        prev[i] = pos[i];
-        pos[i] = v2_mad(pos[i], h, w->vel[i]);
-    }
+    (void)h;
     for (int k = 0; k < w->order_count; ++k)
         w->kg[k] = 0.0; // lambda, position-level
-    for (int it = 0; it < w->def.iterations; ++it) {
-        for (int k = 0; k < w->order_count; ++k) {
-            double wsum = w->kwa[k] + w->kwb[k], alpha_tilde = w->kstiff[k], gamma = w->kdamp[k];
-            if (wsum == 0.0 || !isfinite(alpha_tilde))
-                continue;
-            int a = w->ka[k], b = w->kb[k];
-            double dx = pos[b].x - pos[a].x, dy = pos[b].y - pos[a].y;
-            double len = sqrt(dx * dx + dy * dy);
-            if (len < 1e-12)
-                continue;
-            double nx = dx / len, ny = dy / len;
-            double approach = nx * ((pos[b].x - prev[b].x) - (pos[a].x - prev[a].x)) +
-                              ny * ((pos[b].y - prev[b].y) - (pos[a].y - prev[a].y));
-            double dlambda = xpbd_delta_lambda(len - w->krest[k], alpha_tilde, w->kg[k], gamma, approach, wsum);
-            w->kg[k] += dlambda;
-            pos[a].x -= w->kwa[k] * dlambda * nx;
-            pos[a].y -= w->kwa[k] * dlambda * ny;
-            pos[b].x += w->kwb[k] * dlambda * nx;
-            pos[b].y += w->kwb[k] * dlambda * ny;
-        }
-        constraints_xpbd_iterate(w);
-        contacts_project_xpbd(w, h);
+}
+
+static void xpbd_springs_iterate(sb_world *w, double h)
+{
+    (void)h;
+    sb_vec2 *pos = w->pos, *prev = w->prev;
+    for (int k = 0; k < w->order_count; ++k) {
+        double wsum = w->kwa[k] + w->kwb[k], alpha_tilde = w->kstiff[k], gamma = w->kdamp[k];
+        if (wsum == 0.0 || !isfinite(alpha_tilde))
+            continue;
+        int a = w->ka[k], b = w->kb[k];
+        double dx = pos[b].x - pos[a].x, dy = pos[b].y - pos[a].y;
+        double len = sqrt(dx * dx + dy * dy);
+        if (len < 1e-12)
+            continue;
+        double nx = dx / len, ny = dy / len;
+        double approach = nx * ((pos[b].x - prev[b].x) - (pos[a].x - prev[a].x)) +
+                          ny * ((pos[b].y - prev[b].y) - (pos[a].y - prev[a].y));
+        double dlambda = xpbd_delta_lambda(len - w->krest[k], alpha_tilde, w->kg[k], gamma, approach, wsum);
+        w->kg[k] += dlambda;
+        pos[a].x -= w->kwa[k] * dlambda * nx;
+        pos[a].y -= w->kwa[k] * dlambda * ny;
+        pos[b].x += w->kwb[k] * dlambda * nx;
+        pos[b].y += w->kwb[k] * dlambda * ny;
     }
-    tethers_project(w, false);
-    for (int i = 0; i < w->p_high; ++i)
-        w->vel[i] = v2_scale(v2_sub(pos[i], prev[i]), 1.0 / h);
-    contacts_xpbd_velocity(w);
-    contacts_confine_to_bounds(w);
+}
+
+static void xpbd_springs_end(sb_world *w, double h)
+{
     for (int k = 0; k < w->order_count; ++k) {
         w->kimp[k] = w->kg[k]; // reads back as the spring's impulse
         w->ktension[k] = w->kg[k] / h; // lambda moves positions: lambda / h is the impulse
     }
 }
+
+const sb_method_kernels xpbd_method = {
+    .order = SB_ORDER_POSITIONS,
+    .load = implicit_euler_load, // one iteration solves implicit Euler for a lone spring (method_soft.c)
+    .coefficients = xpbd_coefficients,
+    .springs_begin = xpbd_springs_begin,
+    .springs_iterate = xpbd_springs_iterate,
+    .constraints_iterate = constraints_xpbd_iterate,
+    .springs_end = xpbd_springs_end,
+};

@@ -1,7 +1,8 @@
 // The sub-step loop and what the six methods share (Box2D v3's split: solver.c orchestrates,
 // each joint file solves). Each method lives in its own file, method_<name>.c, with its seed, its
-// discrete coefficients and its kernels; here are the solver order, the packing of springs for
-// a step, the recompute of every spring's constants, and the end of a velocity sub-step.
+// discrete coefficients and its kernels in a table (sb_method_kernels); here are the colouring of
+// the springs, the recompute of every spring's constants, the packing for a step, and the three
+// orders of a sub-step, the only place the stages are called.
 #include "springs_kernels.h"
 
 #include <stdlib.h>
@@ -67,30 +68,25 @@ static void build_order(sb_world *w)
 /// A particle's summed load may reach this (4 is where the pole reaches -1; the rest is margin).
 static const double load_limit = SB_LOAD_LIMIT;
 
-/// The network load of a spring's target in this method (world_internal.h).
-double method_load(sb_method method, sb_poles target)
+// The methods, one file each; a seventh is one more file and one more line here.
+static const sb_method_kernels *const methods[SB_METHOD_COUNT] = {
+    [SB_METHOD_FORCE] = &force_method,   [SB_METHOD_IMPULSE] = &impulse_method,
+    [SB_METHOD_SEQUENTIAL] = &sequential_method, [SB_METHOD_SOFT] = &soft_method,
+    [SB_METHOD_VERLET] = &verlet_method, [SB_METHOD_XPBD] = &xpbd_method,
+};
+
+const sb_method_kernels *method_kernels(sb_method method)
 {
-    switch (method) {
-    case SB_METHOD_FORCE: return force_load(target);
-    case SB_METHOD_IMPULSE: return impulse_load(target);
-    case SB_METHOD_VERLET: return verlet_load(target);
-    case SB_METHOD_SOFT:
-    case SB_METHOD_XPBD: return implicit_euler_load(target);
-    default: return sequential_load(target);
-    }
+    return (unsigned)method < SB_METHOD_COUNT ? methods[method] : methods[SB_METHOD_SOFT];
 }
 
+/// The network load of a spring's target in this method (world_internal.h).
+double method_load(sb_method method, sb_poles target) { return method_kernels(method)->load(target); }
+
 coef_result method_coefficients(sb_method method, sb_poles target, double m, double h, double allowed_load,
-                                       spring_coef *c)
+                                spring_coef *c)
 {
-    switch (method) {
-    case SB_METHOD_FORCE: return force_coefficients(target, m, h, allowed_load, c);
-    case SB_METHOD_IMPULSE: return impulse_coefficients(target, m, h, allowed_load, c);
-    case SB_METHOD_SEQUENTIAL: return sequential_coefficients(target, allowed_load, c);
-    case SB_METHOD_SOFT: return soft_coefficients(target, m, h, allowed_load, c);
-    case SB_METHOD_VERLET: return verlet_coefficients(target, m, h, allowed_load, c);
-    default: return xpbd_coefficients(target, m, h, allowed_load, c);
-    }
+    return method_kernels(method)->coefficients(target, m, h, allowed_load, c);
 }
 
 /// A free end of spring k has other springs too.
@@ -102,13 +98,8 @@ static bool in_network(const sb_world *w, int k)
 double method_rigid_coefficients(sb_method method, int busiest_degree, double m, double h, spring_coef *c)
 {
     memset(c, 0, sizeof *c);
-    switch (method) {
-    case SB_METHOD_FORCE:
-    case SB_METHOD_IMPULSE: return impulse_rigid_coefficients(busiest_degree, m, h, c);
-    case SB_METHOD_SEQUENTIAL: sequential_rigid_coefficients(c); return 0.0;
-    case SB_METHOD_SOFT: soft_rigid_coefficients(m, h, c); return 0.0;
-    default: return 0.0; // verlet and xpbd project rigid springs with no constants
-    }
+    const sb_method_kernels *kernels = method_kernels(method);
+    return kernels->rigid_coefficients ? kernels->rigid_coefficients(busiest_degree, m, h, c) : 0.0;
 }
 
 /// A rigid spring's constants; returns its network load (only Nissen's safe spring has one).
@@ -235,7 +226,7 @@ static void compute_coefficients(sb_world *w, double h)
         bool limited = w->kscale[k] != 0.0, lighter = false;
         // No negative damping inside a network (world_internal.h). The force method shows the
         // explicit spring as it is (seed 001) and the impulse method keeps Nissen's Cd in [0, 1].
-        if (method != SB_METHOD_FORCE && method != SB_METHOD_IMPULSE && in_network(w, k))
+        if (!method_kernels(method)->negative_damping_in_networks && in_network(w, k))
             target = poles_without_negative_damping(target, &lighter);
         spring_coef c;
         coef_result r = method_coefficients(method, target, m, h, allowed_load(w, k, load), &c);
@@ -281,7 +272,7 @@ static void springs_pack(sb_world *w, double h)
 // the soft method keeps most of it in its accumulator and ktension holds the rest.
 static void springs_unpack(sb_world *w, double h)
 {
-    const bool soft = w->def.method == SB_METHOD_SOFT;
+    const bool soft = method_kernels(w->def.method)->tension_in_accumulator;
     for (int k = 0; k < w->order_count; ++k) {
         int s = w->order[k];
         w->impulse[s] = w->kimp[k];
@@ -339,19 +330,109 @@ static void rigid_springs_project(sb_world *w)
     }
 }
 
-void solver_finish_velocity_substep(sb_world *w, double h, bool project_rigid_springs, bool relax_rigid_springs)
+static void run_pass(sb_pass *pass, sb_world *w, double h)
 {
+    if (pass)
+        pass(w, h);
+}
+
+// ------------------------------------------------------------------ the orders
+
+/// Impulses on velocities, then integrate (seeds 000-003; Box2D v3's soft step): the method's
+/// springs and constraints begin, contacts prepare and warm start, `iterations` of springs then
+/// constraints, the contacts once (see contacts_solve), integrate, the position sweeps, tethers,
+/// bounds, and the relax: contacts always, rigid springs and constraints where the method has one.
+static void substep_velocities(sb_world *w, const sb_method_kernels *m, double h, bool first_substep)
+{
+    apply_gravity_and_drag(w, h);
+    run_pass(m->springs_begin, w, h);
+    run_pass(m->constraints_begin, w, h);
+    contacts_prepare(w, h, first_substep);
+    contacts_warm_start(w);
+    if (m->springs_iterate || m->constraints_iterate) {
+        for (int it = 0; it < w->def.iterations; ++it) {
+            run_pass(m->springs_iterate, w, h);
+            run_pass(m->constraints_iterate, w, h);
+        }
+    }
+    contacts_solve(w, h, true);
     integrate_positions(w, h);
-    if (project_rigid_springs)
+    if (m->project_rigid_springs)
         rigid_springs_project(w);
     tethers_project(w, true);
     contacts_confine_to_bounds(w);
     contacts_update_geometry(w);
-    if (relax_rigid_springs) {
-        soft_relax_pass(w);
-        constraints_soft_relax(w);
-    }
+    run_pass(m->springs_relax, w, h);
+    run_pass(m->constraints_relax, w, h);
     contacts_solve(w, h, false);
+    run_pass(m->springs_end, w, h);
+    springs_store_axis(w);
+}
+
+/// Each iteration of a position order: springs, constraints, then the method's contact pass.
+static void iterate_positions(sb_world *w, const sb_method_kernels *m, double h, void (*contacts)(sb_world *, double))
+{
+    for (int it = 0; it < w->def.iterations; ++it) {
+        run_pass(m->springs_iterate, w, h);
+        run_pass(m->constraints_iterate, w, h);
+        contacts(w, h);
+    }
+}
+
+/// Predict, project, and take the velocity from the move (XPBD: Macklin, Mueller and Chentanez
+/// 2016), then the contacts' velocity pass (restitution and friction at velocity level).
+static void substep_positions(sb_world *w, const sb_method_kernels *m, double h, bool first_substep)
+{
+    sb_vec2 *pos = w->pos, *prev = w->prev;
+    apply_gravity_and_drag(w, h);
+    contacts_prepare(w, h, first_substep);
+    for (int i = 0; i < w->p_high; ++i) {
+        prev[i] = pos[i];
+        pos[i] = v2_mad(pos[i], h, w->vel[i]);
+    }
+    run_pass(m->springs_begin, w, h);
+    run_pass(m->constraints_begin, w, h);
+    iterate_positions(w, m, h, contacts_project_xpbd);
+    tethers_project(w, false);
+    for (int i = 0; i < w->p_high; ++i)
+        w->vel[i] = v2_scale(v2_sub(pos[i], prev[i]), 1.0 / h);
+    contacts_xpbd_velocity(w);
+    contacts_confine_to_bounds(w);
+    run_pass(m->springs_end, w, h);
+}
+
+/// Seed 004's loop: accelerate; collide without impulse preservation; inertia; collide with it.
+/// Velocity lives in the previous position; velocities are stored between sub-steps so the method
+/// can change between frames (prev = pos - v h rebuilds the article's state).
+static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double h)
+{
+    sb_vec2 *pos = w->pos, *prev = w->prev;
+    for (int i = 0; i < w->p_high; ++i)
+        prev[i] = v2_mad(pos[i], -h, w->vel[i]);
+    // accelerate: gravity, the drag and the method's forces change the velocity; moving the
+    // current position by (v_new - v_old) h is the article's x += a h^2
+    apply_gravity_and_drag(w, h);
+    run_pass(m->springs_begin, w, h);
+    run_pass(m->constraints_begin, w, h);
+    for (int i = 0; i < w->p_high; ++i)
+        pos[i] = v2_mad(prev[i], h, w->vel[i]);
+    iterate_positions(w, m, h, contacts_project_verlet);
+    contacts_friction_verlet(w);
+    // inertia
+    for (int i = 0; i < w->p_high; ++i) {
+        sb_vec2 next = v2_sub(v2_scale(pos[i], 2.0), prev[i]);
+        prev[i] = pos[i];
+        pos[i] = next;
+    }
+    tethers_project(w, false);
+    // Ropes and struts are one-sided, as contacts are, and get the contacts' second pass after
+    // inertia (seed 004): without it a strut hit at 3 m/s gave way by v h, 5 cm at one sub-step.
+    constraints_project_rigid(w, 0.0, true);
+    contacts_project(w, w->def.verlet_preserve_impulse, h);
+    for (int i = 0; i < w->p_high; ++i)
+        w->vel[i] = v2_scale(v2_sub(pos[i], prev[i]), 1.0 / h);
+    contacts_confine_to_bounds(w); // the bounds' contacts are soft; no centre leaves the box
+    run_pass(m->springs_end, w, h);
     springs_store_axis(w);
 }
 
@@ -385,7 +466,7 @@ static int first_runaway_particle(const sb_world *w)
 int solver_run_substeps(sb_world *w, bool diagnostic)
 {
     const double h = w->def.dt / w->def.substeps;
-    const sb_method method = w->def.method;
+    const sb_method_kernels *kernels = method_kernels(w->def.method);
     if (w->def.tethers && w->tethers_dirty)
         tethers_build(w);
     springs_pack(w, h);
@@ -395,16 +476,10 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
         if (walls)
             memcpy(w->start, w->pos, sizeof *w->pos * (size_t)w->p_high);
         constraints_begin_substep(w, h);
-        if (method != SB_METHOD_VERLET) // verlet applies it as the article's position kick
-            apply_gravity_and_drag(w, h);
-        switch (method) {
-        case SB_METHOD_FORCE: substep_force(w, h, first); break;
-        case SB_METHOD_IMPULSE: substep_impulse(w, h, first); break;
-        case SB_METHOD_SEQUENTIAL: substep_sequential(w, h, first); break;
-        case SB_METHOD_SOFT: substep_soft(w, h, first); break;
-        case SB_METHOD_VERLET: substep_verlet(w, h); break;
-        case SB_METHOD_XPBD: substep_xpbd(w, h, first); break;
-        default: break;
+        switch (kernels->order) {
+        case SB_ORDER_VELOCITIES: substep_velocities(w, kernels, h, first); break;
+        case SB_ORDER_POSITIONS: substep_positions(w, kernels, h, first); break;
+        case SB_ORDER_VERLET: substep_verlet_order(w, kernels, h); break;
         }
         if (walls)
             walls_hold_centres(w);
@@ -421,7 +496,7 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
         }
     }
     springs_unpack(w, h);
-    if (method != SB_METHOD_VERLET && method != SB_METHOD_XPBD)
+    if (kernels->order == SB_ORDER_VELOCITIES) // the position orders bounce in their velocity pass
         contacts_restitution(w);
     return diagnostic ? -1 : first_runaway_particle(w);
 }

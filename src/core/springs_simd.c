@@ -308,7 +308,7 @@ static void run_pass(sb_world *w, pass which)
     run_scalar(w, which, 0, w->order_count);
 }
 
-void soft_prepare_pass(sb_world *w) { run_pass(w, PASS_PREPARE); }
-void soft_solve_pass(sb_world *w) { run_pass(w, PASS_SOLVE); }
-void soft_relax_pass(sb_world *w) { run_pass(w, PASS_RELAX); }
+void soft_prepare_pass(sb_world *w, double h) { (void)h; run_pass(w, PASS_PREPARE); }
+void soft_solve_pass(sb_world *w, double h) { (void)h; run_pass(w, PASS_SOLVE); }
+void soft_relax_pass(sb_world *w, double h) { (void)h; run_pass(w, PASS_RELAX); }
 void rigid_project_pass(sb_world *w) { run_pass(w, PASS_PROJECT); }

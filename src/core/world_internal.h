@@ -249,19 +249,22 @@ bool particles_should_collide(const sb_world *w, int a, int b);
 /// Gradients, errors, effective masses and the method's constants of every constraint for this
 /// sub-step (positions as they are now); accumulated impulses start at zero.
 void constraints_begin_substep(sb_world *w, double h);
-/// force, impulse and verlet's tuned ones: explicit impulses from this sub-step's velocities (Jacobi).
-void constraints_explicit_pass(sb_world *w, bool tuned_only);
+/// force, impulse: explicit impulses from this sub-step's velocities (Jacobi); verlet: its tuned ones.
+void constraints_explicit_pass(sb_world *w, double h);
+void constraints_explicit_tuned_pass(sb_world *w, double h);
 /// sequential: the rest velocity of seed 000, then one corrective iteration.
 void constraints_sequential_prepare(sb_world *w, double h);
-void constraints_sequential_iterate(sb_world *w);
+void constraints_sequential_iterate(sb_world *w, double h);
 /// soft: one sequential-impulse iteration of the soft constraint; the relax of rigid ones.
-void constraints_soft_iterate(sb_world *w);
-void constraints_soft_relax(sb_world *w);
+void constraints_soft_iterate(sb_world *w, double h);
+void constraints_soft_relax(sb_world *w, double h);
 /// Rigid ones by positions, non-linear Gauss-Seidel (verlet's projection, the velocity methods'
 /// position sweeps), with a slop as a fraction of the rest value's scale.
 void constraints_project_rigid(sb_world *w, double slop, bool one_sided_only);
+/// verlet's iteration: every rigid one projected exactly (no slop).
+void constraints_project_rigid_pass(sb_world *w, double h);
 /// xpbd: one iteration of every constraint at position level.
-void constraints_xpbd_iterate(sb_world *w);
+void constraints_xpbd_iterate(sb_world *w, double h);
 /// The network loads of the constraints, added to w->p_load (solver.c's compute_coefficients).
 void constraints_add_loads(sb_world *w, double h);
 /// Removes every constraint that holds particle slot i.
@@ -297,9 +300,6 @@ int solver_run_substeps(sb_world *w, bool diagnostic);
 #define SOLVER_INTERRUPTED (-2)
 /// Axis and length error of every packed spring from the current positions.
 void springs_geometry(sb_world *w);
-/// The end of a velocity method's sub-step: integrate, project rigid springs (the iterative
-/// methods) and tethers, relax (rigid springs too when asked), keep the axes for the warm start.
-void solver_finish_velocity_substep(sb_world *w, double h, bool project_rigid_springs, bool relax_rigid_springs);
 /// The axes of this sub-step become the warm-start axes of the next.
 void springs_store_axis(sb_world *w);
 
@@ -325,8 +325,48 @@ typedef struct coef_result { sb_poles delivered; bool clamped; } coef_result;
 // unit of reduced mass, stored as stiff = a m / h and damp = b m: an impulse per metre of
 // stretch and per metre per second.
 
+/// A pass over the springs or the constraints at sub-step h.
+typedef void sb_pass(sb_world *w, double h);
+
+/// The order a method's sub-step follows; solver.c writes each order once.
+typedef enum sb_step_order {
+    SB_ORDER_VELOCITIES, ///< impulses on velocities, then integrate (seeds 000-003, Box2D v3's soft step)
+    SB_ORDER_POSITIONS,  ///< predict positions, project, velocities from the move (XPBD)
+    SB_ORDER_VERLET,     ///< seed 004's loop: accelerate, collide, inertia, collide with impulse kept
+} sb_step_order;
+
+/// What a method hands the solver (Chipmunk's constraint class; Box2D v3's joint functions):
+/// its discrete constants and its kernels. Only solver.c orders the stages of a sub-step and
+/// calls these; a method file calls no stage and not the solver. A NULL pass does nothing.
+/// A seventh method is one file with one of these and an entry in solver.c's table.
+typedef struct sb_method_kernels {
+    sb_step_order order;
+    /// The network load of a target (summed per particle by solver.c).
+    double (*load)(sb_poles target);
+    /// A tuned spring's constants within its allowed load; returns the poles it delivers alone.
+    coef_result (*coefficients)(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
+    /// A rigid spring's constants, returning its network load; NULL: held by projection, no constants.
+    double (*rigid_coefficients)(int springs_on_busiest_end, double m, double h, spring_coef *out);
+    /// The explicit methods show their map as it is, negative damping included, inside networks too.
+    bool negative_damping_in_networks;
+    /// Most of a spring's impulse stays in its accumulator (kimp) rather than ktension (the soft method).
+    bool tension_in_accumulator;
+    /// Once per sub-step before the iterations (SB_ORDER_VERLET: in the accelerate step).
+    sb_pass *springs_begin, *constraints_begin;
+    /// Each iteration, springs then constraints (then the contacts, for the position orders).
+    sb_pass *springs_iterate, *constraints_iterate;
+    /// SB_ORDER_VELOCITIES: position sweeps over the rigid springs after integrating (Box2D 2.4's NGS).
+    bool project_rigid_springs;
+    /// SB_ORDER_VELOCITIES: after the sweeps, one solve without bias (Box2D v3's relax).
+    sb_pass *springs_relax, *constraints_relax;
+    /// At the end of the sub-step (read the multipliers back).
+    sb_pass *springs_end;
+} sb_method_kernels;
+
+/// The method's table (solver.c).
+const sb_method_kernels *method_kernels(sb_method method);
 /// The network load of a target in the world's method, and its constants within an allowance
-/// (solver.c dispatches to the method files); constraint.c uses them as springs do.
+/// (through the method's table); constraint.c uses them as springs do.
 double method_load(sb_method method, sb_poles target);
 coef_result method_coefficients(sb_method method, sb_poles target, double m, double h, double allowed_load, spring_coef *c);
 /// A rigid constraint's constants at effective mass m; returns its network load.
@@ -334,46 +374,32 @@ double method_rigid_coefficients(sb_method method, int busiest_degree, double m,
 /// A particle's summed load may reach this (solver.c).
 #define SB_LOAD_LIMIT 3.6
 
+extern const sb_method_kernels force_method, impulse_method, sequential_method, soft_method, verlet_method,
+    xpbd_method;
+
 // method_force.c (seed 001)
-double force_load(sb_poles target);
 /// An explicit method's a and b, scaled down together until `load` fits `allowed_load` (the
 /// stiffest stable setting), as constants; returns the poles they deliver alone.
 coef_result explicit_scaled(double a, double b, double load, double allowed_load, double m, double h,
                             spring_coef *out, bool already_clamped);
-coef_result force_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
-void springs_jacobi_pass(sb_world *w);
-void substep_force(sb_world *w, double h, bool first_substep);
+/// Every tuned spring's explicit impulse from the velocities before the pass (Jacobi).
+void springs_jacobi_pass(sb_world *w, double h);
 // method_impulse.c (seed 002)
 double impulse_load(sb_poles target);
 coef_result impulse_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
+/// Nissen's safe coefficient for a rigid spring in a naive network; returns its load.
 double impulse_rigid_coefficients(int springs_on_busiest_end, double m, double h, spring_coef *out);
-void substep_impulse(sb_world *w, double h, bool first_substep);
-// method_sequential.c (seed 000)
-double sequential_load(sb_poles target);
-coef_result sequential_coefficients(sb_poles target, double allowed_load, spring_coef *out);
-void sequential_rigid_coefficients(spring_coef *out);
-void substep_sequential(sb_world *w, double h, bool first_substep);
 // method_soft.c (seed 003)
 double implicit_euler_load(sb_poles target);
 sb_poles implicit_euler_poles_within(sb_poles target, double allowed_load, bool *clamped);
 sb_poles poles_without_negative_damping(sb_poles target, bool *clamped);
 void implicit_euler_kc(sb_poles p, double m, double h, double *k, double *c);
-coef_result soft_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
-void soft_rigid_coefficients(double m, double h, spring_coef *out);
-void substep_soft(sb_world *w, double h, bool first_substep);
-// method_verlet.c (seed 004)
-double verlet_load(sb_poles target);
-coef_result verlet_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
-void substep_verlet(sb_world *w, double h);
-// method_xpbd.c (springbox's own)
-coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
-void substep_xpbd(sb_world *w, double h, bool first_substep);
 
 // springs_simd.c: the soft method's passes over the packed springs, four springs of a colour
 // at a time where the CPU has AVX2, bit-identical to one at a time.
-void soft_prepare_pass(sb_world *w);
-void soft_solve_pass(sb_world *w);
-void soft_relax_pass(sb_world *w);
+void soft_prepare_pass(sb_world *w, double h);
+void soft_solve_pass(sb_world *w, double h);
+void soft_relax_pass(sb_world *w, double h);
 /// One position sweep over the rigid springs (solver.c, rigid_springs_project).
 void rigid_project_pass(sb_world *w);
 /// Tests: force the scalar passes (false) or allow the vector ones (true, the default).
