@@ -553,14 +553,26 @@ void constraints_explicit_tuned_pass(sb_world *w, double h)
     explicit_pass(w, true); // rigid ones are projected (method_verlet.c)
 }
 
-// sequential (seed 000): the rest velocity C'_0 - (Cs C / h + Cd C'_0) once, then corrections.
+// sequential (seed 000): the rest velocity C'_0 - (Cs C / h + Cd C'_0) once, then corrections
+// for the rigid ones; a tuned one gives its whole rest impulse once, from the sub-step's starting
+// velocities, as a tuned spring does (method_sequential.c says why).
 void constraints_sequential_prepare(sb_world *w, double h)
 {
+    if (w->c_alive == 0)
+        return;
     for (int c = 0; c < w->c_high; ++c) {
         if (!w->c_active[c])
             continue;
-        double rate = constraint_rate(w, c, w->c_grad + w->c_grad_first[c]);
+        const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
+        double rate = constraint_rate(w, c, g);
         w->c_target[c] = sequential_rest_rate(w->c_stiff[c], w->c_damp[c], w->c_err[c], rate, h);
+        if (!sb_tuning_is_rigid(&w->c_tuning[c]))
+            constraint_apply(w, c, g, accumulate(w, c, sequential_impulse(rate, w->c_target[c], w->c_meff[c], 1.0)),
+                             w->dv);
+    }
+    for (int i = 0; i < w->p_high; ++i) {
+        w->vel[i] = v2_add(w->vel[i], w->dv[i]);
+        w->dv[i] = v2(0.0, 0.0);
     }
 }
 
@@ -569,7 +581,7 @@ void constraints_sequential_iterate(sb_world *w, double h)
     (void)h;
     const double correction = w->def.correction;
     for (int c = 0; c < w->c_high; ++c) {
-        if (!w->c_active[c])
+        if (!w->c_active[c] || !sb_tuning_is_rigid(&w->c_tuning[c]))
             continue;
         const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
         double impulse = sequential_impulse(constraint_rate(w, c, g), w->c_target[c], w->c_meff[c], correction);

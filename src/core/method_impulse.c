@@ -51,7 +51,7 @@ const sb_method_kernels impulse_method = {
     .load = impulse_load,
     .coefficients = impulse_coefficients,
     .rigid_coefficients = impulse_rigid_coefficients,
-    .negative_damping_in_networks = true, // Cd stays in Nissen's [0, 1] anyway
+    .network_target = explicit_network_target,
     .springs_begin = springs_jacobi_pass,
     .constraints_begin = constraints_explicit_pass,
 };

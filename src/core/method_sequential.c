@@ -11,10 +11,17 @@
 // with a = Cs and b = Cd, so the same matching delivers the target poles exactly:
 //     Cs = 1 + det - trace,   Cd = 1 - det,
 // kept in Nissen's [0, 1] ("above 1 the spring overshoots") like the impulse method.
-// Only at convergence does each spring meet its own target whatever the network does; a few
-// iterations leave it close to the impulse method's Jacobi pass, so a tuned spring carries that
-// method's network load (a 12 x 12 cloth of undamped 20 Hz springs reached 60000% at 2 sub-steps
-// without it). Rigid springs are constraints iterated to convergence, with no load.
+//
+// That convergence is what a rigid spring (Cs = Cd = 1) wants and what the article iterates for.
+// For a spring with a tuning it is wrong: each spring of a network then decays on its own as if
+// its ends were alone, so a network loses its modes (two 5 Hz springs in series, whose slow mode
+// is 2.71 Hz, ran at 4.99 Hz at 6 sub-steps, and at 2.37 to 3.37 Hz from 1 to 8 iterations at one
+// sub-step; a hanging 3 Hz chain sagged half as far as it should). A tuned spring therefore gives
+// its rest impulse once per sub-step, J = -(Cs x / h + Cd vn0) m, from the sub-step's starting
+// velocities: Nissen's impulse spring (seed 002), which he shows is "numerically exact" the force
+// spring with k = Cs m / h^2, c = Cd m / h, so a network of them has the modes its k and c give
+// whatever the iteration count. The iterations then correct the rigid springs, the constraints
+// and the contacts against it. It carries the impulse method's network load.
 static double sequential_load(sb_poles target) { return impulse_load(target); }
 
 static coef_result sequential_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
@@ -51,31 +58,46 @@ static double sequential_rigid_coefficients(int springs_on_busiest_end, double m
 // in both directions diverges (154% stretch), the listing's rule stays under 9%.
 static void springs_warm_start(sb_world *w)
 {
-    const double fraction = w->def.warmstart, tuned = tuned_warm_fraction(w);
+    const double fraction = w->def.warmstart;
     for (int k = 0; k < w->order_count; ++k) {
-        double impulse = spring_warm_impulse(w, k, true, w->krigid[k] ? fraction : tuned);
+        if (!w->krigid[k])
+            continue; // a tuned spring gave its whole impulse already
+        double impulse = spring_warm_impulse(w, k, true, fraction);
         w->ktension[k] = impulse; // all the sub-step gives, for sb_spring_force (kimp keeps less)
         spring_apply(w, k, impulse);
     }
 }
 
-// The rest velocities from the sub-step's start, then the warm start.
+// The rest velocities from the sub-step's start; the tuned springs' rest impulses, all from the
+// same velocities (Jacobi, as the impulse method); then the rigid springs' warm start.
 static void sequential_springs_begin(sb_world *w, double h)
 {
     springs_geometry(w);
     for (int k = 0; k < w->order_count; ++k) {
         double vn0 = spring_normal_velocity(w, k);
         w->kg[k] = sequential_rest_rate(w->kstiff[k], w->kdamp[k], w->ksep[k], vn0, h);
+        if (!w->krigid[k]) {
+            double impulse = sequential_impulse(vn0, w->kg[k], w->kmass[k], 1.0); // the whole rest impulse
+            w->kimp[k] = 0.0;
+            w->ktension[k] = impulse;
+            spring_apply_to(w->dv, w, k, impulse);
+        }
+    }
+    for (int i = 0; i < w->p_high; ++i) {
+        w->vel[i] = v2_add(w->vel[i], w->dv[i]);
+        w->dv[i] = v2(0.0, 0.0);
     }
     springs_warm_start(w);
 }
 
-// One corrective impulse per spring toward its rest velocity, in colour order.
+// One corrective impulse per rigid spring toward its rest velocity, in colour order.
 static void sequential_springs_iterate(sb_world *w, double h)
 {
     (void)h;
     const double correction = w->def.correction;
     for (int k = 0; k < w->order_count; ++k) {
+        if (!w->krigid[k])
+            continue;
         double impulse = sequential_impulse(spring_normal_velocity(w, k), w->kg[k], w->kmass[k], correction);
         w->kimp[k] += impulse;
         w->ktension[k] += impulse;
@@ -88,6 +110,7 @@ const sb_method_kernels sequential_method = {
     .load = sequential_load,
     .coefficients = sequential_coefficients,
     .rigid_coefficients = sequential_rigid_coefficients,
+    .network_target = explicit_network_target,
     .springs_begin = sequential_springs_begin,
     .constraints_begin = constraints_sequential_prepare, // the same rest velocity with C and its gradients
     .springs_iterate = sequential_springs_iterate,

@@ -80,6 +80,12 @@ sb_poles poles_without_negative_damping(sb_poles p, bool *clamped)
     return r;
 }
 
+sb_poles network_without_negative_damping(sb_poles target, bool discrete, bool *moved)
+{
+    (void)discrete;
+    return poles_without_negative_damping(target, moved);
+}
+
 sb_poles implicit_euler_poles_within(sb_poles target, double allowed_load, bool *clamped)
 {
     sb_poles p = implicit_euler_representable(target);
@@ -162,6 +168,7 @@ const sb_method_kernels soft_method = {
     .load = implicit_euler_load,
     .coefficients = soft_coefficients,
     .rigid_coefficients = soft_rigid_coefficients,
+    .network_target = network_without_negative_damping,
     .tension_in_accumulator = true,
     .springs_begin = soft_prepare_pass, // with the warm start
     .springs_iterate = soft_solve_pass,

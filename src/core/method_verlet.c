@@ -71,6 +71,7 @@ const sb_method_kernels verlet_method = {
     .order = SB_ORDER_VERLET,
     .load = verlet_load,
     .coefficients = verlet_coefficients,
+    .network_target = network_without_negative_damping,
     .springs_begin = springs_jacobi_pass, // rigid springs have zero constants here (method_force.c)
     .constraints_begin = constraints_explicit_tuned_pass,
     .springs_iterate = verlet_project_rigid_springs,

@@ -71,6 +71,7 @@ const sb_method_kernels xpbd_method = {
     .order = SB_ORDER_POSITIONS,
     .load = implicit_euler_load, // one iteration solves implicit Euler for a lone spring (method_soft.c)
     .coefficients = xpbd_coefficients,
+    .network_target = network_without_negative_damping,
     .springs_begin = xpbd_springs_begin,
     .springs_iterate = xpbd_springs_iterate,
     .constraints_iterate = constraints_xpbd_iterate,

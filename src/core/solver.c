@@ -174,6 +174,7 @@ static double allowed_load(const sb_world *w, int k, double load)
 static void compute_coefficients(sb_world *w, double h)
 {
     const sb_method method = w->def.method;
+    const sb_method_kernels *kernels = method_kernels(method);
     sb_stats *st = &w->stats;
     st->clamped_springs = 0;
     st->clamped_spring = sb_null_spring();
@@ -189,12 +190,15 @@ static void compute_coefficients(sb_world *w, double h)
         if (m > 0.0 && w->krigid[k]) {
             load = rigid_coefficients(w, s, m, h, &c);
         } else if (m > 0.0) {
-            bool limited;
+            bool limited, moved = false;
             sb_poles target = sb_tuning_poles(&w->tuning[s], m, h, &limited);
-            load = method_load(method, target);
+            // Inside a network the method may give the spring other poles (world_internal.h)
+            if (kernels->network_target && in_network(w, k))
+                target = kernels->network_target(target, w->tuning[s].mode == SB_TUNE_COEFFICIENTS, &moved);
+            load = kernels->load(target);
             c.stiff = target.trace;
             c.damp = target.det;
-            c.scale = limited ? 1.0 : 0.0;
+            c.scale = limited || moved ? 1.0 : 0.0; // to report
         }
         w->kstiff[k] = c.stiff;
         w->kdamp[k] = c.damp;
@@ -223,17 +227,13 @@ static void compute_coefficients(sb_world *w, double h)
             continue;
         }
         sb_poles target = {w->kstiff[k], w->kdamp[k]};
-        bool limited = w->kscale[k] != 0.0, lighter = false;
-        // No negative damping inside a network (world_internal.h). The force method shows the
-        // explicit spring as it is (seed 001) and the impulse method keeps Nissen's Cd in [0, 1].
-        if (!method_kernels(method)->negative_damping_in_networks && in_network(w, k))
-            target = poles_without_negative_damping(target, &lighter);
+        bool limited = w->kscale[k] != 0.0;
         spring_coef c;
-        coef_result r = method_coefficients(method, target, m, h, allowed_load(w, k, load), &c);
+        coef_result r = kernels->coefficients(target, m, h, allowed_load(w, k, load), &c);
         w->kstiff[k] = c.stiff;
         w->kdamp[k] = c.damp;
         w->kscale[k] = c.scale;
-        if (limited || lighter || r.clamped)
+        if (limited || r.clamped)
             report_clamp(w, w->order[k], m, h, r.delivered);
     }
     w->coef_dirty = false;

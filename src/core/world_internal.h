@@ -317,10 +317,12 @@ typedef struct coef_result { sb_poles delivered; bool clamped; } coef_result;
 // times that sum bound it, so solver.c adds up each spring's `load` at its free ends and gives
 // each spring the share its busiest end leaves (a lone spring keeps its whole load). Each method
 // then meets its allowed load its own way, and reports what it delivers. Where a free end of the
-// spring has other springs too, solver.c first takes away negative damping (the
-// matching of a lone spring may ask for it), because a network solved by a few Gauss-Seidel
-// iterations does not have the modes the loads assume (measured: xpbd at 1 iteration and verlet
-// at 1 sub-step blew up a 12 x 12 cloth of undamped 20 Hz springs with it).
+// spring has other springs too, the method may give it other poles (network_target): the
+// implicit and position methods take away negative damping (the matching of a lone spring may
+// ask for it), because a network solved by a few Gauss-Seidel iterations does not have the modes
+// the loads assume (measured: xpbd at 1 iteration and verlet at 1 sub-step blew up a 12 x 12
+// cloth of undamped 20 Hz springs with it); the explicit methods keep the spring's static
+// stiffness, which a network's low modes see (method_force.c).
 // Explicit constants (force, impulse, verlet's springs) are a = k h^2 / m and b = c h / m per
 // unit of reduced mass, stored as stiff = a m / h and damp = b m: an impulse per metre of
 // stretch and per metre per second.
@@ -347,8 +349,10 @@ typedef struct sb_method_kernels {
     coef_result (*coefficients)(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
     /// A rigid spring's constants, returning its network load; NULL: held by projection, no constants.
     double (*rigid_coefficients)(int springs_on_busiest_end, double m, double h, spring_coef *out);
-    /// The explicit methods show their map as it is, negative damping included, inside networks too.
-    bool negative_damping_in_networks;
+    /// The poles a spring with other springs at a free end is given instead of its lone target
+    /// (`discrete`: Nissen's coefficients were asked); sets *moved when that is a limit to report.
+    /// NULL: a lone spring's.
+    sb_poles (*network_target)(sb_poles target, bool discrete, bool *moved);
     /// Most of a spring's impulse stays in its accumulator (kimp) rather than ktension (the soft method).
     bool tension_in_accumulator;
     /// Once per sub-step before the iterations (SB_ORDER_VERLET: in the accelerate step).
@@ -393,6 +397,11 @@ double impulse_rigid_coefficients(int springs_on_busiest_end, double m, double h
 double implicit_euler_load(sb_poles target);
 sb_poles implicit_euler_poles_within(sb_poles target, double allowed_load, bool *clamped);
 sb_poles poles_without_negative_damping(sb_poles target, bool *clamped);
+/// network_target of the methods that take away negative damping in networks.
+sb_poles network_without_negative_damping(sb_poles target, bool discrete, bool *moved);
+// method_force.c
+/// network_target of the explicit methods: the lone spring's decay with its static stiffness.
+sb_poles explicit_network_target(sb_poles target, bool discrete, bool *moved);
 void implicit_euler_kc(sb_poles p, double m, double h, double *k, double *c);
 
 // springs_simd.c: the soft method's passes over the packed springs, four springs of a colour
