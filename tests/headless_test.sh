@@ -59,4 +59,30 @@ grep -q "world 1:" "$tmp/out" && fail "world 1 did not halt: $(cat "$tmp/out")"
 head -n 30 "$tmp/two.jsonl" | grep -q '"halted":true' && fail "halted before it ran away"
 tail -n 1 "$tmp/two.jsonl" | grep -q '"halted":true' || fail "stats say not halted: $(tail -n 1 "$tmp/two.jsonl")"
 grep -q "stays off" "$tmp/out" && fail "update() failed after the halt: $(cat "$tmp/out")"
+# issue 26 item 6: a comparison hides no world. World 2 (verlet at one sub-step) cannot run its
+# 25 Hz spring as asked: --stats has each world's figures and clamp message under "worlds", the
+# table has a row per world, and the console names world 2's clamp.
+cat >"$tmp/cmp.lua" <<'LUA'
+local sb = require "springbox"
+local function one(method)
+  local w = sb.world{ method = method, substeps = 1, gravity = {0, 0} }
+  local a = w:particle{ x = 0, y = 0, fixed = true }
+  local b = w:particle{ x = 1.1, y = 0 }
+  w:spring(a, b, { hertz = 25, damping_ratio = 0.01, rest_length = 1 })
+  return w
+end
+local soft, verlet = one("soft"), one("verlet")
+return { world = soft, worlds = { soft, verlet } }
+LUA
+"$bin" --headless "$tmp/cmp.lua" --frames 60 --stats "$tmp/cmp.jsonl" >"$tmp/out" 2>&1 || fail "comparison exited $?: $(cat "$tmp/out")"
+last=$(tail -n 1 "$tmp/cmp.jsonl")
+echo "$last" | grep -q '"worlds":\[{"world":1,"method":"soft"' || fail "no world 1 under worlds: $last"
+echo "$last" | grep -q '{"world":2,"method":"verlet","substeps":1' || fail "no world 2 under worlds: $last"
+echo "$last" | grep -qE '"world":2,[^}]*"clamped_springs":1,[^}]*"clamp_message":"1 spring cannot run as tuned' ||
+  fail "world 2's clamp is not in --stats: $last"
+grep -q "world 2, verlet, springs clamped" "$tmp/out" || fail "the table has no row for world 2: $(cat "$tmp/out")"
+grep -q "warning: world 2: 1 spring cannot run as tuned with verlet" "$tmp/out" || fail "console does not name world 2's clamp"
+"$bin" --headless "$tmp/two.lua" --frames 120 --stats "$tmp/two.jsonl" >/dev/null 2>&1
+tail -n 1 "$tmp/two.jsonl" | grep -qE '"world":2,[^}]*"halted":true,"message":"runaway at step' ||
+  fail "world 2's halt is not under worlds: $(tail -n 1 "$tmp/two.jsonl")"
 echo "headless runner: ok"

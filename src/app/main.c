@@ -57,7 +57,8 @@ static void json_number(FILE *f, const char *key, double v, const char *format)
         fputs("null", f);
 }
 
-/// One JSON line of the first world's figures; `halted` is true when any world of the scene halted.
+/// One JSON line of the first world's figures, and each world's under "worlds" when there are several;
+/// `halted` is true when any world of the scene halted.
 static void write_stats_line(FILE *f, long frame, const sb_scene *scene, const sb_world *w, int reloads, bool halted)
 {
     const sb_stats *st = sb_world_get_stats(w);
@@ -72,8 +73,10 @@ static void write_stats_line(FILE *f, long frame, const sb_scene *scene, const s
             ",\"particles\":%d,\"springs\":%d,\"clamped_springs\":%d,\"overlapping_pairs\":%d,\"halted\":%s,"
             "\"reloads\":%d",
             st->particles, st->springs, st->clamped_springs, st->overlapping_pairs, halted ? "true" : "false", reloads);
-    if (scene) // the built-in samples have no scene
+    if (scene) { // the built-in samples have no scene
         sb_scene_write_plots_json(scene, f);
+        sb_scene_write_worlds_json(scene, f);
+    }
     fputs("}\n", f);
     fflush(f);
 }
@@ -85,25 +88,6 @@ static int halted_world(const sb_scene *scene)
         if (sb_world_get_stats(sb_scene_world(scene, k))->halted)
             return k + 1;
     return 0;
-}
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; ++s) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c == '\t')
-            fputs("\\t", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
 }
 
 static double now_seconds(void)
@@ -150,11 +134,16 @@ static void print_header(const char *title, const sb_world *w)
     printf("%8s %12s %12s %12s %9s %9s\n", "time s", "kinetic J", "potential J", "max stretch", "contacts", "step ms");
 }
 
-static void print_row(const sb_world *w)
+/// A row of the table; with several worlds, each world's row says which (world 1 first).
+static void print_row(const sb_world *w, int world_number)
 {
     const sb_stats *s = sb_world_get_stats(w);
-    printf("%8.2f %12.4f %12.4f %11.4f%% %9d %9.3f\n", s->time, s->kinetic_energy, s->potential_energy,
+    printf("%8.2f %12.4f %12.4f %11.4f%% %9d %9.3f", s->time, s->kinetic_energy, s->potential_energy,
            100.0 * s->max_stretch, s->contacts, s->step_ms);
+    if (world_number > 0)
+        printf("  world %d, %s%s%s", world_number, sb_method_name(sb_world_get_def(w).method),
+               s->clamped_springs > 0 ? ", springs clamped" : "", s->halted ? ", halted" : "");
+    printf("\n");
     fflush(stdout);
 }
 
@@ -221,7 +210,7 @@ static int run_scene(const char *path, const run_options *o)
                     fprintf(o->stats,
                             "{\"event\":\"reload\",\"frame\":%ld,\"wall\":%.3f,\"result\":\"%s\",\"latency_ms\":%.1f,\"message\":",
                             f, (double)wall.tv_sec + (double)wall.tv_nsec * 1e-9, reload_names[e.result], e.latency_ms);
-                    json_string(o->stats, e.message);
+                    sb_json_string(o->stats, e.message);
                     fputs("}\n", o->stats);
                 }
             }
@@ -231,7 +220,7 @@ static int run_scene(const char *path, const run_options *o)
             fprintf(stderr, "update() failed, it stays off until the scene is saved again: %s\n", error);
             if (o->stats) {
                 fprintf(o->stats, "{\"event\":\"update_error\",\"frame\":%ld,\"message\":", f);
-                json_string(o->stats, error);
+                sb_json_string(o->stats, error);
                 fputs("}\n", o->stats);
             }
         }
@@ -244,8 +233,11 @@ static int run_scene(const char *path, const run_options *o)
         }
         if (o->stats)
             write_stats_line(o->stats, f, scene, w, reloads, halted_world(scene) > 0);
-        if (f % 60 == 0 || f == o->frames)
-            print_row(w);
+        if (f % 60 == 0 || f == o->frames) {
+            int n = sb_scene_world_count(scene);
+            for (int k = 0; k < n; ++k)
+                print_row(sb_scene_world(scene, k), n > 1 ? k + 1 : 0);
+        }
     }
     int status = 0, halted = halted_world(scene);
     if (halted) { // any world of the scene: each one's message
@@ -476,7 +468,7 @@ int main(int argc, char **argv)
         worst_stretch = s->max_stretch > worst_stretch ? s->max_stretch : worst_stretch;
         total_ms += s->step_ms;
         if (f % 60 == 0 || f == frames)
-            print_row(world);
+            print_row(world, 0);
         if (f == 1)
             print_warnings(world, 0);
     }

@@ -153,5 +153,10 @@ int sb_scene_plot_count(const sb_scene *scene);
 bool sb_scene_plot(const sb_scene *scene, int i, char *name, size_t name_size, double *value);
 /// Writes `,"plots":{"name":value,...}` for a --stats JSON line (nothing when there are none).
 void sb_scene_write_plots_json(const sb_scene *scene, FILE *f);
+/// Writes `,"worlds":[{...},...]` for a --stats JSON line of a scene with several worlds: each
+/// world's number, method, figures, clamps and halt, with their messages (nothing for one world).
+void sb_scene_write_worlds_json(const sb_scene *scene, FILE *f);
+/// Writes `text` as a JSON string, quoted and escaped.
+void sb_json_string(FILE *f, const char *text);
 
 #endif

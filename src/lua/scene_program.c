@@ -503,6 +503,59 @@ void sb_scene_write_plots_json(const sb_scene *scene, FILE *f)
     }
 }
 
+void sb_json_string(FILE *f, const char *text)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            fprintf(f, "\\%c", *c);
+        else if (*c == '\n')
+            fputs("\\n", f);
+        else if (*c < 0x20)
+            fprintf(f, "\\u%04x", *c);
+        else
+            fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_finite(FILE *f, const char *key, double v)
+{
+    fprintf(f, ",\"%s\":", key);
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs("null", f);
+}
+
+// A comparison of worlds hides nothing (issue 26 item 6): every world's clamps and halt, named.
+void sb_scene_write_worlds_json(const sb_scene *scene, FILE *f)
+{
+    int n = sb_scene_world_count(scene);
+    if (n < 2)
+        return;
+    fputs(",\"worlds\":[", f);
+    for (int k = 0; k < n; ++k) {
+        const sb_world *w = sb_scene_world((sb_scene *)scene, k);
+        const sb_stats *st = sb_world_get_stats(w);
+        sb_world_def d = sb_world_get_def(w);
+        char clamp[256];
+        sb_world_clamp_message(w, clamp, sizeof clamp);
+        fprintf(f, "%s{\"world\":%d,\"method\":\"%s\",\"substeps\":%d,\"iterations\":%d", k ? "," : "", k + 1,
+                sb_method_name(d.method), d.substeps, d.iterations);
+        json_finite(f, "kinetic", st->kinetic_energy);
+        json_finite(f, "potential", st->potential_energy);
+        json_finite(f, "max_stretch", st->max_stretch);
+        fprintf(f, ",\"contacts\":%d,\"clamped_springs\":%d,\"clamped_constraints\":%d,\"clamp_message\":",
+                st->contacts, st->clamped_springs, st->clamped_constraints);
+        sb_json_string(f, clamp);
+        fprintf(f, ",\"halted\":%s,\"message\":", st->halted ? "true" : "false");
+        sb_json_string(f, st->halted ? st->message : "");
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 // ---------------------------------------------------------------- camera
 
 bool sb_scene_camera(sb_scene *scene, sb_camera_request *request)
