@@ -76,4 +76,5 @@ const sb_method_kernels verlet_method = {
     .constraints_begin = constraints_explicit_tuned_pass,
     .springs_iterate = verlet_project_rigid_springs,
     .constraints_iterate = constraints_project_rigid_pass,
+    .project_rigid_springs = true,
 };
