@@ -44,6 +44,12 @@ sb_poles explicit_network_target(sb_poles target, bool discrete, bool *moved)
     return p;
 }
 
+double explicit_delivered_spring(const sb_world *w, int k, double h, double *step_damping)
+{
+    *step_damping = w->kmass[k] > 0.0 ? w->kdamp[k] / w->kmass[k] : 0.0;
+    return w->kstiff[k] / h;
+}
+
 static double force_load(sb_poles target)
 {
     double a = 1.0 + target.det - target.trace, b = 1.0 - target.det;
@@ -99,6 +105,8 @@ void springs_jacobi_pass(sb_world *w, double h)
 const sb_method_kernels force_method = {
     .order = SB_ORDER_VELOCITIES,
     .load = force_load,
+    .delivered_spring = explicit_delivered_spring,
+    .rigid_springs_explicit = true,
     .coefficients = force_coefficients,
     .rigid_coefficients = impulse_rigid_coefficients, // Nissen's safe spring (method_impulse.c)
     .network_target = explicit_network_target,

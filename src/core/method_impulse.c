@@ -49,6 +49,8 @@ double impulse_rigid_coefficients(int springs_on_busiest_end, double m, double h
 const sb_method_kernels impulse_method = {
     .order = SB_ORDER_VELOCITIES,
     .load = impulse_load,
+    .delivered_spring = explicit_delivered_spring,
+    .rigid_springs_explicit = true,
     .coefficients = impulse_coefficients,
     .rigid_coefficients = impulse_rigid_coefficients,
     .network_target = explicit_network_target,

@@ -36,6 +36,13 @@ static coef_result sequential_coefficients(sb_poles target, double m, double h, 
     return r;
 }
 
+/// Nissen's k = Cs m / h^2 and b = Cd (seed 002), for the energy ledger.
+static double sequential_delivered_spring(const sb_world *w, int k, double h, double *step_damping)
+{
+    *step_damping = w->kdamp[k];
+    return w->kstiff[k] * w->kmass[k] / (h * h);
+}
+
 /// A rigid spring is the one-step spring of seed 002: Cs = Cd = 1, iterated to convergence with no load.
 static double sequential_rigid_coefficients(int springs_on_busiest_end, double m, double h, spring_coef *out)
 {
@@ -108,6 +115,7 @@ static void sequential_springs_iterate(sb_world *w, double h)
 const sb_method_kernels sequential_method = {
     .order = SB_ORDER_VELOCITIES,
     .load = sequential_load,
+    .delivered_spring = sequential_delivered_spring,
     .coefficients = sequential_coefficients,
     .rigid_coefficients = sequential_rigid_coefficients,
     .network_target = explicit_network_target,

@@ -64,12 +64,22 @@ static void verlet_project_rigid_springs(sb_world *w, double h)
     }
 }
 
+// In the shown positions px the map is the force method's with a and a + b (solver.c's verlet
+// order), for the energy ledger.
+static double verlet_delivered_spring(const sb_world *w, int k, double h, double *step_damping)
+{
+    double stiffness = explicit_delivered_spring(w, k, h, step_damping);
+    *step_damping += w->kmass[k] > 0.0 ? w->kstiff[k] * h / w->kmass[k] : 0.0;
+    return stiffness;
+}
+
 // solver.c's verlet order: accelerate (gravity, the drag, the tuned springs and constraints as
 // forces), the first collide pass with the rigid springs and constraints each iteration, inertia,
 // then the second, impulse-preserving pass (ropes and struts with it).
 const sb_method_kernels verlet_method = {
     .order = SB_ORDER_VERLET,
     .load = verlet_load,
+    .delivered_spring = verlet_delivered_spring,
     .coefficients = verlet_coefficients,
     .network_target = network_without_negative_damping,
     .springs_begin = springs_jacobi_pass, // rigid springs have zero constants here (method_force.c)

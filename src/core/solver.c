@@ -459,6 +459,14 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
 
 // ------------------------------------------------------------------ the loop
 
+void solver_pack(sb_world *w)
+{
+    if (w->def.tethers && w->tethers_dirty)
+        tethers_build(w);
+    springs_pack(w, w->def.dt / w->def.substeps);
+    w->packed = true;
+}
+
 /// Whether a particle has left the world's range: non-finite, or past SB_MAX_COORD or
 /// SB_MAX_SPEED on an axis. The negated comparisons are false for NaN as well.
 static bool particle_runaway(const sb_world *w, int i)
@@ -488,9 +496,9 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
 {
     const double h = w->def.dt / w->def.substeps;
     const sb_method_kernels *kernels = method_kernels(w->def.method);
-    if (w->def.tethers && w->tethers_dirty)
-        tethers_build(w);
-    springs_pack(w, h);
+    if (!w->packed)
+        solver_pack(w);
+    w->packed = false; // the next step packs again
     const bool walls = w->w_alive > 0 && w->p_high > 0;
     for (int sub = 0; sub < w->def.substeps; ++sub) {
         bool first = sub == 0;

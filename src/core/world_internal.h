@@ -166,6 +166,13 @@ struct sb_world {
     int *grid_start, *grid_items, *cell_x, *cell_y;
     int grid_items_cap;
 
+    // The energy ledger of the methods with explicit springs (world.c, energy_ledger_*).
+    bool energy_tracking;      // an undisturbed run is being watched
+    bool packed;               // solver_pack ran for this step (solver.c)
+    double energy_excess;      // J gained beyond gravity and the applied forces' work, floored at 0
+    double energy_scale;       // J: the run's energy scale (world.c, ledger_end)
+    double energy_gravity_start, energy_released; // J: gravity's energy when the run began; the most it released
+
     // Dragging.
     bool drag_active;
     sb_particle_id drag_id;
@@ -297,6 +304,9 @@ void apply_gravity_and_drag(sb_world *w, double h);
 /// (else -1). SOLVER_INTERRUPTED if the interrupt
 /// callback stopped it.
 int solver_run_substeps(sb_world *w, bool diagnostic);
+/// Packs the springs (and tethers) for this step ahead of solver_run_substeps, which then uses
+/// them as they are (world.c's energy ledger reads the packed constants).
+void solver_pack(sb_world *w);
 #define SOLVER_INTERRUPTED (-2)
 /// Axis and length error of every packed spring from the current positions.
 void springs_geometry(sb_world *w);
@@ -353,6 +363,12 @@ typedef struct sb_method_kernels {
     /// (`discrete`: Nissen's coefficients were asked); sets *moved when that is a limit to report.
     /// NULL: a lone spring's.
     sb_poles (*network_target)(sb_poles target, bool discrete, bool *moved);
+    /// Its tuned springs are explicit (forces or Nissen's impulses): the world watches its energy
+    /// (world.c), reading each packed spring's delivered stiffness in N/m from this, and the share
+    /// b of its relative velocity one step of the force method's map takes away. NULL: none.
+    double (*delivered_spring)(const sb_world *w, int k, double h, double *step_damping);
+    /// Its rigid springs are explicit too (Nissen's safe spring), stiffness from delivered_stiffness.
+    bool rigid_springs_explicit;
     /// Most of a spring's impulse stays in its accumulator (kimp) rather than ktension (the soft method).
     bool tension_in_accumulator;
     /// Once per sub-step before the iterations (SB_ORDER_VERLET: in the accelerate step).
@@ -388,6 +404,8 @@ coef_result explicit_scaled(double a, double b, double load, double allowed_load
                             spring_coef *out, bool already_clamped);
 /// Every tuned spring's explicit impulse from the velocities before the pass (Jacobi).
 void springs_jacobi_pass(sb_world *w, double h);
+/// delivered_spring of constants stored as stiff = a m / h, damp = b m (force, impulse): stiff / h, b.
+double explicit_delivered_spring(const sb_world *w, int k, double h, double *step_damping);
 // method_impulse.c (seed 002)
 double impulse_load(sb_poles target);
 coef_result impulse_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
