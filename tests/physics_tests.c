@@ -667,6 +667,49 @@ TEST(retune_does_not_throw_a_structure)
     return 0;
 }
 
+// While a retune settles, a clamp warning names the tuning the designer asked for, not the
+// ramp's settling damping ratio of 20 (it read "asks 4 Hz at damping ratio 20" for a file
+// saying 0.02), and says the spring is settling; after the ramp, nothing is clamped.
+TEST(retune_warnings_name_the_asked_tuning)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = SB_METHOD_FORCE;
+    def.substeps = 1;
+    sb_world *w = sb_world_create(&def);
+    sb_particle_id prev = add_particle(w, 0, 0, 1, true);
+    sb_spring_id spring[4];
+    for (int i = 1; i <= 4; ++i) {
+        sb_particle_id p = add_particle(w, 0.3 * i, 0, 1, false);
+        spring[i - 1] = add_spring(w, prev, p, sb_tuning_hertz(4.0, 0.02));
+        prev = p;
+    }
+    for (int f = 0; f < 30; ++f)
+        sb_world_step(w);
+    ENSURE(sb_world_get_stats(w)->clamped_springs == 0);
+    sb_tuning same = sb_tuning_hertz(4.0, 0.02);
+    for (int i = 0; i < 4; ++i)
+        ENSURE(sb_spring_retune(w, spring[i], 0.25, &same, 0.5, NULL) == SB_OK);
+    bool seen = false;
+    for (int f = 0; f < 200; ++f) {
+        sb_world_step(w);
+        const sb_stats *st = sb_world_get_stats(w);
+        if (st->clamped_springs > 0) {
+            char line[300];
+            sb_world_clamp_message(w, line, sizeof line);
+            if (!seen)
+                printf("%s\n", line);
+            seen = true;
+            ENSURE_NEAR(st->clamped_asked_hertz, 4.0, 1e-9);
+            ENSURE_NEAR(st->clamped_asked_damping_ratio, 0.02, 1e-9);
+            ENSURE(strstr(line, "damping ratio 0.02") != NULL && strstr(line, "settling after a retune") != NULL);
+        }
+    }
+    ENSURE(seen); // the settling damping is more than one explicit sub-step can deliver
+    ENSURE(sb_world_get_stats(w)->clamped_springs == 0);
+    sb_world_destroy(w);
+    return 0;
+}
+
 // Ramps are state: a world copied in the middle of one (a hot reload) carries on exactly as
 // the original, and a retune started mid-ramp starts from where the spring stands.
 TEST(ramps_carry_over_with_the_state)
@@ -1006,6 +1049,7 @@ static const test_entry tests[] = {
     ENTRY(networks_move_at_their_modes_in_every_method),
     ENTRY(released_springs_swing_no_farther_than_let_go),
     ENTRY(no_method_makes_energy_from_nowhere),
+    ENTRY(retune_warnings_name_the_asked_tuning),
     ENTRY(nissens_one_step_spring_in_every_method),
     ENTRY(tuning_delivered_in_every_method),
     ENTRY(stretch_during_a_ramp_is_against_the_asked_rest_length),

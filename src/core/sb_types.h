@@ -162,6 +162,7 @@ typedef struct sb_stats {
     sb_spring_id clamped_spring;          ///< the clamped spring furthest from its tuning
     double clamped_asked_hertz, clamped_asked_damping_ratio; ///< what it asks for
     double clamped_hertz, clamped_damping_ratio;             ///< what the method delivers
+    bool clamped_settling;    ///< that spring is in a retune: it delivers the ramp's settling damping for now
     /// measured once, at the first step: pairs of particles not joined by a spring that start
     /// overlapping (by more than 1% of the smaller radius); contacts will push them apart
     int overlapping_pairs;

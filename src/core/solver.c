@@ -131,8 +131,13 @@ static double distance_from_ask(double hz, double zeta, double ask_hz, double as
 static void report_clamp(sb_world *w, int s, double m, double h, sb_poles delivered)
 {
     sb_stats *st = &w->stats;
-    double ask_hz, ask_zeta, hz, zeta;
-    asked_hertz_zeta(&w->tuning[s], m, h, &ask_hz, &ask_zeta);
+    double ask_hz, ask_zeta, hz, zeta, rest;
+    // A spring in a retune asks for its target; the ramp's settling damping is the ramp's, not
+    // the designer's (a warning read "asks 4 Hz at damping ratio 20" for a file saying 0.02)
+    sb_tuning target = w->tuning[s];
+    sb_spring_id id = {(uint32_t)s, w->s_gen[s]};
+    bool settling = w->ramp_count > 0 && sb_spring_ramp_target(w, id, &rest, &target);
+    asked_hertz_zeta(&target, m, h, &ask_hz, &ask_zeta);
     sb_poles_to_hertz_zeta(delivered, h, &hz, &zeta);
     st->clamped_springs += 1;
     if (st->clamped_springs == 1 ||
@@ -145,6 +150,7 @@ static void report_clamp(sb_world *w, int s, double m, double h, sb_poles delive
         st->clamped_asked_damping_ratio = ask_zeta;
         st->clamped_hertz = hz;
         st->clamped_damping_ratio = zeta;
+        st->clamped_settling = settling;
     }
 }
 
@@ -179,6 +185,7 @@ static void compute_coefficients(sb_world *w, double h)
     st->clamped_springs = 0;
     st->clamped_spring = sb_null_spring();
     st->clamped_asked_hertz = st->clamped_asked_damping_ratio = 0.0;
+    st->clamped_settling = false;
     st->clamped_hertz = st->clamped_damping_ratio = 0.0;
     if (w->p_high > 0) // an empty world has no array yet (memset of NULL is undefined, even for 0 bytes)
         memset(w->p_load, 0, sizeof *w->p_load * (size_t)w->p_high);

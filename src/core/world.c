@@ -1450,7 +1450,9 @@ int sb_world_clamp_message(const sb_world *w, char *buf, size_t size)
                     st->clamped_springs, st->clamped_springs == 1 ? "" : "s", sb_method_name(w->def.method),
                     w->def.substeps, w->def.substeps == 1 ? "" : "s", st->clamped_spring.index + 1, asked,
                     st->clamped_hertz, st->clamped_damping_ratio,
-                    st->clamped_asked_hertz == 0.0 ? "an iterative method holds it" : "more sub-steps deliver it");
+                    st->clamped_settling               ? "settling after a retune"
+                    : st->clamped_asked_hertz == 0.0 ? "an iterative method holds it"
+                                                     : "more sub-steps deliver it");
 }
 
 void sb_world_clear_halt(sb_world *w)
