@@ -622,6 +622,38 @@ void render_panel(render_ctx *rc, SDL_Rect r, SDL_Color color)
     SDL_RenderFillRect(rc->r, &r);
 }
 
+void render_graph_pair(render_ctx *rc, SDL_Rect r, const float *const series[2], int count, const SDL_Color colors[2])
+{
+    render_panel(rc, r, (SDL_Color){0, 0, 0, 150});
+    float bound = 0.0f; // symmetric about zero, shared, so the two read against each other
+    for (int k = 0; k < 2; ++k)
+        for (int i = 0; i < count; ++i)
+            if (isfinite(series[k][i]))
+                bound = fmaxf(bound, fabsf(series[k][i]));
+    if (count < 2 || !(bound > 0.0f))
+        return;
+    SDL_SetRenderDrawColor(rc->r, 70, 76, 90, 255);
+    SDL_RenderDrawLine(rc->r, r.x, r.y + r.h / 2, r.x + r.w - 1, r.y + r.h / 2);
+    SDL_FPoint pts[1024];
+    int n = count < 1024 ? count : 1024, first = count - n;
+    for (int k = 1; k >= 0; --k) { // the second under the first, which is dashed so both show where they agree
+        int m = 0;
+        for (int i = 0; i < n; ++i) {
+            float v = series[k][first + i];
+            if (!isfinite(v))
+                continue; // the ideal curve starts at its first peak
+            pts[m].x = (float)r.x + (float)r.w * (float)i / (float)(n - 1);
+            pts[m].y = (float)r.y + 0.5f * (float)r.h - 0.45f * (float)r.h * v / bound;
+            m += 1;
+        }
+        SDL_SetRenderDrawColor(rc->r, colors[k].r, colors[k].g, colors[k].b, 255);
+        if (k == 1 && m > 1)
+            SDL_RenderDrawLinesF(rc->r, pts, m);
+        for (int i = 0; k == 0 && i + 1 < m; i += 4) // dashes of two samples
+            SDL_RenderDrawLinesF(rc->r, pts + i, i + 2 < m ? 3 : 2);
+    }
+}
+
 void render_graph(render_ctx *rc, SDL_Rect r, const float *samples, int count, SDL_Color color, const char *label)
 {
     render_panel(rc, r, (SDL_Color){0, 0, 0, 150});

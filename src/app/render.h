@@ -49,6 +49,9 @@ int render_line_height(render_ctx *rc, bool big);
 void render_panel(render_ctx *rc, SDL_Rect r, SDL_Color color);
 /// A line graph of `count` samples (oldest first) scaled to its own range, with a label.
 void render_graph(render_ctx *rc, SDL_Rect r, const float *samples, int count, SDL_Color color, const char *label);
+/// Two series of `count` samples (oldest first) about zero on one shared scale, with a zero line;
+/// the first is dashed over the second; non-finite samples are left out.
+void render_graph_pair(render_ctx *rc, SDL_Rect r, const float *const series[2], int count, const SDL_Color colors[2]);
 
 /// Draws what a scene's draw(g) asked for (sb_scene_draw) over its world, clipped to the view.
 void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list);

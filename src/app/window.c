@@ -6,6 +6,7 @@
 
 #include "render.h"
 #include "sb_scene.h"
+#include "sb_tuning.h"
 
 #include <SDL_image.h>
 
@@ -60,6 +61,12 @@ typedef struct app {
     double slider_preview;      // a scene tunable being dragged: its value so far, applied on release
     bool claimed_key[SDL_NUM_SCANCODES]; // keys the scene claimed on press: their repeats are its too
     bool claimed_click;         // the scene claimed the last press: its release and moves are not a drag
+    // the asked-versus-delivered view (issue 26 item 7): a clicked spring of the left side, and its
+    // stretch over the last HISTORY frames (oldest first)
+    bool inspecting;
+    int inspect_world, inspect_count;
+    sb_spring_id inspect_spring;
+    float inspect_stretch[HISTORY];
 } app;
 
 static double now_seconds(void)
@@ -237,6 +244,117 @@ static bool pick(const app *a, sb_vec2 at, int *world, uint32_t *index)
         }
     }
     return isfinite(best);
+}
+
+/// The spring of the left side nearest `at`, within 8 pixels of its segment.
+static bool pick_spring(const app *a, sb_vec2 at, int *world, sb_spring_id *id)
+{
+    double best = 8.0 / a->view.scale;
+    bool found = false;
+    const side *s = &a->sides[0];
+    for (int k = 0; k < sb_scene_world_count(s->scene); ++k) {
+        const sb_world *w = side_world(s, k);
+        sb_spring_id it = sb_null_spring();
+        while (sb_world_next_spring(w, &it)) {
+            sb_spring_def d;
+            sb_particle_def pa, pb;
+            if (sb_spring_get(w, it, &d) != SB_OK || d.hidden || sb_particle_get(w, d.a, &pa) != SB_OK ||
+                sb_particle_get(w, d.b, &pb) != SB_OK)
+                continue;
+            double ex = pb.position.x - pa.position.x, ey = pb.position.y - pa.position.y, len2 = ex * ex + ey * ey;
+            double t = len2 > 0.0 ? ((at.x - pa.position.x) * ex + (at.y - pa.position.y) * ey) / len2 : 0.0;
+            t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+            double dist = hypot(pa.position.x + t * ex - at.x, pa.position.y + t * ey - at.y);
+            if (dist < best) {
+                best = dist;
+                *world = k;
+                *id = it;
+                found = true;
+            }
+        }
+    }
+    return found;
+}
+
+/// The inspected spring's stretch this frame joins its history; it stops when the spring goes.
+static void inspect_record(app *a)
+{
+    if (!a->inspecting)
+        return;
+    const side *s = &a->sides[0];
+    if (a->inspect_world >= sb_scene_world_count(s->scene) ||
+        !sb_spring_is_valid(side_world(s, a->inspect_world), a->inspect_spring)) {
+        a->inspecting = false; // broken, removed, or the scene restarted
+        return;
+    }
+    const sb_world *w = side_world(s, a->inspect_world);
+    sb_spring_def d;
+    sb_spring_get(w, a->inspect_spring, &d);
+    if (a->inspect_count == HISTORY) {
+        memmove(a->inspect_stretch, a->inspect_stretch + 1, sizeof a->inspect_stretch[0] * (HISTORY - 1));
+        a->inspect_count -= 1;
+    }
+    a->inspect_stretch[a->inspect_count++] = (float)(sb_spring_length(w, a->inspect_spring) - d.rest_length);
+}
+
+/// What the inspected spring asks and what its recent motion shows: the motion is read from its
+/// largest swing on (a swing starts from rest at its peak), about the mean it settles to; the
+/// ideal curve is the asked tuning's response from that peak. False when nothing is inspected.
+typedef struct inspection {
+    bool rigid;
+    double asked_hertz, asked_zeta;
+    sb_oscillation measured;
+    int from;                    // the sample the swing starts at
+    double offset;               // the stretch it swings about
+    float ideal[HISTORY], motion[HISTORY];
+} inspection;
+
+static bool inspect_read(const app *a, inspection *in)
+{
+    if (!a->inspecting || a->inspect_count < 2)
+        return false;
+    const sb_world *w = side_world(&a->sides[0], a->inspect_world);
+    sb_spring_def d;
+    if (sb_spring_get(w, a->inspect_spring, &d) != SB_OK)
+        return false;
+    sb_world_def def = sb_world_get_def(w);
+    double h = def.dt / def.substeps, rest, m = sb_spring_reduced_mass(w, a->inspect_spring);
+    sb_tuning asked = d.tuning;
+    sb_spring_ramp_target(w, a->inspect_spring, &rest, &asked); // a retune asks for its target
+    in->rigid = sb_tuning_is_rigid(&asked);
+    in->asked_hertz = in->asked_zeta = 0.0;
+    if (!in->rigid)
+        sb_tuning_hertz_zeta(&asked, m, h, &in->asked_hertz, &in->asked_zeta);
+    int n = a->inspect_count, from = 0;
+    double sum = 0.0;
+    for (int i = 0; i < n; ++i)
+        sum += a->inspect_stretch[i];
+    double mean_all = sum / n, biggest = -1.0;
+    for (int i = 0; i < n; ++i)
+        if (fabs(a->inspect_stretch[i] - mean_all) > biggest) {
+            biggest = fabs(a->inspect_stretch[i] - mean_all);
+            from = i;
+        }
+    sum = 0.0;
+    for (int i = from; i < n; ++i)
+        sum += a->inspect_stretch[i];
+    in->from = from;
+    in->offset = sum / (n - from);
+    double x[HISTORY];
+    for (int i = 0; i < n; ++i) {
+        in->motion[i] = (float)(a->inspect_stretch[i] - in->offset);
+        x[i] = in->motion[i];
+    }
+    in->measured = sb_measure_oscillation(x + from, n - from, def.dt);
+    // the asked response from rest at the swing's peak: x0 e^(-zeta w t)(cos wd t + zeta w / wd sin wd t)
+    double omega = 6.283185307179586 * in->asked_hertz, zeta = in->asked_zeta, x0 = x[from];
+    double wd = omega * sqrt(fmax(1e-12, 1.0 - zeta * zeta));
+    for (int i = 0; i < n; ++i) {
+        double t = (i - from) * def.dt;
+        in->ideal[i] = i < from || in->rigid ? NAN
+                                             : (float)(x0 * exp(-zeta * omega * t) * (cos(wd * t) + zeta * omega / wd * sin(wd * t)));
+    }
+    return true;
 }
 
 static void drag_update(app *a, sb_vec2 target, bool begin)
@@ -518,8 +636,70 @@ static void draw_overlay(app *a, SDL_Rect area, SDL_Color color, const char *tit
     SDL_RenderSetClipRect(r, NULL);
 }
 
+// The asked-versus-delivered view: what the clicked spring asks, what its last swing shows, and
+// the two curves on one scale, the asked response from the swing's peak beside the motion. No
+// peer shows this; it is how a designer sees at a glance that what they tuned is not what they get.
+static void draw_inspector(app *a, int graphs_top)
+{
+    inspection in;
+    if (!inspect_read(a, &in))
+        return;
+    render_ctx *rc = a->rc;
+    int lh = render_line_height(rc, false), w = a->view.rect.w - 20 < 600 ? a->view.rect.w - 20 : 600, h = 5 * lh + 120;
+    SDL_Rect box = {a->view.rect.x + a->view.rect.w - w - 10, graphs_top - h - 10, w, h};
+    render_panel(rc, box, (SDL_Color){20, 24, 32, 235});
+    SDL_RenderSetClipRect(render_renderer(rc), &box);
+    const sb_world *world = side_world(&a->sides[0], a->inspect_world);
+    sb_world_def d = sb_world_get_def(world);
+    char line[200];
+    int x = box.x + 10, y = box.y + 6;
+    snprintf(line, sizeof line, "spring %u: %s, %d sub-step%s", a->inspect_spring.index + 1, sb_method_name(d.method),
+             d.substeps, d.substeps == 1 ? "" : "s");
+    if (sb_scene_world_count(a->sides[0].scene) > 1)
+        snprintf(line + strlen(line), sizeof line - strlen(line), "  (world %d)", a->inspect_world + 1);
+    render_text(rc, x, y, COLOR_TEXT, false, line);
+    y += lh;
+    const SDL_Color asked_color = {120, 200, 255, 255}, motion_color = {255, 190, 90, 255};
+    if (in.rigid)
+        snprintf(line, sizeof line, "asks to be rigid: length error %.3g m", (double)in.motion[a->inspect_count - 1] + in.offset);
+    else
+        snprintf(line, sizeof line, "asks      %.3g Hz at damping ratio %.3g", in.asked_hertz, in.asked_zeta);
+    render_text(rc, x, y, asked_color, false, line);
+    y += lh;
+    if (in.rigid)
+        line[0] = '\0';
+    else if (in.measured.crossings < 3)
+        snprintf(line, sizeof line, "shows     no swing to read yet: drag an end and let go");
+    else if (in.measured.peaks < 2)
+        snprintf(line, sizeof line, "shows     %.3g Hz (too few peaks for a damping ratio)", in.measured.hertz);
+    else
+        snprintf(line, sizeof line, "shows     %.3g Hz at damping ratio %.3g  (%+.0f%%)", in.measured.hertz,
+                 in.measured.zeta, 100.0 * (in.measured.hertz / (in.asked_hertz * sqrt(fmax(0.0, 1.0 - in.asked_zeta * in.asked_zeta))) - 1.0));
+    render_text(rc, x, y, motion_color, false, line);
+    y += lh;
+    const sb_stats *st = sb_world_get_stats(world);
+    if (st->clamped_springs > 0 && st->clamped_spring.index == a->inspect_spring.index &&
+        st->clamped_spring.generation == a->inspect_spring.generation) {
+        snprintf(line, sizeof line, "%s cannot run it as asked: it gets %.3g Hz at %.3g", sb_method_name(d.method),
+                 st->clamped_hertz, st->clamped_damping_ratio);
+        render_text(rc, x, y, COLOR_WARN, false, line);
+    } else {
+        render_text(rc, x, y, COLOR_TEXT, false, "read from its largest swing on; in a network it moves with");
+        y += lh;
+        render_text(rc, x, y, COLOR_TEXT, false, "its neighbours: read the curves' shapes, not only the figures");
+    }
+    SDL_Rect graph = {box.x + 10, box.y + h - 100, w - 20, 92};
+    const float *series[2] = {in.ideal, in.motion};
+    const SDL_Color colors[2] = {asked_color, motion_color};
+    render_graph_pair(rc, graph, series, a->inspect_count, colors);
+    render_text(rc, graph.x + 4, graph.y + 2, asked_color, false, "asked");
+    render_text(rc, graph.x + 4 + 7 * render_char_width(rc, false), graph.y + 2, motion_color, false, "delivered");
+    SDL_RenderSetClipRect(render_renderer(rc), NULL);
+}
+
 static const char *const help_lines[] = {
     "left drag      grab a particle (its twin too in compare view)",
+    "left click     a spring: asked vs delivered; empty space closes it",
     "right/middle   pan          wheel  zoom at the cursor      F  fit the scene",
     "space          pause / resume               N  one frame while paused",
     "R              restart the scene from its file",
@@ -582,7 +762,7 @@ static void draw(app *a)
         if (st->halted) {
             char body[512];
             snprintf(body, sizeof body, "%s\npress R to restart the scene", st->message);
-            draw_overlay(a, v.rect, COLOR_ERROR, "the world stopped on a non-finite value or a runaway", body);
+            draw_overlay(a, v.rect, COLOR_ERROR, "the world halted", body);
         }
         // both sides load the same file: one overlay across the whole view says it
         if (s->has_error && (i == 0 || !a->sides[0].has_error))
@@ -622,6 +802,7 @@ static void draw(app *a)
         SDL_Rect r = {10 + (p % 3) * (gw + 10), gy - (1 + p / 3) * (gh + 10), gw, gh};
         render_graph(rc, r, s0->plot[p], s0->history, (SDL_Color){240, 200, 90, 255}, s0->plot_name[p]);
     }
+    draw_inspector(a, gy);
     // tuning panel
     SDL_Rect panel = {a->width - PANEL_WIDTH, 0, PANEL_WIDTH, a->height};
     render_panel(rc, panel, (SDL_Color){30, 34, 42, 235});
@@ -954,6 +1135,16 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
             if (pick(a, at, &a->drag_world, &a->drag_index)) {
                 a->dragging = true;
                 drag_update(a, at, true);
+            } else { // a spring shows what it asks and what it does; empty space puts that away
+                int world;
+                sb_spring_id id;
+                a->inspecting = pick_spring(a, at, &world, &id);
+                if (a->inspecting && (world != a->inspect_world || id.index != a->inspect_spring.index ||
+                                      id.generation != a->inspect_spring.generation)) {
+                    a->inspect_world = world;
+                    a->inspect_spring = id;
+                    a->inspect_count = 0;
+                }
             }
         } else if (x < a->width - PANEL_WIDTH) {
             sb_view v = view_for(a, x);
@@ -1051,6 +1242,13 @@ static void write_frame_stats(app *a)
         sb_particle_get(side_world(s, a->drag_world), id, &p) == SB_OK)
         fprintf(f, ",\"drag\":{\"index\":%u,\"x\":%.9g,\"y\":%.9g,\"target\":[%.9g,%.9g]}", id.index + 1,
                 p.position.x, p.position.y, target.x, target.y);
+    inspection in;
+    if (inspect_read(a, &in)) {
+        fprintf(f, ",\"inspect\":{\"world\":%d,\"spring\":%u,\"rigid\":%s,\"asked_hertz\":%.6g,"
+                   "\"asked_damping_ratio\":%.6g,\"measured_hertz\":%.6g,\"measured_damping_ratio\":%.6g}",
+                a->inspect_world + 1, a->inspect_spring.index + 1, in.rigid ? "true" : "false", in.asked_hertz,
+                in.asked_zeta, in.measured.hertz, in.measured.zeta);
+    }
     sb_scene_write_plots_json(s->scene, f);
     sb_scene_write_worlds_json(s->scene, f);
     fputs("}\n", f);
@@ -1106,6 +1304,7 @@ static void physics_frame(app *a)
             callback_failed(s, error);
         record_history(s);
     }
+    inspect_record(a);
     a->frame += 1;
     write_frame_stats(a);
 }

@@ -75,4 +75,18 @@ void sb_poles_to_hertz_zeta(sb_poles p, double h, double *hertz, double *zeta);
 /// n = most springs on either end (seed 002, "Limitations and pitfalls").
 double sb_nissen_safe_coefficient(int springs_on_busiest_end);
 
+/// What a tuning asks for as a frequency and damping ratio, at reduced mass m and sub-step h
+/// (Nissen's coefficients: the motion they give at that step).
+void sb_tuning_hertz_zeta(const sb_tuning *t, double m, double h, double *hertz, double *zeta);
+
+/// What sampled motion shows: its damped frequency (from the zero crossings) and damping ratio
+/// (from the decay of its peaks), and how many of each it had to go on.
+typedef struct sb_oscillation {
+    double hertz, zeta;
+    int crossings, peaks;
+} sb_oscillation;
+/// Measures n samples x taken every dt seconds about zero (subtract the rest value first);
+/// hertz is 0 below three crossings, zeta 0 below two peaks.
+sb_oscillation sb_measure_oscillation(const double *x, int n, double dt);
+
 #endif

@@ -109,19 +109,6 @@ static double rigid_coefficients(const sb_world *w, int s, double m, double h, s
     return method_rigid_coefficients(w->def.method, da > db ? da : db, m, h, c);
 }
 
-/// What a tuning asks for, as hertz and damping ratio, for the report.
-static void asked_hertz_zeta(const sb_tuning *t, double m, double h, double *hertz, double *zeta)
-{
-    if (t->mode == SB_TUNE_HERTZ) {
-        *hertz = t->hertz;
-        *zeta = t->damping_ratio;
-    } else if (t->mode == SB_TUNE_RAW) {
-        sb_kc_to_hertz_zeta(t->k, t->c, m, hertz, zeta);
-    } else {
-        sb_poles_to_hertz_zeta(sb_nissen_poles(t->stiffness, t->damping), h, hertz, zeta);
-    }
-}
-
 static double distance_from_ask(double hz, double zeta, double ask_hz, double ask_zeta)
 {
     return fabs(log((hz + 1e-9) / (ask_hz + 1e-9))) + fabs(zeta - ask_zeta);
@@ -137,7 +124,7 @@ static void report_clamp(sb_world *w, int s, double m, double h, sb_poles delive
     sb_tuning target = w->tuning[s];
     sb_spring_id id = {(uint32_t)s, w->s_gen[s]};
     bool settling = w->ramp_count > 0 && sb_spring_ramp_target(w, id, &rest, &target);
-    asked_hertz_zeta(&target, m, h, &ask_hz, &ask_zeta);
+    sb_tuning_hertz_zeta(&target, m, h, &ask_hz, &ask_zeta);
     sb_poles_to_hertz_zeta(delivered, h, &hz, &zeta);
     st->clamped_springs += 1;
     if (st->clamped_springs == 1 ||

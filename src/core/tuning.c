@@ -230,3 +230,15 @@ void sb_poles_to_hertz_zeta(sb_poles p, double h, double *hertz, double *zeta)
     *hertz = w / two_pi;
     *zeta = w > 0.0 ? -(s1 + s2) / (2.0 * w) : 1.0;
 }
+
+void sb_tuning_hertz_zeta(const sb_tuning *t, double m, double h, double *hertz, double *zeta)
+{
+    if (t->mode == SB_TUNE_HERTZ) {
+        *hertz = t->hertz;
+        *zeta = t->damping_ratio;
+    } else if (t->mode == SB_TUNE_RAW) {
+        sb_kc_to_hertz_zeta(t->k, t->c, m, hertz, zeta);
+    } else { // Nissen's coefficients are discrete: the motion they give at this step
+        sb_poles_to_hertz_zeta(sb_nissen_poles(t->stiffness, t->damping), h, hertz, zeta);
+    }
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The asked-versus-delivered view (issue 26 item 7), in the real window under Xvfb: click a
+# spring, drag its weight and let go, and read back through --stats what the view shows: the
+# asked tuning, and the frequency and damping ratio measured from the swing, which match it.
+# Clicking empty space puts the view away.
+set -u
+bin="$1"
+tools=""
+displays="$(seq 121 150)"
+. "$(dirname "$0")/xvfb_window.sh"
+
+cat >"$tmp/scene.lua" <<'LUA'
+local sb = require "springbox"
+local w = sb.world{ gravity = {0, 0}, collisions = false }
+local top = w:particle{ x = 0, y = 1, fixed = true, radius = 0.05 }
+local weight = w:particle{ x = 0, y = 0, radius = 0.1 }
+w:spring(top, weight, { hertz = 3, damping_ratio = 0.05 })
+return { world = w, title = "inspect test" }
+LUA
+start_app "inspect test" "$tmp/scene.lua"
+
+# the spring runs from world (0, 1) to (0, 0): pixels (370, 250) to (370, 350); click its middle
+xdotool mousemove --window "$wid" 372 300 click 1
+wait_for "clicking the spring opens the view" 'last | grep -q "\"inspect\":{\"world\":1,\"spring\":1,\"rigid\":false,\"asked_hertz\":3,\"asked_damping_ratio\":0.05"'
+# pull the weight 0.4 m down and let go
+xdotool mousemove --window "$wid" 370 350 mousedown 1
+for step in 1 2 3 4; do xdotool mousemove --window "$wid" 370 $((350 + 10 * step)); sleep 0.05; done
+sleep 0.5
+xdotool mouseup 1
+sleep 4
+hz=$(last | sed -n 's/.*"measured_hertz":\([^,]*\),.*/\1/p')
+zeta=$(last | sed -n 's/.*"measured_damping_ratio":\([^}]*\)}.*/\1/p')
+want=$(awk 'BEGIN { print 3 * sqrt(1 - 0.05 * 0.05) }')
+awk -v hz="$hz" -v want="$want" 'BEGIN { exit !(hz > 0.97 * want && hz < 1.03 * want) }' ||
+  fail "the view measured $hz Hz for a spring asking $want Hz (damped)"
+awk -v z="$zeta" 'BEGIN { exit !(z > 0.03 && z < 0.07) }' || fail "the view measured damping ratio $zeta for 0.05"
+echo "ok   the view shows $hz Hz at damping ratio $zeta for 3 Hz at 0.05 asked"
+# empty space closes it
+xdotool mousemove --window "$wid" 700 600 click 1
+wait_for "clicking empty space closes the view" '! last | grep -q "\"inspect\""'
+quit_app
+echo "window inspect: ok"
