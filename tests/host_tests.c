@@ -533,7 +533,7 @@ TEST(w_writes_exactly_the_moved_value)
     struct stat before;
     stat(in_scene("w.lua"), &before);
     ENSURE(sb_scene_write_tunables(s, 2, names, texts, error, sizeof error) == 2);
-    size_t len;
+    size_t len = 0;
     char *got = read_all(in_scene("w.lua"), &len);
     char *want1 = expect(tuned, "k = { 2.5,", "k = { 7.25,");
     char *want = expect(want1, "['odd name'] = {-3,", "['odd name'] = {-4.5,");
