@@ -33,6 +33,16 @@ static sb_spring_id add_spring(sb_world *w, sb_particle_id a, sb_particle_id b, 
     return sb_world_add_spring(w, &s, NULL, NULL);
 }
 
+/// A world of the defaults with this method, sub-step count and gravity.
+static sb_world *new_world(sb_method method, int substeps, sb_vec2 gravity)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.substeps = substeps;
+    def.gravity = gravity;
+    return sb_world_create(&def);
+}
+
 // ---------------------------------------------------------------- what you tune is what you get
 
 /// One particle on a spring to a fixed point, no gravity, released 0.1 m out; returns what the
@@ -853,11 +863,8 @@ TEST(released_springs_swing_no_farther_than_let_go)
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
         for (int a = 0; a < 4; ++a)
             for (int si = 0; si < 3; ++si) {
-                sb_world_def def = sb_default_world_def();
-                def.method = (sb_method)m;
-                def.substeps = substeps[si];
-                def.gravity = v2(0, 0);
-                sb_world *w = sb_world_create(&def);
+                sb_world *w = new_world((sb_method)m, substeps[si], v2(0, 0));
+                const sb_world_def def = sb_world_get_def(w);
                 sb_particle_id anchor = add_particle(w, 0, 0, 1, true), p = add_particle(w, 1.1, 0, 1, false);
                 sb_spring_def sd = sb_default_spring_def();
                 sd.a = anchor;
@@ -902,10 +909,7 @@ TEST(no_method_makes_energy_from_nowhere)
         for (int li = 0; li < 4; ++li)
             for (int hi = 0; hi < 3; ++hi)
                 for (int si = 0; si < 3; ++si) {
-                    sb_world_def def = sb_default_world_def();
-                    def.method = (sb_method)m;
-                    def.substeps = substeps[si];
-                    sb_world *w = sb_world_create(&def);
+                    sb_world *w = new_world((sb_method)m, substeps[si], sb_default_world_def().gravity);
                     sb_particle_id id[5];
                     sb_spring_id spring[4];
                     id[0] = add_particle(w, 0, 0, 1, true);
