@@ -1049,8 +1049,50 @@ TEST(networks_move_at_their_modes_in_every_method)
     return 0;
 }
 
+// A spring in a network keeps the stiffness asked: a hanging chain of three 6 Hz springs of 1 kg
+// beads sags sum m g / k (k = m_red omega^2) within 5% in every method at 1, 2 and 6 sub-steps,
+// light or heavily damped (0.1 to 20, a retune's settling damping), or the world reports it.
+// Matching a lone spring's poles gave implicit Euler 34% too stiff a spring at damping ratio 0.5
+// (26% short of the sag) and verlet 4 times too soft at 20 (a retuned chain sagged 4.2 times).
+TEST(networks_sag_as_their_stiffness_says)
+{
+    const double zetas[] = {0.1, 0.5, 2.0, 20.0};
+    const int substeps[] = {1, 2, 6};
+    const double w2 = two_pi * 6.0 * two_pi * 6.0, want = 9.81 * (3.0 / w2 + 2.0 / (0.5 * w2) + 1.0 / (0.5 * w2));
+    int silent = 0;
+    for (int z = 0; z < 4; ++z)
+        for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+            printf("zeta %4.1f %-10s", zetas[z], sb_method_name((sb_method)m));
+            for (int si = 0; si < 3; ++si) {
+                sb_world *w = new_world((sb_method)m, substeps[si], v2(0, -9.81));
+                sb_particle_id prev = add_particle(w, 0, 0, 1, true), tip = prev;
+                for (int i = 1; i <= 3; ++i) {
+                    tip = add_particle(w, 0, -1.0 * i, 1, false);
+                    add_spring(w, prev, tip, sb_tuning_hertz(6.0, zetas[z]));
+                    prev = tip;
+                }
+                for (int f = 0; f < 1200; ++f)
+                    sb_world_step(w);
+                double sag = -w->pos[tip.index].y - 3.0;
+                int clamped = sb_world_get_stats(w)->clamped_springs;
+                bool as_asked = fabs(sag / want - 1.0) <= 0.05;
+                // Known, said in the README: xpbd's damping resists each sub-step's gravity
+                // prediction, and its iterations do not undo that under heavy damping (20: +150%
+                // at one sub-step, +12% at six), unreported.
+                bool known = m == SB_METHOD_XPBD && zetas[z] >= 2.0;
+                printf("  %+5.1f%%%s", 100.0 * (sag / want - 1.0), as_asked ? "" : clamped ? "*" : known ? "?" : "!");
+                silent += !as_asked && !clamped && !known;
+                sb_world_destroy(w);
+            }
+            printf("\n");
+        }
+    ENSURE(silent == 0);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(networks_move_at_their_modes_in_every_method),
+    ENTRY(networks_sag_as_their_stiffness_says),
     ENTRY(released_springs_swing_no_farther_than_let_go),
     ENTRY(no_method_makes_energy_from_nowhere),
     ENTRY(retune_warnings_name_the_asked_tuning),

@@ -524,12 +524,12 @@ void constraints_begin_substep(sb_world *w, double h)
 
 // force, impulse (seed 001, 002) and verlet's tuned ones (seed 004): -(stiff C + damp C') from
 // the velocities before the pass, all at once, as springs_jacobi_pass.
-static void explicit_pass(sb_world *w, bool tuned_only)
+static void explicit_pass(sb_world *w, bool rigid)
 {
     if (w->c_alive == 0)
         return;
     for (int c = 0; c < w->c_high; ++c) {
-        if (!w->c_active[c] || (tuned_only && sb_tuning_is_rigid(&w->c_tuning[c])))
+        if (!w->c_active[c] || sb_tuning_is_rigid(&w->c_tuning[c]) != rigid)
             continue;
         const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
         double impulse = explicit_impulse(w->c_stiff[c], w->c_damp[c], w->c_err[c], constraint_rate(w, c, g));
@@ -541,16 +541,16 @@ static void explicit_pass(sb_world *w, bool tuned_only)
     }
 }
 
-void constraints_explicit_pass(sb_world *w, double h)
+void constraints_explicit_tuned_pass(sb_world *w, double h)
 {
     (void)h;
     explicit_pass(w, false);
 }
 
-void constraints_explicit_tuned_pass(sb_world *w, double h)
+void constraints_explicit_rigid_pass(sb_world *w, double h)
 {
     (void)h;
-    explicit_pass(w, true); // rigid ones are projected (method_verlet.c)
+    explicit_pass(w, true); // Nissen's safe spring (force, impulse); verlet projects them
 }
 
 // sequential (seed 000): the rest velocity C'_0 - (Cs C / h + Cd C'_0) once, then corrections

@@ -22,25 +22,16 @@
 // modes are set by its springs' stiffness against its masses, and they went slow with it: a chain
 // of 1 and 100 kg beads on 15 Hz springs swung at 0.611 Hz against the continuous 0.651 at two
 // sub-steps, with nothing reported. So a spring with other springs at a free end keeps its lone
-// decay per step (b = 1 - det) and its static stiffness, a = k h^2 / m, which the poles give as
-//     k h^2 / m = ln z1 ln z2     (omega^2 h^2 for z = exp((-zeta +- i sqrt(1 - zeta^2)) omega h)).
+// decay per step (b = 1 - det) and its static stiffness, a = k h^2 / m = ln z1 ln z2
+// (sb_poles_static_stiffness).
 // Nissen's coefficients (`discrete`) are a discrete ask and stay as they are, as does a pole at 0.
 sb_poles explicit_network_target(sb_poles target, bool discrete, bool *moved)
 {
     *moved = false;
-    double det = target.det, disc = target.trace * target.trace - 4.0 * det, stiffness;
-    if (discrete || det <= 0.0 || det >= 1.0)
+    double stiffness;
+    if (discrete || !sb_poles_static_stiffness(target, &stiffness))
         return target;
-    if (disc < 0.0) { // under-damped: ln z = ln r +- i theta
-        double r = sqrt(det), theta = acos(target.trace / (2.0 * r));
-        stiffness = log(r) * log(r) + theta * theta;
-    } else {
-        double z1 = 0.5 * (target.trace + sqrt(disc)), z2 = det / z1;
-        if (z1 <= 0.0 || z1 >= 1.0 || z2 <= 0.0)
-            return target; // not a spring's decay: leave it
-        stiffness = log(z1) * log(z2);
-    }
-    sb_poles p = {1.0 + det - stiffness, det};
+    sb_poles p = {1.0 + target.det - stiffness, target.det};
     return p;
 }
 
@@ -82,11 +73,16 @@ static coef_result force_coefficients(sb_poles target, double m, double h, doubl
 
 // Every spring reads the pre-pass velocities (Jacobi): the impulse -(k x + c v) h, written with
 // the packed constants as -(stiff x + damp v), goes to the accumulator first.
-void springs_jacobi_pass(sb_world *w, double h)
+/// The springs of one kind (`rigid`) from the velocities before the pass, all at once.
+static void jacobi_pass(sb_world *w, bool rigid)
 {
-    (void)h;
     springs_geometry(w);
     for (int k = 0; k < w->order_count; ++k) {
+        if ((bool)w->krigid[k] != rigid) {
+            if (!rigid)
+                w->ktension[k] = 0.0; // a rigid one's comes later: its pass, or verlet's projection
+            continue;
+        }
         double impulse = explicit_impulse(w->kstiff[k], w->kdamp[k], w->ksep[k], spring_normal_velocity(w, k));
         w->ktension[k] = impulse;
         spring_apply_to(w->dv, w, k, impulse);
@@ -95,6 +91,21 @@ void springs_jacobi_pass(sb_world *w, double h)
         w->vel[i] = v2_add(w->vel[i], w->dv[i]);
         w->dv[i] = v2(0.0, 0.0);
     }
+}
+
+void springs_jacobi_pass(sb_world *w, double h)
+{
+    (void)h;
+    jacobi_pass(w, false);
+}
+
+// Nissen's safe spring for a rigid one reads the velocities after the sub-step's kicks, as a
+// constraint answers what pulls on it: before them, a bob held by a rigid link read no load at
+// all (the tether held it) and reported no force.
+void springs_rigid_jacobi_pass(sb_world *w, double h)
+{
+    (void)h;
+    jacobi_pass(w, true);
 }
 
 // Springs first, then contacts as non-penetration constraints (solver.c's velocity order). An
@@ -110,6 +121,9 @@ const sb_method_kernels force_method = {
     .coefficients = force_coefficients,
     .rigid_coefficients = impulse_rigid_coefficients, // Nissen's safe spring (method_impulse.c)
     .network_target = explicit_network_target,
+    .forces_before_gravity = true,
     .springs_begin = springs_jacobi_pass,
-    .constraints_begin = constraints_explicit_pass,
+    .constraints_begin = constraints_explicit_tuned_pass,
+    .springs_after_kicks = springs_rigid_jacobi_pass,
+    .constraints_after_kicks = constraints_explicit_rigid_pass,
 };

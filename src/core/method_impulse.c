@@ -54,6 +54,9 @@ const sb_method_kernels impulse_method = {
     .coefficients = impulse_coefficients,
     .rigid_coefficients = impulse_rigid_coefficients,
     .network_target = explicit_network_target,
+    .forces_before_gravity = true,
     .springs_begin = springs_jacobi_pass,
-    .constraints_begin = constraints_explicit_pass,
+    .constraints_begin = constraints_explicit_tuned_pass,
+    .springs_after_kicks = springs_rigid_jacobi_pass,
+    .constraints_after_kicks = constraints_explicit_rigid_pass,
 };

@@ -119,6 +119,7 @@ const sb_method_kernels sequential_method = {
     .coefficients = sequential_coefficients,
     .rigid_coefficients = sequential_rigid_coefficients,
     .network_target = explicit_network_target,
+    .forces_before_gravity = true,
     .springs_begin = sequential_springs_begin,
     .constraints_begin = constraints_sequential_prepare, // the same rest velocity with C and its gradients
     .springs_iterate = sequential_springs_iterate,

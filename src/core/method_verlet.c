@@ -25,6 +25,27 @@ static double verlet_load(sb_poles target)
     return trace_side > det_side ? trace_side : det_side;
 }
 
+// Inside a network: the shown motion px follows the force method's map with a and a + b
+// (solver.c's verlet order), so a spring's static stiffness is a = 1 + det - trace, 4 times softer
+// than asked for 6 Hz at damping ratio 20 at 6 sub-steps (a retune's settling damping: a hanging
+// chain sagged 4.2 times too far, and swung twice the reference after a retune). As in the force
+// method it keeps a = x^2 = h^2 k / m and its lone decay det; b = 1 - det - x^2 may not be negative
+// in a network (world_internal.h): past it, b = 0, a = x^2 (det = 1 - x^2, trace = 2 - 2 x^2).
+static sb_poles verlet_network_target(sb_poles target, bool discrete, bool *moved)
+{
+    double x2;
+    if (discrete || !sb_poles_static_stiffness(target, &x2) || x2 >= 1.0)
+        return poles_without_negative_damping(target, moved);
+    *moved = false;
+    sb_poles p = {1.0 + target.det - x2, target.det};
+    if (p.trace < 2.0 * p.det) { // b < 0
+        p.trace = 2.0 - 2.0 * x2;
+        p.det = 1.0 - x2;
+        *moved = true;
+    }
+    return p;
+}
+
 static coef_result verlet_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
 {
     coef_result r = {target, false};
@@ -81,8 +102,9 @@ const sb_method_kernels verlet_method = {
     .load = verlet_load,
     .delivered_spring = verlet_delivered_spring,
     .coefficients = verlet_coefficients,
-    .network_target = network_without_negative_damping,
-    .springs_begin = springs_jacobi_pass, // rigid springs have zero constants here (method_force.c)
+    .network_target = verlet_network_target,
+    .forces_before_gravity = true,
+    .springs_begin = springs_jacobi_pass, // the tuned ones (method_force.c); rigid ones are projected
     .constraints_begin = constraints_explicit_tuned_pass,
     .springs_iterate = verlet_project_rigid_springs,
     .constraints_iterate = constraints_project_rigid_pass,

@@ -75,6 +75,11 @@ void sb_poles_to_hertz_zeta(sb_poles p, double h, double *hertz, double *zeta);
 /// n = most springs on either end (seed 002, "Limitations and pitfalls").
 double sb_nissen_safe_coefficient(int springs_on_busiest_end);
 
+/// The static stiffness h^2 k / m of the continuous spring whose motion poles p sample:
+/// ln z1 ln z2 (omega^2 h^2 for z = exp((-zeta +- i sqrt(1 - zeta^2)) omega h)). False for a pole
+/// at 0 or none inside the unit circle.
+bool sb_poles_static_stiffness(sb_poles p, double *x2);
+
 /// What a tuning asks for as a frequency and damping ratio, at reduced mass m and sub-step h
 /// (Nissen's coefficients: the motion they give at that step).
 void sb_tuning_hertz_zeta(const sb_tuning *t, double m, double h, double *hertz, double *zeta);

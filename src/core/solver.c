@@ -336,12 +336,26 @@ static void run_pass(sb_pass *pass, sb_world *w, double h)
 /// springs and constraints begin, contacts prepare and warm start, `iterations` of springs then
 /// constraints, the contacts once (see contacts_solve), integrate, the position sweeps, tethers,
 /// bounds, and the relax: contacts always, rigid springs and constraints where the method has one.
+/// The sub-step's external kicks and the method's begin passes, in the order the method's map
+/// wants: an explicit spring's damper that read this sub-step's gravity kick as stretching speed
+/// carried c g h of the load, and a chain of 6 Hz, damping ratio 0.5 springs hung 5% short of
+/// m g / k at one sub-step in force (symplectic Euler takes every force from the old velocity).
+static void kicks_and_begin_passes(sb_world *w, const sb_method_kernels *m, double h)
+{
+    if (!m->forces_before_gravity)
+        apply_gravity_and_drag(w, h);
+    run_pass(m->springs_begin, w, h);
+    run_pass(m->constraints_begin, w, h);
+    if (m->forces_before_gravity)
+        apply_gravity_and_drag(w, h);
+    run_pass(m->springs_after_kicks, w, h);
+    run_pass(m->constraints_after_kicks, w, h);
+}
+
 static void substep_velocities(sb_world *w, const sb_method_kernels *m, double h, bool first_substep)
 {
     constraints_begin_substep(w, h);
-    apply_gravity_and_drag(w, h);
-    run_pass(m->springs_begin, w, h);
-    run_pass(m->constraints_begin, w, h);
+    kicks_and_begin_passes(w, m, h);
     contacts_prepare(w, h, first_substep);
     contacts_warm_start(w);
     if (m->springs_iterate || m->constraints_iterate) {
@@ -416,9 +430,7 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
     constraints_begin_substep(w, h); // at x, where the article's forces act
     // accelerate: gravity, the drag and the method's forces change the velocity; moving the
     // current position by (v_new - v_old) h is the article's x += a h^2
-    apply_gravity_and_drag(w, h);
-    run_pass(m->springs_begin, w, h);
-    run_pass(m->constraints_begin, w, h);
+    kicks_and_begin_passes(w, m, h);
     for (int i = 0; i < w->p_high; ++i)
         pos[i] = v2_mad(prev[i], h, w->vel[i]);
     iterate_positions(w, m, h, contacts_project_verlet);

@@ -242,3 +242,20 @@ void sb_tuning_hertz_zeta(const sb_tuning *t, double m, double h, double *hertz,
         sb_poles_to_hertz_zeta(sb_nissen_poles(t->stiffness, t->damping), h, hertz, zeta);
     }
 }
+
+bool sb_poles_static_stiffness(sb_poles p, double *x2)
+{
+    double det = p.det, disc = p.trace * p.trace - 4.0 * det;
+    if (det <= 0.0 || det >= 1.0)
+        return false; // a pole at 0 (Nissen's Cd = 1) or no decay: no continuous spring samples to this
+    if (disc < 0.0) { // under-damped: ln z = ln r +- i theta
+        double r = sqrt(det), theta = acos(p.trace / (2.0 * r));
+        *x2 = log(r) * log(r) + theta * theta;
+        return true;
+    }
+    double z1 = 0.5 * (p.trace + sqrt(disc)), z2 = det / z1;
+    if (z1 <= 0.0 || z1 >= 1.0 || z2 <= 0.0)
+        return false; // not a spring's decay
+    *x2 = log(z1) * log(z2);
+    return true;
+}

@@ -256,9 +256,10 @@ bool particles_should_collide(const sb_world *w, int a, int b);
 /// Gradients, errors, effective masses and the method's constants of every constraint for this
 /// sub-step (positions as they are now); accumulated impulses start at zero.
 void constraints_begin_substep(sb_world *w, double h);
-/// force, impulse: explicit impulses from this sub-step's velocities (Jacobi); verlet: its tuned ones.
-void constraints_explicit_pass(sb_world *w, double h);
+/// force, impulse and verlet: explicit impulses from the velocities before the pass (Jacobi), of
+/// the tuned ones (before the sub-step's kicks) and of the rigid ones (after them; not verlet's).
 void constraints_explicit_tuned_pass(sb_world *w, double h);
+void constraints_explicit_rigid_pass(sb_world *w, double h);
 /// sequential: the rest velocity of seed 000, then one corrective iteration.
 void constraints_sequential_prepare(sb_world *w, double h);
 void constraints_sequential_iterate(sb_world *w, double h);
@@ -373,6 +374,10 @@ typedef struct sb_method_kernels {
     bool tension_in_accumulator;
     /// Once per sub-step before the iterations (SB_ORDER_VERLET: in the accelerate step).
     sb_pass *springs_begin, *constraints_begin;
+    /// The begin passes are explicit forces: they read the velocities from before this sub-step's
+    /// gravity and drag, as symplectic Euler does (solver.c says why); these come after the kicks.
+    bool forces_before_gravity;
+    sb_pass *springs_after_kicks, *constraints_after_kicks;
     /// Each iteration, springs then constraints (then the contacts, for the position orders).
     sb_pass *springs_iterate, *constraints_iterate;
     /// SB_ORDER_VELOCITIES: position sweeps over the rigid springs after integrating (Box2D 2.4's NGS).
@@ -404,6 +409,8 @@ coef_result explicit_scaled(double a, double b, double load, double allowed_load
                             spring_coef *out, bool already_clamped);
 /// Every tuned spring's explicit impulse from the velocities before the pass (Jacobi).
 void springs_jacobi_pass(sb_world *w, double h);
+/// The same for the rigid springs (Nissen's safe spring in force and impulse), after the kicks.
+void springs_rigid_jacobi_pass(sb_world *w, double h);
 /// delivered_spring of constants stored as stiff = a m / h, damp = b m (force, impulse): stiff / h, b.
 double explicit_delivered_spring(const sb_world *w, int k, double h, double *step_damping);
 // method_impulse.c (seed 002)
@@ -415,8 +422,8 @@ double impulse_rigid_coefficients(int springs_on_busiest_end, double m, double h
 double implicit_euler_load(sb_poles target);
 sb_poles implicit_euler_poles_within(sb_poles target, double allowed_load, bool *clamped);
 sb_poles poles_without_negative_damping(sb_poles target, bool *clamped);
-/// network_target of the methods that take away negative damping in networks.
-sb_poles network_without_negative_damping(sb_poles target, bool discrete, bool *moved);
+/// network_target of the implicit Euler methods (soft, xpbd): static stiffness and decay, c >= 0.
+sb_poles implicit_network_target(sb_poles target, bool discrete, bool *moved);
 // method_force.c
 /// network_target of the explicit methods: the lone spring's decay with its static stiffness.
 sb_poles explicit_network_target(sb_poles target, bool discrete, bool *moved);
