@@ -35,6 +35,14 @@ bad "bad value for --view: '0,0,1junk'" --view 0,0,1junk "$scripts/rope.lua"
 bad "cannot write stats file '$tmp/none/s.jsonl'" --headless --stats "$tmp/none/s.jsonl" "$scripts/rope.lua"
 bad "bad value for --size: '5000' (scene 'bridge' builds sizes 1 to 255)" --headless --scene bridge --size 5000
 bad "one scene file at a time, got 'a.lua' and 'b.lua'" a.lua b.lua
+# issue 22: --record makes its folder (the README's own "--record frames/" in a fresh checkout);
+# a path that cannot be written is a bad argument (2), not a scene that failed to load (1)
+abs_bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
+abs_rope="$(cd "$scripts" && pwd)/rope.lua"
+(cd "$tmp" && "$abs_bin" --record frames/run1/ --frames 2 "$abs_rope" >/dev/null 2>&1) || fail "--record into a new folder exited $?"
+[ -f "$tmp/frames/run1/frame_00002.png" ] || fail "--record wrote no frames into the folder it should make"
+bad "cannot write frames into '/proc/none' (--record)" --record /proc/none --frames 2 "$scripts/rope.lua"
+bad "cannot write the screenshot '$tmp/none/shot.png' (--screenshot)" --screenshot "$tmp/none/shot.png" --frames 2 "$scripts/rope.lua"
 # No display: the window refuses to run unseen (SDL would fall back to a driver without windows).
 (unset SDL_VIDEODRIVER WAYLAND_DISPLAY; DISPLAY=:249 timeout 20 "$bin" "$scripts/rope.lua") >"$tmp/out" 2>&1
 rc=$?
@@ -85,4 +93,23 @@ grep -q "warning: world 2: 1 spring cannot run as tuned with verlet" "$tmp/out" 
 "$bin" --headless "$tmp/two.lua" --frames 120 --stats "$tmp/two.jsonl" >/dev/null 2>&1
 tail -n 1 "$tmp/two.jsonl" | grep -qE '"world":2,[^}]*"halted":true,"message":"runaway at step' ||
   fail "world 2's halt is not under worlds: $(tail -n 1 "$tmp/two.jsonl")"
+# issue 22: a failing callback is named as what failed, not as update(), and update runs on
+cat >"$tmp/cb.lua" <<'LUA'
+local sb = require "springbox"
+local w = sb.world{ gravity = {0, -9.81} }
+local top = w:particle{ x = 0, y = 0, fixed = true }
+local bob = w:particle{ x = 0, y = -1, mass = 5 }
+w:spring(top, bob, { break_force = 1 })
+local frames = 0
+return { world = w,
+  update = function() frames = frames + 1; sb.plot("frames", frames) end,
+  on_spring_break = function() error("boom in the break handler") end }
+LUA
+"$bin" --headless "$tmp/cb.lua" --frames 30 --stats "$tmp/cb.jsonl" >"$tmp/out" 2>&1 || fail "callback scene exited $?: $(cat "$tmp/out")"
+grep -q "on_spring_break() failed, it stays off until the scene is saved again (the rest keep running): on_spring_break(): .*boom in the break handler" "$tmp/out" ||
+  fail "the failed callback is not named: $(cat "$tmp/out")"
+grep -q "update() failed" "$tmp/out" && fail "an update() failure was reported for a callback's: $(cat "$tmp/out")"
+grep -q '"event":"callback_error","function":"on_spring_break"' "$tmp/cb.jsonl" || fail "no callback_error event in --stats"
+grep -q '"event":"update_error"' "$tmp/cb.jsonl" && fail "an update_error event for a callback's error"
+tail -n 1 "$tmp/cb.jsonl" | grep -q '"plots":{"frames":30}' || fail "update stopped: $(tail -n 1 "$tmp/cb.jsonl")"
 echo "headless runner: ok"

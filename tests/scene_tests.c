@@ -534,6 +534,59 @@ TEST(runtime_structure_changes_restart_and_say_so)
     return 0;
 }
 
+// Springs the physics broke are not the scene's doing (issue 22): a reload after a spring broke
+// restarts and says that it broke, not that "the running scene added or removed" springs; R (a
+// forced restart) says it restarted as asked, not that the structure changed; and a save that
+// changes no spring, mass or gravity is not called a tuning.
+TEST(reload_messages_say_what_happened)
+{
+    const char *text = "local sb = require 'springbox'\n"
+                       "local w = sb.world{}\n"
+                       "local top = w:particle{ x = 0, y = 0, fixed = true }\n"
+                       "local bob = w:particle{ x = 0, y = -1, mass = 5 }\n"
+                       "w:spring(top, bob, { break_force = 1 })\n"
+                       "w:spring(top, w:particle{ x = 1, y = 0 }, { hertz = 3 })\n"
+                       "return { world = w }\n";
+    char error[2048];
+    sb_scene *s = open_text("breaks.lua", text, error, sizeof error);
+    ENSURE(s);
+    run_frames(s, 10);
+    ENSURE(sb_world_get_stats(sb_scene_world(s, 0))->broken_springs_total == 1);
+    char edited[1024];
+    snprintf(edited, sizeof edited, "%s", text);
+    char *hz = strstr(edited, "hertz = 3");
+    ENSURE(hz);
+    hz[8] = '4';
+    write_file("breaks.lua", edited);
+    sb_reload_event e = sb_scene_reload(s);
+    printf("after a break: %s\n", e.message);
+    ENSURE(e.result == SB_RELOAD_RESTARTED);
+    ENSURE(strstr(e.message, "1 spring broke since it was loaded") != NULL);
+    ENSURE(strstr(e.message, "added or removed") == NULL);
+    sb_scene_close(s);
+
+    const char *still = "local sb = require 'springbox'\n"
+                        "local w = sb.world{ gravity = {0, 0} }\n"
+                        "w:spring(w:particle{ x = 0, y = 0 }, w:particle{ x = 1, y = 0 }, { hertz = 3 })\n"
+                        "return { world = w }\n";
+    s = open_text("still.lua", still, error, sizeof error);
+    ENSURE(s);
+    run_frames(s, 5);
+    char commented[1024];
+    snprintf(commented, sizeof commented, "-- a comment, nothing else\n%s", still);
+    write_file("still.lua", commented);
+    e = sb_scene_reload(s);
+    printf("a comment: %s\n", e.message);
+    ENSURE(e.result == SB_RELOAD_KEPT && strstr(e.message, "tuning applied") == NULL);
+    ENSURE(strstr(e.message, "no spring, mass or gravity changed") != NULL);
+    e = sb_scene_restart(s);
+    printf("restart: %s\n", e.message);
+    ENSURE(e.result == SB_RELOAD_RESTARTED && strstr(e.message, "structure changed") == NULL);
+    ENSURE(strstr(e.message, "as asked") != NULL);
+    sb_scene_close(s);
+    return 0;
+}
+
 // The sandbox's shared libraries are fresh and read-only for every load: one version of a
 // scene cannot change ("x"):rep for the next, and string.dump is not reachable through strings.
 TEST(sandbox_strings_cannot_be_poisoned)
@@ -1005,9 +1058,10 @@ TEST(callback_errors_are_shown_and_recovered_from)
                 s = open_scene("err.lua", 0.5);
                 ENSURE(s);
             } else {
-                // The breaking spring went at run time: the reload says it restarts (issue 14)
+                // The breaking spring went at run time: the reload says it restarts (issue 14),
+                // because a spring broke (issue 22)
                 sb_reload_event e = sb_scene_reload(s);
-                ENSURE(e.result == SB_RELOAD_RESTARTED && strstr(e.message, "added or removed"));
+                ENSURE(e.result == SB_RELOAD_RESTARTED && strstr(e.message, "broke since it was loaded"));
             }
             char error[2048] = "", first_error[2048] = "";
             // drive every callback for a while
@@ -1304,6 +1358,7 @@ static const test_entry tests[] = {
     ENTRY(require_after_the_load),
     ENTRY(hostile_returned_tables),
     ENTRY(runtime_structure_changes_restart_and_say_so),
+    ENTRY(reload_messages_say_what_happened),
     ENTRY(sandbox_strings_cannot_be_poisoned),
     ENTRY(scenes_are_told_what_is_wrong),
     ENTRY(scene_state_survives_reloads),

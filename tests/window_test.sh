@@ -79,10 +79,12 @@ echo "ok   compare view: left $(field method), right $(field right_method)"
 xdotool mousemove --window "$wid" 870 60 click 1
 wait_for "moving a slider re-runs the scene, state kept" 'grep -q "tuning applied, state kept" "$tmp/s.jsonl"'
 sleep 0.3
-kept_before=$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")
+kept_before=$(grep -c '"result":"kept"' "$tmp/s.jsonl")
 xdotool key w
 wait_for "W writes the slider value into the file" 'grep -qE "hz = \{31(\.0)?," "$tmp/scene.lua"'
-wait_for "the saved file reloads with the state kept" '[ "$(grep -c "tuning applied, state kept" "$tmp/s.jsonl")" -gt "$kept_before" ]'
+# the file now says what the slider already applied: kept, and said to change nothing (issue 22)
+wait_for "the saved file reloads with the state kept" '[ "$(grep -c "\"result\":\"kept\"" "$tmp/s.jsonl")" -gt "$kept_before" ]'
+grep -q "reloaded, state kept: no spring, mass or gravity changed" "$tmp/s.jsonl" || fail "a save that changed nothing was called a tuning"
 # what is written is what the slider shows: its precision, no tail of digits (issue 14)
 grep -qE "hz = \{[0-9]+(\.[0-9])?," "$tmp/scene.lua" || fail "W wrote more digits than the slider shows: $(grep -o "hz = {[^}]*}" "$tmp/scene.lua")"
 grep -q '"event":"reload","frame":[0-9]*,"side":"[a-z]*","result":"kept"' "$tmp/s.jsonl" || fail "--stats has no reload objects"

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -181,6 +183,7 @@ static int run_scene(const char *path, const run_options *o)
     int reloads = 0;
     double start = now_seconds(), last_poll = 0.0;
     bool update_failed = false, warn_again = false;
+    char last_failed[64] = "";
     for (long f = 1; o->frames == 0 || f <= o->frames; ++f) {
         sb_world *w = sb_scene_world(scene, 0);
         double dt = sb_world_get_def(w).dt;
@@ -193,6 +196,7 @@ static int run_scene(const char *path, const run_options *o)
             if (e.result != SB_RELOAD_NONE) {
                 reloads += 1;
                 update_failed = false;
+                last_failed[0] = '\0';
                 if (e.result == SB_RELOAD_FAILED)
                     fprintf(stderr, "reload failed, the last good scene keeps running: %s\n", e.message);
                 else
@@ -215,13 +219,21 @@ static int run_scene(const char *path, const run_options *o)
                 }
             }
         }
-        if (!sb_scene_frame(scene, error, sizeof error) && !update_failed) {
-            update_failed = true;
-            fprintf(stderr, "update() failed, it stays off until the scene is saved again: %s\n", error);
-            if (o->stats) {
-                fprintf(o->stats, "{\"event\":\"update_error\",\"frame\":%ld,\"message\":", f);
-                sb_json_string(o->stats, error);
-                fputs("}\n", o->stats);
+        if (!sb_scene_frame(scene, error, sizeof error)) {
+            // each function once: it stays off until the next save, and the others keep running
+            const char *fn = sb_scene_failed_function(scene);
+            bool is_update = strcmp(fn, "update") == 0;
+            if (is_update ? !update_failed : strcmp(fn, last_failed) != 0) {
+                update_failed = update_failed || is_update;
+                snprintf(last_failed, sizeof last_failed, "%s", fn);
+                fprintf(stderr, "%s() failed, it stays off until the scene is saved again (the rest keep running): %s\n",
+                        fn, error);
+                if (o->stats) {
+                    fprintf(o->stats, "{\"event\":\"%s\",\"function\":\"%s\",\"frame\":%ld,\"message\":",
+                            is_update ? "update_error" : "callback_error", fn, f);
+                    sb_json_string(o->stats, error);
+                    fputs("}\n", o->stats);
+                }
             }
         }
         w = sb_scene_world(scene, 0);
@@ -250,6 +262,57 @@ static int run_scene(const char *path, const run_options *o)
     }
     sb_scene_close(scene);
     return status;
+}
+
+/// `--record DIR`: the folder, made with its parents as `mkdir -p` would (the README's own
+/// `--record frames/` failed in a fresh checkout). False with the reason in `why`.
+static bool make_record_dir(const char *dir, char *why, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1;; ++p) {
+        bool end = *p == '\0';
+        if (*p == '/' || end) {
+            char c = *p;
+            *p = '\0';
+            if (path[0] && mkdir(path, 0777) != 0 && errno != EEXIST) {
+                snprintf(why, n, "%s", strerror(errno));
+                return false;
+            }
+            *p = c;
+        }
+        if (end)
+            break;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(why, n, "not a folder");
+        return false;
+    }
+    if (access(dir, W_OK) != 0) {
+        snprintf(why, n, "%s", strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+/// `--screenshot F`: its folder must exist and take files.
+static bool screenshot_writable(const char *file, char *why, size_t n)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", file);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (access(dir, W_OK) != 0) {
+        snprintf(why, n, "%s", strerror(errno));
+        return false;
+    }
+    return true;
 }
 
 // A default scene: scripts/default.lua from the source tree or next to the executable.
@@ -378,6 +441,15 @@ int main(int argc, char **argv)
         scene_name = "wrecking_ball";
     if (!headless && scene_name) {
         fprintf(stderr, "springbox: built-in samples (--scene) run with --headless; the window plays Lua scenes\n");
+        return 2;
+    }
+    char why[256];
+    if (record_dir && !make_record_dir(record_dir, why, sizeof why)) {
+        fprintf(stderr, "springbox: cannot write frames into '%s' (--record): %s\n", record_dir, why);
+        return 2; // a bad argument (1 is for a scene that fails to load)
+    }
+    if (screenshot && !screenshot_writable(screenshot, why, sizeof why)) {
+        fprintf(stderr, "springbox: cannot write the screenshot '%s' (--screenshot): %s\n", screenshot, why);
         return 2;
     }
     if (!headless) {

@@ -30,6 +30,7 @@ typedef struct side {
     int history;
     char error[4096];           // a failed reload or update(): shown over the running scene
     bool has_error;
+    const char *error_title;    // what the overlay says the error is (a reload's or a callback's)
     // the scene's springbox.plot series: names and histories
     int plots;
     char plot_name[MAX_PLOTS][40];
@@ -137,9 +138,10 @@ static void callback_failed(side *s, const char *error)
 {
     if (!error[0])
         return;
-    snprintf(s->error, sizeof s->error, "a scene callback failed and stays off until the file is saved "
-             "(the rest keep running):\n%.3900s", error);
+    snprintf(s->error, sizeof s->error, "%s() failed and stays off until the file is saved (the rest keep running):\n%.3900s",
+             sb_scene_failed_function(s->scene), error);
     s->has_error = true;
+    s->error_title = "a scene function failed: the scene runs on without it (save to retry)";
 }
 
 static void record_plots(side *s)
@@ -196,6 +198,7 @@ static void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
     if (e.result == SB_RELOAD_FAILED) {
         snprintf(s->error, sizeof s->error, "%s", e.message);
         s->has_error = true;
+        s->error_title = "reload failed: the last good scene keeps running (save to retry)";
         add_notice(a, COLOR_ERROR, "%sreload failed: the last good scene keeps running", which);
         return;
     }
@@ -204,7 +207,7 @@ static void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
     if (sb_scene_warning(s->scene)[0])
         add_notice(a, COLOR_WARN, "%s%s", which, sb_scene_warning(s->scene));
     if (e.result == SB_RELOAD_KEPT) {
-        add_notice(a, COLOR_DRAG, "%s%s", which, "tuning applied, state kept");
+        add_notice(a, COLOR_DRAG, "%s%s", which, e.message);
     } else {
         add_notice(a, COLOR_WARN, "%s%s", which, e.message);
         s->history = 0;
@@ -766,7 +769,7 @@ static void draw(app *a)
         }
         // both sides load the same file: one overlay across the whole view says it
         if (s->has_error && (i == 0 || !a->sides[0].has_error))
-            draw_overlay(a, a->view.rect, COLOR_ERROR, "scene error: the last good scene keeps running (save to retry)", s->error);
+            draw_overlay(a, a->view.rect, COLOR_ERROR, s->error_title, s->error);
     }
     if (a->compare) {
         SDL_Renderer *r = render_renderer(rc);
@@ -1463,10 +1466,10 @@ int window_offscreen(const window_options *o)
             const char *out = o->record_dir ? path : o->screenshot;
             if (out && !save_surface(surface, out)) {
                 fprintf(stderr, "springbox: cannot write %s\n", out);
-                status = 1;
+                status = 2; // where to write was the argument's; 1 is for a scene that fails to load
             }
             if (o->record_dir && o->screenshot && f == o->frames && !save_surface(surface, o->screenshot))
-                status = 1;
+                status = 2;
         }
     }
     app_close(&a, r, NULL, surface);

@@ -154,6 +154,7 @@ typedef struct sb_stats {
     double step_ms;           ///< wall-clock time of the last step
     int particles, springs;
     int broken_springs;       ///< springs that broke in the last step (sb_world_break_events)
+    uint64_t broken_springs_total; ///< springs that broke since the world was made
     int clamped_constraints;  ///< constraints (sb_constraint.h) the method cannot deliver as tuned, as clamped_springs
     /// springs this method cannot deliver as tuned at this sub-step (a frequency past four
     /// sub-steps per period, a Nissen coefficient past 1, an explicit network past its stable

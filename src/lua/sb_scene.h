@@ -61,6 +61,9 @@ sb_reload_event sb_scene_restart(sb_scene *scene);
 bool sb_scene_frame(sb_scene *scene, char *error, size_t error_size);
 
 /// Number of worlds; world 0 is the scene's `world`.
+/// The function whose error made the last sb_scene_frame fail: "update" or a callback's name
+/// ("on_spring_break"); it stays off until the next reload, the rest keep running.
+const char *sb_scene_failed_function(const sb_scene *scene);
 int sb_scene_world_count(const sb_scene *scene);
 /// The i-th world.
 sb_world *sb_scene_world(const sb_scene *scene, int i);

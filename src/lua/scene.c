@@ -862,6 +862,7 @@ static void shape_of(const sb_world *w, world_shape *s)
         s->particles = -1; // never equal to anything
         return;
     }
+    s->broken_total = sb_world_get_stats(w)->broken_springs_total;
     sb_particle_id p = sb_null_particle();
     while (sb_world_next_particle(w, &p)) {
         sb_particle_def d;
@@ -912,7 +913,17 @@ static bool changed_while_running(const world_shape *built, const sb_world *w, i
     for (int i = 0; !changed && i < now.springs; ++i)
         changed = now.s_index[i] != built->s_index[i] || now.s_gen[i] != built->s_gen[i];
     bool constraints = now.constraints != built->constraints || now.c_layout != built->c_layout || now.c_gens != built->c_gens;
-    if (changed)
+    // Springs the physics broke are not the scene's doing: say so (issue 22). The shape was taken
+    // when the world was built (its total then is 0) or carried over (the total carries too).
+    uint64_t total = sb_world_get_stats(w)->broken_springs_total;
+    uint64_t broke = total > built->broken_total ? total - built->broken_total : 0;
+    bool particles_same = now.particles == built->particles;
+    for (int i = 0; particles_same && i < now.particles; ++i)
+        particles_same = now.p_index[i] == built->p_index[i] && now.p_gen[i] == built->p_gen[i];
+    if (changed && particles_same && broke > 0 && (uint64_t)(built->springs - now.springs) == broke)
+        snprintf(why, n, "world %d: %llu spring%s broke since it was loaded (%d springs, built with %d)", world + 1,
+                 (unsigned long long)broke, broke == 1 ? "" : "s", now.springs, built->springs);
+    else if (changed)
         snprintf(why, n, "world %d: the running scene added or removed particles or springs since it was loaded "
                          "(%d particles and %d springs, built with %d and %d)",
                  world + 1, now.particles, now.springs, built->particles, built->springs);
@@ -1103,7 +1114,7 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
     char why[512] = "";
     bool restart = force_restart;
     if (force_restart)
-        snprintf(why, sizeof why, "restart requested");
+        snprintf(why, sizeof why, "asked for");
     if (!restart && b.world_count != scene->cur.world_count) {
         snprintf(why, sizeof why, "%d worlds, was %d", b.world_count, scene->cur.world_count);
         restart = true;
@@ -1144,6 +1155,8 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
         lua_pushnil(scene->L); // a restarted scene plots afresh: the old series free their panels
         lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.plots");
         adopt(scene, &b, NULL);
+        if (force_restart)
+            return make_event(SB_RELOAD_RESTARTED, "restarted from the file, as asked%s", NULL);
         return make_event(SB_RELOAD_RESTARTED, "structure changed: restarted (%s)", why);
     }
     // Same structure: the new worlds take over the running state; tuning ramps in.
@@ -1163,12 +1176,20 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
         shapes[i].p_gen = fresh.p_gen;
         shapes[i].s_gen = fresh.s_gen;
         shapes[i].c_gens = fresh.c_gens;
+        shapes[i].broken_total = fresh.broken_total;
         fresh.p_gen = pg;
         fresh.s_gen = sg;
         shape_free(&fresh);
     }
     adopt(scene, &b, shapes);
-    return make_event(SB_RELOAD_KEPT, "tuning applied, state kept%s", ramps ? " (tuning ramps in)" : "");
+    // Only what is true: a save that changed no spring, mass or gravity (a comment, a colour,
+    // a solver setting) is not a tuning
+    if (ramps == 0)
+        return make_event(SB_RELOAD_KEPT, "reloaded, state kept: no spring, mass or gravity changed%s", NULL);
+    char detail[64];
+    snprintf(detail, sizeof detail, "%d change%s ramp in over %.2g s", ramps, ramps == 1 ? "" : "s",
+             scene->opt.ramp_seconds);
+    return make_event(SB_RELOAD_KEPT, "tuning applied, state kept (%s)", detail);
 }
 
 // ---------------------------------------------------------------- public API
@@ -1336,6 +1357,7 @@ bool sb_scene_frame(sb_scene *scene, char *error, size_t error_size)
         lua_pushnumber(L, dt);
         if (!protected_call(scene, 2, 0, scene->opt.update_seconds, "update()", error, error_size)) {
             scene->update_ok = false; // until the next reload
+            scene->failed = "update";
             ok = false;
         }
     }
@@ -1346,11 +1368,13 @@ bool sb_scene_frame(sb_scene *scene, char *error, size_t error_size)
     else if (!ok) {
         char ignored[256];
         scene_dispatch_events(scene, ignored, sizeof ignored); // update's error is the one to show
+        scene->failed = "update";
     }
     scene_log_flush(scene);
     return ok;
 }
 
+const char *sb_scene_failed_function(const sb_scene *scene) { return scene->failed ? scene->failed : "update"; }
 int sb_scene_world_count(const sb_scene *scene) { return scene->cur.world_count; }
 sb_world *sb_scene_world(const sb_scene *scene, int i)
 {

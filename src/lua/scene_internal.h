@@ -37,6 +37,7 @@ typedef struct world_shape {
     int constraints;
     uint64_t c_layout;        // hash of each constraint's slot, kind and particles
     uint64_t c_gens;          // hash of their generations (changed_while_running)
+    uint64_t broken_total;    // the world's sb_stats.broken_springs_total when this was taken
 } world_shape;
 
 /// What one run of the scene file produced, before it is adopted.
@@ -68,6 +69,7 @@ struct sb_scene {
     scene_build *loading;     // the build whose file is running now; NULL between loads
     world_shape *shapes;      // shapes of cur's worlds as first built
     bool update_ok;
+    const char *failed;        // the function the last failed frame names: "update" or a callback
     bool callback_off[SCENE_CALLBACK_COUNT]; // raised an error: off until the next reload
     struct scene_draw *draw;                  // scene_program.c
     struct scene_logs *logs;                  // scene_log.c: files of springbox.open_log

@@ -72,6 +72,7 @@ static bool call_callback(sb_scene *scene, scene_callback cb, int nargs, bool *c
     char message[2048];
     if (!protected_call(scene, nargs, 1, scene->opt.update_seconds, what, message, sizeof message)) {
         scene->callback_off[cb] = true;
+        scene->failed = scene_callback_names[cb];
         // the limit's message names the callback already; a script error is prefixed with it
         if (strstr(message, what) == message)
             snprintf(error, error_size, "%s", message);
