@@ -521,7 +521,22 @@ static void write_back(app *a)
 // The side's solver line; in the compare view it wraps in two so that each fits its half.
 /// Draws `text` within `width` pixels, breaking lines at spaces (the font is monospace);
 /// returns the y below it.
+static int wrap_text(app *a, int x, int y, int width, SDL_Color color, const char *text, bool draw);
+
 static int draw_wrapped(app *a, int x, int y, int width, SDL_Color color, const char *text)
+{
+    return wrap_text(a, x, y, width, color, text, true);
+}
+
+/// The lines `text` takes wrapped to `width` pixels, as draw_wrapped breaks them.
+static int wrapped_lines(app *a, int width, const char *text)
+{
+    return wrap_text(a, 0, 0, width, COLOR_TEXT, text, false) / render_line_height(a->rc, false);
+}
+
+// Breaks text at spaces into lines of `width` pixels, drawing them when `draw`; returns the y
+// under the last line.
+static int wrap_text(app *a, int x, int y, int width, SDL_Color color, const char *text, bool draw)
 {
     int per_line = width / render_char_width(a->rc, false), lh = render_line_height(a->rc, false);
     per_line = per_line < 20 ? 20 : per_line;
@@ -537,7 +552,8 @@ static int draw_wrapped(app *a, int x, int y, int width, SDL_Color color, const 
         n = n < (int)sizeof line ? n : (int)sizeof line - 1;
         memcpy(line, p, (size_t)n);
         line[n] = '\0';
-        render_text(a->rc, x, y, color, false, line);
+        if (draw)
+            render_text(a->rc, x, y, color, false, line);
         y += lh;
         p += n;
         while (*p == ' ')
@@ -563,10 +579,10 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
     if (a->compare) { // each half is narrow: the lines wrap rather than lose their ends
         y = draw_wrapped(a, x, y, area.w - 20, COLOR_TEXT, first);
         y = draw_wrapped(a, x, y, area.w - 20, COLOR_TEXT, second) - lh;
-    } else {
+    } else { // one line where it fits, wrapped where it does not (it ran off a narrow window)
         char line[520];
         snprintf(line, sizeof line, "%s  %s", first, second);
-        render_text(a->rc, x, y, COLOR_TEXT, false, line);
+        y = draw_wrapped(a, x, y, area.w - 20, COLOR_TEXT, line) - lh;
     }
     for (int k = 1; k < sb_scene_world_count(s->scene); ++k) {
         sb_world *wk = side_world(s, k);
@@ -832,9 +848,14 @@ static void draw(app *a)
     render_text(rc, panel.x + 12, a->height - lh - 6, COLOR_TEXT, false, "H: help, keys");
     // notices
     double now = now_seconds();
-    for (int i = 0; i < MAX_NOTICES; ++i)
-        if (a->notices[i].until > now)
-            render_text(rc, 10, a->height - gh - 30 - ((s0->plots + 2) / 3) * (gh + 10) - i * (lh + 4), a->notices[i].color, false, a->notices[i].text);
+    // the newest at the bottom, each wrapped to the view (a long reload message was cut at its edge)
+    int notice_y = a->height - gh - 30 - ((s0->plots + 2) / 3) * (gh + 10) + lh, notice_w = a->view.rect.w - 20;
+    for (int i = 0; i < MAX_NOTICES; ++i) {
+        if (a->notices[i].until <= now)
+            continue;
+        notice_y -= wrapped_lines(a, notice_w, a->notices[i].text) * lh + 4;
+        draw_wrapped(a, 10, notice_y, notice_w, a->notices[i].color, a->notices[i].text);
+    }
     if (a->help) {
         int hh = (int)(sizeof help_lines / sizeof help_lines[0]) * lh + 50;
         SDL_Rect box = {40, 70, a->view.rect.w - 80, hh};

@@ -921,7 +921,7 @@ static bool changed_while_running(const world_shape *built, const sb_world *w, i
     for (int i = 0; particles_same && i < now.particles; ++i)
         particles_same = now.p_index[i] == built->p_index[i] && now.p_gen[i] == built->p_gen[i];
     if (changed && particles_same && broke > 0 && (uint64_t)(built->springs - now.springs) == broke)
-        snprintf(why, n, "world %d: %llu spring%s broke since it was loaded (%d springs, built with %d)", world + 1,
+        snprintf(why, n, "world %d: %llu spring%s broke since it was loaded (%d left of %d)", world + 1,
                  (unsigned long long)broke, broke == 1 ? "" : "s", now.springs, built->springs);
     else if (changed)
         snprintf(why, n, "world %d: the running scene added or removed particles or springs since it was loaded "
