@@ -1349,6 +1349,43 @@ TEST(scenes_move_the_camera_and_retitle)
     return 0;
 }
 
+// A kept reload carries the contacts' touching state: a ball resting on a wall began its contact
+// once, and three kept reloads neither begin it again nor end it (issue 22: 4 begins, 0 ends).
+TEST(kept_reloads_do_not_refire_contact_events)
+{
+    const char *text = "local sb = require 'springbox'\n"
+                       "local state = sb.state{ begins = 0, ends = 0 }\n"
+                       "local w = sb.world{}\n"
+                       "w:wall(-5, 0, 5, 0)\n"
+                       "local ball = w:particle{ x = 0, y = 0.1, radius = 0.1, events = true }\n"
+                       "w:spring(w:particle{ x = 3, y = 3, fixed = true }, w:particle{ x = 4, y = 3 }, { hertz = 3 })\n"
+                       "return { world = w,\n"
+                       "  update = function() sb.plot('begins', state.begins); sb.plot('ends', state.ends) end,\n"
+                       "  on_contact_begin = function() state.begins = state.begins + 1 end,\n"
+                       "  on_contact_end = function() state.ends = state.ends + 1 end }\n";
+    char error[2048];
+    sb_scene *s = open_text("rest.lua", text, error, sizeof error);
+    ENSURE(s);
+    run_frames(s, 30);
+    char edited[2048];
+    for (int r = 0; r < 3; ++r) {
+        snprintf(edited, sizeof edited, "%s", text);
+        char *hz = strstr(edited, "hertz = 3");
+        ENSURE(hz);
+        hz[8] = (char)('4' + r);
+        write_file("rest.lua", edited);
+        sb_reload_event e = sb_scene_reload(s);
+        ENSURE(e.result == SB_RELOAD_KEPT);
+        run_frames(s, 10);
+    }
+    double begins = 0, ends = 0;
+    ENSURE(plot_value(s, "begins", &begins) && plot_value(s, "ends", &ends));
+    printf("after three kept reloads: %g begins, %g ends\n", begins, ends);
+    ENSURE(begins == 1 && ends == 0);
+    sb_scene_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -1359,6 +1396,7 @@ static const test_entry tests[] = {
     ENTRY(hostile_returned_tables),
     ENTRY(runtime_structure_changes_restart_and_say_so),
     ENTRY(reload_messages_say_what_happened),
+    ENTRY(kept_reloads_do_not_refire_contact_events),
     ENTRY(sandbox_strings_cannot_be_poisoned),
     ENTRY(scenes_are_told_what_is_wrong),
     ENTRY(scene_state_survives_reloads),

@@ -923,6 +923,35 @@ sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)
     dst->drag_damping_ratio = src->drag_damping_ratio;
     dst->stats.steps = src->stats.steps;
     dst->stats.time = src->stats.time;
+    // Contacts touching and particles outside the region stay so: without them a kept reload
+    // began every resting contact again (a ball on a wall, three reloads: 4 begins, no end)
+    // and left the region again (issue 22). Same slots; the destination's generations.
+    if (src->touch_count > 0 &&
+        array_reserve((void **)&dst->touch_keys, &dst->touch_cap, src->touch_count, sizeof *dst->touch_keys)) {
+        sb_contact_event *events = realloc(dst->touch_events, sizeof *events * (size_t)src->touch_count);
+        if (events) {
+            dst->touch_events = events;
+            for (int k = 0; k < src->touch_count; ++k) {
+                sb_contact_event e = src->touch_events[k];
+                e.a.generation = dst->p_gen[e.a.index];
+                if (e.b.generation)
+                    e.b.generation = dst->p_gen[e.b.index];
+                if (e.wall.generation && (int)e.wall.index < dst->w_high)
+                    e.wall.generation = dst->w_gen[e.wall.index];
+                dst->touch_keys[k] = src->touch_keys[k];
+                dst->touch_events[k] = e;
+            }
+            dst->touch_count = src->touch_count;
+        }
+    }
+    if (src->outside_cap > 0 && src->outside &&
+        (dst->outside_cap >= src->outside_cap || ARRAY_GROW(dst->outside, dst->p_cap))) {
+        if (dst->outside_cap < dst->p_cap) {
+            memset(dst->outside + dst->outside_cap, 0, (size_t)(dst->p_cap - dst->outside_cap));
+            dst->outside_cap = dst->p_cap;
+        }
+        memcpy(dst->outside, src->outside, (size_t)(src->outside_cap < dst->outside_cap ? src->outside_cap : dst->outside_cap));
+    }
     return SB_OK;
 }
 
