@@ -1386,6 +1386,41 @@ TEST(kept_reloads_do_not_refire_contact_events)
     return 0;
 }
 
+// on_spring_break is told what broke in readable form (issue 22): the spring's handle says it was
+// removed, so a sixth argument holds its index, ends, rest length, tuning, force and stretch.
+TEST(spring_break_callbacks_get_what_broke)
+{
+    const char *text = "local sb = require 'springbox'\n"
+                       "local w = sb.world{}\n"
+                       "local top = w:particle{ x = 0, y = 0, fixed = true }\n"
+                       "local bob = w:particle{ x = 0, y = -1.25, mass = 5 }\n"
+                       "w:spring(top, w:particle{ x = 2, y = 0 }, { hertz = 2 })\n"
+                       "w:spring(top, bob, { hertz = 7, damping_ratio = 0.25, rest_length = 1.25, break_force = 20 })\n"
+                       "local seen = {}\n"
+                       "return { world = w,\n"
+                       "  update = function() for k, v in pairs(seen) do sb.plot(k, v) end end,\n"
+                       "  on_spring_break = function(spring, a, b, force, stretch, info)\n"
+                       "    seen.index = info.index; seen.rest = info.rest_length; seen.hz = info.hertz\n"
+                       "    seen.zeta = info.damping_ratio; seen.hertz_mode = info.tuning == 'hertz' and 1 or 0\n"
+                       "    seen.ends = (info.a == top and info.b == bob) and 1 or 0\n"
+                       "    seen.same = (info.force == force and info.stretch == stretch and force > 20) and 1 or 0\n"
+                       "  end }\n";
+    char error[2048];
+    sb_scene *s = open_text("what_broke.lua", text, error, sizeof error);
+    ENSURE(s);
+    run_frames(s, 60);
+    double v;
+    ENSURE(plot_value(s, "index", &v) && v == 2);
+    ENSURE(plot_value(s, "rest", &v) && v == 1.25);
+    ENSURE(plot_value(s, "hz", &v) && v == 7);
+    ENSURE(plot_value(s, "zeta", &v) && v == 0.25);
+    ENSURE(plot_value(s, "hertz_mode", &v) && v == 1);
+    ENSURE(plot_value(s, "ends", &v) && v == 1);
+    ENSURE(plot_value(s, "same", &v) && v == 1);
+    sb_scene_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -1397,6 +1432,7 @@ static const test_entry tests[] = {
     ENTRY(runtime_structure_changes_restart_and_say_so),
     ENTRY(reload_messages_say_what_happened),
     ENTRY(kept_reloads_do_not_refire_contact_events),
+    ENTRY(spring_break_callbacks_get_what_broke),
     ENTRY(sandbox_strings_cannot_be_poisoned),
     ENTRY(scenes_are_told_what_is_wrong),
     ENTRY(scene_state_survives_reloads),

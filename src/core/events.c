@@ -37,6 +37,8 @@ static void break_springs(sb_world *w)
         e->b = (sb_particle_id){(uint32_t)b, w->p_gen[b]};
         e->stretch = stretch;
         e->force = force;
+        e->rest_length = w->rest[s];
+        e->tuning = w->tuning[s];
         world_free_spring_slot(w, s);
     }
 }

@@ -140,6 +140,8 @@ typedef struct sb_break_event {
     sb_particle_id a, b;
     double stretch;        ///< |length - rest| / rest when it broke
     double force;          ///< the force it carried, N (positive pulls)
+    double rest_length;    ///< m, as it was
+    sb_tuning tuning;      ///< as it was
 } sb_break_event;
 
 /// What the last step measured. Energies in joules.

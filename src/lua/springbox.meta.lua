@@ -448,8 +448,25 @@ function Spring:retune(tuning, seconds) end
 --- events = true; b is a particle, a wall's number, or nil for the world's bounds
 ---@field on_contact_end? fun(a: springbox.Particle, b: springbox.Particle|integer|nil)
 ---@field on_spring_break? fun(spring: springbox.Spring, a: springbox.Particle?, b: springbox.Particle?,
---- force: number, stretch: number) the spring is already removed
+--- force: number, stretch: number, info: springbox.BrokenSpring) the spring is already removed (its
+--- handle says so); info holds what broke
 ---@field on_leave_bounds? fun(p: springbox.Particle) a particle with events = true left the world's region
+
+---What on_spring_break is told about the spring that broke, readable after it is gone.
+---@class springbox.BrokenSpring
+---@field index integer the spring's index, as spring.index was
+---@field a springbox.Particle? its ends, nil where removed since
+---@field b springbox.Particle?
+---@field rest_length number m
+---@field tuning "hertz"|"coefficients"|"raw"|"rigid"
+---@field hertz? number with tuning "hertz"
+---@field damping_ratio? number with tuning "hertz"
+---@field stiffness? number with tuning "coefficients"
+---@field damping? number with tuning "coefficients"
+---@field k? number with tuning "raw"
+---@field c? number with tuning "raw"
+---@field force number N it carried when it broke
+---@field stretch number |length/rest - 1| when it broke
 
 ---What draw(g) draws with; calls use a dot, as love.graphics. Positions in world metres.
 ---@class springbox.Graphics
