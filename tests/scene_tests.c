@@ -1421,6 +1421,43 @@ TEST(spring_break_callbacks_get_what_broke)
     return 0;
 }
 
+// An angle's value wraps at +-pi, so a plotted joint jumped; `unwrapped` runs on (issue 22): a
+// free arm spun around its joint for four seconds turns through several turns with no jump.
+TEST(angles_unwrap_for_plots)
+{
+    const char *text = "local sb = require 'springbox'\n"
+                       "local w = sb.world{ gravity = {0, 0}, collisions = false }\n"
+                       "local a = w:particle{ x = -1, y = 0, fixed = true }\n"
+                       "local b = w:particle{ x = 0, y = 0, fixed = true }\n"
+                       "local c = w:particle{ x = 1, y = 0, vy = 6 }\n"
+                       "w:spring(b, c)\n"
+                       "local knee = w:angle(a, b, c, { hertz = 0.01 })\n"
+                       "local last, jump, wraps = nil, 0, 0\n"
+                       "local lastv\n"
+                       "return { world = w, update = function()\n"
+                       "  local u, v = knee.unwrapped, knee.value\n"
+                       "  if last then jump = math.max(jump, math.abs(u - last)) end\n"
+                       "  if lastv and math.abs(v - lastv) > 3 then wraps = wraps + 1 end\n"
+                       "  last, lastv = u, v\n"
+                       "  sb.plot('jump', jump); sb.plot('wraps', wraps); sb.plot('u', u); sb.plot('v', v)\n"
+                       "end }\n";
+    char error[2048];
+    sb_scene *s = open_text("unwrap.lua", text, error, sizeof error);
+    ENSURE(s);
+    run_frames(s, 240);
+    double jump, wraps, u, v;
+    ENSURE(plot_value(s, "jump", &jump) && plot_value(s, "wraps", &wraps) && plot_value(s, "u", &u) &&
+           plot_value(s, "v", &v));
+    printf("value wrapped %g times; unwrapped %.3f (value %.3f), largest step %.3f rad\n", wraps, u, v, jump);
+    ENSURE(wraps >= 2);              // the plain value jumps...
+    ENSURE(jump < 0.5);              // ...the unwrapped one never does
+    ENSURE(fabs(u) > 2.0 * 3.14159); // it counts the turns
+    double turns = (u - v) / 6.283185307179586;
+    ENSURE(fabs(turns - round(turns)) < 1e-9);
+    sb_scene_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -1433,6 +1470,7 @@ static const test_entry tests[] = {
     ENTRY(reload_messages_say_what_happened),
     ENTRY(kept_reloads_do_not_refire_contact_events),
     ENTRY(spring_break_callbacks_get_what_broke),
+    ENTRY(angles_unwrap_for_plots),
     ENTRY(sandbox_strings_cannot_be_poisoned),
     ENTRY(scenes_are_told_what_is_wrong),
     ENTRY(scene_state_survives_reloads),

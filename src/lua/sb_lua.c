@@ -1312,6 +1312,40 @@ static int l_world_area(lua_State *L)
     return add_constraint(L, world, SB_CONSTRAINT_AREA, ids, (int)n, 3);
 }
 
+/// An angle constraint's value without the wrap at +-pi, for plots of a joint that turns past it
+/// (issue 22): each read is taken as the nearest turn to the last read of the same handle, so a
+/// scene that reads it every frame sees it run on continuously (it turns less than half a turn a
+/// frame). Kept per handle in a weak registry table; other kinds push their value.
+static void push_unwrapped(lua_State *L, int handle, double value, bool angle)
+{
+    if (!angle) {
+        lua_pushnumber(L, value);
+        return;
+    }
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.unwrapped") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, "springbox.unwrapped");
+    }
+    lua_pushvalue(L, handle);
+    double unwrapped = value;
+    if (lua_rawget(L, -2) == LUA_TNUMBER) { // the last unwrapped value read
+        double last = lua_tonumber(L, -1), two_pi = 6.283185307179586;
+        unwrapped = value + two_pi * floor((last - value) / two_pi + 0.5);
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, handle);
+    lua_pushnumber(L, unwrapped);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    lua_pushnumber(L, unwrapped);
+}
+
 static int l_constraint_index(lua_State *L)
 {
     if (read_removed(L, CONSTRAINT_MT, "constraint"))
@@ -1327,6 +1361,7 @@ static int l_constraint_index(lua_State *L)
     if (strcmp(key, "kind") == 0) lua_pushstring(L, sb_constraint_kind_name(d.kind));
     else if (strcmp(key, rest_name(d.kind)) == 0) lua_pushnumber(L, d.rest);
     else if (strcmp(key, "value") == 0) lua_pushnumber(L, sb_constraint_value(world, id));
+    else if (strcmp(key, "unwrapped") == 0) push_unwrapped(L, 1, sb_constraint_value(world, id), d.kind == SB_CONSTRAINT_ANGLE);
     else if (strcmp(key, "rigid") == 0) lua_pushboolean(L, sb_tuning_is_rigid(t));
     else if (strcmp(key, "tuning") == 0) lua_pushstring(L, t->mode == SB_TUNE_HERTZ ? "hertz" : t->mode == SB_TUNE_COEFFICIENTS ? "coefficients" : "raw");
     else if (strcmp(key, "hertz") == 0 && t->mode == SB_TUNE_HERTZ) lua_pushnumber(L, t->hertz);
@@ -1350,7 +1385,7 @@ static int l_constraint_index(lua_State *L)
     else if (is_field(key, constraint_fields) && strcmp(key, "length") && strcmp(key, "angle") && strcmp(key, "area"))
         return luaL_error(L, "constraint.%s: this %s is tuned by %s", key, sb_constraint_kind_name(d.kind),
                           t->mode == SB_TUNE_HERTZ ? "hertz and damping_ratio" : t->mode == SB_TUNE_COEFFICIENTS ? "stiffness and damping" : "k and c");
-    else return luaL_error(L, "unknown %s property '%s' (kind, %s, value, rigid, tuning, hertz, damping_ratio, stiffness, damping, k, c, particles, index, world, removed)",
+    else return luaL_error(L, "unknown %s property '%s' (kind, %s, value, unwrapped, rigid, tuning, hertz, damping_ratio, stiffness, damping, k, c, particles, index, world, removed)",
                            sb_constraint_kind_name(d.kind), key, rest_name(d.kind));
     return 1;
 }

@@ -417,6 +417,8 @@ function Spring:retune(tuning, seconds) end
 ---@field angle number angles: the rest value
 ---@field area number areas: the rest value
 ---@field value number read-only: the constrained quantity now
+---@field unwrapped number an angle's value without the wrap at +-pi (each read nearest the last read's
+--- turn); other kinds: value
 ---@field rigid boolean read-only
 ---@field tuning "hertz"|"coefficients"|"raw" read-only
 ---@field hertz number readable in the form it was tuned in; writing one of a pair keeps the other
