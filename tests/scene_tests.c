@@ -1458,6 +1458,38 @@ TEST(angles_unwrap_for_plots)
     return 0;
 }
 
+// Series can share a panel (issue 22): four chain tips plotted with the panel "tips" are drawn on
+// one; a series without one keeps its own; a bad panel name is refused by name.
+TEST(plot_series_share_panels)
+{
+    const char *text = "local sb = require 'springbox'\n"
+                       "local w = sb.world{}\n"
+                       "w:particle{ x = 0, y = 0 }\n"
+                       "return { world = w, update = function()\n"
+                       "  for k = 1, 4 do sb.plot('tip ' .. k, k, 'tips') end\n"
+                       "  sb.plot('alone', 5)\n"
+                       "  local ok, err = pcall(sb.plot, 'x', 1, 'bad\"panel')\n"
+                       "  sb.plot('refused', (not ok and err:find('panel must be')) and 1 or 0)\n"
+                       "end }\n";
+    char error[2048];
+    sb_scene *s = open_text("panels.lua", text, error, sizeof error);
+    ENSURE(s);
+    run_frames(s, 2);
+    char panel[64];
+    for (int k = 1; k <= 4; ++k) {
+        char name[16];
+        snprintf(name, sizeof name, "tip %d", k);
+        sb_scene_plot_panel(s, name, panel, sizeof panel);
+        ENSURE(strcmp(panel, "tips") == 0);
+    }
+    sb_scene_plot_panel(s, "alone", panel, sizeof panel);
+    ENSURE(strcmp(panel, "alone") == 0);
+    double v;
+    ENSURE(plot_value(s, "refused", &v) && v == 1);
+    sb_scene_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -1471,6 +1503,7 @@ static const test_entry tests[] = {
     ENTRY(kept_reloads_do_not_refire_contact_events),
     ENTRY(spring_break_callbacks_get_what_broke),
     ENTRY(angles_unwrap_for_plots),
+    ENTRY(plot_series_share_panels),
     ENTRY(sandbox_strings_cannot_be_poisoned),
     ENTRY(scenes_are_told_what_is_wrong),
     ENTRY(scene_state_survives_reloads),

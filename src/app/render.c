@@ -654,6 +654,44 @@ void render_graph_pair(render_ctx *rc, SDL_Rect r, const float *const series[2],
     }
 }
 
+void render_graph_shared(render_ctx *rc, SDL_Rect r, const float *const *series, int n, int count,
+                         const SDL_Color *colors, const char *const *labels)
+{
+    render_panel(rc, r, (SDL_Color){0, 0, 0, 150});
+    float lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < n; ++k)
+        for (int i = 0; i < count; ++i)
+            if (isfinite(series[k][i])) {
+                lo = fminf(lo, series[k][i]);
+                hi = fmaxf(hi, series[k][i]);
+            }
+    if (count > 0 && isfinite(lo)) {
+        if (hi - lo < 1e-9f * fmaxf(1.0f, fabsf(hi)))
+            hi = lo + 1e-9f * fmaxf(1.0f, fabsf(hi)) + 1e-12f;
+        SDL_FPoint pts[1024];
+        int m = count < 1024 ? count : 1024, first = count - m;
+        for (int k = 0; k < n; ++k) {
+            for (int i = 0; i < m; ++i) {
+                float v = series[k][first + i];
+                float t = isfinite(v) ? (v - lo) / (hi - lo) : 0.0f;
+                pts[i].x = (float)r.x + (float)r.w * (float)i / (float)(m > 1 ? m - 1 : 1);
+                pts[i].y = (float)(r.y + r.h - 2) - t * (float)(r.h - 16);
+            }
+            SDL_SetRenderDrawColor(rc->r, colors[k].r, colors[k].g, colors[k].b, 255);
+            SDL_RenderDrawLinesF(rc->r, pts, m);
+        }
+    }
+    // the legend: each series' name and latest value in its colour, one after another
+    SDL_RenderSetClipRect(rc->r, &r);
+    int x = r.x + 4;
+    for (int k = 0; k < n; ++k) {
+        char text[96];
+        snprintf(text, sizeof text, "%s %.3g ", labels[k], count > 0 ? series[k][count - 1] : 0.0f);
+        x += render_text(rc, x, r.y + 1, colors[k], false, text);
+    }
+    SDL_RenderSetClipRect(rc->r, NULL);
+}
+
 void render_graph(render_ctx *rc, SDL_Rect r, const float *samples, int count, SDL_Color color, const char *label)
 {
     render_panel(rc, r, (SDL_Color){0, 0, 0, 150});

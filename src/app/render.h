@@ -49,6 +49,10 @@ int render_line_height(render_ctx *rc, bool big);
 void render_panel(render_ctx *rc, SDL_Rect r, SDL_Color color);
 /// A line graph of `count` samples (oldest first) scaled to its own range, with a label.
 void render_graph(render_ctx *rc, SDL_Rect r, const float *samples, int count, SDL_Color color, const char *label);
+/// `n` series of `count` samples (oldest first) on one panel and one scale, each in its colour,
+/// with a legend of their names and latest values.
+void render_graph_shared(render_ctx *rc, SDL_Rect r, const float *const *series, int n, int count,
+                         const SDL_Color *colors, const char *const *labels);
 /// Two series of `count` samples (oldest first) about zero on one shared scale, with a zero line;
 /// the first is dashed over the second; non-finite samples are left out.
 void render_graph_pair(render_ctx *rc, SDL_Rect r, const float *const series[2], int count, const SDL_Color colors[2]);

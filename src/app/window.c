@@ -34,6 +34,7 @@ typedef struct side {
     // the scene's springbox.plot series: names and histories
     int plots;
     char plot_name[MAX_PLOTS][40];
+    char plot_panel[MAX_PLOTS][40]; // series with the same panel share one (springbox.plot's third argument)
     float plot[MAX_PLOTS][HISTORY];
 } side;
 
@@ -144,6 +145,30 @@ static void callback_failed(side *s, const char *error)
     s->error_title = "a scene function failed: the scene runs on without it (save to retry)";
 }
 
+/// The panel series p is drawn in: the order its panel name first appears among the series.
+static int plot_panel_index(const side *s, int p)
+{
+    int k = 0;
+    for (int q = 0; q < p; ++q) {
+        bool first = true;
+        for (int r = 0; r < q && first; ++r)
+            first = strcmp(s->plot_panel[r], s->plot_panel[q]) != 0;
+        if (first && strcmp(s->plot_panel[q], s->plot_panel[p]) == 0)
+            return k;
+        k += first;
+    }
+    return k;
+}
+
+/// How many panels the series take.
+static int plot_panels(const side *s)
+{
+    int n = 0;
+    for (int p = 0; p < s->plots; ++p)
+        n = plot_panel_index(s, p) + 1 > n ? plot_panel_index(s, p) + 1 : n;
+    return n;
+}
+
 static void record_plots(side *s)
 {
     int n = sb_scene_plot_count(s->scene);
@@ -153,6 +178,7 @@ static void record_plots(side *s)
         char name[40];
         if (!sb_scene_plot(s->scene, i, name, sizeof name, &v))
             break;
+        sb_scene_plot_panel(s->scene, name, s->plot_panel[i], sizeof s->plot_panel[i]);
         if (i >= s->plots || strcmp(name, s->plot_name[i]) != 0) { // a new series starts empty
             snprintf(s->plot_name[i], sizeof s->plot_name[i], "%s", name);
             for (int k = 0; k < HISTORY; ++k)
@@ -817,9 +843,24 @@ static void draw(app *a)
         render_graph(rc, r, data, s0->history, colors[g], labels[g]);
     }
     // the scene's own series (springbox.plot), in rows of three above
-    for (int p = 0; p < s0->plots; ++p) {
-        SDL_Rect r = {10 + (p % 3) * (gw + 10), gy - (1 + p / 3) * (gh + 10), gw, gh};
-        render_graph(rc, r, s0->plot[p], s0->history, (SDL_Color){240, 200, 90, 255}, s0->plot_name[p]);
+    int panels = plot_panels(s0);
+    for (int k = 0; k < panels; ++k) {
+        const float *series[MAX_PLOTS];
+        const char *plot_labels[MAX_PLOTS];
+        SDL_Color plot_colors[MAX_PLOTS];
+        int n = 0;
+        static const SDL_Color palette[] = {{240, 200, 90, 255}, {120, 200, 255, 255}, {240, 120, 200, 255},
+                                            {150, 230, 140, 255}, {255, 150, 90, 255}, {190, 160, 255, 255}};
+        for (int p = 0; p < s0->plots; ++p) {
+            if (plot_panel_index(s0, p) != k)
+                continue;
+            series[n] = s0->plot[p];
+            plot_labels[n] = s0->plot_name[p];
+            plot_colors[n] = palette[n % 6];
+            n += 1;
+        }
+        SDL_Rect r = {10 + (k % 3) * (gw + 10), gy - (1 + k / 3) * (gh + 10), gw, gh};
+        render_graph_shared(rc, r, series, n, s0->history, plot_colors, plot_labels);
     }
     draw_inspector(a, gy);
     // tuning panel
@@ -849,7 +890,7 @@ static void draw(app *a)
     // notices
     double now = now_seconds();
     // the newest at the bottom, each wrapped to the view (a long reload message was cut at its edge)
-    int notice_y = a->height - gh - 30 - ((s0->plots + 2) / 3) * (gh + 10) + lh, notice_w = a->view.rect.w - 20;
+    int notice_y = a->height - gh - 30 - ((plot_panels(s0) + 2) / 3) * (gh + 10) + lh, notice_w = a->view.rect.w - 20;
     for (int i = 0; i < MAX_NOTICES; ++i) {
         if (a->notices[i].until <= now)
             continue;

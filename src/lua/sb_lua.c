@@ -2069,8 +2069,9 @@ static int l_tune(lua_State *L)
     return 1;
 }
 
-// springbox.plot(name, value): one sample of a named series for this frame. A host draws each
-// series as a live graph and writes it into --stats; without a host it is kept and ignored.
+// springbox.plot(name, value [, panel]): one sample of a named series for this frame. A host draws
+// each series as a live graph (series given the same panel share one, overlaid on one scale) and
+// writes it into --stats; without a host it is kept and ignored.
 // Series live in the registry table "springbox.plots": names in the order they first came
 // (array part) and each one's latest value (hash part).
 enum { plot_max_series = 12, plot_max_name = 32 };
@@ -2084,6 +2085,26 @@ static int l_plot(lua_State *L)
         if ((unsigned char)name[i] < 0x20 || name[i] == '"' || name[i] == '\\' || (unsigned char)name[i] >= 0x7F)
             return luaL_argerror(L, 1, lua_pushfstring(L, "name must be printable ASCII without quotes or backslashes, got \"%s\"", name));
     double v = check_finite_at(L, 2, 2, "value");
+    if (!lua_isnoneornil(L, 3)) { // the panel: printable like a name; kept per series
+        size_t plen;
+        const char *panel = luaL_checklstring(L, 3, &plen);
+        bool printable = plen > 0 && plen <= plot_max_name;
+        for (size_t i = 0; printable && i < plen; ++i)
+            printable = (unsigned char)panel[i] >= 0x20 && (unsigned char)panel[i] < 0x7F && panel[i] != '"' && panel[i] != '\\';
+        if (!printable)
+            return luaL_argerror(L, 3, lua_pushfstring(L, "panel must be 1 to %d printable ASCII characters without quotes "
+                                                          "or backslashes, got \"%s\"", plot_max_name, panel));
+        if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots.panel") != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_newtable(L);
+            lua_pushvalue(L, -1);
+            lua_setfield(L, LUA_REGISTRYINDEX, "springbox.plots.panel");
+        }
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, 3);
+        lua_rawset(L, -3);
+        lua_pop(L, 1);
+    }
     if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots") != LUA_TTABLE) {
         lua_pop(L, 1);
         lua_newtable(L);

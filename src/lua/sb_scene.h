@@ -154,6 +154,8 @@ bool sb_scene_draw(sb_scene *scene, sb_draw_list *list, char *error, size_t erro
 int sb_scene_plot_count(const sb_scene *scene);
 /// The i-th series; false past the end.
 bool sb_scene_plot(const sb_scene *scene, int i, char *name, size_t name_size, double *value);
+/// The panel series `name` is drawn in: the one springbox.plot gave it, or its own name.
+void sb_scene_plot_panel(const sb_scene *scene, const char *name, char *panel, size_t panel_size);
 /// Writes `,"plots":{"name":value,...}` for a --stats JSON line (nothing when there are none).
 void sb_scene_write_plots_json(const sb_scene *scene, FILE *f);
 /// Writes `,"worlds":[{...},...]` for a --stats JSON line of a scene with several worlds: each

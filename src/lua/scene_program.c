@@ -507,6 +507,18 @@ int sb_scene_plot_count(const sb_scene *scene)
     return n;
 }
 
+void sb_scene_plot_panel(const sb_scene *scene, const char *name, char *panel, size_t panel_size)
+{
+    lua_State *L = scene->L;
+    snprintf(panel, panel_size, "%s", name);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots.panel") == LUA_TTABLE) {
+        if (lua_getfield(L, -1, name) == LUA_TSTRING)
+            snprintf(panel, panel_size, "%s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
 bool sb_scene_plot(const sb_scene *scene, int i, char *name, size_t name_size, double *value)
 {
     lua_State *L = scene->L;

@@ -52,9 +52,11 @@ function springbox.state(defaults) end
 ---One sample of a named series for this frame: the window draws each series as a live graph
 ---beside energy and stretch, and --stats writes it into every JSON line under "plots".
 ---At most 12 series; names are 1 to 32 printable ASCII characters without quotes or backslashes.
+---Series given the same panel share one graph, on one scale.
 ---@param name string
 ---@param value number finite
-function springbox.plot(name, value) end
+---@param panel? string the graph it shares with others (default: its own)
+function springbox.plot(name, value, panel) end
 
 ---@class springbox.log
 local log = {}
