@@ -1490,6 +1490,38 @@ TEST(plot_series_share_panels)
     return 0;
 }
 
+// Contact callbacks say where and how hard (issue 22): a ball dropped 1.25 m onto a floor begins
+// its contact at the floor under it, with the normal from the ball into the floor, at the speed
+// it fell (sqrt(2 g h) = 4.95 m/s, within a frame's gravity).
+TEST(contact_callbacks_say_where_and_how_hard)
+{
+    const char *text = "local sb = require 'springbox'\n"
+                       "local w = sb.world{}\n"
+                       "w:wall(-5, 0, 5, 0)\n"
+                       "local ball = w:particle{ x = 0.5, y = 1.35, radius = 0.1, events = true }\n"
+                       "local seen = {}\n"
+                       "return { world = w,\n"
+                       "  update = function() for k, v in pairs(seen) do sb.plot(k, v) end end,\n"
+                       "  on_contact_begin = function(a, b, info)\n"
+                       "    if seen.speed then return end\n"
+                       "    seen.x, seen.y, seen.nx, seen.ny, seen.speed = info.x, info.y, info.nx, info.ny, info.speed\n"
+                       "  end }\n";
+    char error[2048];
+    sb_scene *s = open_text("hit.lua", text, error, sizeof error);
+    ENSURE(s);
+    run_frames(s, 90);
+    double x, y, nx, ny, speed;
+    ENSURE(plot_value(s, "x", &x) && plot_value(s, "y", &y) && plot_value(s, "nx", &nx) && plot_value(s, "ny", &ny) &&
+           plot_value(s, "speed", &speed));
+    printf("hit at (%.3f, %.3f), normal (%.2f, %.2f), %.2f m/s (sqrt(2 g h) = %.2f)\n", x, y, nx, ny, speed,
+           sqrt(2 * 9.81 * 1.25));
+    ENSURE(fabs(x - 0.5) < 0.01 && fabs(y) < 0.05);
+    ENSURE(fabs(nx) < 1e-6 && fabs(ny + 1.0) < 1e-6);
+    ENSURE(fabs(speed - sqrt(2 * 9.81 * 1.25)) < 9.81 / 60.0 + 0.05);
+    sb_scene_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -1504,6 +1536,7 @@ static const test_entry tests[] = {
     ENTRY(spring_break_callbacks_get_what_broke),
     ENTRY(angles_unwrap_for_plots),
     ENTRY(plot_series_share_panels),
+    ENTRY(contact_callbacks_say_where_and_how_hard),
     ENTRY(sandbox_strings_cannot_be_poisoned),
     ENTRY(scenes_are_told_what_is_wrong),
     ENTRY(scene_state_survives_reloads),

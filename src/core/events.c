@@ -57,6 +57,17 @@ static sb_contact_event event_of(const sb_world *w, const sb_contact *c)
     }
     else if (c->shape < SHAPE_BOUND)
         e.wall = (sb_wall_id){c->shape, w->w_gen[c->shape]};
+    // where and how hard, for a sound or a spark (issue 22): the velocities the step began with
+    // (the world's snapshot), as the contact has already stopped them
+    e.normal = c->normal;
+    e.point = v2_mad(w->pos[c->a], w->radius[c->a], c->normal);
+    sb_vec2 vb = v2(0.0, 0.0);
+    if (c->b >= 0 && c->b2 >= 0)
+        vb = v2_add(v2_scale(w->snap_vel[c->b], 1.0 - c->t), v2_scale(w->snap_vel[c->b2], c->t));
+    else if (c->b >= 0)
+        vb = w->snap_vel[c->b];
+    double closing = -v2_dot(v2_sub(vb, w->snap_vel[c->a]), c->normal);
+    e.speed = closing > 0.0 ? closing : 0.0;
     return e;
 }
 

@@ -132,6 +132,9 @@ typedef struct sb_spring_def {
 typedef struct sb_contact_event {
     sb_particle_id a, b;
     sb_wall_id wall;
+    sb_vec2 point;         ///< where it touches: a's surface toward b (or the wall), m
+    sb_vec2 normal;        ///< unit, from a toward b (or the wall)
+    double speed;          ///< m/s at which they closed along the normal when the step began (0 if parting)
 } sb_contact_event;
 
 /// A spring that broke in the last step: it is already removed; its ends and what broke it stay.

@@ -287,7 +287,16 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
                     lua_pushinteger(L, (lua_Integer)list[i].wall.index + 1); // walls are numbers in Lua
                 else
                     lua_pushnil(L); // the world's bounds
-                ok = call_callback(scene, cb, 2, NULL, error, error_size);
+                // where and how hard (issue 22): the point, the normal from a, the closing speed
+                lua_createtable(L, 0, 5);
+                const double fields[5] = {list[i].point.x, list[i].point.y, list[i].normal.x, list[i].normal.y,
+                                          list[i].speed};
+                static const char *const names[5] = {"x", "y", "nx", "ny", "speed"};
+                for (int f = 0; f < 5; ++f) {
+                    lua_pushnumber(L, fields[f]);
+                    lua_setfield(L, -2, names[f]);
+                }
+                ok = call_callback(scene, cb, 3, NULL, error, error_size);
             }
         }
         for (int i = 0; leaves && i < nleave && ok; ++i) {

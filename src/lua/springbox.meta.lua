@@ -448,13 +448,21 @@ function Spring:retune(tuning, seconds) end
 ---@field mousemoved? fun(x: number, y: number, dx: number, dy: number)
 ---@field wheelmoved? fun(dx: number, dy: number): boolean? true claims it (the window then does not zoom)
 ---@field draw? fun(g: springbox.Graphics) called for every frame the window draws (and for --screenshot / --record)
----@field on_contact_begin? fun(a: springbox.Particle, b: springbox.Particle|integer|nil) for particles with
---- events = true; b is a particle, a wall's number, or nil for the world's bounds
----@field on_contact_end? fun(a: springbox.Particle, b: springbox.Particle|integer|nil)
+---@field on_contact_begin? fun(a: springbox.Particle, b: springbox.Particle|integer|nil, info: springbox.ContactInfo)
+--- for particles with events = true; b is a particle, a wall's number, or nil for the world's bounds
+---@field on_contact_end? fun(a: springbox.Particle, b: springbox.Particle|integer|nil, info: springbox.ContactInfo)
 ---@field on_spring_break? fun(spring: springbox.Spring, a: springbox.Particle?, b: springbox.Particle?,
 --- force: number, stretch: number, info: springbox.BrokenSpring) the spring is already removed (its
 --- handle says so); info holds what broke
 ---@field on_leave_bounds? fun(p: springbox.Particle) a particle with events = true left the world's region
+
+---Where and how hard a contact began (on_contact_end gets the same, from its beginning).
+---@class springbox.ContactInfo
+---@field x number the point on a's surface toward b, m
+---@field y number
+---@field nx number the unit normal from a toward b (or the wall)
+---@field ny number
+---@field speed number m/s at which they closed along the normal when the step began (0 if parting)
 
 ---What on_spring_break is told about the spring that broke, readable after it is gone.
 ---@class springbox.BrokenSpring
