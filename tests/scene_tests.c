@@ -1522,6 +1522,41 @@ TEST(contact_callbacks_say_where_and_how_hard)
     return 0;
 }
 
+// Walls can be removed and moved once made (issue 22): a ball on a shelf falls to the floor when
+// the shelf goes, and further when the floor moves down; a removed wall's number says so.
+TEST(walls_can_be_removed_and_moved)
+{
+    const char *text = "local sb = require 'springbox'\n"
+                       "local w = sb.world{}\n"
+                       "local floor = w:wall(-5, 0, 5, 0)\n"
+                       "local shelf = w:wall(-1, 2, 1, 2)\n"
+                       "local ball = w:particle{ x = 0, y = 2.2, radius = 0.1 }\n"
+                       "local f = 0\n"
+                       "return { world = w, update = function()\n"
+                       "  f = f + 1\n"
+                       "  if f == 59 then sb.plot('on_shelf', ball.y) end\n"
+                       "  if f == 60 then w:remove_wall(shelf) end\n"
+                       "  if f == 119 then sb.plot('on_floor', ball.y) end\n"
+                       "  if f == 120 then w:move_wall(floor, -5, -1, 5, -1) end\n"
+                       "  if f == 130 then\n"
+                       "    local ok, err = pcall(w.remove_wall, w, shelf)\n"
+                       "    sb.plot('stale', (not ok and err:find('no wall 2')) and 1 or 0)\n"
+                       "  end\n"
+                       "  sb.plot('y', ball.y)\n"
+                       "end }\n";
+    char error[2048];
+    sb_scene *s = open_text("walls.lua", text, error, sizeof error);
+    ENSURE(s);
+    run_frames(s, 200);
+    double shelf, floor, y, stale;
+    ENSURE(plot_value(s, "on_shelf", &shelf) && plot_value(s, "on_floor", &floor) && plot_value(s, "y", &y) &&
+           plot_value(s, "stale", &stale));
+    printf("on the shelf at %.3f, on the floor at %.3f, on the moved floor at %.3f\n", shelf, floor, y);
+    ENSURE(fabs(shelf - 2.1) < 0.01 && fabs(floor - 0.1) < 0.01 && fabs(y + 0.9) < 0.01 && stale == 1);
+    sb_scene_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -1537,6 +1572,7 @@ static const test_entry tests[] = {
     ENTRY(angles_unwrap_for_plots),
     ENTRY(plot_series_share_panels),
     ENTRY(contact_callbacks_say_where_and_how_hard),
+    ENTRY(walls_can_be_removed_and_moved),
     ENTRY(sandbox_strings_cannot_be_poisoned),
     ENTRY(scenes_are_told_what_is_wrong),
     ENTRY(scene_state_survives_reloads),

@@ -121,6 +121,9 @@ sb_status sb_wall_set_one_sided(sb_world *world, sb_wall_id id, bool one_sided);
 bool sb_wall_is_one_sided(const sb_world *world, sb_wall_id id);
 /// Removes a wall.
 sb_status sb_world_remove_wall(sb_world *world, sb_wall_id id);
+/// Moves a wall to a -> b at once. Walls are static to the solver: a particle it passes over is
+/// not pushed along (the contacts keep the side a particle met it from, so it holds from there).
+sb_status sb_wall_set(sb_world *world, sb_wall_id id, sb_vec2 a, sb_vec2 b);
 /// Number of live walls.
 int sb_world_wall_count(const sb_world *world);
 /// Reads a wall's end points.

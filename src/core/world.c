@@ -774,6 +774,19 @@ sb_status sb_world_remove_wall(sb_world *w, sb_wall_id id)
     return SB_OK;
 }
 
+sb_status sb_wall_set(sb_world *w, sb_wall_id id, sb_vec2 a, sb_vec2 b)
+{
+    int i = wall_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    if (!in_world(a) || !in_world(b))
+        return SB_ERR_INVALID;
+    w->wall_a[i] = a;
+    w->wall_b[i] = b;
+    w->walls_dirty = true; // its chain joints are found again
+    return SB_OK;
+}
+
 sb_status sb_wall_set_one_sided(sb_world *w, sb_wall_id id, bool one_sided)
 {
     int i = wall_slot(w, id);

@@ -1469,6 +1469,45 @@ static int l_world_wall(lua_State *L)
     return 1;
 }
 
+/// The wall numbered at `arg` (walls are numbers in Lua, their slot + 1; slots are never reused).
+static sb_wall_id check_wall(lua_State *L, sb_world *world, int arg)
+{
+    lua_Integer n = luaL_checkinteger(L, arg);
+    sb_wall_id id = sb_null_wall();
+    sb_wall_id it = sb_null_wall();
+    while (sb_world_next_wall(world, &it))
+        if ((lua_Integer)it.index + 1 == n)
+            id = it;
+    if (id.generation == 0)
+        luaL_argerror(L, arg, lua_pushfstring(L, "no wall %I in this world (removed, or never made)", n));
+    return id;
+}
+
+// world:remove_wall(n): the wall goes; its number is never given to another
+static int l_world_remove_wall(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    sb_world_remove_wall(world, check_wall(L, world, 2));
+    return 0;
+}
+
+// world:move_wall(n, x1, y1, x2, y2): the wall moves there at once (walls are static to the
+// solver: one moved over a particle does not push it)
+static int l_world_move_wall(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    sb_wall_id id = check_wall(L, world, 2);
+    static const char *const names[] = {"x1", "y1", "x2", "y2"};
+    double v[4];
+    for (int i = 0; i < 4; ++i) {
+        v[i] = check_finite_at(L, i + 3, i + 3, names[i]);
+        if (!(fabs(v[i]) <= SB_MAX_COORD))
+            return luaL_argerror(L, i + 3, lua_pushfstring(L, "%s must be within 1e12 m of the origin, got %f", names[i], v[i]));
+    }
+    sb_wall_set(world, id, (sb_vec2){v[0], v[1]}, (sb_vec2){v[2], v[3]});
+    return 0;
+}
+
 // world:polyline({x1, y1, x2, y2, ...} [, {closed =, one_sided =}]) -> {wall, ...}: walls through
 // the points that collide as one smooth chain.
 static int l_world_polyline(lua_State *L)
@@ -1777,6 +1816,7 @@ static int l_handle_eq(lua_State *L)
 
 static const luaL_Reg world_methods[] = {
     {"particle", l_world_particle}, {"spring", l_world_spring}, {"wall", l_world_wall}, {"polyline", l_world_polyline},
+    {"remove_wall", l_world_remove_wall}, {"move_wall", l_world_move_wall},
     {"remove", l_world_remove},     {"particles", l_world_particles}, {"springs", l_world_springs},
     {"walls", l_world_walls},       {"step", l_world_step},       {"stats", l_world_stats},
     {"drag", l_world_drag},         {"drag_to", l_world_drag_to}, {"release", l_world_release},

@@ -243,6 +243,19 @@ function World:wall(x1, y1, x2, y2, options) end
 ---@return integer[] walls
 function World:polyline(points, options) end
 
+---Removes wall n (walls are numbers, never reused).
+---@param n integer
+function World:remove_wall(n) end
+
+---Moves wall n to (x1, y1)-(x2, y2) at once; walls are static to the solver, so one moved over a
+---particle does not push it along.
+---@param n integer
+---@param x1 number
+---@param y1 number
+---@param x2 number
+---@param y2 number
+function World:move_wall(n, x1, y1, x2, y2) end
+
 ---Removes a particle (and its springs and constraints), a spring or a constraint. Its userdata
 ---then says "was removed".
 ---@param object springbox.Particle|springbox.Spring|springbox.Constraint
