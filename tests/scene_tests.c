@@ -1,6 +1,7 @@
 // Scene host tests: hot reload keeps state, restarts on structure changes, survives
 #define _DEFAULT_SOURCE
 // errors, and ramps tuning so that a stiffened bridge does not overshoot its new shape.
+#include "sb_constraint.h"
 #include "sb_scene.h"
 
 #include <math.h>
@@ -1557,6 +1558,44 @@ TEST(walls_can_be_removed_and_moved)
     return 0;
 }
 
+// Ropes and struts break (issue 22): a soft rope with break_stretch 0.1 under a heavy bob goes once
+// it is 10% long, on_constraint_break hears what it was (index, kind, ends, length, stretch), and
+// the bob falls; an angle cannot be given break_stretch, and says so.
+TEST(ropes_break_at_their_stretch)
+{
+    const char *text = "local sb = require 'springbox'\n"
+                       "local w = sb.world{}\n"
+                       "local top = w:particle{ x = 0, y = 0, fixed = true }\n"
+                       "local bob = w:particle{ x = 0, y = -1, mass = 5 }\n"
+                       "w:spring(top, w:particle{ x = 1, y = 0 }, { hertz = 2 })\n"
+                       "w:rope(top, bob, { hertz = 1, break_stretch = 0.1 })\n"
+                       "local seen = {}\n"
+                       "local ok, err = pcall(w.angle, w, top, bob, w:particle{ x = 2, y = 0 }, { break_stretch = 1 })\n"
+                       "seen.angle_refused = (not ok and err:find('only ropes and struts can break')) and 1 or 0\n"
+                       "return { world = w,\n"
+                       "  update = function() seen.bob_y = bob.y; for k, v in pairs(seen) do sb.plot(k, v) end end,\n"
+                       "  on_constraint_break = function(info)\n"
+                       "    seen.index = info.index; seen.rope = info.kind == 'rope' and 1 or 0\n"
+                       "    seen.ends = (info.a == top and info.b == bob) and 1 or 0\n"
+                       "    seen.length = info.length; seen.stretch = info.stretch\n"
+                       "  end }\n";
+    char error[2048];
+    sb_scene *s = open_text("rope_break.lua", text, error, sizeof error);
+    ENSURE(s);
+    run_frames(s, 120);
+    double v, stretch, y;
+    ENSURE(plot_value(s, "angle_refused", &v) && v == 1);
+    ENSURE(plot_value(s, "index", &v) && v == 1);
+    ENSURE(plot_value(s, "rope", &v) && v == 1);
+    ENSURE(plot_value(s, "ends", &v) && v == 1);
+    ENSURE(plot_value(s, "length", &v) && fabs(v - 1.0) < 1e-12);
+    ENSURE(plot_value(s, "stretch", &stretch) && stretch > 0.1 && stretch < 0.2);
+    ENSURE(plot_value(s, "bob_y", &y) && y < -3.0); // it fell once the rope went
+    ENSURE(sb_world_constraint_count(sb_scene_world(s, 0)) == 0);
+    sb_scene_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -1573,6 +1612,7 @@ static const test_entry tests[] = {
     ENTRY(plot_series_share_panels),
     ENTRY(contact_callbacks_say_where_and_how_hard),
     ENTRY(walls_can_be_removed_and_moved),
+    ENTRY(ropes_break_at_their_stretch),
     ENTRY(sandbox_strings_cannot_be_poisoned),
     ENTRY(scenes_are_told_what_is_wrong),
     ENTRY(scene_state_survives_reloads),

@@ -174,7 +174,7 @@ static bool constraints_reserve(sb_world *w, int need)
     int cap = w->c_cap ? w->c_cap * 2 : 16;
     while (cap < need)
         cap *= 2;
-    if (!GROW(w->c_kind, cap) || !GROW(w->c_solid, cap) || !GROW(w->c_parts, cap) || !GROW(w->c_count, cap) || !GROW(w->c_rest, cap) ||
+    if (!GROW(w->c_kind, cap) || !GROW(w->c_solid, cap) || !GROW(w->c_break_stretch, cap) || !GROW(w->c_parts, cap) || !GROW(w->c_count, cap) || !GROW(w->c_rest, cap) ||
         !GROW(w->c_tuning, cap) || !GROW(w->c_gen, cap) || !GROW(w->c_next_free, cap) || !GROW(w->c_load, cap) ||
         !GROW(w->c_err, cap) || !GROW(w->c_meff, cap) || !GROW(w->c_stiff, cap) || !GROW(w->c_damp, cap) ||
         !GROW(w->c_scale, cap) || !GROW(w->c_target, cap) || !GROW(w->c_lambda, cap) || !GROW(w->c_active, cap) ||
@@ -220,6 +220,10 @@ sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d
     } else if (d->solid && d->kind != SB_CONSTRAINT_ROPE && d->kind != SB_CONSTRAINT_STRUT) {
         st = SB_ERR_INVALID;
         bad = "solid"; // a capsule has two ends: ropes and struts
+    } else if (!(d->break_stretch >= 0.0 && d->break_stretch <= 1e12) ||
+               (d->break_stretch > 0.0 && d->kind != SB_CONSTRAINT_ROPE && d->kind != SB_CONSTRAINT_STRUT)) {
+        st = SB_ERR_INVALID;
+        bad = "break_stretch"; // a length's stretch: ropes and struts
     } else if (!(isnan(d->rest) || (isfinite(d->rest) && fabs(d->rest) <= 1e12)) ||
                ((d->kind == SB_CONSTRAINT_ROPE || d->kind == SB_CONSTRAINT_STRUT) && d->rest < 0.0)) {
         st = SB_ERR_INVALID;
@@ -274,6 +278,8 @@ sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d
     w->c_kind[c] = (uint8_t)d->kind;
     w->c_solid[c] = d->solid;
     w->solid_constraints += d->solid;
+    w->c_break_stretch[c] = d->break_stretch;
+    w->breakable_constraints += d->break_stretch > 0.0;
     w->c_parts[c] = parts;
     w->c_count[c] = d->count;
     w->c_tuning[c] = d->tuning;
@@ -288,6 +294,8 @@ sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d
 static void constraint_free_slot(sb_world *w, int c)
 {
     w->solid_constraints -= w->c_solid[c];
+    w->breakable_constraints -= w->c_break_stretch[c] > 0.0;
+    w->c_break_stretch[c] = 0.0;
     w->c_solid[c] = 0;
     w->c_active[c] = 0;
     free(w->c_parts[c]);
@@ -327,9 +335,9 @@ void constraints_free(sb_world *w)
 {
     for (int c = 0; c < w->c_high; ++c)
         free(w->c_parts[c]);
-    void *arrays[] = {w->c_kind, w->c_solid, w->c_parts, w->c_count, w->c_rest, w->c_tuning, w->c_gen, w->c_next_free,
-                      w->c_load, w->c_err, w->c_meff, w->c_stiff, w->c_damp, w->c_scale, w->c_target,
-                      w->c_lambda, w->c_active, w->c_grad, w->c_grad_first, w->c_scratch};
+    void *arrays[] = {w->c_kind, w->c_solid, w->c_break_stretch, w->c_parts, w->c_count, w->c_rest, w->c_tuning, w->c_gen,
+                      w->c_next_free, w->c_load, w->c_err, w->c_meff, w->c_stiff, w->c_damp, w->c_scale, w->c_target,
+                      w->c_lambda, w->c_active, w->c_grad, w->c_grad_first, w->c_scratch, w->c_break_events};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         free(arrays[k]);
 }
@@ -345,6 +353,7 @@ int sb_constraint_get(const sb_world *w, sb_constraint_id id, sb_constraint_def 
     out->rest = w->c_rest[c];
     out->tuning = w->c_tuning[c];
     out->solid = w->c_solid[c];
+    out->break_stretch = w->c_break_stretch[c];
     for (int i = 0; i < w->c_count[c] && i < capacity; ++i) {
         int p = w->c_parts[c][i];
         particles[i] = (sb_particle_id){(uint32_t)p, w->p_gen[p]};
@@ -370,6 +379,39 @@ sb_status sb_constraint_set(sb_world *w, sb_constraint_id id, double rest, const
     w->c_tuning[c] = *tuning;
     w->coef_dirty = true;
     return SB_OK;
+}
+
+int sb_world_constraint_break_events(const sb_world *w, const sb_constraint_break_event **events)
+{
+    *events = w->c_break_events;
+    return w->c_break_count;
+}
+
+// A rope or strut breaks on the step after the one that stretched it past its threshold, as a
+// spring does (events.c): the event keeps what it was, then it goes.
+void constraints_break(sb_world *w)
+{
+    w->c_break_count = 0;
+    if (w->breakable_constraints == 0)
+        return;
+    for (int c = 0; c < w->c_high; ++c) {
+        if (w->c_kind[c] == 0xFF || !(w->c_break_stretch[c] > 0.0) || w->c_rest[c] <= 0.0)
+            continue;
+        double stretch = fabs(constraint_value(w, c, NULL) / w->c_rest[c] - 1.0);
+        if (!(stretch > w->c_break_stretch[c]))
+            continue;
+        if (!array_reserve((void **)&w->c_break_events, &w->c_break_cap, w->c_break_count + 1, sizeof *w->c_break_events))
+            return; // out of memory: it breaks at the next step
+        sb_constraint_break_event *e = &w->c_break_events[w->c_break_count++];
+        int a = w->c_parts[c][0], b = w->c_parts[c][1];
+        e->constraint = (sb_constraint_id){(uint32_t)c, w->c_gen[c]};
+        e->kind = (sb_constraint_kind)w->c_kind[c];
+        e->a = (sb_particle_id){(uint32_t)a, w->p_gen[a]};
+        e->b = (sb_particle_id){(uint32_t)b, w->p_gen[b]};
+        e->rest = w->c_rest[c];
+        e->stretch = stretch;
+        sb_world_remove_constraint(w, e->constraint);
+    }
 }
 
 double sb_constraint_value(const sb_world *w, sb_constraint_id id)

@@ -174,6 +174,7 @@ void events_after_step(sb_world *w)
     break_springs(w);
     w->stats.broken_springs = w->break_count;
     w->stats.broken_springs_total += (uint64_t)w->break_count;
+    constraints_break(w); // constraint.c
     contact_events(w);
     leave_events(w);
 }

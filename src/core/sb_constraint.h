@@ -27,7 +27,17 @@ typedef struct sb_constraint_def {
     double rest;          ///< length, angle or area; NAN: the current value
     sb_tuning tuning;     ///< rigid by default
     bool solid;           ///< ropes and struts: other particles collide with it as a capsule (sb_spring_def.solid)
+    double break_stretch; ///< ropes and struts, > 0: it breaks (is removed) once |length/rest - 1| passes it
 } sb_constraint_def;
+
+/// A rope or strut that broke in the last step: it is already removed; what it was stays.
+typedef struct sb_constraint_break_event {
+    sb_constraint_id constraint;
+    sb_constraint_kind kind;
+    sb_particle_id a, b;
+    double rest;          ///< its rest length, m
+    double stretch;       ///< |length/rest - 1| when it broke
+} sb_constraint_break_event;
 
 /// Defaults: a rigid rope with no particles and the rest taken from the current positions.
 sb_constraint_def sb_default_constraint_def(void);
@@ -48,6 +58,8 @@ double sb_constraint_value(const sb_world *world, sb_constraint_id id);
 int sb_world_constraint_count(const sb_world *world);
 /// Iterates live constraints in slot order: pass a null id to start; returns false at the end.
 bool sb_world_next_constraint(const sb_world *world, sb_constraint_id *it);
+/// The ropes and struts that broke in the last step (sb_world_step); valid until the next step.
+int sb_world_constraint_break_events(const sb_world *world, const sb_constraint_break_event **events);
 /// The kind's name ("rope", "strut", "angle", "area").
 const char *sb_constraint_kind_name(sb_constraint_kind kind);
 

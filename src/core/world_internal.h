@@ -131,6 +131,10 @@ struct sb_world {
     int c_cap, c_high, c_alive, c_free;
     uint8_t *c_kind;           // sb_constraint_kind; 0xFF for a dead slot
     uint8_t *c_solid;          // a solid rope or strut (sb_constraint_def.solid)
+    double *c_break_stretch;   // > 0: breaks past it (ropes, struts; events.c)
+    int breakable_constraints;
+    sb_constraint_break_event *c_break_events;
+    int c_break_count, c_break_cap;
     int solid_constraints;     // how many live ones are solid
     int **c_parts, *c_count;   // particle slots
     double *c_rest;
@@ -275,6 +279,8 @@ void constraints_project_rigid_pass(sb_world *w, double h);
 void constraints_xpbd_iterate(sb_world *w, double h);
 /// The network loads of the constraints, added to w->p_load (solver.c's compute_coefficients).
 void constraints_add_loads(sb_world *w, double h);
+/// Ropes and struts past their break_stretch go, as events (after a committed step, events.c).
+void constraints_break(sb_world *w);
 /// Removes every constraint that holds particle slot i.
 void constraints_remove_particle(sb_world *w, int i);
 void constraints_free(sb_world *w);

@@ -1213,7 +1213,8 @@ static int add_constraint(lua_State *L, sb_world *world, sb_constraint_kind kind
     d.count = count;
     if (!lua_isnoneornil(L, opt)) {
         luaL_checktype(L, opt, LUA_TTABLE);
-        static const char *const allowed[] = {"hertz", "damping_ratio", "stiffness", "damping", "k", "c", "length", "angle", "area", "solid", NULL};
+        static const char *const allowed[] = {"hertz", "damping_ratio", "stiffness", "damping", "k",     "c",
+                                              "length", "angle",         "area",      "solid",   "break_stretch", NULL};
         check_keys(L, opt, opt, sb_constraint_kind_name(kind), allowed);
         if (lua_getfield(L, opt, "solid") != LUA_TNIL) {
             d.solid = check_bool_at(L, -1, opt, "solid");
@@ -1231,6 +1232,15 @@ static int add_constraint(lua_State *L, sb_world *world, sb_constraint_kind kind
             lua_pop(L, 1);
         }
         d.tuning = check_tuning_of(L, opt, opt, d.tuning, sb_constraint_kind_name(kind));
+        double limit;
+        if (opt_number_field(L, opt, opt, "break_stretch", &limit)) {
+            if (kind != SB_CONSTRAINT_ROPE && kind != SB_CONSTRAINT_STRUT)
+                return luaL_argerror(L, opt, lua_pushfstring(L, "only ropes and struts can break by stretch, not an %s",
+                                                                sb_constraint_kind_name(kind)));
+            if (!(limit > 0.0))
+                return luaL_argerror(L, opt, lua_pushfstring(L, "field 'break_stretch' must be > 0, got %f", limit));
+            d.break_stretch = limit;
+        }
         double rest;
         if (opt_number_field(L, opt, opt, rest_name(kind), &rest)) {
             if (kind != SB_CONSTRAINT_ANGLE && kind != SB_CONSTRAINT_AREA && rest < 0.0)

@@ -12,7 +12,7 @@
 /// The optional callbacks of a scene table, in the order of scene_callback_names.
 typedef enum scene_callback {
     CB_KEYPRESSED, CB_KEYRELEASED, CB_MOUSEPRESSED, CB_MOUSERELEASED, CB_MOUSEMOVED, CB_WHEELMOVED,
-    CB_DRAW, CB_CONTACT_BEGIN, CB_CONTACT_END, CB_SPRING_BREAK, CB_LEAVE_BOUNDS, SCENE_CALLBACK_COUNT
+    CB_DRAW, CB_CONTACT_BEGIN, CB_CONTACT_END, CB_SPRING_BREAK, CB_LEAVE_BOUNDS, CB_CONSTRAINT_BREAK, SCENE_CALLBACK_COUNT
 } scene_callback;
 extern const char *const scene_callback_names[SCENE_CALLBACK_COUNT];
 

@@ -15,7 +15,7 @@
 
 const char *const scene_callback_names[SCENE_CALLBACK_COUNT] = {
     "keypressed", "keyreleased", "mousepressed", "mousereleased", "mousemoved", "wheelmoved",
-    "draw", "on_contact_begin", "on_contact_end", "on_spring_break", "on_leave_bounds",
+    "draw", "on_contact_begin", "on_contact_end", "on_spring_break", "on_leave_bounds", "on_constraint_break",
 };
 
 bool scene_check_callbacks(sb_scene *scene, int t, char *error, size_t error_size)
@@ -244,8 +244,11 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
         sb_world_contact_events(w, &begins_in, &nbegin, &ends_in, &nend);
         const sb_particle_id *leaves_in;
         int nleave = sb_world_leave_events(w, &leaves_in);
-        if (nbreak + nbegin + nend + nleave == 0)
+        const sb_constraint_break_event *cbreaks_in;
+        int ncbreak = sb_world_constraint_break_events(w, &cbreaks_in);
+        if (nbreak + nbegin + nend + nleave + ncbreak == 0)
             continue;
+        sb_constraint_break_event *cbreaks = copy_of(cbreaks_in, sizeof *cbreaks * (size_t)ncbreak);
         sb_particle_id *leaves = copy_of(leaves_in, sizeof *leaves * (size_t)nleave);
         sb_break_event *breaks = copy_of(breaks_in, sizeof *breaks * (size_t)nbreak);
         sb_contact_event *begins = copy_of(begins_in, sizeof *begins * (size_t)nbegin);
@@ -299,6 +302,29 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
                 ok = call_callback(scene, cb, 3, NULL, error, error_size);
             }
         }
+        for (int i = 0; cbreaks && i < ncbreak && ok; ++i) {
+            if (!push_callback(scene, CB_CONSTRAINT_BREAK))
+                break;
+            // the rope or strut is gone (its handle says so): what it was, readable (issue 22)
+            lua_createtable(L, 0, 6);
+            lua_pushinteger(L, (lua_Integer)cbreaks[i].constraint.index + 1);
+            lua_setfield(L, -2, "index");
+            lua_pushstring(L, sb_constraint_kind_name(cbreaks[i].kind));
+            lua_setfield(L, -2, "kind");
+            for (int e = 0; e < 2; ++e) {
+                sb_particle_id p = e ? cbreaks[i].b : cbreaks[i].a;
+                if (sb_particle_is_valid(w, p))
+                    sb_lua_push_particle(L, world_idx, p);
+                else
+                    lua_pushnil(L);
+                lua_setfield(L, -2, e ? "b" : "a");
+            }
+            lua_pushnumber(L, cbreaks[i].rest);
+            lua_setfield(L, -2, "length");
+            lua_pushnumber(L, cbreaks[i].stretch);
+            lua_setfield(L, -2, "stretch");
+            ok = call_callback(scene, CB_CONSTRAINT_BREAK, 1, NULL, error, error_size);
+        }
         for (int i = 0; leaves && i < nleave && ok; ++i) {
             if (!sb_particle_is_valid(w, leaves[i]))
                 continue;
@@ -312,6 +338,7 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
         free(begins);
         free(ends);
         free(leaves);
+        free(cbreaks);
     }
     return ok;
 }

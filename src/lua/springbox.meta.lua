@@ -306,6 +306,7 @@ function World:pick(x, y, slop) end
 ---@field c? number damper per unit of its rate
 ---@field length? number ropes and struts: the most (rope) or least (strut) distance; default: as built
 ---@field solid? boolean ropes and struts: other particles collide with it as a capsule (default false)
+---@field break_stretch? number ropes and struts: it breaks once |length/rest - 1| passes it (on_constraint_break)
 ---@field angle? number angles: the rest angle in radians; default: as built
 ---@field area? number areas: the rest area in m^2 (signed, counter-clockwise positive); default: as built
 
@@ -468,6 +469,8 @@ function Spring:retune(tuning, seconds) end
 --- force: number, stretch: number, info: springbox.BrokenSpring) the spring is already removed (its
 --- handle says so); info holds what broke
 ---@field on_leave_bounds? fun(p: springbox.Particle) a particle with events = true left the world's region
+---@field on_constraint_break? fun(info: {index: integer, kind: string, a: springbox.Particle?, b: springbox.Particle?,
+--- length: number, stretch: number}) a rope or strut with break_stretch broke (it is already removed)
 
 ---Where and how hard a contact began (on_contact_end gets the same, from its beginning).
 ---@class springbox.ContactInfo
