@@ -1596,6 +1596,35 @@ TEST(ropes_break_at_their_stretch)
     return 0;
 }
 
+// A scene's text has a size, and a bad one is refused by name (issue 22, the view).
+TEST(draw_text_has_a_size)
+{
+    const char *text = "local sb = require 'springbox'\n"
+                       "local w = sb.world{}\n"
+                       "w:particle{ x = 0, y = 0 }\n"
+                       "return { world = w, draw = function(g)\n"
+                       "  g.print_screen('score', 10, 10, 'big'); g.print('label', 0, 0, 'small'); g.print('plain', 0, 1)\n"
+                       "end }\n";
+    char error[2048];
+    sb_scene *s = open_text("text_size.lua", text, error, sizeof error);
+    ENSURE(s);
+    sb_draw_list list;
+    ENSURE(sb_scene_draw(s, &list, error, sizeof error));
+    ENSURE(list.count == 3);
+    ENSURE(list.commands[0].screen && list.commands[0].big && strcmp(list.text + list.commands[0].text, "score") == 0);
+    ENSURE(!list.commands[1].big && !list.commands[2].big);
+    sb_scene_close(s);
+    const char *bad = "local sb = require 'springbox'\n"
+                      "local w = sb.world{}\n"
+                      "return { world = w, draw = function(g) g.print('x', 0, 0, 'huge') end }\n";
+    s = open_text("text_bad.lua", bad, error, sizeof error);
+    ENSURE(s);
+    ENSURE(!sb_scene_draw(s, &list, error, sizeof error));
+    ENSURE(strstr(error, "size must be \"small\" or \"big\", got \"huge\"") != NULL);
+    sb_scene_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -1613,6 +1642,7 @@ static const test_entry tests[] = {
     ENTRY(contact_callbacks_say_where_and_how_hard),
     ENTRY(walls_can_be_removed_and_moved),
     ENTRY(ropes_break_at_their_stretch),
+    ENTRY(draw_text_has_a_size),
     ENTRY(sandbox_strings_cannot_be_poisoned),
     ENTRY(scenes_are_told_what_is_wrong),
     ENTRY(scene_state_survives_reloads),

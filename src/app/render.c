@@ -774,7 +774,7 @@ static int clip_polygon_to_guard(render_ctx *rc, const sb_view *v, const sb_vec2
     return n;
 }
 
-void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list)
+void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list, int screen_top)
 {
     SDL_Renderer *r = rc->r;
     SDL_RenderSetClipRect(r, &v->rect);
@@ -840,11 +840,11 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
             SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
             break;
         case SB_DRAW_TEXT: {
-            SDL_FPoint at = c->screen ? (SDL_FPoint){(float)(v->rect.x + pts[0].x), (float)(v->rect.y + pts[0].y)}
+            SDL_FPoint at = c->screen ? (SDL_FPoint){(float)(v->rect.x + 10 + pts[0].x), (float)(screen_top + pts[0].y)}
                                       : view_to_screen(v, pts[0]);
             if (!(at.x >= rc->gx0 && at.x <= rc->gx1 && at.y >= rc->gy0 && at.y <= rc->gy1))
                 break; // off the view (and not a number an int can hold)
-            render_text(rc, (int)at.x, (int)at.y, col, false, list->text + c->text);
+            render_text(rc, (int)at.x, (int)at.y, col, c->big, list->text + c->text);
             break;
         }
         }

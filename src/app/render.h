@@ -58,7 +58,8 @@ void render_graph_shared(render_ctx *rc, SDL_Rect r, const float *const *series,
 void render_graph_pair(render_ctx *rc, SDL_Rect r, const float *const series[2], int count, const SDL_Color colors[2]);
 
 /// Draws what a scene's draw(g) asked for (sb_scene_draw) over its world, clipped to the view.
-void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list);
+/// Screen texts are placed from (the view's left + 10, screen_top): the scene's own part, below the HUD.
+void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list, int screen_top);
 
 /// Palette, shared with the tests that look for these colours in screenshots.
 extern const SDL_Color COLOR_BACKGROUND, COLOR_PARTICLE, COLOR_FIXED, COLOR_SPRING_REST,

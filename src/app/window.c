@@ -35,6 +35,7 @@ typedef struct side {
     int plots;
     char plot_name[MAX_PLOTS][40];
     char plot_panel[MAX_PLOTS][40]; // series with the same panel share one (springbox.plot's third argument)
+    int hud_bottom;             // the y under the HUD's lines last frame: where a scene's screen text starts
     float plot[MAX_PLOTS][HISTORY];
 } side;
 
@@ -590,6 +591,7 @@ static int wrap_text(app *a, int x, int y, int width, SDL_Color color, const cha
 
 static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *prefix)
 {
+    int hud_top = y;
     sb_world *w = side_world(s, 0);
     sb_world_def d = sb_world_get_def(w);
     const sb_stats *st = sb_world_get_stats(w);
@@ -644,6 +646,7 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
             warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);
         }
     }
+    s->hud_bottom = warn_y > hud_top ? warn_y + 4 : hud_top + 2 * lh;
     SDL_RenderSetClipRect(render_renderer(a->rc), NULL);
 }
 
@@ -799,7 +802,7 @@ static void draw(app *a)
         sb_draw_list list;
         char error[4096];
         bool drew = sb_scene_draw(s->scene, &list, error, sizeof error);
-        render_draw_list(rc, &v, &list);
+        render_draw_list(rc, &v, &list, s->hud_bottom > 0 ? s->hud_bottom : 34 + 2 * lh);
         if (!drew)
             callback_failed(s, error);
         draw_hud_line(a, s, v.rect, 34, a->compare ? (i == 0 ? "LEFT: " : "RIGHT: ") : "");

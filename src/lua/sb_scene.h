@@ -139,6 +139,7 @@ typedef struct sb_draw_command {
     int first, count;        ///< its points: the polyline or polygon, a circle's centre, a text's place
     double radius;           ///< circles, in metres
     int text;                ///< texts: offset of the text in sb_draw_list.text
+    bool big;                ///< texts: the larger font
 } sb_draw_command;
 typedef struct sb_draw_list {
     int count;

@@ -465,6 +465,14 @@ static int g_circle(lua_State *L)
 static int add_text(lua_State *L, bool screen)
 {
     scene_draw *d = draw_of(L);
+    bool big = false;
+    if (!lua_isnoneornil(L, 4)) { // the size: "small" (the HUD's) or "big" (the title's), before
+                                  // luaL_tolstring pushes the text above the arguments
+        const char *size = luaL_checkstring(L, 4);
+        if (strcmp(size, "big") != 0 && strcmp(size, "small") != 0)
+            return luaL_argerror(L, 4, lua_pushfstring(L, "size must be \"small\" or \"big\", got \"%s\"", size));
+        big = strcmp(size, "big") == 0;
+    }
     size_t len;
     const char *t = luaL_tolstring(L, 1, &len);
     double x = check_coord(L, 2), y = check_coord(L, 3);
@@ -472,6 +480,7 @@ static int add_text(lua_State *L, bool screen)
         return luaL_error(L, "draw list is full (%d bytes of text in one frame)", draw_max_text);
     sb_draw_command *c = add_command(L, d, SB_DRAW_TEXT, 1);
     c->screen = screen;
+    c->big = big;
     c->text = d->text_used;
     memcpy(d->text + d->text_used, t, len);
     // one line of text: the renderer draws to the first newline or NUL
@@ -484,9 +493,10 @@ static int add_text(lua_State *L, bool screen)
     return 0;
 }
 
-// g.print(text, x, y): text whose top left is at (x, y) in world metres (LÖVE's print).
+// g.print(text, x, y [, size]): text whose top left is at (x, y) in world metres (LÖVE's print).
 static int g_print(lua_State *L) { return add_text(L, false); }
-// g.print_screen(text, x, y): text at (x, y) pixels from the window's top left, for a HUD.
+// g.print_screen(text, x, y [, size]): text at (x, y) pixels from the top left of the scene's own
+// part of the window (below the HUD's lines, left of the tuning panel), for a scene's HUD.
 static int g_print_screen(lua_State *L) { return add_text(L, true); }
 
 bool sb_scene_draw(sb_scene *scene, sb_draw_list *list, char *error, size_t error_size)

@@ -513,8 +513,11 @@ function Graphics.circle(mode, x, y, radius) end
 ---@param mode "fill"|"line"
 function Graphics.polygon(mode, ...) end
 ---Text with its top left at (x, y) in world metres.
-function Graphics.print(text, x, y) end
----Text at (x, y) pixels from the top left of the scene's view (a HUD line).
-function Graphics.print_screen(text, x, y) end
+---@param size? "small"|"big" the HUD's font (default) or the title's
+function Graphics.print(text, x, y, size) end
+---Text at (x, y) pixels from the top left of the scene's own part of the window: below the HUD's
+---lines and left of the tuning panel, so it never lands on the HUD.
+---@param size? "small"|"big"
+function Graphics.print_screen(text, x, y, size) end
 
 return springbox
