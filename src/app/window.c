@@ -64,6 +64,8 @@ typedef struct app {
     double slider_preview;      // a scene tunable being dragged: its value so far, applied on release
     bool claimed_key[SDL_NUM_SCANCODES]; // keys the scene claimed on press: their repeats are its too
     bool claimed_click;         // the scene claimed the last press: its release and moves are not a drag
+    bool view_moved;            // the designer panned or zoomed: the view is theirs, no refit
+    int fitted_rows;            // plot panel rows the view was last fitted clear of
     // the asked-versus-delivered view (issue 26 item 7): a clicked spring of the left side, and its
     // stretch over the last HISTORY frames (oldest first)
     bool inspecting;
@@ -972,7 +974,8 @@ static void fit_clear_of_hud(app *a, sb_view *v)
     int n = 0;
     for (int k = 0; k < sb_scene_world_count(a->sides[0].scene) && n < 8; ++k)
         ws[n++] = side_world(&a->sides[0], k);
-    int plot_rows = (sb_scene_plot_count(a->sides[0].scene) + 2) / 3;
+    int plot_rows = (plot_panels(&a->sides[0]) + 2) / 3;
+    a->fitted_rows = plot_rows;
     int top = 80, bottom = 90 * (1 + plot_rows);
     sb_view inner = *v;
     inner.rect.y += top;
@@ -1056,7 +1059,10 @@ static void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
     case SDLK_PERIOD: a->step_once = true; break;
     case SDLK_r: restart(a); break;
     case SDLK_c: toggle_compare(a); break;
-    case SDLK_f: fit_view(a); break;
+    case SDLK_f:
+        fit_view(a);
+        a->view_moved = false;
+        break;
     case SDLK_h:
     case SDLK_F1: a->help = !a->help; break;
     case SDLK_p: screenshot(a, r); break;
@@ -1171,6 +1177,7 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
             break;
         sb_view v = view_for(a, x);
         view_zoom_at(&v, pow(1.15, e->wheel.y), x, y);
+        a->view_moved = true;
         a->view.cx = v.cx;
         a->view.cy = v.cy;
         a->view.scale = v.scale;
@@ -1220,6 +1227,7 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
             if (a->claimed_click)
                 break;
             a->panning = true;
+            a->view_moved = true;
             a->pan_x = x;
             a->pan_y = y;
         }
@@ -1373,6 +1381,10 @@ static void physics_frame(app *a)
         record_history(s);
     }
     inspect_record(a);
+    // Plots appear once update runs, after the first fit: the view moves clear of their panels
+    // (they covered the scene) unless the designer has placed it or the command line did
+    if (!a->view_moved && !a->opt.view_given && (plot_panels(&a->sides[0]) + 2) / 3 > a->fitted_rows)
+        fit_view(a);
     a->frame += 1;
     write_frame_stats(a);
 }
