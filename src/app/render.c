@@ -468,6 +468,33 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
                 continue;
             }
             sb_constraint_get(w, con, &cd, all, count);
+            // a soft body's inside, filled (issue 22: rings of dots read as a debugging tool): a fan
+            // from its centroid, which a squashed jelly's loop stays around; skipped off the view
+            SDL_FPoint centre = {0.0f, 0.0f};
+            bool on_view = true;
+            for (int i = 0; i < count && on_view; ++i) {
+                sb_particle_def p;
+                sb_particle_get(w, all[i], &p);
+                SDL_FPoint q = view_to_screen(v, p.position);
+                on_view = q.x >= rc->gx0 && q.x <= rc->gx1 && q.y >= rc->gy0 && q.y <= rc->gy1;
+                centre.x += q.x / (float)count;
+                centre.y += q.y / (float)count;
+            }
+            if (on_view && reserve_geometry(rc, nv + 5 * count + 1, ni + 9 * count)) {
+                const SDL_Color fill = {90, 170, 130, 90};
+                int first = nv;
+                rc->verts[nv++] = (SDL_Vertex){centre, fill, {0.0f, 0.0f}};
+                for (int i = 0; i < count; ++i) {
+                    sb_particle_def p;
+                    sb_particle_get(w, all[i], &p);
+                    rc->verts[nv++] = (SDL_Vertex){view_to_screen(v, p.position), fill, {0.0f, 0.0f}};
+                }
+                for (int i = 0; i < count; ++i) {
+                    rc->indices[ni++] = first;
+                    rc->indices[ni++] = first + 1 + i;
+                    rc->indices[ni++] = first + 1 + (i + 1) % count;
+                }
+            }
             for (int i = 0; i < count; ++i) {
                 sb_particle_def a, b;
                 sb_particle_get(w, all[i], &a);
@@ -476,6 +503,10 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
                            (SDL_Color){120, 200, 150, 255});
             }
             free(all);
+            // the budget made at the top counted one quad per spring and constraint, not a loop's
+            // fan and edges: room again for everything still to come in this batch
+            if (!reserve_geometry(rc, nv + 4 * (ns + nw + 8), ni + 6 * (ns + nw + 8)))
+                return;
             continue;
         }
         sb_particle_def a, b;
