@@ -838,8 +838,12 @@ static void draw(app *a)
                  100.0 * a->physics_share);
         render_text(rc, 10, 34 + 2 * lh, COLOR_WARN, false, warn);
     }
-    // graphs
+    // graphs, on a band of their own: the scene (a bounds line, a cloth hanging low) shows
+    // above it, not through it (issue 22); the view is fitted clear of it (fit_clear_of_hud)
     int gw = (a->view.rect.w - 40) / 3, gh = 70, gy = a->height - gh - 10;
+    int band_top = gy - ((plot_panels(s0) + 2) / 3) * (gh + 10) - 6;
+    SDL_Rect band = {a->view.rect.x, band_top, a->view.rect.w, a->height - band_top};
+    render_panel(rc, band, COLOR_BACKGROUND);
     const char *labels[3] = {"energy J", "max stretch %", "physics ms"};
     SDL_Color colors[3] = {{120, 200, 255, 255}, {255, 120, 120, 255}, {160, 230, 140, 255}};
     for (int g = 0; g < 3; ++g) {
