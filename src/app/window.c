@@ -841,7 +841,7 @@ static void draw(app *a)
     // graphs, on a band of their own: the scene (a bounds line, a cloth hanging low) shows
     // above it, not through it (issue 22); the view is fitted clear of it (fit_clear_of_hud)
     int gw = (a->view.rect.w - 40) / 3, gh = 70, gy = a->height - gh - 10;
-    int band_top = gy - ((plot_panels(s0) + 2) / 3) * (gh + 10) - 6;
+    int band_top = gy - 6; // the scene's own plot rows stay translucent over it (the view is fitted clear of them)
     SDL_Rect band = {a->view.rect.x, band_top, a->view.rect.w, a->height - band_top};
     render_panel(rc, band, COLOR_BACKGROUND);
     const char *labels[3] = {"energy J", "max stretch %", "physics ms"};
