@@ -1596,7 +1596,8 @@ TEST(ropes_break_at_their_stretch)
     return 0;
 }
 
-// A scene's text has a size, and a bad one is refused by name (issue 22, the view).
+// A scene's text has a size, and a bad one is refused by name; boxes are drawn with g.rectangle
+// (issue 22, the view).
 TEST(draw_text_has_a_size)
 {
     const char *text = "local sb = require 'springbox'\n"
@@ -1604,15 +1605,20 @@ TEST(draw_text_has_a_size)
                        "w:particle{ x = 0, y = 0 }\n"
                        "return { world = w, draw = function(g)\n"
                        "  g.print_screen('score', 10, 10, 'big'); g.print('label', 0, 0, 'small'); g.print('plain', 0, 1)\n"
+                       "  g.rectangle('fill', 1, 2, 3, 4)\n"
                        "end }\n";
     char error[2048];
     sb_scene *s = open_text("text_size.lua", text, error, sizeof error);
     ENSURE(s);
     sb_draw_list list;
     ENSURE(sb_scene_draw(s, &list, error, sizeof error));
-    ENSURE(list.count == 3);
+    ENSURE(list.count == 4);
     ENSURE(list.commands[0].screen && list.commands[0].big && strcmp(list.text + list.commands[0].text, "score") == 0);
     ENSURE(!list.commands[1].big && !list.commands[2].big);
+    // g.rectangle: a box from its lower left corner, as four corners (issue 22)
+    const sb_draw_command *box = &list.commands[3];
+    ENSURE(box->kind == SB_DRAW_POLYGON && box->fill && box->count == 4);
+    ENSURE(list.points[box->first + 2].x == 4 && list.points[box->first + 2].y == 6);
     sb_scene_close(s);
     const char *bad = "local sb = require 'springbox'\n"
                       "local w = sb.world{}\n"

@@ -448,6 +448,25 @@ static int g_polygon(lua_State *L)
     return 0;
 }
 
+// g.rectangle(mode, x, y, width, height): an axis-aligned box from its lower left corner in world
+// metres (y up), as a polygon of four corners (LÖVE's rectangle, in the world's frame)
+static int g_rectangle(lua_State *L)
+{
+    bool fill = check_mode(L, 1);
+    double x = check_coord(L, 2), y = check_coord(L, 3), wd = check_coord(L, 4), ht = check_coord(L, 5);
+    if (!(wd >= 0.0) || !(ht >= 0.0))
+        return luaL_argerror(L, wd >= 0.0 ? 5 : 4, lua_pushfstring(L, "%s must be >= 0, got %f", wd >= 0.0 ? "height" : "width",
+                                                                   wd >= 0.0 ? ht : wd));
+    sb_draw_command *c = add_command(L, draw_of(L), SB_DRAW_POLYGON, 4);
+    c->fill = fill;
+    sb_vec2 *p = draw_of(L)->points + c->first;
+    p[0] = (sb_vec2){x, y};
+    p[1] = (sb_vec2){x + wd, y};
+    p[2] = (sb_vec2){x + wd, y + ht};
+    p[3] = (sb_vec2){x, y + ht};
+    return 0;
+}
+
 // g.circle(mode, x, y, radius)
 static int g_circle(lua_State *L)
 {
@@ -526,10 +545,10 @@ bool sb_scene_draw(sb_scene *scene, sb_draw_list *list, char *error, size_t erro
     if (push_callback(scene, CB_DRAW)) {
         // g is made afresh for each call: what one frame does to it cannot reach the next
         static const luaL_Reg g_functions[] = {
-            {"color", g_color}, {"line", g_line}, {"polygon", g_polygon}, {"circle", g_circle},
-            {"print", g_print}, {"print_screen", g_print_screen}, {NULL, NULL},
+            {"color", g_color}, {"line", g_line},   {"polygon", g_polygon}, {"rectangle", g_rectangle},
+            {"circle", g_circle}, {"print", g_print}, {"print_screen", g_print_screen}, {NULL, NULL},
         };
-        lua_createtable(L, 0, 6);
+        lua_createtable(L, 0, 7);
         lua_pushlightuserdata(L, d);
         luaL_setfuncs(L, g_functions, 1);
         ok = call_callback(scene, CB_DRAW, 1, NULL, error, error_size);

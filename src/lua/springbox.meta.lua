@@ -512,6 +512,9 @@ function Graphics.circle(mode, x, y, radius) end
 ---A convex polygon: g.polygon("fill", x1, y1, x2, y2, x3, y3, ...).
 ---@param mode "fill"|"line"
 function Graphics.polygon(mode, ...) end
+---An axis-aligned box from its lower left corner (x, y), in world metres.
+---@param mode "fill"|"line"
+function Graphics.rectangle(mode, x, y, width, height) end
 ---Text with its top left at (x, y) in world metres.
 ---@param size? "small"|"big" the HUD's font (default) or the title's
 function Graphics.print(text, x, y, size) end
