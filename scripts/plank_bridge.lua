@@ -32,8 +32,8 @@ return { world = w, title = "Plank bridge: B drops a ball, ropes break past 25%"
     sb.plot("middle plank", middle.y, "heights")
   end,
   keypressed = function(key) if key == "b" then ball = drop(); return true end end,
-  on_constraint_break = function(info) state.broken = state.broken + 1 end,
-  on_contact_begin = function(a, b, info)
+  on_constraint_break = function(_) state.broken = state.broken + 1 end,
+  on_contact_begin = function(_, _, info)
     if info.speed > 1 then hits[#hits + 1] = { x = info.x, y = info.y, v = info.speed } end
     if #hits > 6 then table.remove(hits, 1) end
   end,
