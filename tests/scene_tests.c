@@ -1606,13 +1606,15 @@ TEST(draw_text_has_a_size)
                        "return { world = w, draw = function(g)\n"
                        "  g.print_screen('score', 10, 10, 'big'); g.print('label', 0, 0, 'small'); g.print('plain', 0, 1)\n"
                        "  g.rectangle('fill', 1, 2, 3, 4)\n"
+                       "  g.width(5); g.line(0, 0, 1, 1)\n"
                        "end }\n";
     char error[2048];
     sb_scene *s = open_text("text_size.lua", text, error, sizeof error);
     ENSURE(s);
     sb_draw_list list;
     ENSURE(sb_scene_draw(s, &list, error, sizeof error));
-    ENSURE(list.count == 4);
+    ENSURE(list.count == 5);
+    ENSURE(list.commands[3].width == 2.0f && list.commands[4].width == 5.0f); // g.width, default 2
     ENSURE(list.commands[0].screen && list.commands[0].big && strcmp(list.text + list.commands[0].text, "score") == 0);
     ENSURE(!list.commands[1].big && !list.commands[2].big);
     // g.rectangle: a box from its lower left corner, as four corners (issue 22)
@@ -1627,6 +1629,14 @@ TEST(draw_text_has_a_size)
     ENSURE(s);
     ENSURE(!sb_scene_draw(s, &list, error, sizeof error));
     ENSURE(strstr(error, "size must be \"small\" or \"big\", got \"huge\"") != NULL);
+    sb_scene_close(s);
+    const char *wide = "local sb = require 'springbox'\n"
+                       "local w = sb.world{}\n"
+                       "return { world = w, draw = function(g) g.width(100) end }\n";
+    s = open_text("text_wide.lua", wide, error, sizeof error);
+    ENSURE(s);
+    ENSURE(!sb_scene_draw(s, &list, error, sizeof error));
+    ENSURE(strstr(error, "width must be in [0.5, 64] pixels, got 100") != NULL);
     sb_scene_close(s);
     return 0;
 }

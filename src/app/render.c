@@ -822,7 +822,7 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
             if (!reserve_geometry(rc, 4 * c->count, 6 * c->count))
                 return;
             for (int k = 0; k + 1 < c->count; ++k)
-                thick_line(rc, &nv, &ni, view_to_screen(v, pts[k]), view_to_screen(v, pts[k + 1]), 2.0f, col);
+                thick_line(rc, &nv, &ni, view_to_screen(v, pts[k]), view_to_screen(v, pts[k + 1]), c->width, col);
             SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
             break;
         case SB_DRAW_CIRCLE: {
@@ -840,7 +840,7 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
                     double turn = 6.283185307179586 / circle_segments, a0 = turn * k, a1 = turn * (k + 1);
                     SDL_FPoint p0 = {ctr.x + rad * (float)cos(a0), ctr.y + rad * (float)sin(a0)};
                     SDL_FPoint p1 = {ctr.x + rad * (float)cos(a1), ctr.y + rad * (float)sin(a1)};
-                    thick_line(rc, &nv, &ni, p0, p1, 2.0f, col);
+                    thick_line(rc, &nv, &ni, p0, p1, c->width, col);
                 }
                 SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
             }
@@ -866,7 +866,8 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
                 }
             } else {
                 for (int k = 0; k < c->count; ++k)
-                    thick_line(rc, &nv, &ni, view_to_screen(v, pts[k]), view_to_screen(v, pts[(k + 1) % c->count]), 2.0f, col);
+                    thick_line(rc, &nv, &ni, view_to_screen(v, pts[k]), view_to_screen(v, pts[(k + 1) % c->count]), c->width,
+                               col);
             }
             SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
             break;

@@ -140,6 +140,7 @@ typedef struct sb_draw_command {
     double radius;           ///< circles, in metres
     int text;                ///< texts: offset of the text in sb_draw_list.text
     bool big;                ///< texts: the larger font
+    float width;             ///< lines and outlines, pixels (g.width)
 } sb_draw_command;
 typedef struct sb_draw_list {
     int count;

@@ -355,6 +355,7 @@ typedef struct scene_draw {
     char *text;
     int count, point_count, text_used;
     uint32_t color;
+    float width;             // pixels, for lines and outlines from g.width (LÖVE's setLineWidth)
 } scene_draw;
 
 static const uint32_t draw_default_color = 0xE6E6E6FFu;
@@ -381,6 +382,7 @@ static sb_draw_command *add_command(lua_State *L, scene_draw *d, sb_draw_kind ki
     memset(c, 0, sizeof *c);
     c->kind = kind;
     c->color = d->color;
+    c->width = d->width;
     c->first = d->point_count;
     c->count = points;
     d->point_count += points;
@@ -419,6 +421,16 @@ static int g_color(lua_State *L)
             return luaL_argerror(L, i, lua_pushfstring(L, "colour components are in [0, 1], got %f", c[i - 1]));
     }
     d->color = sb_lua_color_from_components(c);
+    return 0;
+}
+
+// g.width(pixels): the width of the lines and outlines drawn after it this frame (default 2)
+static int g_width(lua_State *L)
+{
+    double px = luaL_checknumber(L, 1);
+    if (!(px >= 0.5 && px <= 64.0))
+        return luaL_argerror(L, 1, lua_pushfstring(L, "width must be in [0.5, 64] pixels, got %f", px));
+    draw_of(L)->width = (float)px;
     return 0;
 }
 
@@ -541,14 +553,15 @@ bool sb_scene_draw(sb_scene *scene, sb_draw_list *list, char *error, size_t erro
     scene_draw *d = scene->draw;
     d->count = d->point_count = d->text_used = 0;
     d->color = draw_default_color;
+    d->width = 2.0f;
     bool ok = true;
     if (push_callback(scene, CB_DRAW)) {
         // g is made afresh for each call: what one frame does to it cannot reach the next
         static const luaL_Reg g_functions[] = {
-            {"color", g_color}, {"line", g_line},   {"polygon", g_polygon}, {"rectangle", g_rectangle},
+            {"color", g_color},   {"width", g_width}, {"line", g_line},   {"polygon", g_polygon}, {"rectangle", g_rectangle},
             {"circle", g_circle}, {"print", g_print}, {"print_screen", g_print_screen}, {NULL, NULL},
         };
-        lua_createtable(L, 0, 7);
+        lua_createtable(L, 0, 8);
         lua_pushlightuserdata(L, d);
         luaL_setfuncs(L, g_functions, 1);
         ok = call_callback(scene, CB_DRAW, 1, NULL, error, error_size);

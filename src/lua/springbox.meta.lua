@@ -512,6 +512,9 @@ function Graphics.circle(mode, x, y, radius) end
 ---A convex polygon: g.polygon("fill", x1, y1, x2, y2, x3, y3, ...).
 ---@param mode "fill"|"line"
 function Graphics.polygon(mode, ...) end
+---The width in pixels (0.5 to 64, default 2) of the lines and outlines drawn after it this frame.
+---@param pixels number
+function Graphics.width(pixels) end
 ---An axis-aligned box from its lower left corner (x, y), in world metres.
 ---@param mode "fill"|"line"
 function Graphics.rectangle(mode, x, y, width, height) end
