@@ -21,7 +21,7 @@ build = {
       sources = {
         "src/lua/sb_lua.c",
         "src/lua/sb_tune_source.c",
-        "src/core/tuning.c", "src/core/world.c", "src/core/solver.c", "src/core/retune.c",
+        "src/core/tuning.c", "src/core/world.c", "src/core/solver.c", "src/core/retune.c", "src/core/snapshot.c",
         "src/core/method_force.c", "src/core/method_impulse.c", "src/core/method_sequential.c",
         "src/core/method_soft.c", "src/core/method_verlet.c", "src/core/method_xpbd.c",
         "src/core/springs_simd.c", "src/core/contact.c", "src/core/tether.c", "src/core/samples.c",

@@ -657,6 +657,52 @@ static int guarantees(void)
     return 0;
 }
 
+// ---------------------------------------------------------------- snapshots
+
+/// What a snapshot costs (issue 21): for built-in scenes at the default settings, the time to
+/// take one (and free it) and to restore one, against the time of a step in the same run, and
+/// its size. A window that keeps a minute of history takes one every frame.
+static int snapshots(void)
+{
+    const struct { const char *sample; int size; } cases[] = {
+        {"bridge", 40}, {"cloth", 32}, {"cloth", 64}, {"ball_pit", 4000},
+    };
+    printf("| scene | particles | springs | step: ms | snapshot: ms | of a step | restore: ms | size: KiB |\n"
+           "|---|---|---|---|---|---|---|---|\n");
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        sb_world_def def = sb_default_world_def();
+        sb_world *w = sb_sample_find(cases[k].sample)->build(&def, cases[k].size);
+        if (!w)
+            return 1;
+        for (int f = 0; f < 60; ++f) // contacts and warm starts in place
+            sb_world_step(w);
+        enum { N = 120 };
+        double step = 0.0, take = 0.0, back = 0.0;
+        size_t bytes = 0;
+        sb_snapshot *keep = sb_world_snapshot(w);
+        for (int f = 0; f < N; ++f) {
+            double t0 = now_ms();
+            sb_world_step(w);
+            double t1 = now_ms();
+            sb_snapshot *s = sb_world_snapshot(w);
+            bytes = sb_snapshot_bytes(s);
+            sb_snapshot_destroy(s);
+            double t2 = now_ms();
+            sb_world_restore(w, keep);
+            double t3 = now_ms();
+            step += t1 - t0;
+            take += t2 - t1;
+            back += t3 - t2;
+        }
+        printf("| %s %d | %d | %d | %.3f | %.3f | %.0f%% | %.3f | %zu |\n", cases[k].sample, cases[k].size,
+               sb_world_particle_count(w), sb_world_spring_count(w), step / N, take / N, 100.0 * take / step,
+               back / N, bytes >> 10);
+        sb_snapshot_destroy(keep);
+        sb_world_destroy(w);
+    }
+    return 0;
+}
+
 // ---------------------------------------------------------------- main
 
 /// A scene runs when no --only was given or its name contains one of them.
@@ -694,6 +740,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--guarantees") == 0) {
             return guarantees();
+        } else if (strcmp(argv[i], "--snapshots") == 0) {
+            return snapshots();
         } else if (strcmp(argv[i], "--quick") == 0) {
             repeats = 1;
             step_scale = 0.2;
@@ -709,7 +757,8 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr,
                     "usage: springbox_bench [--quick] [--repeats N] [--only SUBSTRING]... [--csv F] [--plot F]\n"
-                    "       springbox_bench --guarantees   (the README's table of what each method guarantees)\n");
+                    "       springbox_bench --guarantees   (the README's table of what each method guarantees)\n"
+                    "       springbox_bench --snapshots    (what a snapshot and a restore cost against a step)\n");
             return 2;
         }
     }

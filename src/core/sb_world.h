@@ -169,6 +169,21 @@ sb_status sb_world_copy_state(sb_world *dst, const sb_world *src);
 /// live and joined the same way.
 bool sb_world_can_copy_state(const sb_world *dst, const sb_world *src);
 
+/// A world as it stood: every particle, spring, constraint, wall, contact, warm start, ramp,
+/// event, drag and setting (snapshot.c). Owned by the caller; independent of the world.
+typedef struct sb_snapshot sb_snapshot;
+/// Takes a snapshot of the world; NULL if memory is short.
+sb_snapshot *sb_world_snapshot(const sb_world *world);
+/// Puts the world back as the snapshot holds it, structure included: the run continues
+/// bit-identically; handles made after the snapshot go stale. SB_ERR_NO_MEMORY leaves it as it was.
+sb_status sb_world_restore(sb_world *world, const sb_snapshot *snapshot);
+/// Bytes the snapshot holds.
+size_t sb_snapshot_bytes(const sb_snapshot *snapshot);
+/// Simulated time of the world when the snapshot was taken, seconds.
+double sb_snapshot_time(const sb_snapshot *snapshot);
+/// Frees a snapshot (NULL is ignored).
+void sb_snapshot_destroy(sb_snapshot *snapshot);
+
 /// Contacts that began and ended in the last step for particles that asked (sb_particle_def.events).
 /// The arrays stay valid until the next step. A world with no such particle pays nothing.
 void sb_world_contact_events(const sb_world *world, const sb_contact_event **begins, int *begin_count,

@@ -242,10 +242,8 @@ sb_world *sb_world_create(const sb_world_def *def)
     return w;
 }
 
-void sb_world_destroy(sb_world *w)
+void world_free_storage(sb_world *w)
 {
-    if (!w)
-        return;
     void *arrays[] = {
         w->pos, w->vel, w->prev, w->dv, w->mass, w->inv_mass, w->radius, w->restitution, w->friction,
         w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_collide, w->s_solid, w->s_rigid,
@@ -262,6 +260,13 @@ void sb_world_destroy(sb_world *w)
     constraints_free(w);
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
+}
+
+void sb_world_destroy(sb_world *w)
+{
+    if (!w)
+        return;
+    world_free_storage(w);
     free(w);
 }
 

@@ -229,6 +229,9 @@ bool array_reserve(void **p, int *cap, int need, size_t elem);
 
 static inline bool particle_alive(const sb_world *w, int i) { return (w->p_flags[i] & PARTICLE_ALIVE) != 0; }
 
+// world.c
+void world_free_storage(sb_world *w); // every array a world owns, not the struct (snapshot.c)
+
 // contact.c
 bool contacts_reserve(sb_world *w);
 void contacts_report_overlaps(sb_world *w);      // the first step's sb_stats.overlapping_pairs

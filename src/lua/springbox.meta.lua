@@ -358,6 +358,21 @@ function World:hash() end
 ---Clears a halt so stepping resumes from the last finite state.
 function World:resume() end
 
+---The world as it stands: particles, springs, constraints, walls, warm starts, ramps, drag,
+---settings and clock. Freed when nothing refers to it; live snapshots share a 512 MB budget.
+---@class springbox.Snapshot
+---@field time number the world's clock when it was taken, s
+---@field bytes integer memory it holds
+
+---Takes a snapshot of the world (w:restore puts it back).
+---@return springbox.Snapshot
+function World:snapshot() end
+
+---Puts the world back as the snapshot holds it, structure included: stepping on repeats the
+---run it was taken from bit for bit; handles made since go stale, handles removed since come back.
+---@param snapshot springbox.Snapshot
+function World:restore(snapshot) end
+
 ---Frees the world now; its particles and springs then say "closed world".
 function World:close() end
 

@@ -1,0 +1,145 @@
+// Snapshots (issue 21): a deep copy of everything a world holds, structure included, so that a
+// restored world continues bit-identically to the run it was taken from (Box2D v3 keeps a
+// snapshot of its world for replays in the same spirit). Every array is copied to its capacity:
+// the world grows arrays by doubling from those capacities, so a copy must own as much as the
+// original did.
+#include "world_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct sb_snapshot {
+    sb_world world;
+    size_t bytes;
+};
+
+typedef struct copier {
+    bool ok;
+    size_t bytes;
+} copier;
+
+static void *dup_bytes(copier *cp, const void *src, size_t n)
+{
+    if (!src || n == 0)
+        return NULL;
+    void *p = malloc(n);
+    if (!p) {
+        cp->ok = false;
+        return NULL;
+    }
+    memcpy(p, src, n);
+    cp->bytes += n;
+    return p;
+}
+
+#define DUP(field, count) dst->field = dup_bytes(&cp, src->field, sizeof *src->field * (size_t)(count))
+
+/// Copies src into *dst, which shares nothing with it afterwards. On failure *dst holds what was
+/// copied so far, safe to free with world_free_storage, and 0 is returned; else the bytes owned.
+static size_t world_clone_into(sb_world *dst, const sb_world *src)
+{
+    copier cp = {true, sizeof *dst};
+    *dst = *src;
+    // particles
+    const int pc = src->p_cap;
+    DUP(pos, pc); DUP(vel, pc); DUP(prev, pc); DUP(start, pc); DUP(hold_frac, pc); DUP(hold_wall, pc);
+    DUP(dv, pc); DUP(mass, pc); DUP(inv_mass, pc); DUP(radius, pc); DUP(restitution, pc); DUP(friction, pc);
+    DUP(p_gen, pc); DUP(p_flags, pc); DUP(p_next_free, pc); DUP(degree, pc); DUP(force, pc); DUP(group, pc);
+    DUP(category, pc); DUP(mask, pc); DUP(color, pc); DUP(snap_pos, pc); DUP(snap_vel, pc); DUP(cell_x, pc);
+    DUP(cell_y, pc); DUP(p_load, pc);
+    // springs, their solver order and packed arrays
+    const int sc = src->s_cap;
+    DUP(s_a, sc); DUP(s_b, sc); DUP(rest, sc); DUP(tuning, sc); DUP(s_collide, sc); DUP(s_solid, sc);
+    DUP(s_rigid, sc); DUP(s_gen, sc); DUP(s_next_free, sc); DUP(impulse, sc); DUP(tension, sc);
+    DUP(break_stretch, sc); DUP(break_force, sc); DUP(s_color, sc); DUP(s_hidden, sc); DUP(axis_prev, sc);
+    DUP(order, sc); DUP(ka, sc); DUP(kb, sc); DUP(kwa, sc); DUP(kwb, sc); DUP(kmass, sc); DUP(krest, sc);
+    DUP(kux, sc); DUP(kuy, sc); DUP(kpux, sc); DUP(kpuy, sc); DUP(ksep, sc); DUP(kstiff, sc); DUP(kdamp, sc);
+    DUP(kscale, sc); DUP(kg, sc); DUP(kimp, sc); DUP(ktension, sc); DUP(krigid, sc); DUP(pair_keys, sc);
+    DUP(snap_axis, sc); DUP(snap_impulse, sc);
+    // tethers
+    DUP(tether_p, src->tether_count); DUP(tether_anchor, src->tether_count); DUP(tether_length, src->tether_count);
+    // constraints: each one's particle list is its own allocation
+    const int cc = src->c_cap;
+    DUP(c_kind, cc); DUP(c_solid, cc); DUP(c_break_stretch, cc); DUP(c_count, cc); DUP(c_rest, cc);
+    DUP(c_tuning, cc); DUP(c_gen, cc); DUP(c_next_free, cc); DUP(c_load, cc); DUP(c_err, cc); DUP(c_meff, cc);
+    DUP(c_stiff, cc); DUP(c_damp, cc); DUP(c_scale, cc); DUP(c_target, cc); DUP(c_lambda, cc); DUP(c_active, cc);
+    DUP(c_grad_first, cc);
+    DUP(c_grad, src->c_grad_cap); DUP(c_scratch, src->c_scratch_cap); DUP(c_break_events, src->c_break_cap);
+    DUP(c_parts, cc);
+    if (dst->c_parts)
+        for (int c = 0; c < src->c_high; ++c)
+            dst->c_parts[c] = src->c_parts[c] && cp.ok
+                                  ? dup_bytes(&cp, src->c_parts[c], sizeof **src->c_parts * (size_t)src->c_count[c])
+                                  : NULL;
+    else
+        dst->c_high = 0; // nothing of the lists to free
+    // walls
+    const int wc = src->w_cap;
+    DUP(wall_a, wc); DUP(wall_b, wc); DUP(w_gen, wc); DUP(w_alive_flag, wc); DUP(w_one_sided, wc);
+    DUP(wall_nb, 2 * wc);
+    // contacts: the committed list (the warm starts); what a step builds from it (the next list,
+    // the solid springs' contacts, the broad phase's grid) starts empty and grows as it does
+    DUP(contacts, src->contact_count);
+    dst->contact_cap = src->contact_count;
+    dst->contacts_next = NULL;
+    dst->contact_next_cap = dst->contact_next_count = 0;
+    dst->segment_contacts = NULL;
+    dst->segment_contact_cap = dst->segment_contact_count = 0;
+    dst->grid_start = NULL;
+    dst->grid_items = NULL;
+    dst->grid_size = dst->grid_items_cap = 0;
+    // ramps and events
+    DUP(ramps, src->ramp_cap);
+    DUP(touch_keys, src->touch_count); DUP(touch_events, src->touch_count); // rebuilt each step at its count
+    dst->touch_cap = src->touch_count;
+    DUP(begin_events, src->begin_cap);
+    DUP(end_events, src->end_cap); DUP(break_events, src->break_cap); DUP(outside, src->outside_cap);
+    DUP(leave_events, src->leave_cap);
+    return cp.ok ? cp.bytes : 0;
+}
+
+#undef DUP
+
+sb_snapshot *sb_world_snapshot(const sb_world *w)
+{
+    sb_snapshot *s = malloc(sizeof *s);
+    if (!s)
+        return NULL;
+    s->bytes = world_clone_into(&s->world, w);
+    if (s->bytes == 0) {
+        world_free_storage(&s->world);
+        free(s);
+        return NULL;
+    }
+    s->world.interrupt = NULL; // the host's, not the snapshot's
+    s->world.interrupt_ud = NULL;
+    return s;
+}
+
+sb_status sb_world_restore(sb_world *w, const sb_snapshot *s)
+{
+    if (!s)
+        return SB_ERR_INVALID;
+    sb_world copy;
+    if (world_clone_into(&copy, &s->world) == 0) {
+        world_free_storage(&copy);
+        return SB_ERR_NO_MEMORY; // w is untouched
+    }
+    copy.interrupt = w->interrupt;
+    copy.interrupt_ud = w->interrupt_ud;
+    world_free_storage(w);
+    *w = copy;
+    return SB_OK;
+}
+
+size_t sb_snapshot_bytes(const sb_snapshot *s) { return s ? s->bytes + sizeof *s - sizeof s->world : 0; }
+
+double sb_snapshot_time(const sb_snapshot *s) { return s ? s->world.stats.time : 0.0; }
+
+void sb_snapshot_destroy(sb_snapshot *s)
+{
+    if (!s)
+        return;
+    world_free_storage(&s->world);
+    free(s);
+}
