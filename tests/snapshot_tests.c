@@ -202,10 +202,83 @@ TEST(snapshots_own_their_state)
     return 0;
 }
 
+/// Sets every spring of the chain to 12 Hz at 0.3 m, and the angle and area to 5 Hz at 0.4.
+static void retune_all(sb_world *w, const sb_spring_id *chain)
+{
+    sb_tuning t = sb_tuning_hertz(12.0, 0.3);
+    for (int i = 0; i < 6; ++i)
+        sb_spring_set(w, chain[i], 0.3, &t, NULL);
+    sb_tuning joint = sb_tuning_hertz(5.0, 0.4);
+    for (uint32_t c = 1; c < 3; ++c) { // the angle and the area, at their rest (the rope stays rigid)
+        sb_constraint_def d;
+        sb_particle_id parts[3];
+        if (sb_constraint_get(w, (sb_constraint_id){c, 1}, &d, parts, 3) >= 0)
+            sb_constraint_set(w, (sb_constraint_id){c, 1}, d.rest, &joint, NULL);
+    }
+}
+
+// The tuning loop's restore: back to a moment, under the tuning the designer has now. The run
+// after it equals the snapshot's run with the new tuning set at that moment (and differs from
+// the old tuning's run); a retune still ramping when the designer goes back lands on its target.
+TEST(restore_keeping_tuning_replays_the_moment_under_the_new_tuning)
+{
+    enum { frames = 90 };
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        sb_spring_id chain[6];
+        sb_world *w = busy_world((sb_method)m, 2, chain);
+        sb_spring_set_break(w, chain[5], 0.0, 0.0, NULL); // a spring that broke has no tuning to keep
+        for (int f = 0; f < 40; ++f)
+            sb_world_step(w);
+        sb_snapshot *snap = sb_world_snapshot(w);
+        uint64_t old_run[frames], expected[frames];
+        for (int f = 0; f < frames; ++f)
+            old_run[f] = step_print(w);
+        // what the new tuning does from the moment: the full restore, then the tuning set
+        ENSURE(sb_world_restore(w, snap) == SB_OK);
+        retune_all(w, chain);
+        for (int f = 0; f < frames; ++f)
+            expected[f] = step_print(w);
+        // the designer's way: the old run, a retune (at once, or a ramp), then back to the moment
+        for (int ramped = 0; ramped < 2; ++ramped) {
+            ENSURE(sb_world_restore(w, snap) == SB_OK);
+            for (int f = 0; f < 30; ++f)
+                sb_world_step(w);
+            if (ramped) {
+                retune_all(w, chain); // the constraints at once; the springs ramp towards the same
+                sb_tuning t = sb_tuning_hertz(12.0, 0.3);
+                for (int i = 0; i < 6; ++i)
+                    sb_spring_retune(w, chain[i], 0.3, &t, 1.0, NULL);
+                sb_world_step(w);
+            } else {
+                retune_all(w, chain);
+            }
+            ENSURE(sb_world_restore_keep_tuning(w, snap) == SB_OK);
+            ENSURE(sb_world_ramp_count(w) == 0);
+            sb_spring_def d;
+            ENSURE(sb_spring_get(w, chain[2], &d) == SB_OK);
+            ENSURE(d.rest_length == 0.3 && d.tuning.hertz == 12.0);
+            bool differs = false;
+            for (int f = 0; f < frames; ++f) {
+                uint64_t h = step_print(w);
+                if (h != expected[f])
+                    printf("method %s, ramped %d: frame %d differs\n", sb_method_name((sb_method)m), ramped, f);
+                ENSURE(h == expected[f]);
+                differs = differs || h != old_run[f];
+            }
+            ENSURE(differs);
+        }
+        ENSURE(sb_world_restore_keep_tuning(w, NULL) == SB_ERR_INVALID);
+        sb_snapshot_destroy(snap);
+        sb_world_destroy(w);
+    }
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(restored_worlds_continue_bit_identically),
     ENTRY(restore_brings_back_the_structure),
     ENTRY(snapshots_own_their_state),
+    ENTRY(restore_keeping_tuning_replays_the_moment_under_the_new_tuning),
 };
 
 int main(int argc, char **argv)

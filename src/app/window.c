@@ -801,13 +801,16 @@ static void draw(app *a)
                 marks.dragging = sb_world_drag_info(w, &marks.drag, &marks.drag_target, &hz, &zeta);
             render_world(rc, &v, w, &marks);
         }
+        // The HUD's lines first, so that the scene's screen text starts under them as they are
+        // this frame: laid out from the last frame's, a frame whose warning had just appeared
+        // (or the only frame --screenshot renders) printed the scene's text over the warning.
+        draw_hud_line(a, s, v.rect, 34, a->compare ? (i == 0 ? "LEFT: " : "RIGHT: ") : "");
         sb_draw_list list;
         char error[4096];
         bool drew = sb_scene_draw(s->scene, &list, error, sizeof error);
         render_draw_list(rc, &v, &list, s->hud_bottom > 0 ? s->hud_bottom : 34 + 2 * lh);
         if (!drew)
             callback_failed(s, error);
-        draw_hud_line(a, s, v.rect, 34, a->compare ? (i == 0 ? "LEFT: " : "RIGHT: ") : "");
         const sb_stats *st = sb_world_get_stats(side_world(s, 0));
         if (st->halted) {
             char body[512];

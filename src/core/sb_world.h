@@ -177,6 +177,9 @@ sb_snapshot *sb_world_snapshot(const sb_world *world);
 /// Puts the world back as the snapshot holds it, structure included: the run continues
 /// bit-identically; handles made after the snapshot go stale. SB_ERR_NO_MEMORY leaves it as it was.
 sb_status sb_world_restore(sb_world *world, const sb_snapshot *snapshot);
+/// As sb_world_restore, but the springs and constraints the world has now and the snapshot has
+/// too keep their current rest and tuning: the same moment again, under today's tuning.
+sb_status sb_world_restore_keep_tuning(sb_world *world, const sb_snapshot *snapshot);
 /// Bytes the snapshot holds.
 size_t sb_snapshot_bytes(const sb_snapshot *snapshot);
 /// Simulated time of the world when the snapshot was taken, seconds.

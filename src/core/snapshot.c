@@ -3,6 +3,7 @@
 // snapshot of its world for replays in the same spirit). Every array is copied to its capacity:
 // the world grows arrays by doubling from those capacities, so a copy must own as much as the
 // original did.
+#include "sb_constraint.h"
 #include "world_internal.h"
 
 #include <stdlib.h>
@@ -130,6 +131,91 @@ sb_status sb_world_restore(sb_world *w, const sb_snapshot *s)
     world_free_storage(w);
     *w = copy;
     return SB_OK;
+}
+
+typedef struct kept_tuning {
+    uint32_t index, generation;
+    double rest;
+    sb_tuning tuning;
+} kept_tuning;
+
+/// Drops the spring ramps of the springs in `kept` (their tuning is the one kept, not the ramp's).
+static void drop_kept_ramps(sb_world *w, const kept_tuning *kept, int n)
+{
+    int out = 0;
+    for (int i = 0; i < w->ramp_count; ++i) {
+        const sb_ramp *r = &w->ramps[i];
+        bool drop = false;
+        for (int k = 0; k < n && r->kind == SB_RAMP_SPRING && !drop; ++k)
+            drop = kept[k].index == r->index && kept[k].generation == r->generation;
+        if (!drop)
+            w->ramps[out++] = *r;
+    }
+    w->ramp_count = out;
+}
+
+// The tuning loop's restore: the designer went back in time to see the same moment again under
+// the tuning they have now, so the springs and constraints present in both keep today's rest
+// and tuning (a ramp's target where one runs), applied at once, without re-basing: at the
+// snapshot's positions the new tuning starts exactly as if it had been set then.
+sb_status sb_world_restore_keep_tuning(sb_world *w, const sb_snapshot *s)
+{
+    if (!s)
+        return SB_ERR_INVALID;
+    int ns = 0, nc = 0;
+    kept_tuning *springs = malloc(sizeof *springs * (size_t)(w->s_high + 1));
+    kept_tuning *constraints = malloc(sizeof *constraints * (size_t)(w->c_high + 1));
+    if (!springs || !constraints) {
+        free(springs);
+        free(constraints);
+        return SB_ERR_NO_MEMORY;
+    }
+    for (int k = 0; k < w->s_high; ++k) {
+        sb_spring_id id = {(uint32_t)k, w->s_gen[k]};
+        if (!sb_spring_is_valid(w, id))
+            continue;
+        kept_tuning *t = &springs[ns++];
+        t->index = id.index;
+        t->generation = id.generation;
+        if (!sb_spring_ramp_target(w, id, &t->rest, &t->tuning)) {
+            t->rest = w->rest[k];
+            t->tuning = w->tuning[k];
+        }
+    }
+    for (int c = 0; c < w->c_high; ++c) {
+        sb_constraint_id id = {(uint32_t)c, w->c_gen[c]};
+        if (w->c_kind[c] == 0xFF)
+            continue;
+        constraints[nc++] = (kept_tuning){id.index, id.generation, w->c_rest[c], w->c_tuning[c]};
+    }
+    sb_status st = sb_world_restore(w, s);
+    if (st == SB_OK) {
+        // Only what differs is set, so that the rest keep their warm starts exactly.
+        int kept = 0;
+        for (int k = 0; k < ns; ++k) {
+            sb_spring_id id = {springs[k].index, springs[k].generation};
+            int i = (int)id.index;
+            bool ramping = false;
+            for (int r = 0; r < w->ramp_count && !ramping; ++r)
+                ramping = w->ramps[r].kind == SB_RAMP_SPRING && w->ramps[r].index == id.index;
+            if (!sb_spring_is_valid(w, id) || (!ramping && w->rest[i] == springs[k].rest &&
+                                                 memcmp(&w->tuning[i], &springs[k].tuning, sizeof springs[k].tuning) == 0))
+                continue;
+            if (sb_spring_set(w, id, springs[k].rest, &springs[k].tuning, NULL) == SB_OK)
+                springs[kept++] = springs[k];
+        }
+        drop_kept_ramps(w, springs, kept);
+        for (int k = 0; k < nc; ++k) {
+            sb_constraint_id id = {constraints[k].index, constraints[k].generation};
+            int c = (int)id.index;
+            if (sb_constraint_is_valid(w, id) && (w->c_rest[c] != constraints[k].rest ||
+                                                  memcmp(&w->c_tuning[c], &constraints[k].tuning, sizeof constraints[k].tuning) != 0))
+                sb_constraint_set(w, id, constraints[k].rest, &constraints[k].tuning, NULL);
+        }
+    }
+    free(springs);
+    free(constraints);
+    return st;
 }
 
 size_t sb_snapshot_bytes(const sb_snapshot *s) { return s ? s->bytes + sizeof *s - sizeof s->world : 0; }

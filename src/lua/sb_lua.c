@@ -1881,12 +1881,28 @@ static lua_snapshot *check_snapshot(lua_State *L, int idx)
     return ud;
 }
 
-// w:restore(snapshot): the world as the snapshot holds it, structure, tuning and settings included
+// w:restore(snapshot [, {keep_tuning = true}]): the world as the snapshot holds it, structure,
+// tuning and settings included; keep_tuning keeps the tuning its springs and constraints have now
 static int l_world_restore(lua_State *L)
 {
     sb_world *world = check_world(L, 1);
     lua_snapshot *ud = check_snapshot(L, 2);
-    if (sb_world_restore(world, ud->snap) != SB_OK)
+    bool keep_tuning = false;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        lua_pushnil(L);
+        while (lua_next(L, 3)) {
+            const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+            if (!key || strcmp(key, "keep_tuning") != 0)
+                return arg_error(L, 3, lua_pushfstring(L, "restore options have no field '%s' (they have keep_tuning)",
+                                                       key ? key : luaL_typename(L, -2)));
+            if (!lua_isboolean(L, -1))
+                return arg_error(L, 3, lua_pushfstring(L, "keep_tuning must be true or false, got %s", describe(L, -1)));
+            keep_tuning = lua_toboolean(L, -1);
+            lua_pop(L, 1);
+        }
+    }
+    if ((keep_tuning ? sb_world_restore_keep_tuning(world, ud->snap) : sb_world_restore(world, ud->snap)) != SB_OK)
         return luaL_error(L, "restore(): out of memory (the world is as it was)");
     return 0;
 }

@@ -370,8 +370,11 @@ function World:snapshot() end
 
 ---Puts the world back as the snapshot holds it, structure included: stepping on repeats the
 ---run it was taken from bit for bit; handles made since go stale, handles removed since come back.
+---With `{keep_tuning = true}` the springs and constraints it has now keep their current rest and
+---tuning: the same moment again, under today's tuning.
 ---@param snapshot springbox.Snapshot
-function World:restore(snapshot) end
+---@param options? {keep_tuning: boolean}
+function World:restore(snapshot, options) end
 
 ---Frees the world now; its particles and springs then say "closed world".
 function World:close() end

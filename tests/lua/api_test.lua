@@ -390,6 +390,16 @@ test("a snapshot restores the world and the run repeats bit for bit", function()
   w:restore(snap) -- a snapshot can be restored again
   w:step()
   assert(w:hash() == hashes[1])
+  -- back to the moment under the tuning of now: the spring keeps 9 Hz, and the run is new
+  links[2].hertz = 9
+  w:restore(snap, { keep_tuning = true })
+  assert(links[2].hertz == 9 and links[3].hertz == 9, "the tuning of now")
+  w:step()
+  assert(w:hash() ~= hashes[1])
+  w:restore(snap)
+  assert(links[2].hertz == 4, "a plain restore brings the snapshot's tuning back")
+  fails_with(function() w:restore(snap, { keep_tunning = true }) end, "keep_tunning", "keep_tuning")
+  fails_with(function() w:restore(snap, { keep_tuning = 1 }) end, "keep_tuning must be true or false", "1")
   fails_with(function() w:restore(nil) end, "bad argument #1 to 'restore'", "springbox.snapshot expected, got nil")
   fails_with(function() w:restore(w) end, "springbox.snapshot expected")
   fails_with(function() return snap.timee end, "snapshot has no field 'timee'", "time and bytes")
