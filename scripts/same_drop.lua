@@ -1,5 +1,5 @@
 -- Same drop, new tuning: a ball lands on a springboard. Move the board_hz or board_damping
--- slider (or edit them here and save), then press G: the world goes back to the moment before
+-- slider (or edit them here and save), then press A: the world goes back to the moment before
 -- the drop with w:restore(snapshot, {keep_tuning = true}) and the same drop plays under the
 -- tuning of now. The last run's tip path stays behind as a faint line to compare against.
 local sb = require "springbox"
@@ -30,10 +30,10 @@ local s = sb.state{ run = 1, path = {}, last = {} }
 
 return {
   world = w,
-  title = "Same drop, new tuning (G: again)",
+  title = "Same drop, new tuning (A: again)",
   tune = tune,
   keypressed = function(key)
-    if key == "g" then
+    if key == "a" then
       w:restore(moment, { keep_tuning = true })
       s.last, s.path, s.run = s.path, {}, s.run + 1
       return true
@@ -52,7 +52,7 @@ return {
     trail(s.last)
     g.color(0.4, 0.8, 1)
     trail(s.path)
-    g.print_screen(string.format("run %d at %.1f Hz, damping ratio %.2f: G plays the same drop again",
+    g.print_screen(string.format("run %d at %.1f Hz, damping ratio %.2f: A plays the same drop again",
       s.run, tune.board_hz, tune.board_damping), 0, 0)
   end,
 }

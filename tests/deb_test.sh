@@ -21,7 +21,7 @@ for f in ./usr/bin/springbox ./usr/lib/lua/5.4/springbox.so ./usr/lib/libspringb
   grep -q " $f\$" "$tmp/contents" || fail "the package lacks $f"
 done
 depends=$(dpkg-deb -f "$deb" Depends)
-for d in liblua5.4-0 libsdl2-2.0-0 libsdl2-ttf-2.0-0 fonts-dejavu-core; do
+for d in liblua5.4-0 libsdl2-2.0-0 libsdl2-ttf-2.0-0 libgif7 fonts-dejavu-core; do
   echo "$depends" | grep -q "$d" || fail "Depends does not declare $d: $depends"
 done
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "package version $(dpkg-deb -f "$deb" Version)"

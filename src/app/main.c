@@ -27,6 +27,7 @@ static void usage(FILE *out)
             "  --headless     run without a window, printing diagnostics\n"
             "  --screenshot F render frame --frames N without a display and write PNG F\n"
             "  --record DIR   render every frame up to --frames N as DIR/frame_NNNNN.png\n"
+            "  --gif F        render every second frame up to --frames N as an animated GIF F\n"
             "  --window WxH   window or image size (default 1280x720)\n"
             "  --view X,Y,S   camera centre (m) and scale (pixels per metre) instead of fitting\n"
             "  --frames N     frames to run (default 300; 0 with --realtime runs until killed)\n"
@@ -341,7 +342,7 @@ int main(int argc, char **argv)
     const char *scene_name = NULL, *stats_path = NULL, *method_name = NULL, *scene_file = NULL;
     int size = -1, frames = 300, substeps = -1, iterations = -1;
     bool realtime = false, trusted = false, headless = false;
-    const char *screenshot = NULL, *record_dir = NULL;
+    const char *screenshot = NULL, *record_dir = NULL, *gif = NULL;
     int win_w = 1280, win_h = 720;
     double view[3] = {0, 0, 0};
     bool view_given = false, frames_given = false;
@@ -394,6 +395,8 @@ int main(int argc, char **argv)
             screenshot = value;
         } else if (strcmp(arg, "--record") == 0) {
             record_dir = value;
+        } else if (strcmp(arg, "--gif") == 0) {
+            gif = value;
         } else if (strcmp(arg, "--window") == 0) {
             char *end;
             long w = strtol(value, &end, 10);
@@ -430,7 +433,7 @@ int main(int argc, char **argv)
         return 2;
     }
     ro.method_given = method_name != NULL;
-    bool offscreen = screenshot || record_dir;
+    bool offscreen = screenshot || record_dir || gif;
     if (frames == 0 && !realtime && headless) {
         fprintf(stderr, "springbox: --frames 0 (run until killed) needs --realtime\n");
         return 2;
@@ -452,6 +455,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "springbox: cannot write the screenshot '%s' (--screenshot): %s\n", screenshot, why);
         return 2;
     }
+    if (gif && !screenshot_writable(gif, why, sizeof why)) {
+        fprintf(stderr, "springbox: cannot write the GIF '%s' (--gif): %s\n", gif, why);
+        return 2;
+    }
+#ifndef SPRINGBOX_HAVE_GIF
+    if (gif) {
+        fprintf(stderr, "springbox: --gif needs giflib: this springbox was built without libgif-dev\n");
+        return 2;
+    }
+#endif
     if (!headless) {
 #ifdef SPRINGBOX_HAVE_SDL
         window_options wo;
@@ -467,6 +480,7 @@ int main(int argc, char **argv)
         wo.view_scale = view[2];
         wo.screenshot = screenshot;
         wo.record_dir = record_dir;
+        wo.gif = gif;
         wo.method_given = ro.method_given;
         wo.method = ro.method;
         wo.substeps = substeps;

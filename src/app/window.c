@@ -5,6 +5,9 @@
 #include "window.h"
 
 #include "render.h"
+#ifdef SPRINGBOX_HAVE_GIF
+#include "gif.h"
+#endif
 #include "sb_scene.h"
 #include "sb_tuning.h"
 
@@ -72,6 +75,12 @@ typedef struct app {
     int inspect_world, inspect_count;
     sb_spring_id inspect_spring;
     float inspect_stretch[HISTORY];
+#ifdef SPRINGBOX_HAVE_GIF
+    // the last GIF_SECONDS of the view, every second physics frame, for G (issue 21 item 5)
+    struct gif_ring *gif;
+    SDL_Surface *gif_frame;     // the window's pixels read back, at its size
+    long gif_last_frame;
+#endif
 } app;
 
 static double now_seconds(void)
@@ -760,6 +769,7 @@ static const char *const help_lines[] = {
     "C              compare view: the same scene in two methods, in lockstep",
     "W              write the slider values back into the scene file",
     "P              screenshot to springbox-NNNN.png",
+    "G              the last 8 seconds as an animated GIF, springbox-NNNN.gif",
     "H              this help                    Q / Esc  quit",
     "saving the scene file reloads it; the state is kept if only tuning changed",
 };
@@ -956,6 +966,47 @@ static void change_solver(app *a, int d_iterations, int d_substeps)
     add_notice(a, COLOR_TEXT, "iterations %d, sub-steps %d", d.iterations, d.substeps);
 }
 
+#ifdef SPRINGBOX_HAVE_GIF
+enum { GIF_SECONDS = 8 };
+
+/// Keeps every second physics frame of the view in the ring (the view as drawn, before it is
+/// shown), remade when the window's size changes.
+static void capture_gif_frame(app *a, SDL_Renderer *r)
+{
+    if (a->frame == a->gif_last_frame || a->frame % 2 != 0)
+        return;
+    a->gif_last_frame = a->frame;
+    int w, h;
+    SDL_GetRendererOutputSize(r, &w, &h);
+    if (!a->gif_frame || a->gif_frame->w != w || a->gif_frame->h != h) {
+        SDL_FreeSurface(a->gif_frame);
+        gif_ring_destroy(a->gif);
+        a->gif_frame = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB24);
+        a->gif = a->gif_frame ? gif_ring_create(w, h, GIF_SECONDS) : NULL;
+    }
+    if (a->gif && SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGB24, a->gif_frame->pixels, a->gif_frame->pitch) == 0)
+        gif_ring_add(a->gif, a->gif_frame);
+}
+
+static void save_gif(app *a)
+{
+    static int count = 0;
+    char path[64], why[256];
+    if (!a->gif || gif_ring_frames(a->gif) == 0) {
+        add_notice(a, COLOR_ERROR, "GIF: nothing to save yet (the view is kept while the physics runs)");
+        return;
+    }
+    snprintf(path, sizeof path, "springbox-%04d.gif", ++count);
+    if (gif_ring_save(a->gif, path, why, sizeof why))
+        add_notice(a, COLOR_DRAG, "GIF: %s (the last %.1f s, %d frames)", path,
+                   (double)gif_ring_frames(a->gif) / GIF_FPS, gif_ring_frames(a->gif));
+    else
+        add_notice(a, COLOR_ERROR, "GIF %s failed: %s", path, why);
+}
+#else
+static void save_gif(app *a) { add_notice(a, COLOR_ERROR, "GIF: this springbox was built without giflib (libgif-dev)"); }
+#endif
+
 static void screenshot(app *a, SDL_Renderer *r)
 {
     static int count = 0;
@@ -1073,6 +1124,7 @@ static void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
     case SDLK_h:
     case SDLK_F1: a->help = !a->help; break;
     case SDLK_p: screenshot(a, r); break;
+    case SDLK_g: save_gif(a); break;
     case SDLK_w: write_back(a); break;
     case SDLK_t: toggle_tethers(a); break;
     case SDLK_UP: change_solver(a, +1, 0); break;
@@ -1426,6 +1478,10 @@ static bool app_open(app *a, const window_options *o, Uint32 sdl_subsystems)
 // Tears down in dependency order: textures, renderer, window or surface, scenes, SDL.
 static void app_close(app *a, SDL_Renderer *r, SDL_Window *win, SDL_Surface *surface)
 {
+#ifdef SPRINGBOX_HAVE_GIF
+    gif_ring_destroy(a->gif);
+    SDL_FreeSurface(a->gif_frame);
+#endif
     render_destroy(a->rc);
     if (r)
         SDL_DestroyRenderer(r);
@@ -1497,6 +1553,9 @@ int window_run(const window_options *o)
                 write_frame_stats(&a); // paused: time stands still, and the stats say so
         }
         draw(&a);
+#ifdef SPRINGBOX_HAVE_GIF
+        capture_gif_frame(&a, r);
+#endif
         SDL_RenderPresent(r);
         if (strcmp(SDL_GetWindowTitle(win), sb_scene_title(a.sides[0].scene)) != 0) // set_title
             SDL_SetWindowTitle(win, sb_scene_title(a.sides[0].scene));
@@ -1538,9 +1597,28 @@ int window_offscreen(const window_options *o)
         return 1;
     }
     int status = 0;
+#ifdef SPRINGBOX_HAVE_GIF
+    gif_writer *gif = NULL;
+    if (o->gif) {
+        char why[256];
+        gif = gif_writer_open(o->gif, a.width, a.height, why, sizeof why);
+        if (!gif) {
+            fprintf(stderr, "springbox: cannot write the GIF '%s' (--gif): %s\n", o->gif, why);
+            status = 2;
+        }
+    }
+#endif
     for (int f = 0; f <= o->frames && status == 0; ++f) {
         if (f > 0)
             physics_frame(&a);
+#ifdef SPRINGBOX_HAVE_GIF
+        if (gif && f % 2 == 0) { // every second frame: 30 per second
+            draw(&a);
+            SDL_RenderPresent(r);
+            if (!gif_writer_add(gif, surface))
+                status = 2;
+        }
+#endif
         if (o->record_dir || f == o->frames) {
             draw(&a);
             SDL_RenderPresent(r);
@@ -1556,6 +1634,19 @@ int window_offscreen(const window_options *o)
                 status = 2;
         }
     }
+#ifdef SPRINGBOX_HAVE_GIF
+    if (gif) {
+        char why[256];
+        int frames = gif_writer_frames(gif);
+        if (!gif_writer_close(gif, why, sizeof why)) {
+            fprintf(stderr, "springbox: cannot write the GIF '%s' (--gif): %s\n", o->gif, why);
+            status = 2;
+        } else {
+            printf("springbox: wrote %s: %d frames, %.1f s at %d per second\n", o->gif, frames, (double)frames / GIF_FPS,
+                   GIF_FPS);
+        }
+    }
+#endif
     app_close(&a, r, NULL, surface);
     return status;
 }

@@ -16,6 +16,7 @@ typedef struct window_options {
     double view_cx, view_cy, view_scale;
     const char *screenshot;   ///< offscreen: write this PNG after `frames` frames
     const char *record_dir;   ///< offscreen: write every frame as dir/frame_NNNNN.png
+    const char *gif;          ///< offscreen: write every second frame up to `frames` as an animated GIF
     bool method_given;
     sb_method method;
     int substeps, iterations; ///< > 0: override the scene's

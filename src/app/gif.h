@@ -1,0 +1,45 @@
+// Animated GIFs of the view (issue 21 item 5), through Debian's giflib: a writer that streams
+// frames into a file, and a ring that keeps the last seconds of a window so that one key saves
+// them. Frames are box-filtered down to at most GIF_MAX_WIDTH pixels wide and quantised to 256
+// colours each (giflib's median cut, a local colour map per frame).
+#ifndef SB_GIF_H
+#define SB_GIF_H
+
+#include <SDL.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/// Widest GIF frame, pixels: a window is scaled down by a whole factor to fit.
+#define GIF_MAX_WIDTH 480
+/// Frames per second kept and written: every second frame of the 60 Hz view.
+#define GIF_FPS 30
+
+typedef struct gif_writer gif_writer;
+typedef struct gif_ring gif_ring;
+
+/// The size frames of a `width` x `height` view take in a GIF.
+void gif_frame_size(int width, int height, int *out_width, int *out_height);
+
+/// Opens `path` for a looping GIF of frames from a `width` x `height` view; NULL with the
+/// reason in `why` when the file cannot be made.
+gif_writer *gif_writer_open(const char *path, int width, int height, char *why, size_t n);
+/// Adds a frame from an RGB24 or ARGB8888 surface of the view's size; false on a write error.
+bool gif_writer_add(gif_writer *g, SDL_Surface *frame);
+/// Frames written so far.
+int gif_writer_frames(const gif_writer *g);
+/// Finishes and closes the file; false (with the reason in `why`) if anything failed.
+bool gif_writer_close(gif_writer *g, char *why, size_t n);
+
+/// A ring of the last `seconds` of frames of a `width` x `height` view; NULL without memory.
+gif_ring *gif_ring_create(int width, int height, double seconds);
+/// Keeps a frame (the oldest goes when the ring is full).
+void gif_ring_add(gif_ring *r, SDL_Surface *frame);
+/// Frames kept.
+int gif_ring_frames(const gif_ring *r);
+/// Writes the frames kept, oldest first, to `path`; false with the reason in `why`.
+bool gif_ring_save(const gif_ring *r, const char *path, char *why, size_t n);
+/// Forgets every frame (a restart, a resize).
+void gif_ring_clear(gif_ring *r);
+void gif_ring_destroy(gif_ring *r);
+
+#endif

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# G in the real window (issue 21 item 5) saves the last seconds of the view as an animated GIF in
+# the working folder, and says so; after more than 8 s it holds the last 8 s, no more.
+set -u
+bin="$1"
+tools="identify"
+displays="$(seq 151 180)"
+. "$(dirname "$0")/xvfb_window.sh"
+
+cat >"$tmp/scene.lua" <<'LUA'
+local sb = require "springbox"
+local w = sb.world{ gravity = {0, -9.81} }
+local top = w:particle{ x = 0, y = 1, fixed = true }
+local bob = w:particle{ x = 1, y = 1, radius = 0.1 }
+w:spring(top, bob, { hertz = 2, damping_ratio = 0.02 })
+return { world = w, title = "gif key test" }
+LUA
+cd "$tmp" || fail "no temporary folder"
+start_app "gif key test" "$tmp/scene.lua"
+wait_for "2 s of physics" 'awk -v t="$(field time)" "BEGIN { exit !(t >= 2) }"'
+xdotool key --window "$wid" g
+wait_for "G writes springbox-0001.gif" '[ -s "$tmp/springbox-0001.gif" ] && identify "$tmp/springbox-0001.gif" >/dev/null 2>&1'
+n=$(identify "$tmp/springbox-0001.gif" | wc -l)
+[ "$n" -ge 40 ] && [ "$n" -le 240 ] || fail "the first GIF has $n frames after about 2 s"
+echo "ok   G after 2 s: springbox-0001.gif with $n frames"
+wait_for "9.5 s of physics" 'awk -v t="$(field time)" "BEGIN { exit !(t >= 9.5) }"'
+xdotool key --window "$wid" g
+wait_for "G again writes springbox-0002.gif" '[ -s "$tmp/springbox-0002.gif" ] && identify "$tmp/springbox-0002.gif" >/dev/null 2>&1'
+n=$(identify "$tmp/springbox-0002.gif" | wc -l)
+[ "$n" = 240 ] || fail "after 9.5 s the GIF has $n frames, want the last 8 s at 30 per second (240)"
+echo "ok   G after 9.5 s: the last 8 s, 240 frames"
+quit_app
+echo "window gif: ok"
