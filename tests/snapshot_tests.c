@@ -164,6 +164,28 @@ TEST(restore_brings_back_the_structure)
             ENSURE(!sb_particle_is_valid(w, added[i]));
         for (int f = 0; f < 60; ++f)
             ENSURE(step_print(w) == step_print(twin));
+        // A restored world holds only what was in use: it grows again like any other.
+        sb_world *both[2] = {w, twin};
+        for (int k = 0; k < 2; ++k) {
+            sb_particle_id prev = ball(both[k], -4.0, 4.5, 0.04, true);
+            for (int i = 0; i < 150; ++i) {
+                sb_particle_id p = ball(both[k], -4.0 + 0.05 * (i + 1), 4.5, 0.02, false);
+                sb_spring_def sd = sb_default_spring_def();
+                sd.a = prev;
+                sd.b = p;
+                sb_world_add_spring(both[k], &sd, NULL, NULL);
+                prev = p;
+            }
+            sb_constraint_def rope = sb_default_constraint_def();
+            rope.kind = SB_CONSTRAINT_ROPE;
+            rope.particles = (sb_particle_id[]){prev, (sb_particle_id){0, 1}};
+            rope.count = 2;
+            rope.rest = 3.0;
+            ENSURE(sb_constraint_is_valid(both[k], sb_world_add_constraint(both[k], &rope, NULL, NULL)));
+            sb_world_add_wall(both[k], (sb_vec2){-5, 3}, (sb_vec2){5, 2.5}, NULL);
+        }
+        for (int f = 0; f < 60; ++f)
+            ENSURE(step_print(w) == step_print(twin));
         sb_snapshot_destroy(snap);
         sb_world_destroy(w);
         sb_world_destroy(twin);

@@ -1,8 +1,7 @@
 // Snapshots (issue 21): a deep copy of everything a world holds, structure included, so that a
-// restored world continues bit-identically to the run it was taken from (Box2D v3 keeps a
-// snapshot of its world for replays in the same spirit). Every array is copied to its capacity:
-// the world grows arrays by doubling from those capacities, so a copy must own as much as the
-// original did.
+// restored world continues bit-identically to the run it was taken from. Only what is in use is
+// copied, and not the scratch a step rebuilds, so that a window can keep a snapshot of every
+// frame for a minute of rewind.
 #include "sb_constraint.h"
 #include "world_internal.h"
 
@@ -34,33 +33,51 @@ static void *dup_bytes(copier *cp, const void *src, size_t n)
 }
 
 #define DUP(field, count) dst->field = dup_bytes(&cp, src->field, sizeof *src->field * (size_t)(count))
+// Scratch that every step writes before it reads: not kept in a snapshot, zeroed on a restore.
+#define SCRATCH(field, count) \
+    dst->field = with_scratch && (count) > 0 ? zeroed(&cp, sizeof *src->field * (size_t)(count)) : NULL
 
-/// Copies src into *dst, which shares nothing with it afterwards. On failure *dst holds what was
-/// copied so far, safe to free with world_free_storage, and 0 is returned; else the bytes owned.
-static size_t world_clone_into(sb_world *dst, const sb_world *src)
+static void *zeroed(copier *cp, size_t n)
+{
+    void *p = calloc(1, n);
+    if (!p)
+        cp->ok = false;
+    return p;
+}
+
+/// Copies src into *dst, which shares nothing with it afterwards. Each array is cut to what is
+/// in use (its capacity becomes its high-water mark: the world grows it again by doubling when
+/// it needs more), and the step's scratch arrays are left out, or zeroed when `with_scratch` (a
+/// world that steps, rather than a snapshot). On failure *dst holds what was copied so far, safe
+/// to free with world_free_storage, and 0 is returned; else the bytes owned.
+static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scratch)
 {
     copier cp = {true, sizeof *dst};
     *dst = *src;
     // particles
-    const int pc = src->p_cap;
-    DUP(pos, pc); DUP(vel, pc); DUP(prev, pc); DUP(start, pc); DUP(hold_frac, pc); DUP(hold_wall, pc);
-    DUP(dv, pc); DUP(mass, pc); DUP(inv_mass, pc); DUP(radius, pc); DUP(restitution, pc); DUP(friction, pc);
-    DUP(p_gen, pc); DUP(p_flags, pc); DUP(p_next_free, pc); DUP(degree, pc); DUP(force, pc); DUP(group, pc);
-    DUP(category, pc); DUP(mask, pc); DUP(color, pc); DUP(snap_pos, pc); DUP(snap_vel, pc); DUP(cell_x, pc);
-    DUP(cell_y, pc); DUP(p_load, pc);
-    // springs, their solver order and packed arrays
-    const int sc = src->s_cap;
+    const int pc = src->p_high;
+    dst->p_cap = pc;
+    DUP(pos, pc); DUP(vel, pc); DUP(mass, pc); DUP(inv_mass, pc); DUP(radius, pc); DUP(restitution, pc);
+    DUP(friction, pc); DUP(p_gen, pc); DUP(p_flags, pc); DUP(p_next_free, pc); DUP(degree, pc); DUP(force, pc);
+    DUP(group, pc); DUP(category, pc); DUP(mask, pc); DUP(color, pc);
+    SCRATCH(prev, pc); SCRATCH(start, pc); SCRATCH(hold_frac, pc); SCRATCH(hold_wall, pc); SCRATCH(dv, pc);
+    SCRATCH(snap_pos, pc); SCRATCH(snap_vel, pc); SCRATCH(cell_x, pc); SCRATCH(cell_y, pc); SCRATCH(p_load, pc);
+    // springs; of the solver's packed arrays only the constants outlive a step (solver.c)
+    const int sc = src->s_high;
+    dst->s_cap = sc;
     DUP(s_a, sc); DUP(s_b, sc); DUP(rest, sc); DUP(tuning, sc); DUP(s_collide, sc); DUP(s_solid, sc);
     DUP(s_rigid, sc); DUP(s_gen, sc); DUP(s_next_free, sc); DUP(impulse, sc); DUP(tension, sc);
     DUP(break_stretch, sc); DUP(break_force, sc); DUP(s_color, sc); DUP(s_hidden, sc); DUP(axis_prev, sc);
-    DUP(order, sc); DUP(ka, sc); DUP(kb, sc); DUP(kwa, sc); DUP(kwb, sc); DUP(kmass, sc); DUP(krest, sc);
-    DUP(kux, sc); DUP(kuy, sc); DUP(kpux, sc); DUP(kpuy, sc); DUP(ksep, sc); DUP(kstiff, sc); DUP(kdamp, sc);
-    DUP(kscale, sc); DUP(kg, sc); DUP(kimp, sc); DUP(ktension, sc); DUP(krigid, sc); DUP(pair_keys, sc);
-    DUP(snap_axis, sc); DUP(snap_impulse, sc);
+    DUP(order, sc); DUP(kstiff, sc); DUP(kdamp, sc); DUP(kscale, sc); DUP(kg, sc); DUP(ktension, sc);
+    DUP(pair_keys, sc);
+    SCRATCH(ka, sc); SCRATCH(kb, sc); SCRATCH(kwa, sc); SCRATCH(kwb, sc); SCRATCH(kmass, sc); SCRATCH(krest, sc);
+    SCRATCH(kux, sc); SCRATCH(kuy, sc); SCRATCH(kpux, sc); SCRATCH(kpuy, sc); SCRATCH(ksep, sc); SCRATCH(kimp, sc);
+    SCRATCH(krigid, sc); SCRATCH(snap_axis, sc); SCRATCH(snap_impulse, sc);
     // tethers
     DUP(tether_p, src->tether_count); DUP(tether_anchor, src->tether_count); DUP(tether_length, src->tether_count);
     // constraints: each one's particle list is its own allocation
-    const int cc = src->c_cap;
+    const int cc = src->c_high;
+    dst->c_cap = cc;
     DUP(c_kind, cc); DUP(c_solid, cc); DUP(c_break_stretch, cc); DUP(c_count, cc); DUP(c_rest, cc);
     DUP(c_tuning, cc); DUP(c_gen, cc); DUP(c_next_free, cc); DUP(c_load, cc); DUP(c_err, cc); DUP(c_meff, cc);
     DUP(c_stiff, cc); DUP(c_damp, cc); DUP(c_scale, cc); DUP(c_target, cc); DUP(c_lambda, cc); DUP(c_active, cc);
@@ -75,7 +92,8 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src)
     else
         dst->c_high = 0; // nothing of the lists to free
     // walls
-    const int wc = src->w_cap;
+    const int wc = src->w_high;
+    dst->w_cap = wc;
     DUP(wall_a, wc); DUP(wall_b, wc); DUP(w_gen, wc); DUP(w_alive_flag, wc); DUP(w_one_sided, wc);
     DUP(wall_nb, 2 * wc);
     // contacts: the committed list (the warm starts); what a step builds from it (the next list,
@@ -90,7 +108,8 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src)
     dst->grid_items = NULL;
     dst->grid_size = dst->grid_items_cap = 0;
     // ramps and events
-    DUP(ramps, src->ramp_cap);
+    DUP(ramps, src->ramp_count);
+    dst->ramp_cap = src->ramp_count;
     DUP(touch_keys, src->touch_count); DUP(touch_events, src->touch_count); // rebuilt each step at its count
     dst->touch_cap = src->touch_count;
     DUP(begin_events, src->begin_cap);
@@ -99,6 +118,7 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src)
     return cp.ok ? cp.bytes : 0;
 }
 
+#undef SCRATCH
 #undef DUP
 
 sb_snapshot *sb_world_snapshot(const sb_world *w)
@@ -106,7 +126,7 @@ sb_snapshot *sb_world_snapshot(const sb_world *w)
     sb_snapshot *s = malloc(sizeof *s);
     if (!s)
         return NULL;
-    s->bytes = world_clone_into(&s->world, w);
+    s->bytes = world_clone_into(&s->world, w, false);
     if (s->bytes == 0) {
         world_free_storage(&s->world);
         free(s);
@@ -122,7 +142,7 @@ sb_status sb_world_restore(sb_world *w, const sb_snapshot *s)
     if (!s)
         return SB_ERR_INVALID;
     sb_world copy;
-    if (world_clone_into(&copy, &s->world) == 0) {
+    if (world_clone_into(&copy, &s->world, true) == 0) {
         world_free_storage(&copy);
         return SB_ERR_NO_MEMORY; // w is untouched
     }
