@@ -1641,6 +1641,101 @@ TEST(draw_text_has_a_size)
     return 0;
 }
 
+// ---------------------------------------------------------------- rewind (issue 21 item 2)
+
+static const char *pendulum_scene(double hz)
+{
+    static char text[1024];
+    snprintf(text, sizeof text,
+             "local sb = require 'springbox'\n"
+             "local tune = sb.tune{ hz = {%g, 1, 20} }\n"
+             "local w = sb.world{ gravity = {0, -9.81} }\n"
+             "local top = w:particle{ x = 0, y = 0, fixed = true }\n"
+             "local bob = w:particle{ x = 1, y = 0 }\n"
+             "w:spring(top, bob, { hertz = tune.hz, damping_ratio = 0.05 })\n"
+             "local s = sb.state{ frames = 0, path = {} }\n"
+             "return { world = w, update = function()\n"
+             "  s.frames = s.frames + 1\n"
+             "  s.path[#s.path + 1] = bob.y\n"
+             "  sb.plot('frames', s.frames)\n"
+             "  sb.plot('path', #s.path)\n"
+             "end }\n",
+             hz);
+    return text;
+}
+
+static double plotted(sb_scene *s, const char *name)
+{
+    double v;
+    return plot_value(s, name, &v) ? v : NAN;
+}
+
+// Going back to a kept moment puts the worlds and springbox.state back: the run from there is
+// the run that was (frame by frame), the state counts from there (the scene's own local holds
+// the table that went back), resuming cuts the moments after it, a retune saved since holds
+// when going back (the same moment under the tuning of now), and a restart forgets the history.
+TEST(rewind_goes_back_with_the_state_and_the_tuning_of_now)
+{
+    char error[2048];
+    sb_scene *s = open_text("rewind.lua", pendulum_scene(3.0), error, sizeof error);
+    ENSURE(s != NULL);
+    sb_scene_history_enable(s, 60.0, (size_t)64 << 20);
+    enum { frames = 120 };
+    uint64_t hash[frames + 1];
+    for (int f = 1; f <= frames; ++f) {
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+        sb_scene_history_record(s);
+        hash[f] = sb_world_state_hash(sb_scene_world(s, 0));
+    }
+    ENSURE(sb_scene_history_count(s) == frames);
+    ENSURE(plotted(s, "frames") == frames);
+    // back to the moment after frame 60
+    ENSURE(sb_scene_history_go(s, 59));
+    ENSURE(sb_world_state_hash(sb_scene_world(s, 0)) == hash[60]);
+    ENSURE_NEAR(sb_world_get_stats(sb_scene_world(s, 0))->time, 1.0, 1e-9);
+    sb_scene_history_cut(s, 59);
+    ENSURE(sb_scene_history_count(s) == 60);
+    for (int f = 61; f <= frames; ++f) {
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+        sb_scene_history_record(s);
+        ENSURE(sb_world_state_hash(sb_scene_world(s, 0)) == hash[f]);
+    }
+    ENSURE(plotted(s, "frames") == frames); // the state went back: 120, not 180
+    ENSURE(plotted(s, "path") == frames);
+    printf("rewind: back to 1.0 s of %d moments (%zu bytes), the run and the state repeat\n",
+           sb_scene_history_count(s), sb_scene_history_bytes(s));
+    // a retune saved since: going back keeps it
+    write_file("rewind.lua", pendulum_scene(6.0));
+    ENSURE(sb_scene_reload(s).result == SB_RELOAD_KEPT);
+    ENSURE(sb_scene_history_go(s, 9));
+    sb_spring_id it = sb_null_spring();
+    ENSURE(sb_world_next_spring(sb_scene_world(s, 0), &it));
+    sb_spring_def d;
+    ENSURE(sb_spring_get(sb_scene_world(s, 0), it, &d) == SB_OK);
+    ENSURE(d.tuning.hertz == 6.0);
+    ENSURE(sb_scene_frame(s, error, sizeof error));
+    ENSURE(sb_world_state_hash(sb_scene_world(s, 0)) != hash[11]);
+    ENSURE(plotted(s, "frames") == 11);
+    // a restart forgets
+    sb_scene_restart(s);
+    ENSURE(sb_scene_history_count(s) == 0);
+    ENSURE(!sb_scene_history_go(s, 0));
+    sb_scene_close(s);
+
+    // the memory budget: the oldest moments go first
+    s = open_text("rewind.lua", pendulum_scene(3.0), error, sizeof error);
+    sb_scene_history_enable(s, 60.0, 20000);
+    for (int f = 1; f <= 50; ++f) {
+        sb_scene_frame(s, error, sizeof error);
+        sb_scene_history_record(s);
+    }
+    ENSURE(sb_scene_history_count(s) >= 2 && sb_scene_history_count(s) < 50);
+    ENSURE(sb_scene_history_bytes(s) <= 20000);
+    ENSURE_NEAR(sb_scene_history_time(s, sb_scene_history_count(s) - 1), 50.0 / 60.0, 1e-9);
+    sb_scene_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(reload_kinds),
@@ -1668,6 +1763,7 @@ static const test_entry tests[] = {
     ENTRY(constraint_changes_restart_and_say_so),
     ENTRY(sandboxed_scenes_write_logs),
     ENTRY(scenes_move_the_camera_and_retitle),
+    ENTRY(rewind_goes_back_with_the_state_and_the_tuning_of_now),
 };
 
 int main(int argc, char **argv)

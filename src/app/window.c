@@ -21,6 +21,9 @@
 #include <time.h>
 
 enum { HISTORY = 300, MAX_NOTICES = 4, PANEL_WIDTH = 260, MAX_PLOTS = 12 };
+/// Rewind keeps the last minute of each side's moments, within this much memory.
+#define REWIND_SECONDS 60.0
+#define REWIND_BYTES ((size_t)384 << 20)
 
 /// One simulation shown in the window: the scene, its solver overrides and its history.
 typedef struct side {
@@ -75,6 +78,10 @@ typedef struct app {
     int inspect_world, inspect_count;
     sb_spring_id inspect_spring;
     float inspect_stretch[HISTORY];
+    // rewind (issue 21 item 2): the scenes keep a minute of moments; rewinding shows one of
+    // them, paused, and resuming runs on from it (the later ones are forgotten)
+    bool rewinding, scrubbing;
+    int rewind_at;              // the moment shown, in the left side's history (0 = oldest)
 #ifdef SPRINGBOX_HAVE_GIF
     // the last GIF_SECONDS of the view, every second physics frame, for G (issue 21 item 5)
     struct gif_ring *gif;
@@ -82,6 +89,8 @@ typedef struct app {
     long gif_last_frame;
 #endif
 } app;
+
+static void draw_timeline(app *a);
 
 static double now_seconds(void)
 {
@@ -137,6 +146,7 @@ static bool side_open(app *a, side *s, char *error, size_t error_size)
     s->scene = sb_scene_open(&so, error, error_size);
     if (!s->scene)
         return false;
+    sb_scene_history_enable(s->scene, REWIND_SECONDS, REWIND_BYTES);
     apply_overrides(s);
     if (sb_scene_warning(s->scene)[0] && s == &a->sides[0])
         add_notice(a, COLOR_WARN, "%s", sb_scene_warning(s->scene));
@@ -249,6 +259,7 @@ static void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
     } else {
         add_notice(a, COLOR_WARN, "%s%s", which, e.message);
         s->history = 0;
+        a->rewinding = false; // a restart forgets the moments (sb_scene_history_clear)
         if (a->dragging)
             a->dragging = false;
     }
@@ -770,6 +781,8 @@ static const char *const help_lines[] = {
     "W              write the slider values back into the scene file",
     "P              screenshot to springbox-NNNN.png",
     "G              the last 8 seconds as an animated GIF, springbox-NNNN.gif",
+    "[ ]            back / forward one kept moment (shift: 1 s); drag the timeline to scrub;",
+    "               space runs on from the moment shown (the minute before now is kept)",
     "H              this help                    Q / Esc  quit",
     "saving the scene file reloads it; the state is kept if only tuning changed",
 };
@@ -843,7 +856,8 @@ static void draw(app *a)
     if (a->fps > 0)
         snprintf(fps, sizeof fps, "   FPS %.0f", a->fps);
     snprintf(status, sizeof status, "%s%s   t %.2f s%s", sb_scene_title(s0->scene), fps,
-             sb_world_get_stats(side_world(s0, 0))->time, a->paused ? "   PAUSED" : "");
+             sb_world_get_stats(side_world(s0, 0))->time,
+             a->rewinding ? "   REWOUND (space runs on from here)" : a->paused ? "   PAUSED" : "");
     render_text(rc, 10, 8, COLOR_TEXT, true, status);
     if (now_seconds() < a->behind_until) {
         char warn[160];
@@ -907,6 +921,7 @@ static void draw(app *a)
         SDL_SetRenderDrawColor(r, 230, 233, 240, 255);
         SDL_RenderFillRect(r, &knob);
     }
+    draw_timeline(a);
     render_text(rc, panel.x + 12, a->height - 2 * lh - 8, COLOR_TEXT, false, "W: write values to the file");
     render_text(rc, panel.x + 12, a->height - lh - 6, COLOR_TEXT, false, "H: help, keys");
     // notices
@@ -1096,9 +1111,106 @@ static void toggle_compare(app *a)
     }
 }
 
+// ---------------------------------------------------------------- rewind
+
+static int moments(const app *a) { return sb_scene_history_count(a->sides[0].scene); }
+
+/// The timeline in the tuning panel, above its key hints: a bar as wide as a slider.
+static SDL_Rect timeline_rect(const app *a)
+{
+    int lh = render_line_height(a->rc, false);
+    SDL_Rect r = {a->width - PANEL_WIDTH + 12, a->height - 3 * lh - 26, PANEL_WIDTH - 24, 8};
+    return r;
+}
+
+/// Shows moment i of the left side's history (and the moment as far from the newest on the
+/// right side's), paused: the worlds and springbox.state as they were, the tuning of now.
+static void rewind_to(app *a, int i)
+{
+    int n = moments(a);
+    if (n == 0)
+        return;
+    i = i < 0 ? 0 : i >= n ? n - 1 : i;
+    drag_end(a);
+    for (int k = 0; k < side_count(a); ++k) {
+        int nk = sb_scene_history_count(a->sides[k].scene), j = nk - (n - i);
+        sb_scene_history_go(a->sides[k].scene, j < 0 ? 0 : j);
+    }
+    a->rewinding = true;
+    a->rewind_at = i;
+    a->paused = true;
+}
+
+static void rewind_step(app *a, int frames)
+{
+    if (moments(a) < 2) {
+        add_notice(a, COLOR_TEXT, "nothing to rewind yet: moments are kept while the physics runs");
+        return;
+    }
+    rewind_to(a, (a->rewinding ? a->rewind_at : moments(a) - 1) + frames);
+}
+
+/// Running on from the moment shown: the moments after it are forgotten.
+static void rewind_resume(app *a)
+{
+    if (!a->rewinding)
+        return;
+    int n = moments(a), cut_from = n - 1 - a->rewind_at;
+    for (int k = 0; k < side_count(a); ++k) {
+        sb_scene *sc = a->sides[k].scene;
+        sb_scene_history_cut(sc, sb_scene_history_count(sc) - 1 - cut_from);
+    }
+    a->rewinding = false;
+    if (cut_from > 0)
+        add_notice(a, COLOR_DRAG, "running on from %.2f s (the %.1f s after it are forgotten)",
+                   sb_world_get_stats(side_world(&a->sides[0], 0))->time,
+                   cut_from * sb_world_get_def(side_world(&a->sides[0], 0)).dt);
+}
+
+static void scrub_to(app *a, int x)
+{
+    SDL_Rect bar = timeline_rect(a);
+    int n = moments(a);
+    if (n < 2)
+        return;
+    double t = (x - bar.x) / (double)bar.w;
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    rewind_to(a, (int)(t * (n - 1) + 0.5));
+}
+
+static void draw_timeline(app *a)
+{
+    int n = moments(a);
+    if (n < 2)
+        return;
+    render_ctx *rc = a->rc;
+    SDL_Renderer *r = render_renderer(rc);
+    SDL_Rect bar = timeline_rect(a);
+    int lh = render_line_height(rc, false), at = a->rewinding ? a->rewind_at : n - 1;
+    sb_scene *sc = a->sides[0].scene;
+    double t0 = sb_scene_history_time(sc, 0), t1 = sb_scene_history_time(sc, n - 1);
+    char label[160];
+    if (a->rewinding)
+        snprintf(label, sizeof label, "rewound to %.2f s of %.1f..%.1f", sb_scene_history_time(sc, at), t0, t1);
+    else
+        snprintf(label, sizeof label, "rewind: %.1f s kept  [ ]", t1 - t0);
+    render_text(rc, bar.x, bar.y - lh - 2, a->rewinding ? COLOR_DRAG : COLOR_TEXT, false, label);
+    SDL_SetRenderDrawColor(r, 70, 76, 90, 255);
+    SDL_RenderFillRect(r, &bar);
+    SDL_Rect done = {bar.x, bar.y, (int)((double)at / (n - 1) * bar.w), bar.h};
+    SDL_SetRenderDrawColor(r, 110, 150, 200, 255);
+    SDL_RenderFillRect(r, &done);
+    SDL_Rect knob = {bar.x + (int)((double)at / (n - 1) * (bar.w - 6)), bar.y - 3, 6, bar.h + 6};
+    SDL_SetRenderDrawColor(r, 230, 233, 240, 255);
+    SDL_RenderFillRect(r, &knob);
+    if (!sb_scene_history_keeps_state(sc))
+        render_text(rc, bar.x, bar.y + bar.h + 2, COLOR_WARN, false, "springbox.state too big: not rewound");
+}
+
 static void restart(app *a)
 {
     drag_end(a);
+    a->rewinding = false;
     for (int i = 0; i < side_count(a); ++i)
         handle_reload(a, &a->sides[i], sb_scene_restart(a->sides[i].scene), "");
 }
@@ -1110,11 +1222,22 @@ static void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
     case SDLK_ESCAPE:
     case SDLK_q: a->running = false; break;
     case SDLK_SPACE:
+        if (a->paused)
+            rewind_resume(a); // runs on from the moment shown
         a->paused = !a->paused;
-        add_notice(a, COLOR_TEXT, a->paused ? "paused (N steps one frame)" : "running");
+        add_notice(a, COLOR_TEXT, a->paused ? "paused (N steps one frame, [ and ] step through the kept moments)" : "running");
         break;
     case SDLK_n:
-    case SDLK_PERIOD: a->step_once = true; break;
+    case SDLK_PERIOD:
+        if (a->rewinding && a->rewind_at < moments(a) - 1) {
+            rewind_step(a, 1); // forward through what was, not a new frame
+        } else {
+            rewind_resume(a);
+            a->step_once = true;
+        }
+        break;
+    case SDLK_LEFTBRACKET: rewind_step(a, shift ? -60 : -1); break;
+    case SDLK_RIGHTBRACKET: rewind_step(a, shift ? 60 : 1); break;
     case SDLK_r: restart(a); break;
     case SDLK_c: toggle_compare(a); break;
     case SDLK_f:
@@ -1245,6 +1368,12 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
     case SDL_MOUSEBUTTONDOWN: {
         int x = e->button.x, y = e->button.y;
         if (e->button.button == SDL_BUTTON_LEFT) {
+            SDL_Rect tl = timeline_rect(a);
+            if (moments(a) > 1 && x >= tl.x - 6 && x <= tl.x + tl.w + 6 && y >= tl.y - 8 && y <= tl.y + tl.h + 8) {
+                a->scrubbing = true;
+                scrub_to(a, x);
+                break;
+            }
             if (x >= a->width - PANEL_WIDTH) {
                 slider sl[34];
                 int n = sliders(a, sl, 34);
@@ -1294,6 +1423,10 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
     }
     case SDL_MOUSEMOTION: {
         int x = e->motion.x, y = e->motion.y;
+        if (a->scrubbing) {
+            scrub_to(a, x);
+            break;
+        }
         if (x < a->width - PANEL_WIDTH && a->drag_slider < 0)
             scene_motion(a, x, y, e->motion.xrel, e->motion.yrel);
         if (a->drag_slider >= 0) {
@@ -1320,6 +1453,10 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
         break;
     }
     case SDL_MOUSEBUTTONUP:
+        if (a->scrubbing) {
+            a->scrubbing = false;
+            break;
+        }
         if (e->button.x < a->width - PANEL_WIDTH && a->drag_slider < 0) {
             sb_view v = view_for(a, e->button.x);
             scene_click(a, view_to_world(&v, e->button.x, e->button.y), scene_button(e->button.button), false);
@@ -1358,13 +1495,14 @@ static void write_frame_stats(app *a)
             "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"tethers\":%s,\"paused\":%s,"
             "\"compare\":%s,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,\"contacts\":%d,"
             "\"step_ms\":%.4f,\"fps\":%.1f,\"halted\":%s,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
-            "\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d]",
+            "\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d]",
             a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, d.tethers ? "true" : "false",
             a->paused ? "true" : "false",
             a->compare ? "true" : "false", st->kinetic_energy, st->potential_energy, st->max_stretch, st->contacts,
             st->step_ms, a->fps, st->halted ? "true" : "false", st->clamped_springs, st->overlapping_pairs, a->view.cx,
             a->view.cy, a->view.scale,
-            a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h);
+            a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h, a->rewinding ? "true" : "false",
+            moments(a), timeline_rect(a).x, timeline_rect(a).y, timeline_rect(a).w, timeline_rect(a).h);
     if (a->compare)
         fprintf(f, ",\"right_method\":\"%s\",\"right_tethers\":%s",
                 sb_method_name(sb_world_get_def(side_world(&a->sides[1], 0)).method),
@@ -1437,6 +1575,7 @@ static void physics_frame(app *a)
         side *s = &a->sides[i];
         if (!sb_scene_frame(s->scene, error, sizeof error))
             callback_failed(s, error);
+        sb_scene_history_record(s->scene);
         record_history(s);
     }
     inspect_record(a);

@@ -163,6 +163,28 @@ void sb_scene_write_plots_json(const sb_scene *scene, FILE *f);
 /// Writes `,"worlds":[{...},...]` for a --stats JSON line of a scene with several worlds: each
 /// world's number, method, figures, clamps and halt, with their messages (nothing for one world).
 void sb_scene_write_worlds_json(const sb_scene *scene, FILE *f);
+
+/// Keeps the scene's history for rewinding: after each sb_scene_history_record, a snapshot of
+/// every world and a copy of springbox.state, the last `seconds` of them within `max_bytes`.
+void sb_scene_history_enable(sb_scene *scene, double seconds, size_t max_bytes);
+/// Records the moment after a frame (call it after sb_scene_frame).
+void sb_scene_history_record(sb_scene *scene);
+/// Moments kept, oldest first; 0 when the history is off or empty.
+int sb_scene_history_count(const sb_scene *scene);
+/// The first world's clock at moment i, seconds.
+double sb_scene_history_time(const sb_scene *scene, int i);
+/// Bytes the moments hold.
+size_t sb_scene_history_bytes(const sb_scene *scene);
+/// Whether springbox.state goes back with the worlds (false once a copy of it failed).
+bool sb_scene_history_keeps_state(const sb_scene *scene);
+/// Puts every world and springbox.state back to moment i, keeping the tuning of now; false if
+/// there is no such moment.
+bool sb_scene_history_go(sb_scene *scene, int i);
+/// Forgets the moments after i: the run resumes from moment i.
+void sb_scene_history_cut(sb_scene *scene, int i);
+/// Forgets every moment (a restart does).
+void sb_scene_history_clear(sb_scene *scene);
+
 /// Writes `text` as a JSON string, quoted and escaped.
 void sb_json_string(FILE *f, const char *text);
 

@@ -1154,6 +1154,7 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
         }
         lua_pushnil(scene->L); // a restarted scene plots afresh: the old series free their panels
         lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.plots");
+        sb_scene_history_clear(scene); // its moments are of worlds built another way
         adopt(scene, &b, NULL);
         if (force_restart)
             return make_event(SB_RELOAD_RESTARTED, "restarted from the file, as asked%s", NULL);
@@ -1287,6 +1288,7 @@ void sb_scene_close(sb_scene *scene)
     for (int i = 0; scene->shapes && i < scene->cur.world_count; ++i)
         shape_free(&scene->shapes[i]);
     free(scene->shapes);
+    scene_history_free(scene); // before the worlds and the Lua state it refers to
     build_free(scene, &scene->cur);
     scene_program_free(scene);
     if (scene->L)

@@ -73,6 +73,7 @@ struct sb_scene {
     bool callback_off[SCENE_CALLBACK_COUNT]; // raised an error: off until the next reload
     struct scene_draw *draw;                  // scene_program.c
     struct scene_logs *logs;                  // scene_log.c: files of springbox.open_log
+    struct scene_history *history;            // scene_history.c: the moments kept for rewind, or NULL
 };
 
 #define SCENE_LOG_MAX 8       // log files a scene may write in one session
@@ -81,6 +82,8 @@ struct sb_scene {
 void scene_log_install(sb_scene *scene);
 /// Closes the logs that the run `version` of the scene file opened (a load that failed).
 void scene_log_close_version(sb_scene *scene, unsigned version);
+/// Frees the history (scene_history.c).
+void scene_history_free(sb_scene *scene);
 /// Closes every log but those the run `version` opened (a reload closes the replaced version's).
 void scene_log_keep_only(sb_scene *scene, unsigned version);
 /// Flushes the open logs (after every frame).
