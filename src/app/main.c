@@ -2,6 +2,7 @@
 // second of simulated time and, with --stats, writes one JSON object per frame and one per
 // reload event. Watches the scene's files and hot-reloads them while it runs.
 #define _POSIX_C_SOURCE 200809L
+#include "sb_input.h"
 #include "sb_samples.h"
 #include "sb_scene.h"
 #include "sb_world.h"
@@ -28,6 +29,8 @@ static void usage(FILE *out)
             "  --screenshot F render frame --frames N without a display and write PNG F\n"
             "  --record DIR   render every frame up to --frames N as DIR/frame_NNNNN.png\n"
             "  --gif F        render every second frame up to --frames N as an animated GIF F\n"
+            "  --record-input F  write what was done in the window (drags, clicks, keys, sliders) to F\n"
+            "  --replay F     do a recorded input again, at the same frames (window or --headless)\n"
             "  --window WxH   window or image size (default 1280x720)\n"
             "  --view X,Y,S   camera centre (m) and scale (pixels per metre) instead of fitting\n"
             "  --frames N     frames to run (default 300; 0 with --realtime runs until killed)\n"
@@ -115,6 +118,7 @@ typedef struct run_options {
     bool realtime, trusted, method_given;
     sb_method method;
     FILE *stats;
+    sb_input_log *replay; ///< --replay: events done before the frames they were recorded at
 } run_options;
 
 static void apply_overrides(sb_world *w, const run_options *o)
@@ -185,6 +189,7 @@ static int run_scene(const char *path, const run_options *o)
     double start = now_seconds(), last_poll = 0.0;
     bool update_failed = false, warn_again = false;
     char last_failed[64] = "";
+    int next_input = 0;
     for (long f = 1; o->frames == 0 || f <= o->frames; ++f) {
         sb_world *w = sb_scene_world(scene, 0);
         double dt = sb_world_get_def(w).dt;
@@ -219,6 +224,19 @@ static int run_scene(const char *path, const run_options *o)
                     fputs("}\n", o->stats);
                 }
             }
+        }
+        // --replay: what the designer did after the frame before this one, as the window did it
+        for (const sb_input_event *e; (e = sb_input_log_event(o->replay, next_input)) != NULL &&
+                                      e->frame <= (long)sb_world_get_stats(sb_scene_world(scene, 0))->steps;) {
+            next_input += 1;
+            sb_reload_event reload;
+            sb_input_apply(scene, e, &reload, error, sizeof error);
+            if (error[0])
+                fprintf(stderr, "replay: %s\n", error);
+            if (reload.result == SB_RELOAD_FAILED)
+                fprintf(stderr, "replay: %s\n", reload.message);
+            else if (reload.result != SB_RELOAD_NONE)
+                printf("replay: %s\n", reload.message);
         }
         if (!sb_scene_frame(scene, error, sizeof error)) {
             // each function once: it stays off until the next save, and the others keep running
@@ -342,7 +360,7 @@ int main(int argc, char **argv)
     const char *scene_name = NULL, *stats_path = NULL, *method_name = NULL, *scene_file = NULL;
     int size = -1, frames = 300, substeps = -1, iterations = -1;
     bool realtime = false, trusted = false, headless = false;
-    const char *screenshot = NULL, *record_dir = NULL, *gif = NULL;
+    const char *screenshot = NULL, *record_dir = NULL, *gif = NULL, *record_input = NULL, *replay_path = NULL;
     int win_w = 1280, win_h = 720;
     double view[3] = {0, 0, 0};
     bool view_given = false, frames_given = false;
@@ -397,6 +415,10 @@ int main(int argc, char **argv)
             record_dir = value;
         } else if (strcmp(arg, "--gif") == 0) {
             gif = value;
+        } else if (strcmp(arg, "--record-input") == 0) {
+            record_input = value;
+        } else if (strcmp(arg, "--replay") == 0) {
+            replay_path = value;
         } else if (strcmp(arg, "--window") == 0) {
             char *end;
             long w = strtol(value, &end, 10);
@@ -427,7 +449,7 @@ int main(int argc, char **argv)
         i += 1;
     }
 
-    run_options ro = {frames, substeps, iterations, realtime, trusted, false, SB_METHOD_SOFT, NULL};
+    run_options ro = {frames, substeps, iterations, realtime, trusted, false, SB_METHOD_SOFT, NULL, NULL};
     if (method_name && !sb_method_from_name(method_name, &ro.method)) {
         fprintf(stderr, "springbox: unknown method '%s' (force|impulse|sequential|soft|verlet|xpbd)\n", method_name);
         return 2;
@@ -465,6 +487,23 @@ int main(int argc, char **argv)
         return 2;
     }
 #endif
+    if (record_input && (headless || offscreen)) {
+        fprintf(stderr, "springbox: --record-input records the window's input; it needs the window (not --headless, "
+                        "--screenshot, --record or --gif)\n");
+        return 2;
+    }
+    if (record_input && !screenshot_writable(record_input, why, sizeof why)) {
+        fprintf(stderr, "springbox: cannot write the input recording '%s' (--record-input): %s\n", record_input, why);
+        return 2;
+    }
+    if (replay_path && !scene_file) {
+        fprintf(stderr, "springbox: --replay plays a recording into a Lua scene, not a built-in sample (--scene)\n");
+        return 2;
+    }
+    if (replay_path && !(ro.replay = sb_input_log_read(replay_path, why, sizeof why))) {
+        fprintf(stderr, "springbox: cannot replay --replay %s\n", why);
+        return 2;
+    }
     if (!headless) {
 #ifdef SPRINGBOX_HAVE_SDL
         window_options wo;
@@ -481,6 +520,8 @@ int main(int argc, char **argv)
         wo.screenshot = screenshot;
         wo.record_dir = record_dir;
         wo.gif = gif;
+        wo.record_input = record_input;
+        wo.replay = ro.replay; // the app frees it
         wo.method_given = ro.method_given;
         wo.method = ro.method;
         wo.substeps = substeps;
@@ -506,6 +547,7 @@ int main(int argc, char **argv)
         int status = run_scene(scene_file, &ro);
         if (ro.stats)
             fclose(ro.stats);
+        sb_input_log_free(ro.replay);
         return status;
     }
 

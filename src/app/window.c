@@ -5,6 +5,7 @@
 #include "window.h"
 
 #include "render.h"
+#include "sb_input.h"
 #ifdef SPRINGBOX_HAVE_GIF
 #include "gif.h"
 #endif
@@ -82,6 +83,10 @@ typedef struct app {
     // them, paused, and resuming runs on from it (the later ones are forgotten)
     bool rewinding, scrubbing;
     int rewind_at;              // the moment shown, in the left side's history (0 = oldest)
+    // what the designer does, against the run's frame (issue 21 item 3): recorded since the run
+    // began, and the recording being replayed (F5, --replay) from its next event
+    sb_input_log *input, *replay;
+    int replay_next;
 #ifdef SPRINGBOX_HAVE_GIF
     // the last GIF_SECONDS of the view, every second physics frame, for G (issue 21 item 5)
     struct gif_ring *gif;
@@ -155,6 +160,8 @@ static bool side_open(app *a, side *s, char *error, size_t error_size)
 
 static sb_world *side_world(const side *s, int i) { return sb_scene_world(s->scene, i); }
 static int side_count(const app *a) { return a->compare ? 2 : 1; }
+/// The run's frame: steps of the left side's first world (a rewind takes it back, a restart to 0).
+static long run_frame(const app *a) { return (long)sb_world_get_stats(sb_scene_world(a->sides[0].scene, 0))->steps; }
 
 /// A scene callback raised: shown over the scene until the next reload; that callback stays off.
 static void callback_failed(side *s, const char *error)
@@ -260,6 +267,8 @@ static void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
         add_notice(a, COLOR_WARN, "%s%s", which, e.message);
         s->history = 0;
         a->rewinding = false; // a restart forgets the moments (sb_scene_history_clear)
+        if (s == &a->sides[0] && run_frame(a) == 0 && !a->replay)
+            sb_input_log_clear(a->input); // and starts a new run
         if (a->dragging)
             a->dragging = false;
     }
@@ -409,8 +418,26 @@ static bool inspect_read(const app *a, inspection *in)
     return true;
 }
 
+// ---------------------------------------------------------------- input recording
+
+
+static void record_input(app *a, sb_input_event e)
+{
+    e.frame = run_frame(a);
+    if (a->input)
+        sb_input_log_add(a->input, &e);
+}
+
+static void record_drag(app *a, sb_input_kind kind, sb_vec2 target)
+{
+    sb_input_event e = {.kind = kind, .world = a->drag_world, .particle = a->drag_index, .x = target.x, .y = target.y,
+                        .hertz = a->drag_hertz, .damping_ratio = a->drag_zeta};
+    record_input(a, e);
+}
+
 static void drag_update(app *a, sb_vec2 target, bool begin)
 {
+    record_drag(a, begin ? SB_INPUT_DRAG : SB_INPUT_DRAG_TO, target);
     for (int i = 0; i < side_count(a); ++i) {
         side *s = &a->sides[i];
         if (a->drag_world >= sb_scene_world_count(s->scene))
@@ -430,6 +457,7 @@ static void drag_end(app *a)
 {
     if (!a->dragging)
         return;
+    record_input(a, (sb_input_event){.kind = SB_INPUT_RELEASE, .world = a->drag_world});
     for (int i = 0; i < side_count(a); ++i)
         if (a->drag_world < sb_scene_world_count(a->sides[i].scene))
             sb_world_drag_end(side_world(&a->sides[i], a->drag_world));
@@ -514,13 +542,19 @@ static void slider_set(app *a, int i, double value)
                 sb_particle_id id;
                 sb_vec2 target;
                 double hz, zeta;
-                if (sb_world_drag_info(w, &id, &target, &hz, &zeta))
+                if (sb_world_drag_info(w, &id, &target, &hz, &zeta)) {
                     sb_world_drag_begin(w, id, target, a->drag_hertz, a->drag_zeta);
+                    if (k == 0)
+                        record_drag(a, SB_INPUT_DRAG, target);
+                }
             }
         }
         return;
     }
     // A tunable re-runs the scene exactly as a hot reload would: state kept.
+    sb_input_event e = {.kind = SB_INPUT_TUNE, .value = value};
+    snprintf(e.name, sizeof e.name, "%s", s[i].name);
+    record_input(a, e);
     for (int k = 0; k < side_count(a); ++k)
         handle_reload(a, &a->sides[k], sb_scene_set_tunable(a->sides[k].scene, s[i].name, value), "");
 }
@@ -781,6 +815,7 @@ static const char *const help_lines[] = {
     "W              write the slider values back into the scene file",
     "P              screenshot to springbox-NNNN.png",
     "G              the last 8 seconds as an animated GIF, springbox-NNNN.gif",
+    "F5             replay: the run again from the start with the same drags, clicks and keys",
     "[ ]            back / forward one kept moment (shift: 1 s); drag the timeline to scrub;",
     "               space runs on from the moment shown (the minute before now is kept)",
     "H              this help                    Q / Esc  quit",
@@ -1139,6 +1174,11 @@ static void rewind_to(app *a, int i)
     a->rewinding = true;
     a->rewind_at = i;
     a->paused = true;
+    // a replay goes on from the events of the moment shown
+    long now = run_frame(a);
+    for (a->replay_next = 0; a->replay && a->replay_next < sb_input_log_count(a->replay) &&
+                             sb_input_log_event(a->replay, a->replay_next)->frame < now;)
+        a->replay_next += 1;
 }
 
 static void rewind_step(app *a, int frames)
@@ -1161,6 +1201,7 @@ static void rewind_resume(app *a)
         sb_scene_history_cut(sc, sb_scene_history_count(sc) - 1 - cut_from);
     }
     a->rewinding = false;
+    sb_input_log_cut(a->input, run_frame(a) - 1); // what was done at this moment goes again
     if (cut_from > 0)
         add_notice(a, COLOR_DRAG, "running on from %.2f s (the %.1f s after it are forgotten)",
                    sb_world_get_stats(side_world(&a->sides[0], 0))->time,
@@ -1213,6 +1254,31 @@ static void restart(app *a)
     a->rewinding = false;
     for (int i = 0; i < side_count(a); ++i)
         handle_reload(a, &a->sides[i], sb_scene_restart(a->sides[i].scene), "");
+    sb_input_log_clear(a->input); // a new run, new hands
+    sb_input_log_free(a->replay);
+    a->replay = NULL;
+}
+
+/// F5: the run again from the file's start, under the tuning of now, with the same hands: what
+/// was recorded since the run began is done again at the same frames.
+static void replay_run(app *a)
+{
+    if (sb_input_log_count(a->input) == 0) {
+        add_notice(a, COLOR_TEXT, "nothing to replay yet: drag, click or type in the scene first");
+        return;
+    }
+    sb_input_log *hands = a->input;
+    a->input = sb_input_log_create();
+    drag_end(a);
+    a->rewinding = false;
+    for (int i = 0; i < side_count(a); ++i)
+        handle_reload(a, &a->sides[i], sb_scene_restart(a->sides[i].scene), "");
+    sb_input_log_free(a->replay);
+    a->replay = hands;
+    a->replay_next = 0;
+    a->paused = false;
+    add_notice(a, COLOR_DRAG, "replaying %d recorded inputs from the start, under the tuning of now",
+               sb_input_log_count(hands));
 }
 
 static void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
@@ -1239,6 +1305,7 @@ static void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
     case SDLK_LEFTBRACKET: rewind_step(a, shift ? -60 : -1); break;
     case SDLK_RIGHTBRACKET: rewind_step(a, shift ? 60 : 1); break;
     case SDLK_r: restart(a); break;
+    case SDLK_F5: replay_run(a); break;
     case SDLK_c: toggle_compare(a); break;
     case SDLK_f:
         fit_view(a);
@@ -1283,6 +1350,7 @@ static bool scene_click(app *a, sb_vec2 at, int button, bool pressed)
 {
     char error[4096];
     bool claimed = false;
+    record_input(a, (sb_input_event){.kind = SB_INPUT_BUTTON, .x = at.x, .y = at.y, .button = button, .pressed = pressed});
     for (int i = 0; i < side_count(a); ++i) {
         claimed = sb_scene_mouse_button(a->sides[i].scene, at.x, at.y, button, pressed, error, sizeof error) || claimed;
         callback_failed(&a->sides[i], error);
@@ -1295,6 +1363,7 @@ static void scene_motion(app *a, int x, int y, int dx, int dy)
     char error[4096];
     sb_view v = view_for(a, x);
     sb_vec2 at = view_to_world(&v, x, y);
+    record_input(a, (sb_input_event){.kind = SB_INPUT_MOVE, .x = at.x, .y = at.y, .dx = dx / v.scale, .dy = -dy / v.scale});
     for (int i = 0; i < side_count(a); ++i) {
         sb_scene_mouse_move(a->sides[i].scene, at.x, at.y, dx / v.scale, -dy / v.scale, error, sizeof error);
         callback_failed(&a->sides[i], error);
@@ -1305,6 +1374,7 @@ static bool scene_wheel(app *a, double dx, double dy)
 {
     char error[4096];
     bool claimed = false;
+    record_input(a, (sb_input_event){.kind = SB_INPUT_WHEEL, .dx = dx, .dy = dy});
     for (int i = 0; i < side_count(a); ++i) {
         claimed = sb_scene_wheel(a->sides[i].scene, dx, dy, error, sizeof error) || claimed;
         callback_failed(&a->sides[i], error);
@@ -1323,6 +1393,9 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
         if (!e->key.repeat) {
             char name[64], error[4096];
             key_name(e->key.keysym.sym, name, sizeof name);
+            sb_input_event ev = {.kind = SB_INPUT_KEY, .pressed = true};
+            snprintf(ev.name, sizeof ev.name, "%s", name);
+            record_input(a, ev);
             bool claimed = false;
             for (int i = 0; i < side_count(a); ++i) {
                 claimed = sb_scene_key(a->sides[i].scene, name, true, error, sizeof error) || claimed;
@@ -1337,6 +1410,9 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
     case SDL_KEYUP: {
         char name[64], error[4096];
         key_name(e->key.keysym.sym, name, sizeof name);
+        sb_input_event ev = {.kind = SB_INPUT_KEY, .pressed = false};
+        snprintf(ev.name, sizeof ev.name, "%s", name);
+        record_input(a, ev);
         for (int i = 0; i < side_count(a); ++i) {
             sb_scene_key(a->sides[i].scene, name, false, error, sizeof error);
             callback_failed(&a->sides[i], error);
@@ -1495,14 +1571,15 @@ static void write_frame_stats(app *a)
             "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"tethers\":%s,\"paused\":%s,"
             "\"compare\":%s,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,\"contacts\":%d,"
             "\"step_ms\":%.4f,\"fps\":%.1f,\"halted\":%s,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
-            "\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d]",
+            "\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d],\"inputs\":%d,\"replaying\":%s",
             a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, d.tethers ? "true" : "false",
             a->paused ? "true" : "false",
             a->compare ? "true" : "false", st->kinetic_energy, st->potential_energy, st->max_stretch, st->contacts,
             st->step_ms, a->fps, st->halted ? "true" : "false", st->clamped_springs, st->overlapping_pairs, a->view.cx,
             a->view.cy, a->view.scale,
             a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h, a->rewinding ? "true" : "false",
-            moments(a), timeline_rect(a).x, timeline_rect(a).y, timeline_rect(a).w, timeline_rect(a).h);
+            moments(a), timeline_rect(a).x, timeline_rect(a).y, timeline_rect(a).w, timeline_rect(a).h,
+            sb_input_log_count(a->input), a->replay && a->replay_next < sb_input_log_count(a->replay) ? "true" : "false");
     if (a->compare)
         fprintf(f, ",\"right_method\":\"%s\",\"right_tethers\":%s",
                 sb_method_name(sb_world_get_def(side_world(&a->sides[1], 0)).method),
@@ -1547,6 +1624,8 @@ static bool app_start(app *a, const window_options *o, char *error, size_t error
     a->sides[1].tethers = -1;
     if (!side_open(a, s, error, error_size))
         return false;
+    a->input = sb_input_log_create();
+    a->replay = o->replay; // taken over: freed with the app
     a->width = o->width;
     a->height = o->height;
     a->view.rect = (SDL_Rect){0, 0, a->width - PANEL_WIDTH, a->height};
@@ -1562,15 +1641,46 @@ static bool app_start(app *a, const window_options *o, char *error, size_t error
 
 static void app_stop(app *a)
 {
+    if (a->opt.record_input && a->input) {
+        char why[256];
+        if (!sb_input_log_write(a->input, a->opt.record_input, why, sizeof why))
+            fprintf(stderr, "springbox: cannot write the input recording '%s' (--record-input): %s\n", a->opt.record_input, why);
+    }
+    sb_input_log_free(a->input);
+    sb_input_log_free(a->replay);
+    a->input = a->replay = NULL;
     for (int i = 0; i < 2; ++i)
         if (a->sides[i].scene)
             sb_scene_close(a->sides[i].scene);
 }
 
 // One physics frame of every side, in lockstep.
+/// The replayed events of this frame, done to every side as the window did them, and recorded
+/// again (the new run's recording is the old one's hands plus whatever is done live on top).
+static void replay_due(app *a)
+{
+    if (!a->replay)
+        return;
+    long now = run_frame(a);
+    char error[4096];
+    const sb_input_event *e;
+    while ((e = sb_input_log_event(a->replay, a->replay_next)) != NULL && e->frame <= now) {
+        a->replay_next += 1;
+        if (a->input)
+            sb_input_log_add(a->input, e);
+        for (int i = 0; i < side_count(a); ++i) {
+            sb_reload_event reload;
+            sb_input_apply(a->sides[i].scene, e, &reload, error, sizeof error);
+            callback_failed(&a->sides[i], error);
+            handle_reload(a, &a->sides[i], reload, "");
+        }
+    }
+}
+
 static void physics_frame(app *a)
 {
     char error[4096];
+    replay_due(a);
     for (int i = 0; i < side_count(a); ++i) {
         side *s = &a->sides[i];
         if (!sb_scene_frame(s->scene, error, sizeof error))

@@ -1,0 +1,257 @@
+// Input logs: see sb_input.h. The file is text, a header line and then one event per line:
+//   <frame> key <name> down|up          <frame> button <x> <y> <button> down|up
+//   <frame> move <x> <y> <dx> <dy>       <frame> wheel <dx> <dy>
+//   <frame> drag <world> <particle> <x> <y> <hertz> <damping_ratio>
+//   <frame> drag_to <world> <x> <y>      <frame> release <world>
+//   <frame> tune <name> <value>
+// Coordinates are in metres, so a replay does not depend on the window's size or camera.
+// Numbers are written with 17 significant digits: a replay reads back the very doubles.
+#include "sb_input.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER "springbox-input 1"
+
+struct sb_input_log {
+    sb_input_event *events;
+    int count, cap;
+};
+
+sb_input_log *sb_input_log_create(void) { return calloc(1, sizeof(sb_input_log)); }
+
+void sb_input_log_free(sb_input_log *log)
+{
+    if (log)
+        free(log->events);
+    free(log);
+}
+
+bool sb_input_log_add(sb_input_log *log, const sb_input_event *e)
+{
+    if (log->count == log->cap) {
+        int cap = log->cap ? 2 * log->cap : 256;
+        sb_input_event *n = realloc(log->events, sizeof *n * (size_t)cap);
+        if (!n)
+            return false;
+        log->events = n;
+        log->cap = cap;
+    }
+    log->events[log->count++] = *e;
+    return true;
+}
+
+int sb_input_log_count(const sb_input_log *log) { return log ? log->count : 0; }
+
+const sb_input_event *sb_input_log_event(const sb_input_log *log, int i)
+{
+    return log && i >= 0 && i < log->count ? &log->events[i] : NULL;
+}
+
+void sb_input_log_cut(sb_input_log *log, long frame)
+{
+    while (log->count > 0 && log->events[log->count - 1].frame > frame)
+        log->count -= 1;
+}
+
+void sb_input_log_clear(sb_input_log *log) { log->count = 0; }
+
+/// Key and tunable names go in the file with spaces as underscores ("left shift" -> left_shift).
+static void put_name(FILE *f, const char *name)
+{
+    for (const char *c = name; *c; ++c)
+        fputc(*c == ' ' ? '_' : *c, f);
+}
+
+bool sb_input_log_write(const sb_input_log *log, const char *path, char *why, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(why, n, "%s", strerror(errno));
+        return false;
+    }
+    fprintf(f, "%s\n", HEADER);
+    for (int i = 0; i < log->count; ++i) {
+        const sb_input_event *e = &log->events[i];
+        fprintf(f, "%ld ", e->frame);
+        switch (e->kind) {
+        case SB_INPUT_KEY:
+            fputs("key ", f);
+            put_name(f, e->name);
+            fprintf(f, " %s\n", e->pressed ? "down" : "up");
+            break;
+        case SB_INPUT_BUTTON:
+            fprintf(f, "button %.17g %.17g %d %s\n", e->x, e->y, e->button, e->pressed ? "down" : "up");
+            break;
+        case SB_INPUT_MOVE: fprintf(f, "move %.17g %.17g %.17g %.17g\n", e->x, e->y, e->dx, e->dy); break;
+        case SB_INPUT_WHEEL: fprintf(f, "wheel %.17g %.17g\n", e->dx, e->dy); break;
+        case SB_INPUT_DRAG:
+            fprintf(f, "drag %d %u %.17g %.17g %.17g %.17g\n", e->world, e->particle, e->x, e->y, e->hertz,
+                    e->damping_ratio);
+            break;
+        case SB_INPUT_DRAG_TO: fprintf(f, "drag_to %d %.17g %.17g\n", e->world, e->x, e->y); break;
+        case SB_INPUT_RELEASE: fprintf(f, "release %d\n", e->world); break;
+        case SB_INPUT_TUNE:
+            fputs("tune ", f);
+            put_name(f, e->name);
+            fprintf(f, " %.17g\n", e->value);
+            break;
+        }
+    }
+    bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok) {
+        snprintf(why, n, "%s", strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static bool parse_line(const char *line, sb_input_event *e, long last_frame, const char **what)
+{
+    char kind[16], word[64], state[8];
+    int used = 0;
+    memset(e, 0, sizeof *e);
+    if (sscanf(line, "%ld %15s %n", &e->frame, kind, &used) != 2) {
+        *what = "a frame number and an event";
+        return false;
+    }
+    if (e->frame < last_frame || e->frame < 0) {
+        *what = "frames in order, from 0";
+        return false;
+    }
+    const char *rest = line + used;
+    int end = 0;
+    bool ok = false;
+    if (strcmp(kind, "key") == 0) {
+        e->kind = SB_INPUT_KEY;
+        ok = sscanf(rest, "%63s %7s %n", word, state, &end) == 2;
+        for (char *c = word; *c; ++c)
+            *c = *c == '_' ? ' ' : *c;
+        snprintf(e->name, sizeof e->name, "%s", word);
+        e->pressed = strcmp(state, "down") == 0;
+        ok = ok && (e->pressed || strcmp(state, "up") == 0);
+        *what = "key <name> down|up";
+    } else if (strcmp(kind, "button") == 0) {
+        e->kind = SB_INPUT_BUTTON;
+        ok = sscanf(rest, "%lf %lf %d %7s %n", &e->x, &e->y, &e->button, state, &end) == 4;
+        e->pressed = strcmp(state, "down") == 0;
+        ok = ok && (e->pressed || strcmp(state, "up") == 0) && e->button >= 1 && e->button <= 8;
+        *what = "button <x> <y> <1..8> down|up";
+    } else if (strcmp(kind, "move") == 0) {
+        e->kind = SB_INPUT_MOVE;
+        ok = sscanf(rest, "%lf %lf %lf %lf %n", &e->x, &e->y, &e->dx, &e->dy, &end) == 4;
+        *what = "move <x> <y> <dx> <dy>";
+    } else if (strcmp(kind, "wheel") == 0) {
+        e->kind = SB_INPUT_WHEEL;
+        ok = sscanf(rest, "%lf %lf %n", &e->dx, &e->dy, &end) == 2;
+        *what = "wheel <dx> <dy>";
+    } else if (strcmp(kind, "drag") == 0) {
+        e->kind = SB_INPUT_DRAG;
+        ok = sscanf(rest, "%d %u %lf %lf %lf %lf %n", &e->world, &e->particle, &e->x, &e->y, &e->hertz,
+                    &e->damping_ratio, &end) == 6;
+        *what = "drag <world> <particle> <x> <y> <hertz> <damping_ratio>";
+    } else if (strcmp(kind, "drag_to") == 0) {
+        e->kind = SB_INPUT_DRAG_TO;
+        ok = sscanf(rest, "%d %lf %lf %n", &e->world, &e->x, &e->y, &end) == 3;
+        *what = "drag_to <world> <x> <y>";
+    } else if (strcmp(kind, "release") == 0) {
+        e->kind = SB_INPUT_RELEASE;
+        ok = sscanf(rest, "%d %n", &e->world, &end) == 1;
+        *what = "release <world>";
+    } else if (strcmp(kind, "tune") == 0) {
+        e->kind = SB_INPUT_TUNE;
+        ok = sscanf(rest, "%63s %lf %n", word, &e->value, &end) == 2;
+        snprintf(e->name, sizeof e->name, "%s", word);
+        *what = "tune <name> <value>";
+    } else {
+        *what = "key, button, move, wheel, drag, drag_to, release or tune";
+        return false;
+    }
+    return ok && rest[end] == '\0' && e->world >= 0;
+}
+
+sb_input_log *sb_input_log_read(const char *path, char *why, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(why, n, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    sb_input_log *log = sb_input_log_create();
+    char line[512];
+    int number = 0;
+    long last = 0;
+    bool ok = log != NULL;
+    while (ok && fgets(line, sizeof line, f)) {
+        number += 1;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (number == 1) {
+            ok = strcmp(line, HEADER) == 0;
+            if (!ok)
+                snprintf(why, n, "%s:1: not an input recording (it starts '%s', not '%s')", path, line, HEADER);
+            continue;
+        }
+        if (line[0] == '\0' || line[0] == '#')
+            continue;
+        sb_input_event e;
+        const char *what = "";
+        if (!parse_line(line, &e, last, &what)) {
+            snprintf(why, n, "%s:%d: cannot read '%.200s' (expected <frame> %s)", path, number, line, what);
+            ok = false;
+        } else if (!sb_input_log_add(log, &e)) {
+            snprintf(why, n, "out of memory");
+            ok = false;
+        }
+        last = e.frame;
+    }
+    if (ok && number == 0) {
+        snprintf(why, n, "%s: empty (not an input recording)", path);
+        ok = false;
+    }
+    fclose(f);
+    if (!ok) {
+        sb_input_log_free(log);
+        return NULL;
+    }
+    return log;
+}
+
+/// The live particle in slot `index` of a world, or a null handle.
+static sb_particle_id particle_in_slot(const sb_world *w, unsigned index)
+{
+    sb_particle_id it = sb_null_particle();
+    while (sb_world_next_particle(w, &it))
+        if (it.index == index)
+            return it;
+    return sb_null_particle();
+}
+
+void sb_input_apply(sb_scene *scene, const sb_input_event *e, sb_reload_event *reload, char *error, size_t n)
+{
+    memset(reload, 0, sizeof *reload);
+    error[0] = '\0';
+    sb_world *w = e->world < sb_scene_world_count(scene) ? sb_scene_world(scene, e->world) : NULL;
+    switch (e->kind) {
+    case SB_INPUT_KEY: sb_scene_key(scene, e->name, e->pressed, error, n); break;
+    case SB_INPUT_BUTTON: sb_scene_mouse_button(scene, e->x, e->y, e->button, e->pressed, error, n); break;
+    case SB_INPUT_MOVE: sb_scene_mouse_move(scene, e->x, e->y, e->dx, e->dy, error, n); break;
+    case SB_INPUT_WHEEL: sb_scene_wheel(scene, e->dx, e->dy, error, n); break;
+    case SB_INPUT_DRAG: {
+        sb_particle_id id = w ? particle_in_slot(w, e->particle) : sb_null_particle();
+        if (id.generation)
+            sb_world_drag_begin(w, id, (sb_vec2){e->x, e->y}, e->hertz, e->damping_ratio);
+        break;
+    }
+    case SB_INPUT_DRAG_TO:
+        if (w && sb_world_drag_particle(w).generation)
+            sb_world_drag_move(w, (sb_vec2){e->x, e->y});
+        break;
+    case SB_INPUT_RELEASE:
+        if (w)
+            sb_world_drag_end(w);
+        break;
+    case SB_INPUT_TUNE: *reload = sb_scene_set_tunable(scene, e->name, e->value); break;
+    }
+}

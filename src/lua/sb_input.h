@@ -1,0 +1,56 @@
+// What a designer did to a running scene, against the frame it happened at (issue 21 item 3):
+// the scene's keys, clicks, moves and wheel, the window's drag, and slider moves. A log is kept
+// while the window runs, written with --record-input FILE, and replayed with --replay FILE (in
+// the window or headless) or from the window's replay key, so the same hands can be tried
+// against a new tuning.
+#ifndef SB_INPUT_H
+#define SB_INPUT_H
+
+#include "sb_scene.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum sb_input_kind {
+    SB_INPUT_KEY,        ///< name, pressed
+    SB_INPUT_BUTTON,     ///< x, y (world), button, pressed
+    SB_INPUT_MOVE,       ///< x, y, dx, dy (world)
+    SB_INPUT_WHEEL,      ///< dx, dy
+    SB_INPUT_DRAG,       ///< world, particle (slot), x, y (the target), hertz, damping_ratio
+    SB_INPUT_DRAG_TO,    ///< world, x, y
+    SB_INPUT_RELEASE,    ///< world
+    SB_INPUT_TUNE,       ///< name, value: a slider let go (a hot reload of that tunable)
+} sb_input_kind;
+
+/// One thing done, after `frame` steps of the scene's first world.
+typedef struct sb_input_event {
+    long frame;
+    sb_input_kind kind;
+    char name[64];
+    bool pressed;
+    int button, world;
+    unsigned particle;
+    double x, y, dx, dy, value, hertz, damping_ratio;
+} sb_input_event;
+
+typedef struct sb_input_log sb_input_log;
+
+/// An empty log; NULL without memory.
+sb_input_log *sb_input_log_create(void);
+void sb_input_log_free(sb_input_log *log);
+/// Adds an event at the end (events come in frame order); false without memory.
+bool sb_input_log_add(sb_input_log *log, const sb_input_event *event);
+int sb_input_log_count(const sb_input_log *log);
+const sb_input_event *sb_input_log_event(const sb_input_log *log, int i);
+/// Forgets the events after `frame` (a rewound run that goes on from there).
+void sb_input_log_cut(sb_input_log *log, long frame);
+void sb_input_log_clear(sb_input_log *log);
+/// Writes the log as text, one event per line; false with the reason in `why`.
+bool sb_input_log_write(const sb_input_log *log, const char *path, char *why, size_t n);
+/// Reads a log written by sb_input_log_write; NULL with the file, line and reason in `why`.
+sb_input_log *sb_input_log_read(const char *path, char *why, size_t n);
+/// Does an event to a scene as the window did it when it was recorded. A tunable's reload is
+/// returned in *reload (SB_RELOAD_NONE for other events); a callback's error goes to `error`.
+void sb_input_apply(sb_scene *scene, const sb_input_event *event, sb_reload_event *reload, char *error, size_t n);
+
+#endif
