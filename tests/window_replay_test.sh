@@ -54,6 +54,9 @@ for t in 1.000000 2.000000 3.000000; do
   [ -n "$first" ] && [ "$first" = "$again" ] || fail "at $t s the replay has kinetic energy '$again' J, the run had '$first' J"
 done
 echo "ok   F5 replayed the drag: the same energy at 1, 2 and 3 s ($(energy_at "$tmp/first.jsonl" 2.000000) J at 2 s)"
+ghost=$(field ghost_frames)
+[ "${ghost:-0}" -ge 180 ] || fail "the run before the replay is not kept as a ghost (${ghost:-0} frames)"
+echo "ok   the run before is drawn as a ghost: $ghost frames of it"
 quit_app
 grep -q " drag 0 1 " "$tmp/hands.txt" && grep -q " release 0" "$tmp/hands.txt" || fail "the recording lacks the drag: $(head -5 "$tmp/hands.txt")"
 echo "ok   --record-input wrote $(($(wc -l <"$tmp/hands.txt") - 1)) events"

@@ -48,6 +48,17 @@ typedef struct side {
 
 typedef struct notice { char text[256]; SDL_Color color; double until; } notice;
 
+/// A run as it went, frame by frame: the left side's first world's particle positions (by slot)
+/// and its energy and stretch, so that a replay can show the run before it as a ghost.
+typedef struct run_trace {
+    float *xy;                  // frames x slots (x, y) pairs
+    float *energy, *stretch;    // per frame
+    int slots;                  // particle slots per frame: the world's high-water mark when it began
+    long frames, cap;
+} run_trace;
+/// The most a trace may hold: past it the run's later frames have no ghost.
+#define TRACE_BYTES ((size_t)64 << 20)
+
 typedef struct app {
     window_options opt;
     side sides[2];
@@ -87,6 +98,7 @@ typedef struct app {
     // began, and the recording being replayed (F5, --replay) from its next event
     sb_input_log *input, *replay;
     int replay_next;
+    run_trace trace, ghost;     // this run, and the run before the replay (drawn faint while it lasts)
 #ifdef SPRINGBOX_HAVE_GIF
     // the last GIF_SECONDS of the view, every second physics frame, for G (issue 21 item 5)
     struct gif_ring *gif;
@@ -237,6 +249,108 @@ static void record_history(side *s)
     record_plots(s);
 }
 
+static void trace_free(run_trace *t)
+{
+    free(t->xy);
+    free(t->energy);
+    free(t->stretch);
+    memset(t, 0, sizeof *t);
+}
+
+/// Keeps the frame the run has just made (frame f at index f - 1; a rewound run overwrites).
+static void trace_record(app *a)
+{
+    run_trace *t = &a->trace;
+    sb_world *w = sb_scene_world(a->sides[0].scene, 0);
+    long f = run_frame(a) - 1;
+    if (f < 0 || f > t->frames)
+        return;
+    if (f == 0) // a run from its start: the world may be built anew, with other slots
+        trace_free(t);
+    if (t->slots == 0) {
+        sb_particle_id it = sb_null_particle();
+        while (sb_world_next_particle(w, &it))
+            t->slots = (int)it.index + 1 > t->slots ? (int)it.index + 1 : t->slots;
+        if (t->slots == 0)
+            return;
+    }
+    if (f >= t->cap) {
+        long cap = t->cap ? 2 * t->cap : 512;
+        if ((size_t)cap * ((size_t)t->slots * 2 + 2) * sizeof(float) > TRACE_BYTES)
+            return;
+        float *xy = realloc(t->xy, sizeof *xy * (size_t)cap * (size_t)t->slots * 2);
+        if (xy)
+            t->xy = xy;
+        float *e = realloc(t->energy, sizeof *e * (size_t)cap);
+        if (e)
+            t->energy = e;
+        float *st = realloc(t->stretch, sizeof *st * (size_t)cap);
+        if (st)
+            t->stretch = st;
+        if (!xy || !e || !st)
+            return;
+        t->cap = cap;
+    }
+    float *row = t->xy + (size_t)f * (size_t)t->slots * 2;
+    for (int i = 0; i < t->slots; ++i)
+        row[2 * i] = row[2 * i + 1] = NAN;
+    sb_particle_id it = sb_null_particle();
+    while (sb_world_next_particle(w, &it)) {
+        if ((int)it.index >= t->slots)
+            continue;
+        sb_particle_def d;
+        sb_particle_get(w, it, &d);
+        row[2 * it.index] = (float)d.position.x;
+        row[2 * it.index + 1] = (float)d.position.y;
+    }
+    const sb_stats *st = sb_world_get_stats(w);
+    t->energy[f] = (float)(st->kinetic_energy + st->potential_energy);
+    t->stretch[f] = (float)(100.0 * st->max_stretch);
+    t->frames = f + 1;
+}
+
+/// The run before the replay, faint, where it was at this frame: its springs and particles.
+static void draw_ghost(app *a, const sb_view *v)
+{
+    const run_trace *g = &a->ghost;
+    long f = run_frame(a) - 1;
+    if (!g->xy || f < 0 || f >= g->frames)
+        return;
+    const float *row = g->xy + (size_t)f * (size_t)g->slots * 2;
+    sb_world *w = sb_scene_world(a->sides[0].scene, 0);
+    SDL_Renderer *r = render_renderer(a->rc);
+    SDL_SetRenderDrawColor(r, 200, 210, 230, 70);
+    sb_spring_id it = sb_null_spring();
+    while (sb_world_next_spring(w, &it)) {
+        sb_spring_def d;
+        if (sb_spring_get(w, it, &d) != SB_OK || (int)d.a.index >= g->slots || (int)d.b.index >= g->slots)
+            continue;
+        const float *pa = row + 2 * d.a.index, *pb = row + 2 * d.b.index;
+        if (isnan(pa[0]) || isnan(pb[0]))
+            continue;
+        SDL_FPoint qa = view_to_screen(v, (sb_vec2){pa[0], pa[1]}), qb = view_to_screen(v, (sb_vec2){pb[0], pb[1]});
+        SDL_RenderDrawLineF(r, qa.x, qa.y, qb.x, qb.y);
+    }
+    SDL_SetRenderDrawColor(r, 200, 210, 230, 110);
+    for (int i = 0; i < g->slots; ++i) {
+        if (isnan(row[2 * i]))
+            continue;
+        SDL_FPoint q = view_to_screen(v, (sb_vec2){row[2 * i], row[2 * i + 1]});
+        SDL_FRect dot = {q.x - 2.0f, q.y - 2.0f, 4.0f, 4.0f};
+        SDL_RenderFillRectF(r, &dot);
+    }
+}
+
+/// The ghost's series aligned with a graph's window, which ends at this frame; NAN where none.
+static void ghost_series(const app *a, const float *of, int count, float *out)
+{
+    long last = run_frame(a) - 1;
+    for (int i = 0; i < count; ++i) {
+        long f = last - (count - 1 - i);
+        out[i] = of && f >= 0 && f < a->ghost.frames ? of[f] : NAN;
+    }
+}
+
 static void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
 {
     if (e.result == SB_RELOAD_NONE)
@@ -269,6 +383,7 @@ static void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
         a->rewinding = false; // a restart forgets the moments (sb_scene_history_clear)
         if (s == &a->sides[0] && run_frame(a) == 0 && !a->replay)
             sb_input_log_clear(a->input); // and starts a new run
+        trace_free(&a->ghost);            // whose slots the ghost's need not match (F5 sets it after)
         if (a->dragging)
             a->dragging = false;
     }
@@ -859,6 +974,8 @@ static void draw(app *a)
                 marks.dragging = sb_world_drag_info(w, &marks.drag, &marks.drag_target, &hz, &zeta);
             render_world(rc, &v, w, &marks);
         }
+        if (i == 0)
+            draw_ghost(a, &v);
         // The HUD's lines first, so that the scene's screen text starts under them as they are
         // this frame: laid out from the last frame's, a frame whose warning had just appeared
         // (or the only frame --screenshot renders) printed the scene's text over the warning.
@@ -911,7 +1028,16 @@ static void draw(app *a)
     for (int g = 0; g < 3; ++g) {
         SDL_Rect r = {10 + g * (gw + 10), gy, gw, gh};
         const float *data = g == 0 ? s0->energy : g == 1 ? s0->stretch : s0->step_ms;
-        render_graph(rc, r, data, s0->history, colors[g], labels[g]);
+        if (g < 2 && a->ghost.frames > 0) { // a replay: the run before it, dimmed, on the same scale
+            float before[HISTORY];
+            ghost_series(a, g == 0 ? a->ghost.energy : a->ghost.stretch, s0->history, before);
+            const float *series[2] = {data, before};
+            SDL_Color pair[2] = {colors[g], {(Uint8)(colors[g].r / 2), (Uint8)(colors[g].g / 2), (Uint8)(colors[g].b / 2), 255}};
+            const char *names[2] = {labels[g], "run before"};
+            render_graph_shared(rc, r, series, 2, s0->history, pair, names);
+        } else {
+            render_graph(rc, r, data, s0->history, colors[g], labels[g]);
+        }
     }
     // the scene's own series (springbox.plot), in rows of three above
     int panels = plot_panels(s0);
@@ -1257,6 +1383,7 @@ static void restart(app *a)
     sb_input_log_clear(a->input); // a new run, new hands
     sb_input_log_free(a->replay);
     a->replay = NULL;
+    trace_free(&a->ghost);
 }
 
 /// F5: the run again from the file's start, under the tuning of now, with the same hands: what
@@ -1267,8 +1394,20 @@ static void replay_run(app *a)
         add_notice(a, COLOR_TEXT, "nothing to replay yet: drag, click or type in the scene first");
         return;
     }
-    sb_input_log *hands = a->input;
-    a->input = sb_input_log_create();
+    // The hands, not the tuning: slider moves are left out, so the whole run is under the tuning
+    // of now (replayed, a slider moved since would be put back where it was)
+    sb_input_log *hands = sb_input_log_create();
+    int tunes = 0;
+    for (int k = 0; k < sb_input_log_count(a->input); ++k) {
+        const sb_input_event *e = sb_input_log_event(a->input, k);
+        if (e->kind == SB_INPUT_TUNE)
+            tunes += 1;
+        else if (hands)
+            sb_input_log_add(hands, e);
+    }
+    if (!hands)
+        return;
+    sb_input_log_clear(a->input);
     drag_end(a);
     a->rewinding = false;
     for (int i = 0; i < side_count(a); ++i)
@@ -1277,8 +1416,11 @@ static void replay_run(app *a)
     a->replay = hands;
     a->replay_next = 0;
     a->paused = false;
-    add_notice(a, COLOR_DRAG, "replaying %d recorded inputs from the start, under the tuning of now",
-               sb_input_log_count(hands));
+    trace_free(&a->ghost); // the run that just ended becomes the ghost
+    a->ghost = a->trace;
+    memset(&a->trace, 0, sizeof a->trace);
+    add_notice(a, COLOR_DRAG, "replaying %d recorded inputs from the start, under the tuning of now%s",
+               sb_input_log_count(hands), tunes ? " (slider moves left out)" : "");
 }
 
 static void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
@@ -1395,7 +1537,8 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
             key_name(e->key.keysym.sym, name, sizeof name);
             sb_input_event ev = {.kind = SB_INPUT_KEY, .pressed = true};
             snprintf(ev.name, sizeof ev.name, "%s", name);
-            record_input(a, ev);
+            if (e->key.keysym.sym != SDLK_F5) // the replay key starts a replay; it is not part of one
+                record_input(a, ev);
             bool claimed = false;
             for (int i = 0; i < side_count(a); ++i) {
                 claimed = sb_scene_key(a->sides[i].scene, name, true, error, sizeof error) || claimed;
@@ -1412,7 +1555,8 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
         key_name(e->key.keysym.sym, name, sizeof name);
         sb_input_event ev = {.kind = SB_INPUT_KEY, .pressed = false};
         snprintf(ev.name, sizeof ev.name, "%s", name);
-        record_input(a, ev);
+        if (e->key.keysym.sym != SDLK_F5)
+            record_input(a, ev);
         for (int i = 0; i < side_count(a); ++i) {
             sb_scene_key(a->sides[i].scene, name, false, error, sizeof error);
             callback_failed(&a->sides[i], error);
@@ -1571,7 +1715,7 @@ static void write_frame_stats(app *a)
             "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"tethers\":%s,\"paused\":%s,"
             "\"compare\":%s,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,\"contacts\":%d,"
             "\"step_ms\":%.4f,\"fps\":%.1f,\"halted\":%s,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
-            "\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d],\"inputs\":%d,\"replaying\":%s",
+            "\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d],\"inputs\":%d,\"replaying\":%s,\"ghost_frames\":%ld",
             a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, d.tethers ? "true" : "false",
             a->paused ? "true" : "false",
             a->compare ? "true" : "false", st->kinetic_energy, st->potential_energy, st->max_stretch, st->contacts,
@@ -1579,7 +1723,8 @@ static void write_frame_stats(app *a)
             a->view.cy, a->view.scale,
             a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h, a->rewinding ? "true" : "false",
             moments(a), timeline_rect(a).x, timeline_rect(a).y, timeline_rect(a).w, timeline_rect(a).h,
-            sb_input_log_count(a->input), a->replay && a->replay_next < sb_input_log_count(a->replay) ? "true" : "false");
+            sb_input_log_count(a->input), a->replay && a->replay_next < sb_input_log_count(a->replay) ? "true" : "false",
+            a->ghost.frames);
     if (a->compare)
         fprintf(f, ",\"right_method\":\"%s\",\"right_tethers\":%s",
                 sb_method_name(sb_world_get_def(side_world(&a->sides[1], 0)).method),
@@ -1649,6 +1794,8 @@ static void app_stop(app *a)
     sb_input_log_free(a->input);
     sb_input_log_free(a->replay);
     a->input = a->replay = NULL;
+    trace_free(&a->trace);
+    trace_free(&a->ghost);
     for (int i = 0; i < 2; ++i)
         if (a->sides[i].scene)
             sb_scene_close(a->sides[i].scene);
@@ -1688,6 +1835,7 @@ static void physics_frame(app *a)
         sb_scene_history_record(s->scene);
         record_history(s);
     }
+    trace_record(a);
     inspect_record(a);
     // Plots appear once update runs, after the first fit: the view moves clear of their panels
     // (they covered the scene) unless the designer has placed it or the command line did
