@@ -56,6 +56,14 @@ typedef struct run_trace {
     int slots;                  // particle slots per frame: the world's high-water mark when it began
     long frames, cap;
 } run_trace;
+/// The tunables' values after a save or a slider release (issue 21 item 4).
+enum { MAX_REVISIONS = 256, REVISION_TUNABLES = 32 };
+typedef struct revision {
+    int count;
+    char name[REVISION_TUNABLES][48];
+    double value[REVISION_TUNABLES];
+} revision;
+
 /// The most a trace may hold: past it the run's later frames have no ghost.
 #define TRACE_BYTES ((size_t)64 << 20)
 
@@ -99,6 +107,11 @@ typedef struct app {
     sb_input_log *input, *replay;
     int replay_next;
     run_trace trace, ghost;     // this run, and the run before the replay (drawn faint while it lasts)
+    // the tuning history: revisions of the tunables, the one in force, and whether one is being
+    // applied (its own reloads are not new revisions)
+    revision *revisions;
+    int revision_count, revision_at;
+    bool applying_revision;
 #ifdef SPRINGBOX_HAVE_GIF
     // the last GIF_SECONDS of the view, every second physics frame, for G (issue 21 item 5)
     struct gif_ring *gif;
@@ -108,6 +121,8 @@ typedef struct app {
 } app;
 
 static void draw_timeline(app *a);
+static void revision_note(app *a);
+static SDL_Rect timeline_rect(const app *a);
 
 static double now_seconds(void)
 {
@@ -375,6 +390,8 @@ static void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
     apply_overrides(s);
     if (sb_scene_warning(s->scene)[0])
         add_notice(a, COLOR_WARN, "%s%s", which, sb_scene_warning(s->scene));
+    if (s == &a->sides[0])
+        revision_note(a);
     if (e.result == SB_RELOAD_KEPT) {
         add_notice(a, COLOR_DRAG, "%s%s", which, e.message);
     } else {
@@ -931,6 +948,7 @@ static const char *const help_lines[] = {
     "P              screenshot to springbox-NNNN.png",
     "G              the last 8 seconds as an animated GIF, springbox-NNNN.gif",
     "F5             replay: the run again from the start with the same drags, clicks and keys",
+    "Ctrl+Z, Ctrl+Y the tuning before / after: each save and slider release is a revision",
     "[ ]            back / forward one kept moment (shift: 1 s); drag the timeline to scrub;",
     "               space runs on from the moment shown (the minute before now is kept)",
     "H              this help                    Q / Esc  quit",
@@ -1083,6 +1101,12 @@ static void draw(app *a)
         SDL_RenderFillRect(r, &knob);
     }
     draw_timeline(a);
+    if (a->revision_count > 1) {
+        char rev[96];
+        snprintf(rev, sizeof rev, "tuning revision %d of %d", a->revision_at + 1, a->revision_count);
+        render_text(rc, panel.x + 12, timeline_rect(a).y - 2 * lh - 8,
+                    a->revision_at + 1 < a->revision_count ? COLOR_DRAG : COLOR_TEXT, false, rev);
+    }
     render_text(rc, panel.x + 12, a->height - 2 * lh - 8, COLOR_TEXT, false, "W: write values to the file");
     render_text(rc, panel.x + 12, a->height - lh - 6, COLOR_TEXT, false, "H: help, keys");
     // notices
@@ -1272,6 +1296,85 @@ static void toggle_compare(app *a)
     }
 }
 
+// ---------------------------------------------------------------- the tuning history
+
+static revision current_tunables(const app *a)
+{
+    revision r;
+    memset(&r, 0, sizeof r);
+    sb_scene *sc = a->sides[0].scene;
+    int n = sb_scene_tunable_count(sc);
+    for (int i = 0; i < n && r.count < REVISION_TUNABLES; ++i) {
+        sb_tunable t = sb_scene_tunable(sc, i);
+        snprintf(r.name[r.count], sizeof r.name[r.count], "%s", t.name);
+        r.value[r.count] = t.value;
+        r.count += 1;
+    }
+    return r;
+}
+
+static bool revisions_equal(const revision *x, const revision *y)
+{
+    if (x->count != y->count)
+        return false;
+    for (int i = 0; i < x->count; ++i)
+        if (strcmp(x->name[i], y->name[i]) != 0 || x->value[i] != y->value[i])
+            return false;
+    return true;
+}
+
+/// After a reload that took (a save, a slider let go): a new revision if the values changed. A
+/// change made while an earlier revision is in force drops the ones after it, as an editor's
+/// undo does.
+static void revision_note(app *a)
+{
+    if (a->applying_revision || !a->revisions)
+        return;
+    revision now = current_tunables(a);
+    if (now.count == 0 || (a->revision_count > 0 && revisions_equal(&a->revisions[a->revision_at], &now)))
+        return;
+    int at = a->revision_count == 0 ? 0 : a->revision_at + 1;
+    if (at >= MAX_REVISIONS) { // the oldest goes
+        memmove(a->revisions, a->revisions + 1, sizeof *a->revisions * (MAX_REVISIONS - 1));
+        at = MAX_REVISIONS - 1;
+    }
+    a->revisions[at] = now;
+    a->revision_at = at;
+    a->revision_count = at + 1;
+}
+
+/// Puts revision `to` in force: each tunable that differs is set as a slider would set it (a
+/// hot reload, state kept, the change ramping in), and a notice says what changed.
+static void revision_go(app *a, int to)
+{
+    if (a->revision_count < 2 || to < 0 || to >= a->revision_count) {
+        add_notice(a, COLOR_TEXT, a->revision_count < 2 ? "no earlier tuning yet: each save and slider release is a revision"
+                                                        : to < 0 ? "this is the first tuning revision" : "this is the latest tuning revision");
+        return;
+    }
+    const revision *want = &a->revisions[to];
+    revision now = current_tunables(a);
+    char changes[200] = "";
+    size_t used = 0;
+    a->applying_revision = true;
+    for (int i = 0; i < want->count; ++i) {
+        double was = NAN;
+        for (int k = 0; k < now.count; ++k)
+            if (strcmp(now.name[k], want->name[i]) == 0)
+                was = now.value[k];
+        if (was == want->value[i])
+            continue;
+        for (int k = 0; k < side_count(a); ++k)
+            handle_reload(a, &a->sides[k], sb_scene_set_tunable(a->sides[k].scene, want->name[i], want->value[i]), "");
+        if (used < sizeof changes)
+            used += (size_t)snprintf(changes + used, sizeof changes - used, "%s%s %g -> %g", used ? ", " : "",
+                                     want->name[i], was, want->value[i]);
+    }
+    a->applying_revision = false;
+    a->revision_at = to;
+    add_notice(a, COLOR_DRAG, "tuning revision %d of %d: %s", to + 1, a->revision_count, used ? changes : "no change");
+}
+
 // ---------------------------------------------------------------- rewind
 
 static int moments(const app *a) { return sb_scene_history_count(a->sides[0].scene); }
@@ -1443,6 +1546,14 @@ static void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
             rewind_resume(a);
             a->step_once = true;
         }
+        break;
+    case SDLK_z:
+        if (key.mod & KMOD_CTRL)
+            revision_go(a, shift ? a->revision_at + 1 : a->revision_at - 1);
+        break;
+    case SDLK_y:
+        if (key.mod & KMOD_CTRL)
+            revision_go(a, a->revision_at + 1);
         break;
     case SDLK_LEFTBRACKET: rewind_step(a, shift ? -60 : -1); break;
     case SDLK_RIGHTBRACKET: rewind_step(a, shift ? 60 : 1); break;
@@ -1715,7 +1826,7 @@ static void write_frame_stats(app *a)
             "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"tethers\":%s,\"paused\":%s,"
             "\"compare\":%s,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,\"contacts\":%d,"
             "\"step_ms\":%.4f,\"fps\":%.1f,\"halted\":%s,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
-            "\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d],\"inputs\":%d,\"replaying\":%s,\"ghost_frames\":%ld",
+            "\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d],\"inputs\":%d,\"replaying\":%s,\"ghost_frames\":%ld,\"revision\":[%d,%d]",
             a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, d.tethers ? "true" : "false",
             a->paused ? "true" : "false",
             a->compare ? "true" : "false", st->kinetic_energy, st->potential_energy, st->max_stretch, st->contacts,
@@ -1724,7 +1835,7 @@ static void write_frame_stats(app *a)
             a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h, a->rewinding ? "true" : "false",
             moments(a), timeline_rect(a).x, timeline_rect(a).y, timeline_rect(a).w, timeline_rect(a).h,
             sb_input_log_count(a->input), a->replay && a->replay_next < sb_input_log_count(a->replay) ? "true" : "false",
-            a->ghost.frames);
+            a->ghost.frames, a->revision_at + 1, a->revision_count);
     if (a->compare)
         fprintf(f, ",\"right_method\":\"%s\",\"right_tethers\":%s",
                 sb_method_name(sb_world_get_def(side_world(&a->sides[1], 0)).method),
@@ -1744,6 +1855,15 @@ static void write_frame_stats(app *a)
                 a->inspect_world + 1, a->inspect_spring.index + 1, in.rigid ? "true" : "false", in.asked_hertz,
                 in.asked_zeta, in.measured.hertz, in.measured.zeta);
     }
+    fputs(",\"tunables\":{", f);
+    for (int i = 0; i < sb_scene_tunable_count(s->scene); ++i) {
+        sb_tunable t = sb_scene_tunable(s->scene, i);
+        if (i)
+            fputc(',', f);
+        sb_json_string(f, t.name);
+        fprintf(f, ":%.9g", t.value);
+    }
+    fputc('}', f);
     sb_scene_write_plots_json(s->scene, f);
     sb_scene_write_worlds_json(s->scene, f);
     fputs("}\n", f);
@@ -1771,6 +1891,8 @@ static bool app_start(app *a, const window_options *o, char *error, size_t error
         return false;
     a->input = sb_input_log_create();
     a->replay = o->replay; // taken over: freed with the app
+    a->revisions = calloc(MAX_REVISIONS, sizeof *a->revisions);
+    revision_note(a); // the tuning the file starts with
     a->width = o->width;
     a->height = o->height;
     a->view.rect = (SDL_Rect){0, 0, a->width - PANEL_WIDTH, a->height};
@@ -1796,6 +1918,8 @@ static void app_stop(app *a)
     a->input = a->replay = NULL;
     trace_free(&a->trace);
     trace_free(&a->ghost);
+    free(a->revisions);
+    a->revisions = NULL;
     for (int i = 0; i < 2; ++i)
         if (a->sides[i].scene)
             sb_scene_close(a->sides[i].scene);
