@@ -24,6 +24,9 @@ LUA
 energy_at() { # stats file, time: the kinetic energy of the first line at that time
   grep "\"time\":$2," "$1" | grep -v '"event"' | head -n 1 | sed -n 's/.*"kinetic":\([^,]*\),.*/\1/p'
 }
+hash_at() { # stats file, time: the world's state hash of the first line at that time
+  grep "\"time\":$2," "$1" | grep -v '"event"' | head -n 1 | sed -n 's/.*"hash":"\([0-9a-f]*\)".*/\1/p'
+}
 scene 1000
 "$bin" --window 1000x700 --view 0,0,100 --stats "$tmp/s.jsonl" --record-input "$tmp/hands.txt" "$tmp/scene.lua" >"$tmp/out" 2>&1 &
 app=$!
@@ -66,8 +69,16 @@ echo "ok   --record-input wrote $(($(wc -l <"$tmp/hands.txt") - 1)) events"
 for t in 1.000000 2.000000 3.000000; do
   [ "$(energy_at "$tmp/first.jsonl" $t)" = "$(energy_at "$tmp/h.jsonl" $t)" ] || fail "headless replay differs at $t s"
 done
+live=$(hash_at "$tmp/first.jsonl" 3.000000)
+[ -n "$live" ] && [ "$live" = "$(hash_at "$tmp/h.jsonl" 3.000000)" ] || fail "headless replay hash $(hash_at "$tmp/h.jsonl" 3.000000) at 3 s, live run $live"
+echo "ok   headless --replay: the live run's state hash at 3 s ($live)"
 springs=$(tail -n 1 "$tmp/h.jsonl" | sed -n 's/.*"springs":\([0-9]*\).*/\1/p')
 [ "$springs" = 1 ] || fail "the rope broke under the recorded drag at 1000 N"
+sed -i 's/hertz = 3,/hertz = 3.5,/' "$tmp/scene.lua" # a retune: the same hands, another run
+"$bin" --headless --frames 200 --replay "$tmp/hands.txt" --stats "$tmp/h3.jsonl" "$tmp/scene.lua" >/dev/null 2>&1
+other=$(hash_at "$tmp/h3.jsonl" 3.000000)
+[ -n "$other" ] && [ "$other" != "$live" ] || fail "after a retune the replay's hash at 3 s is still $other"
+echo "ok   after a retune to 3.5 Hz the replay differs ($other)"
 # a weaker rope: the same drag breaks it
 scene 15
 "$bin" --headless --frames 200 --replay "$tmp/hands.txt" --stats "$tmp/h2.jsonl" "$tmp/scene.lua" >/dev/null 2>&1

@@ -70,6 +70,7 @@ static void write_stats_line(FILE *f, long frame, const sb_scene *scene, const s
     const sb_stats *st = sb_world_get_stats(w);
     fprintf(f, "{\"frame\":%ld", frame);
     json_number(f, "time", st->time, "%.6f");
+    fprintf(f, ",\"hash\":\"%016llx\"", (unsigned long long)sb_world_state_hash(w)); // the first world's state bits
     json_number(f, "kinetic", st->kinetic_energy, "%.9g");
     json_number(f, "potential", st->potential_energy, "%.9g");
     json_number(f, "max_stretch", st->max_stretch, "%.9g");

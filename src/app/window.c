@@ -1855,6 +1855,7 @@ static void write_frame_stats(app *a)
                 a->inspect_world + 1, a->inspect_spring.index + 1, in.rigid ? "true" : "false", in.asked_hertz,
                 in.asked_zeta, in.measured.hertz, in.measured.zeta);
     }
+    fprintf(f, ",\"hash\":\"%016llx\"", (unsigned long long)sb_world_state_hash(w));
     fputs(",\"tunables\":{", f);
     for (int i = 0; i < sb_scene_tunable_count(s->scene); ++i) {
         sb_tunable t = sb_scene_tunable(s->scene, i);
