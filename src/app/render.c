@@ -328,6 +328,12 @@ static void sprite(render_ctx *rc, int *nv, int *ni, SDL_FPoint c, float rad, SD
     quad(rc, nv, ni, q, col, uv);
 }
 
+/// Vertices and indices one line takes in the batch (thick_line).
+enum { LINE_VERTS = 8, LINE_INDICES = 18 };
+
+// A line `width` pixels wide with antialiased sides (issue 22, the look): a solid core and a one
+// pixel feather on each side that fades to transparent, three quads of one strip. Aliased quads
+// made every spring a staircase at a slant.
 static void thick_line(render_ctx *rc, int *nv, int *ni, SDL_FPoint a, SDL_FPoint b, float width, SDL_Color c)
 {
     if (!clip_to_guard(rc, &a, &b))
@@ -335,9 +341,26 @@ static void thick_line(render_ctx *rc, int *nv, int *ni, SDL_FPoint a, SDL_FPoin
     float dx = b.x - a.x, dy = b.y - a.y, len = sqrtf(dx * dx + dy * dy);
     if (len < 1e-3f)
         return;
-    float nx = -dy / len * width * 0.5f, ny = dx / len * width * 0.5f;
-    SDL_FPoint p[4] = {{a.x + nx, a.y + ny}, {b.x + nx, b.y + ny}, {b.x - nx, b.y - ny}, {a.x - nx, a.y - ny}};
-    quad(rc, nv, ni, p, c, NULL);
+    float core = fmaxf(width * 0.5f, 0.5f), outer = core + 1.0f;
+    float ux = -dy / len, uy = dx / len;
+    SDL_Color clear = {c.r, c.g, c.b, 0};
+    const float off[4] = {outer, core, -core, -outer};
+    int base = *nv;
+    for (int end = 0; end < 2; ++end) {
+        SDL_FPoint at = end ? b : a;
+        for (int k = 0; k < 4; ++k) {
+            SDL_Vertex *vx = &rc->verts[(*nv)++];
+            vx->position = (SDL_FPoint){at.x + ux * off[k], at.y + uy * off[k]};
+            vx->color = k == 0 || k == 3 ? clear : c;
+            vx->tex_coord = (SDL_FPoint){0, 0};
+        }
+    }
+    for (int k = 0; k < 3; ++k) { // the strip between offsets k and k + 1, from a to b
+        int i0 = base + k, i1 = base + k + 1, j0 = base + 4 + k, j1 = base + 4 + k + 1;
+        const int tri[6] = {i0, j0, j1, i0, j1, i1};
+        for (int t = 0; t < 6; ++t)
+            rc->indices[(*ni)++] = tri[t];
+    }
 }
 
 // Above this many springs, with springs under 2 pixels wide, the geometry path spends
@@ -434,7 +457,7 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
     const sb_stats *st = sb_world_get_stats(w);
     int np = sb_world_particle_count(w), ns = sb_world_spring_count(w), nw = sb_world_wall_count(w);
     ns += sb_world_constraint_count(w); // ropes and struts are drawn as lines too
-    if (!reserve_geometry(rc, 4 * (np + ns + nw + 8), 6 * (np + ns + nw + 8)))
+    if (!reserve_geometry(rc, LINE_VERTS * (np + ns + nw + 8), LINE_INDICES * (np + ns + nw + 8)))
         return;
     int nv = 0, ni = 0;
 
@@ -463,7 +486,7 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
             continue;
         if (cd.kind == SB_CONSTRAINT_AREA) {
             sb_particle_id *all = malloc(sizeof *all * (size_t)count);
-            if (!all || !reserve_geometry(rc, nv + 4 * count, ni + 6 * count)) {
+            if (!all || !reserve_geometry(rc, nv + LINE_VERTS * count, ni + LINE_INDICES * count)) {
                 free(all);
                 continue;
             }
@@ -480,7 +503,7 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
                 centre.x += q.x / (float)count;
                 centre.y += q.y / (float)count;
             }
-            if (on_view && reserve_geometry(rc, nv + 5 * count + 1, ni + 9 * count)) {
+            if (on_view && reserve_geometry(rc, nv + (LINE_VERTS + 1) * count + 1, ni + (LINE_INDICES + 3) * count)) {
                 const SDL_Color fill = {90, 170, 130, 90};
                 int first = nv;
                 rc->verts[nv++] = (SDL_Vertex){centre, fill, {0.0f, 0.0f}};
@@ -505,7 +528,7 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
             free(all);
             // the budget made at the top counted one quad per spring and constraint, not a loop's
             // fan and edges: room again for everything still to come in this batch
-            if (!reserve_geometry(rc, nv + 4 * (ns + nw + 8), ni + 6 * (ns + nw + 8)))
+            if (!reserve_geometry(rc, nv + LINE_VERTS * (ns + nw + 8), ni + LINE_INDICES * (ns + nw + 8)))
                 return;
             continue;
         }
@@ -819,7 +842,7 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
         int nv = 0, ni = 0;
         switch (c->kind) {
         case SB_DRAW_LINES:
-            if (!reserve_geometry(rc, 4 * c->count, 6 * c->count))
+            if (!reserve_geometry(rc, LINE_VERTS * c->count, LINE_INDICES * c->count))
                 return;
             for (int k = 0; k + 1 < c->count; ++k)
                 thick_line(rc, &nv, &ni, view_to_screen(v, pts[k]), view_to_screen(v, pts[k + 1]), c->width, col);
@@ -834,7 +857,7 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
                 sprite(rc, &nv, &ni, ctr, rad, col);
                 SDL_RenderGeometry(r, rc->circle, rc->verts, nv, rc->indices, ni);
             } else {
-                if (!reserve_geometry(rc, 4 * circle_segments, 6 * circle_segments))
+                if (!reserve_geometry(rc, LINE_VERTS * circle_segments, LINE_INDICES * circle_segments))
                     return;
                 for (int k = 0; k < circle_segments; ++k) {
                     double turn = 6.283185307179586 / circle_segments, a0 = turn * k, a1 = turn * (k + 1);
@@ -847,7 +870,7 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
             break;
         }
         case SB_DRAW_POLYGON:
-            if (!reserve_geometry(rc, 4 * c->count + c->count, 6 * c->count + 3 * c->count))
+            if (!reserve_geometry(rc, LINE_VERTS * c->count + c->count, LINE_INDICES * c->count + 3 * c->count))
                 return;
             if (c->fill) { // a fan from the first point: convex polygons (as LÖVE's), cut to the band
                 int n = clip_polygon_to_guard(rc, v, pts, c->count);

@@ -178,7 +178,8 @@ static bool side_open(app *a, side *s, char *error, size_t error_size)
     s->scene = sb_scene_open(&so, error, error_size);
     if (!s->scene)
         return false;
-    sb_scene_history_enable(s->scene, REWIND_SECONDS, REWIND_BYTES);
+    if (a->opt.rewind)
+        sb_scene_history_enable(s->scene, REWIND_SECONDS, REWIND_BYTES);
     apply_overrides(s);
     if (sb_scene_warning(s->scene)[0] && s == &a->sides[0])
         add_notice(a, COLOR_WARN, "%s", sb_scene_warning(s->scene));
@@ -2016,10 +2017,13 @@ static void app_close(app *a, SDL_Renderer *r, SDL_Window *win, SDL_Surface *sur
     SDL_Quit();
 }
 
-int window_run(const window_options *o)
+int window_run(const window_options *options)
 {
     app a;
     char error[4096];
+    window_options live = *options;
+    live.rewind = true; // a designer at the window can go back; an offscreen render has no one to
+    const window_options *o = &live;
     if (!app_open(&a, o, SDL_INIT_VIDEO))
         return 1;
     SDL_Window *win = SDL_CreateWindow("springbox", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, a.width, a.height,
