@@ -187,7 +187,7 @@ static bool particles_reserve(sb_world *w, int need)
     int cap = w->p_cap ? w->p_cap : 64;
     while (cap < need)
         cap *= 2;
-    if (!GROW(w->pos, cap) || !GROW(w->vel, cap) || !GROW(w->prev, cap) || !GROW(w->dv, cap) ||
+    if (!GROW(w->pos, cap) || !GROW(w->vel, cap) || !GROW(w->prev, cap) || !GROW(w->dv, cap) || !GROW(w->reach, cap) ||
         !GROW(w->mass, cap) || !GROW(w->inv_mass, cap) || !GROW(w->radius, cap) ||
         !GROW(w->restitution, cap) || !GROW(w->friction, cap) || !GROW(w->p_gen, cap) ||
         !GROW(w->p_flags, cap) || !GROW(w->p_next_free, cap) || !GROW(w->degree, cap) ||
@@ -245,7 +245,7 @@ sb_world *sb_world_create(const sb_world_def *def)
 void world_free_storage(sb_world *w)
 {
     void *arrays[] = {
-        w->pos, w->vel, w->prev, w->dv, w->mass, w->inv_mass, w->radius, w->restitution, w->friction,
+        w->pos, w->vel, w->prev, w->dv, w->reach, w->mass, w->inv_mass, w->radius, w->restitution, w->friction,
         w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_collide, w->s_solid, w->s_rigid,
         w->s_gen, w->s_next_free, w->axis_prev, w->impulse, w->order, w->ka, w->kb, w->kwa, w->kwb, w->kmass,
         w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kstiff, w->kdamp, w->kscale, w->kg, w->kimp,

@@ -58,6 +58,7 @@ struct sb_world {
     double *hold_frac;        // scratch: walls_hold_centres' earliest crossing along each path, and
     int *hold_wall;           //          the wall it crosses there (-1: none)
     sb_vec2 *dv;              // scratch: Jacobi accumulator (force, impulse)
+    double *reach;            // scratch: how far each particle can move toward a contact in a frame (contacts_build)
     double *mass, *inv_mass, *radius, *restitution, *friction;
     uint32_t *p_gen;
     uint8_t *p_flags;
