@@ -160,6 +160,7 @@ typedef struct sb_bench_world { sb_world *w; sb_particle_id *ids; int n; } sb_be
 
 static sb_method bench_method;
 static bool bench_tethers;
+static bool bench_no_rolling; // particles that do not turn (springbox before issue 25)
 static int bench_substeps; // 0: the default
 
 static void *sb_create(const bench_scene *s)
@@ -196,6 +197,8 @@ static void *sb_create(const bench_scene *s)
         d.mass = p->mass;
         d.radius = p->radius;
         d.fixed = p->fixed != 0;
+        if (bench_no_rolling)
+            d.rolling = SB_ROLLING_OFF;
         b->ids[i] = sb_world_add_particle(b->w, &d, NULL);
     }
     for (int k = 0; k < s->nl; ++k) {
@@ -237,7 +240,7 @@ typedef struct result {
     double ms[16];             // mean step time of each repeat
     int runs;
     double median_ms;
-    double q[3];               // quality figures, scene-specific
+    double q[5];               // quality figures, scene-specific
     int iterations;            // constraint iterations per step, for ns/spring/iteration
     const char *engine, *settings;
     char settings_buf[64];
@@ -257,8 +260,9 @@ static double link_stretch(const bench_scene *s, const double *xy, int k)
     return fabs(sqrt(dx * dx + dy * dy) / l->length - 1.0);
 }
 
-// Largest overlap relative to the smaller radius, by sweep and prune on x.
-static double largest_overlap(const bench_scene *s, const double *xy)
+// Largest overlap relative to the smaller radius, by sweep and prune on x; with `touching`, also
+// how many pairs touch (a gap under 2% of the smaller radius: what a pile rests on).
+static double largest_overlap_and_touching(const bench_scene *s, const double *xy, int *touching)
 {
     int n = s->np;
     int *order = malloc(sizeof *order * (size_t)n);
@@ -292,6 +296,8 @@ static double largest_overlap(const bench_scene *s, const double *xy)
             double overlap = s->particles[i].radius + s->particles[j].radius - sqrt(dx * dx + dy * dy);
             double rel = overlap / fmin(s->particles[i].radius, s->particles[j].radius);
             worst = rel > worst ? rel : worst;
+            if (touching && rel > -0.02)
+                *touching += 1;
         }
     }
     free(order);
@@ -299,8 +305,10 @@ static double largest_overlap(const bench_scene *s, const double *xy)
     return worst;
 }
 
+static double largest_overlap(const bench_scene *s, const double *xy) { return largest_overlap_and_touching(s, xy, NULL); }
+
 // Runs one engine on one scene for `steps` steps; times only the step calls.
-static double run(const bench_engine *e, const bench_scene *s, int steps, double q[3])
+static double run(const bench_engine *e, const bench_scene *s, int steps, double q[5])
 {
     void *w = e->create(s);
     double *xy = malloc(sizeof *xy * 2 * (size_t)s->np), *v = malloc(sizeof *v * 2 * (size_t)s->np);
@@ -349,9 +357,23 @@ static double run(const bench_engine *e, const bench_scene *s, int steps, double
                   xy[2 * i + 1] <= s->box_height + 0.01))
                 escaped += 1;
         }
+        // what the pile rests on: touching pairs and circles on the box's floor and sides, per
+        // circle (issue 25: a pile of standing columns has about 1, a pile of rolled balls 2 and
+        // more), and the pile's top
+        int touching = 0;
+        double top = -INFINITY;
         q[0] = ke;
-        q[1] = largest_overlap(s, xy);
+        q[1] = largest_overlap_and_touching(s, xy, &touching);
         q[2] = escaped;
+        for (int i = 0; i < s->np; ++i) {
+            double x = xy[2 * i], y = xy[2 * i + 1], r = s->particles[i].radius, near = 1.02 * r;
+            if (!(x >= -0.01 && x <= s->box_width + 0.01 && y >= -0.01 && y <= s->box_height + 0.01))
+                continue;
+            touching += (y < near) + (x < near) + (x > s->box_width - near);
+            top = fmax(top, y + r);
+        }
+        q[3] = (double)touching / s->np;
+        q[4] = top;
     } else if (s->nl == 40) {
         q[0] = peak;
         q[1] = q[2] = 0.0;
@@ -414,8 +436,9 @@ static void lone_spring_errors(sb_method method, int substeps, double hertz, dou
     *z_err = o.zeta - zeta;
 }
 
-/// A ball of radius 0.1 m on a wall sloping down at 30 degrees with mu 0.3, released at rest:
-/// the relative error of its acceleration from 0.5 s to 2.5 s against g (sin - mu cos).
+/// A particle that does not turn (a block; a ball would roll), radius 0.1 m, on a wall sloping
+/// down at 30 degrees with mu 0.3, released at rest: the relative error of its acceleration from
+/// 0.5 s to 2.5 s against g (sin - mu cos).
 static double slope_friction_error(sb_method method, int substeps)
 {
     const double th = 30.0 * 3.14159265358979 / 180.0, mu = 0.3, r = 0.1;
@@ -428,6 +451,7 @@ static double slope_friction_error(sb_method method, int substeps)
     sb_particle_def p = sb_default_particle_def();
     p.position = (sb_vec2){cos(th) + sin(th) * r, -sin(th) + cos(th) * r};
     p.radius = r;
+    p.rolling = SB_ROLLING_OFF;
     sb_particle_id id = sb_world_add_particle(w, &p, NULL);
     double v[2] = {0, 0};
     for (int f = 0; f < 150; ++f) {
@@ -600,7 +624,7 @@ static int guarantees(void)
     const bench_engine sb_engine = {"springbox", "", sb_create, sb_step, sb_state, sb_destroy};
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
         for (int si = 0; si < 3; ++si) {
-            double f1, z1, f2, z2, q[3];
+            double f1, z1, f2, z2, q[5];
             lone_spring_errors((sb_method)m, substeps[si], 10.0, 0.05, &f1, &z1);
             lone_spring_errors((sb_method)m, substeps[si], 4.0, 0.5, &f2, &z2);
             bench_method = (sb_method)m;
@@ -637,7 +661,7 @@ static int guarantees(void)
     for (int k = 0; k < 2; ++k) {
         if (!peers[k])
             continue;
-        double q[3];
+        double q[5];
         run(peers[k], &chain, 180, q);
         double chain_worst = q[2];
         double ms = run(peers[k], &cloth, 120, q);
@@ -714,16 +738,17 @@ static bool selected(const char *name, const char *const *only, int count)
     return count == 0;
 }
 
-typedef struct engine_entry { bench_engine e; sb_method method; bool springbox; int iterations; bool tethers; } engine_entry;
+typedef struct engine_entry { bench_engine e; sb_method method; bool springbox; int iterations; bool tethers; bool no_rolling; } engine_entry;
 
-static void fmt_quality(char *out, size_t n, const bench_scene *s, const double q[3])
+static void fmt_quality(char *out, size_t n, const bench_scene *s, const double q[5])
 {
     if (s->measure == BENCH_SINK)
         snprintf(out, n, "top sinks %.1f mm, worst overlap %.1f%% of a radius", q[0], 100.0 * q[1]);
     else if (s->measure == BENCH_BELOW_NET)
         snprintf(out, n, "ball ends %.2f m from the net's ends, links stretched %.1f%% at worst", q[0], 100.0 * q[1]);
     else if (s->collisions)
-        snprintf(out, n, "KE %.3g J, overlap %.1f%%, escaped %d", q[0], 100.0 * q[1], (int)q[2]);
+        snprintf(out, n, "KE %.3g J, overlap %.1f%%, escaped %d, %.2f contacts a circle, top %.2f m", q[0],
+                 100.0 * q[1], (int)q[2], q[3], q[4]);
     else if (s->nl == 40)
         snprintf(out, n, "peak path stretch %.2f%%", 100.0 * q[0]);
     else
@@ -778,7 +803,7 @@ int main(int argc, char **argv)
     make_heavy_net(&scenes[9]), steps[9] = 600;
 
     sb_world_def defaults = sb_default_world_def();
-    engine_entry engines[SB_METHOD_COUNT + 3];
+    engine_entry engines[SB_METHOD_COUNT + 4];
     int ne = 0;
     static char sb_names[SB_METHOD_COUNT][48], sb_settings[64];
     snprintf(sb_settings, sizeof sb_settings, "%d sub-steps x %d iterations", defaults.substeps, defaults.iterations);
@@ -786,25 +811,28 @@ int main(int argc, char **argv)
         snprintf(sb_names[m], sizeof sb_names[m], "springbox %s%s", sb_method_name((sb_method)m),
                  m == (int)defaults.method ? " (default)" : "");
         engines[ne++] = (engine_entry){{sb_names[m], sb_settings, sb_create, sb_step, sb_state, sb_destroy},
-                                       (sb_method)m, true, defaults.substeps * defaults.iterations, defaults.tethers};
+                                       (sb_method)m, true, defaults.substeps * defaults.iterations, defaults.tethers, false};
     }
     // The default without tethers (tether.c), to show what they buy on each scene.
     engines[ne++] = (engine_entry){{"springbox soft, no tethers", sb_settings, sb_create, sb_step, sb_state, sb_destroy},
-                                   defaults.method, true, defaults.substeps * defaults.iterations, false};
+                                   defaults.method, true, defaults.substeps * defaults.iterations, false, false};
+    // The default with particles that do not turn (issue 25), to show what rolling changes.
+    engines[ne++] = (engine_entry){{"springbox soft, no rolling", sb_settings, sb_create, sb_step, sb_state, sb_destroy},
+                                   defaults.method, true, defaults.substeps * defaults.iterations, defaults.tethers, true};
     int box2d = -1, chipmunk = -1;
 #ifdef BENCH_HAVE_BOX2D
     box2d = ne;
-    engines[ne++] = (engine_entry){bench_box2d, SB_METHOD_SOFT, false, 8, false};
+    engines[ne++] = (engine_entry){bench_box2d, SB_METHOD_SOFT, false, 8, false, false};
 #endif
 #ifdef BENCH_HAVE_CHIPMUNK
     chipmunk = ne;
-    engines[ne++] = (engine_entry){bench_chipmunk, SB_METHOD_SOFT, false, 10, false};
+    engines[ne++] = (engine_entry){bench_chipmunk, SB_METHOD_SOFT, false, 10, false, false};
 #endif
     if (box2d < 0 || chipmunk < 0)
         fprintf(stderr, "note: built without %s%s%s: install libbox2d-dev and libchipmunk-dev and rebuild to compare\n",
                 box2d < 0 ? "Box2D" : "", box2d < 0 && chipmunk < 0 ? " and " : "", chipmunk < 0 ? "Chipmunk" : "");
 
-    static result results[SCENES][SB_METHOD_COUNT + 3];
+    static result results[SCENES][SB_METHOD_COUNT + 4];
     memset(results, 0, sizeof results);
     int total = 0, done = 0;
     for (int sc = 0; sc < SCENES; ++sc)
@@ -823,6 +851,7 @@ int main(int argc, char **argv)
                         engines[e].e.name, r + 1, repeats);
                 bench_method = engines[e].method;
                 bench_tethers = engines[e].tethers;
+                bench_no_rolling = engines[e].no_rolling;
                 result *res = &results[sc][e];
                 res->ms[res->runs++] = run(&engines[e].e, &scenes[sc], n, res->q);
                 res->engine = engines[e].e.name;
@@ -835,7 +864,7 @@ int main(int argc, char **argv)
 
     FILE *csv = fopen(csv_path, "w");
     if (csv)
-        fprintf(csv, "scene,engine,settings,ms_per_step,x_box2d,x_chipmunk,ns_per_spring_iteration,q1,q2,q3\n");
+        fprintf(csv, "scene,engine,settings,ms_per_step,x_box2d,x_chipmunk,ns_per_spring_iteration,q1,q2,q3,q4,q5\n");
     printf("%-13s %-30s %9s %8s %8s %8s  %s\n", "scene", "engine", "ms/step", "x Box2D", "x Chipm", "ns/s/it",
            "quality");
     for (int sc = 0; sc < SCENES; ++sc) {
@@ -858,8 +887,8 @@ int main(int argc, char **argv)
             fmt_quality(q, sizeof q, &scenes[sc], res->q);
             printf("%-13s %-30s %9.3f %8s %8s %8s  %s\n", scenes[sc].name, res->engine, res->median_ms, xb, xc, ns, q);
             if (csv) // text fields quoted: an engine's name may hold a comma
-                fprintf(csv, "\"%s\",\"%s\",\"%s\",%.4f,%s,%s,%s,%.6g,%.6g,%.6g\n", scenes[sc].name, res->engine, res->settings,
-                        res->median_ms, xb, xc, ns, res->q[0], res->q[1], res->q[2]);
+                fprintf(csv, "\"%s\",\"%s\",\"%s\",%.4f,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g\n", scenes[sc].name, res->engine,
+                        res->settings, res->median_ms, xb, xc, ns, res->q[0], res->q[1], res->q[2], res->q[3], res->q[4]);
         }
         printf("\n");
     }

@@ -12,7 +12,7 @@ local function random(lo, hi)                  -- a tiny LCG: the same pit on ev
 end
 for i = 0, math.floor(tune.count) - 1 do
   local col, row = i % 40, i // 40
-  local r = random(0.06, 0.12)
+  local r = random(0.06, 0.10)                 -- 0.24 m apart, give or take 0.04: never overlapping
   w:particle{ x = -4.7 + col * 0.24 + random(-0.02, 0.02), y = 1 + row * 0.26, radius = r, mass = r * r * 100 }
 end
 

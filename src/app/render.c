@@ -18,6 +18,8 @@ const SDL_Color COLOR_TEXT = {230, 233, 240, 255};
 const SDL_Color COLOR_WARN = {255, 200, 60, 255};
 const SDL_Color COLOR_ERROR = {255, 90, 90, 255};
 const SDL_Color COLOR_DRAG = {120, 255, 140, 255};
+/// The spoke of a turning particle: the background's colour, half see-through, reads on any fill.
+static const SDL_Color COLOR_SPOKE = {21, 24, 29, 150};
 
 /// Strain at which a spring shows the full stretched or compressed colour.
 static const double strain_full_colour = 0.10;
@@ -601,6 +603,27 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
         sprite(rc, &nv, &ni, c, rad, col);
     }
     SDL_RenderGeometry(r, rc->circle, rc->verts, nv, rc->indices, ni);
+
+    // a spoke on each particle that turns (rolling), big enough to show it, so a roll reads as
+    // a roll and not as a slide
+    nv = ni = 0;
+    p = sb_null_particle();
+    while (sb_world_next_particle(w, &p)) {
+        if (!sb_particle_turns(w, p))
+            continue;
+        sb_particle_def d;
+        sb_particle_get(w, p, &d);
+        float rad = (float)(d.radius * v->scale);
+        if (d.hidden || rad < 4.0f)
+            continue;
+        SDL_FPoint c = view_to_screen(v, d.position);
+        float ux = (float)cos(d.angle), uy = -(float)sin(d.angle); // screen y points down
+        // from a third of the radius out: the centre keeps the particle's colour
+        SDL_FPoint from = {c.x + 0.35f * rad * ux, c.y + 0.35f * rad * uy};
+        SDL_FPoint tip = {c.x + 0.85f * rad * ux, c.y + 0.85f * rad * uy};
+        thick_line(rc, &nv, &ni, from, tip, fmaxf(1.5f, rad * 0.12f), COLOR_SPOKE);
+    }
+    SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
 
     // the drag: a line from the particle to the pointer
     if (marks && marks->dragging) {

@@ -90,7 +90,7 @@ typedef struct app {
     double slider_preview;      // a scene tunable being dragged: its value so far, applied on release
     bool claimed_key[SDL_NUM_SCANCODES]; // keys the scene claimed on press: their repeats are its too
     bool claimed_click;         // the scene claimed the last press: its release and moves are not a drag
-    bool view_moved;            // the designer panned or zoomed: the view is theirs, no refit
+    bool view_moved;            // the designer (or the scene's camera) placed the view: it is theirs, no refit
     int fitted_rows;            // plot panel rows the view was last fitted clear of
     // the asked-versus-delivered view (issue 26 item 7): a clicked spring of the left side, and its
     // stretch over the last HISTORY frames (oldest first)
@@ -962,6 +962,7 @@ static void scene_camera(app *a)
 {
     sb_camera_request req;
     if (sb_scene_camera(a->sides[0].scene, &req)) {
+        a->view_moved = true; // placed by the scene: the refit for its plots must not undo it
         a->view.cx = req.x;
         a->view.cy = req.y;
         if (req.height > 0.0 && a->view.rect.h > 0)

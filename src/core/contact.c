@@ -267,6 +267,49 @@ double contact_combined_friction(const sb_world *w, int a, int b)
     return sqrt(fa * fb); // geometric mean, as in Box2D
 }
 
+/// The larger of the two rolling resistances (a wall has none of its own: the particle's counts).
+static double contact_combined_rolling_resistance(const sb_world *w, int a, int b)
+{
+    double ra = w->rolling_resistance[a] >= 0.0 ? w->rolling_resistance[a] : w->def.rolling_resistance;
+    if (b < 0)
+        return ra;
+    double rb = w->rolling_resistance[b] >= 0.0 ? w->rolling_resistance[b] : w->def.rolling_resistance;
+    return ra > rb ? ra : rb;
+}
+
+// Rolling (issue 25). A particle with a radius is a disc that can turn: friction at its surface
+// gives it spin, so a ball rolls down a slope at g sin / (1 + I / (m r^2)) (2/3 g sin for a
+// disc, 5/7 for a ball) and a column of balls falls over, where a particle that cannot turn
+// slides, or stands on friction alone. Beads joined by springs or constraints do not turn unless
+// asked (SB_ROLLING_ON): a cloth's or a rope's beads keep the behaviour their tuning was made
+// with. Particles that do not turn keep no spin; a fixed one keeps the spin it was given (a
+// driven wheel) and is not turned by contacts.
+static void rolling_prepare(sb_world *w)
+{
+    for (int i = 0; i < w->p_high; ++i) {
+        const int mode = w->p_rolling[i];
+        const double r = w->radius[i], wi = w->inv_mass[i];
+        const bool rolls = wi > 0.0 && r > 0.0 && mode != SB_ROLLING_OFF && (mode == SB_ROLLING_ON || w->degree[i] == 0);
+        w->inv_inertia[i] = rolls ? wi / (w->inertia[i] * r * r) : 0.0;
+    }
+    for (int c = 0; c < w->c_high; ++c) {
+        if (w->c_kind[c] == 0xFF)
+            continue;
+        for (int k = 0; k < w->c_count[c]; ++k) {
+            int p = w->c_parts[c][k];
+            if (w->p_rolling[p] == SB_ROLLING_AUTO)
+                w->inv_inertia[p] = 0.0;
+        }
+    }
+    bool spinning = false;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (w->inv_inertia[i] == 0.0 && w->inv_mass[i] > 0.0)
+            w->omega[i] = 0.0;
+        spinning = spinning || w->inv_inertia[i] > 0.0 || w->omega[i] != 0.0;
+    }
+    w->spinning = spinning;
+}
+
 typedef struct wall_end { double x, y; int wall, end; } wall_end;
 
 static int compare_ends(const void *p, const void *q)
@@ -420,6 +463,7 @@ void contacts_build(sb_world *w)
 {
     if (w->walls_dirty)
         link_walls(w);
+    rolling_prepare(w);
     w->contact_next_count = 0;
     double rmax = 0.0, vmax = 0.0;
     int colliders = 0;
@@ -563,11 +607,13 @@ void contacts_build(sb_world *w)
         if (old < w->contact_count && w->contacts[old].key == c->key) {
             c->normal_impulse = w->contacts[old].normal_impulse;
             c->tangent_impulse = w->contacts[old].tangent_impulse;
+            c->rolling_impulse = w->contacts[old].rolling_impulse;
             if (w->contacts[old].side != 0) // a wall's face, once taken, is kept (static_geometry)
                 c->side = w->contacts[old].side;
         }
         c->friction = contact_combined_friction(w, c->a, c->b);
         c->restitution = contact_combined_restitution(w, c->a, c->b);
+        c->rolling_resistance = contact_combined_rolling_resistance(w, c->a, c->b);
     }
 }
 
@@ -637,6 +683,39 @@ static inline void apply_to(sb_world *w, const sb_contact *c, sb_vec2 p, sb_vec2
 
 static inline void apply_impulse(sb_world *w, const sb_contact *c, sb_vec2 p) { apply_to(w, c, p, w->vel); }
 
+/// Each end's lever at the contact (its radius) and 1/I: zero for what does not turn (a wall, a
+/// solid spring's side, a particle that does not roll).
+typedef struct contact_levers { double ra, rb, ia, ib; bool b_turns; } contact_levers;
+
+static inline contact_levers levers_of(const sb_world *w, const sb_contact *c)
+{
+    contact_levers l;
+    l.b_turns = c->b >= 0 && c->b2 < 0;
+    l.ra = w->radius[c->a];
+    l.ia = w->inv_inertia[c->a];
+    l.rb = l.b_turns ? w->radius[c->b] : 0.0;
+    l.ib = l.b_turns ? w->inv_inertia[c->b] : 0.0;
+    return l;
+}
+
+/// How fast the two surfaces' spin moves them past each other along the tangent t = (-n.y, n.x),
+/// b's surface relative to a's: a point of a at ra n moves by omega_a ra t, a point of b at
+/// -rb n by -omega_b rb t. A fixed particle's spin counts (a driven wheel), though contacts never
+/// change it.
+static inline double spin_slip(const sb_world *w, const sb_contact *c, const contact_levers *l)
+{
+    return -w->omega[c->a] * l->ra - (l->b_turns ? w->omega[c->b] * l->rb : 0.0);
+}
+
+/// Turns the ends by a tangent impulse pt (along t, on b; -pt on a) and an angular impulse pr
+/// against their relative spin (on b; -pr on a).
+static inline void apply_spin(sb_world *w, const sb_contact *c, const contact_levers *l, double pt, double pr)
+{
+    w->omega[c->a] -= l->ia * (l->ra * pt + pr);
+    if (l->b_turns)
+        w->omega[c->b] += l->ib * (pr - l->rb * pt);
+}
+
 void contacts_prepare(sb_world *w, double h, bool first_substep)
 {
     (void)h;
@@ -645,6 +724,10 @@ void contacts_prepare(sb_world *w, double h, bool first_substep)
         contact_geometry(w, c);
         double wsum = inv_mass_of(w, c->a) + inv_mass_b(w, c);
         c->normal_mass = wsum > 0.0 ? 1.0 / wsum : 0.0;
+        // the tangent moves the ends and turns them: its mass is lighter where they roll
+        contact_levers l = levers_of(w, c);
+        double tsum = wsum + l.ra * l.ra * l.ia + l.rb * l.rb * l.ib;
+        c->tangent_mass = tsum > 0.0 ? 1.0 / tsum : 0.0;
         if (first_substep) {
             c->relative_velocity = v2_dot(relative_velocity(w, c), c->normal);
             c->max_normal_impulse = 0.0;
@@ -659,6 +742,11 @@ void contacts_warm_start(sb_world *w)
         sb_vec2 t = v2(-c->normal.y, c->normal.x);
         sb_vec2 p = v2_add(v2_scale(c->normal, c->normal_impulse), v2_scale(t, c->tangent_impulse));
         apply_impulse(w, c, p);
+        if (c->rolling_resistance <= 0.0)
+            c->rolling_impulse = 0.0;
+        contact_levers l = levers_of(w, c);
+        if (l.ia > 0.0 || l.ib > 0.0)
+            apply_spin(w, c, &l, c->tangent_impulse, c->rolling_impulse);
     }
 }
 
@@ -676,16 +764,35 @@ static inline double normal_impulse_step(sb_contact *c, double vn, double bias, 
     return pn;
 }
 
-/// Coulomb friction at tangent velocity vt, within mu times the normal impulse: particles do not
-/// spin, so the tangent mass equals the normal mass. Returns the impulse to apply now.
+/// Coulomb friction at tangent slip vt, within mu times the normal impulse, through the tangent
+/// mass (the normal mass where neither end turns). Returns the impulse to apply now.
 static inline double friction_impulse_step(sb_contact *c, double vt)
 {
     double limit = c->friction * c->normal_impulse;
-    double tangent = c->tangent_impulse - c->normal_mass * vt;
+    double tangent = c->tangent_impulse - c->tangent_mass * vt;
     tangent = tangent < -limit ? -limit : tangent > limit ? limit : tangent;
     double pt = tangent - c->tangent_impulse;
     c->tangent_impulse = tangent;
     return pt;
+}
+
+/// Rolling resistance: an angular impulse against the ends' relative spin, within the rolling
+/// resistance times the normal impulse times the contact's rolling radius (the ball's own on a
+/// wall, r_a r_b / (r_a + r_b) between two): the textbook torque c_rr N r, solved as Box2D v3
+/// solves its rolling resistance (an accumulated, clamped angular impulse). Returns it.
+static inline double rolling_impulse_step(const sb_world *w, sb_contact *c, const contact_levers *l)
+{
+    const double k = l->ia + l->ib;
+    if (c->rolling_resistance <= 0.0 || k == 0.0)
+        return 0.0;
+    const double lever = l->b_turns ? l->ra * l->rb / (l->ra + l->rb) : l->ra;
+    const double limit = c->rolling_resistance * lever * c->normal_impulse;
+    const double relative = (l->b_turns ? w->omega[c->b] : 0.0) - w->omega[c->a];
+    double total = c->rolling_impulse - relative / k;
+    total = total < -limit ? -limit : total > limit ? limit : total;
+    double pr = total - c->rolling_impulse;
+    c->rolling_impulse = total;
+    return pr;
 }
 
 // Soft non-penetration (seed 003's soft constraint, tuned as in Box2D v3): a speculative
@@ -715,10 +822,13 @@ void contacts_solve(sb_world *w, double h, bool use_bias)
             impulse_scale = soft.impulse_scale;
         }
         if (c->b2 >= 0) { // a solid spring: the general path (its ends share the impulse)
+            contact_levers l = levers_of(w, c);
             sb_vec2 n = c->normal, tn = v2(-n.y, n.x), rv = relative_velocity(w, c);
             double pn = normal_impulse_step(c, v2_dot(rv, n), bias, mass_scale, impulse_scale);
-            double pt = friction_impulse_step(c, v2_dot(rv, tn));
+            double pt = friction_impulse_step(c, v2_dot(rv, tn) + spin_slip(w, c, &l));
             apply_impulse(w, c, v2_add(v2_scale(n, pn), v2_scale(tn, pt)));
+            if (l.ia > 0.0)
+                apply_spin(w, c, &l, pt, rolling_impulse_step(w, c, &l));
             continue;
         }
         const int a = c->a, b = c->b;
@@ -731,8 +841,10 @@ void contacts_solve(sb_world *w, double h, bool use_bias)
             rvy += vel[b].y;
         }
         double pn = normal_impulse_step(c, rvx * nx + rvy * ny, bias, mass_scale, impulse_scale);
-        // The normal impulse changes the relative velocity only along the normal.
-        double pt = friction_impulse_step(c, rvx * tx + rvy * ty);
+        // The normal impulse changes the relative velocity only along the normal, and turns
+        // nothing (it passes through the centres).
+        const contact_levers l = levers_of(w, c);
+        double pt = friction_impulse_step(c, rvx * tx + rvy * ty + spin_slip(w, c, &l));
         double px = pn * nx + pt * tx, py = pn * ny + pt * ty;
         vel[a].x -= wa * px;
         vel[a].y -= wa * py;
@@ -740,6 +852,8 @@ void contacts_solve(sb_world *w, double h, bool use_bias)
             vel[b].x += wb * px;
             vel[b].y += wb * py;
         }
+        if (l.ia > 0.0 || l.ib > 0.0)
+            apply_spin(w, c, &l, pt, rolling_impulse_step(w, c, &l));
     }
 }
 
@@ -912,9 +1026,19 @@ void contacts_project(sb_world *w, bool preserve_impulse, double h)
             // whose residual overlap must not be bounced back (it would never settle).
             double e = vn < -restitution_threshold * h ? c->restitution : 0.0; // vn is per sub-step
             double j = -(1.0 + e) * vn / wsum;
-            double vt = v2_dot(v2_sub(vside, va), t);
-            double jt = -vt / wsum, limit = c->friction * j;
+            const contact_levers l = levers_of(w, c);
+            double vt = v2_dot(v2_sub(vside, va), t), tsum = wsum;
+            if (w->spinning) { // the turns of this sub-step slip the surfaces, and the exchange turns them
+                vt += -(w->angle[a] - w->angle_prev[a]) * l.ra - (l.b_turns ? (w->angle[b] - w->angle_prev[b]) * l.rb : 0.0);
+                tsum += l.ra * l.ra * l.ia + l.rb * l.rb * l.ib;
+            }
+            double jt = -vt / tsum, limit = c->friction * j;
             jt = jt < -limit ? -limit : jt > limit ? limit : jt;
+            if (w->spinning) {
+                w->angle[a] -= l.ia * l.ra * jt;
+                if (l.b_turns)
+                    w->angle[b] -= l.ib * l.rb * jt;
+            }
             sb_vec2 p = v2_add(v2_scale(n, j), v2_scale(t, jt));
             va = v2_mad(va, -wa, p);
             vb = v2_mad(vb, wb * sb, p);
@@ -929,6 +1053,25 @@ void contacts_project(sb_world *w, bool preserve_impulse, double h)
     }
 }
 
+/// Rolling resistance by position: the ends' relative turn in this sub-step is taken back up to
+/// the rolling resistance times the push times the rolling radius (rolling_impulse_step's bound
+/// in position form).
+static inline void rolling_resistance_by_position(sb_world *w, const sb_contact *c, const contact_levers *l, double push)
+{
+    const double k = l->ia + l->ib;
+    if (c->rolling_resistance <= 0.0 || k == 0.0)
+        return;
+    const int a = c->a, b = c->b;
+    const double lever = l->b_turns ? l->ra * l->rb / (l->ra + l->rb) : l->ra;
+    const double limit = c->rolling_resistance * lever * push;
+    const double relative = (l->b_turns ? w->angle[b] - w->angle_prev[b] : 0.0) - (w->angle[a] - w->angle_prev[a]);
+    double back = -relative / k;
+    back = back < -limit ? -limit : back > limit ? limit : back;
+    w->angle[a] -= l->ia * back;
+    if (l->b_turns)
+        w->angle[b] += l->ib * back;
+}
+
 // Coulomb friction by position (Macklin et al., "Detailed Rigid Body Simulation with Extended
 // Position Based Dynamics", 2020, static friction): the sliding of this sub-step (pos - prev,
 // the motion since its start) is cancelled up to mu times the normal push. A slide shorter than
@@ -940,19 +1083,36 @@ static inline void friction_by_position(sb_world *w, const sb_contact *c, double
     const double wa = inv_mass_of(w, a), wsum = wa + inv_mass_b(w, c);
     const sb_vec2 t = v2(-c->normal.y, c->normal.x);
     const double limit = c->friction * push;
+    // the ends' turns in this sub-step slip the surfaces too, and a slide's correction turns them
+    // (the position form of the velocity methods' tangent impulse, through the same tangent mass)
+    const contact_levers l = levers_of(w, c);
+    const bool turns = w->spinning;
+    double spin = 0.0, tsum = wsum;
+    if (turns) {
+        spin = -(w->angle[a] - w->angle_prev[a]) * l.ra - (l.b_turns ? (w->angle[b] - w->angle_prev[b]) * l.rb : 0.0);
+        tsum += l.ra * l.ra * l.ia + l.rb * l.rb * l.ib;
+    }
+    if (tsum == 0.0)
+        return;
+    double slide;
     if (c->b2 >= 0) { // a solid spring: its side moves by its ends' shares
-        double slide = v2_dot(v2_sub(v2_sub(b_side(c, w->pos), b_side(c, w->prev)), v2_sub(w->pos[a], w->prev[a])), t) / wsum;
+        slide = (v2_dot(v2_sub(v2_sub(b_side(c, w->pos), b_side(c, w->prev)), v2_sub(w->pos[a], w->prev[a])), t) + spin) / tsum;
         slide = slide < -limit ? -limit : slide > limit ? limit : slide;
         apply_to(w, c, v2_scale(t, -slide), w->pos); // a moves by +wa slide t, the b side back
-        return;
+    } else { // a particle or a static shape: the pit's hot path, two bodies at most
+        sb_vec2 da = v2_sub(w->pos[a], w->prev[a]), db = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
+        slide = (v2_dot(v2_sub(db, da), t) + spin) / tsum;
+        slide = slide < -limit ? -limit : slide > limit ? limit : slide;
+        w->pos[a] = v2_mad(w->pos[a], wa * slide, t);
+        if (b >= 0)
+            w->pos[b] = v2_mad(w->pos[b], -w->inv_mass[b] * slide, t);
     }
-    // a particle or a static shape: the pit's hot path, two bodies at most
-    sb_vec2 da = v2_sub(w->pos[a], w->prev[a]), db = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
-    double slide = v2_dot(v2_sub(db, da), t) / wsum;
-    slide = slide < -limit ? -limit : slide > limit ? limit : slide;
-    w->pos[a] = v2_mad(w->pos[a], wa * slide, t);
-    if (b >= 0)
-        w->pos[b] = v2_mad(w->pos[b], -w->inv_mass[b] * slide, t);
+    if (turns) {
+        w->angle[a] += l.ia * l.ra * slide;
+        if (l.b_turns)
+            w->angle[b] += l.ib * l.rb * slide;
+        rolling_resistance_by_position(w, c, &l, push);
+    }
 }
 
 // Verlet's first collide pass (seed 004, without impulse preservation): overlaps are moved apart,

@@ -84,6 +84,7 @@ typedef struct sb_world_def {
     bool collisions;       ///< particle-particle collisions on/off
     double restitution;    ///< default restitution in [0,1]
     double friction;       ///< default Coulomb friction, >= 0
+    double rolling_resistance; ///< default rolling resistance of particles that roll, >= 0 (0: none)
     bool has_bounds;       ///< confine particles to `bounds`
     sb_bounds bounds;
     bool verlet_preserve_impulse; ///< verlet: run the article's impulse-preserving pass
@@ -92,6 +93,14 @@ typedef struct sb_world_def {
     bool has_region;       ///< report particles with events that leave `region` (it does not confine)
     sb_bounds region;
 } sb_world_def;
+
+/// Whether a particle turns (issue 25): friction at its surface spins it, so a ball rolls down a
+/// slope and a column of balls falls over instead of standing on friction.
+typedef enum sb_rolling {
+    SB_ROLLING_AUTO = 0, ///< rolls while no spring or constraint joins it (beads of ropes and cloths do not)
+    SB_ROLLING_ON,       ///< always rolls
+    SB_ROLLING_OFF,      ///< never turns: friction acts on its centre alone (springbox before issue 25)
+} sb_rolling;
 
 /// Everything that describes a particle. Start from sb_default_particle_def().
 typedef struct sb_particle_def {
@@ -102,6 +111,11 @@ typedef struct sb_particle_def {
     bool collide;          ///< takes part in particle-particle collisions
     double restitution;    ///< < 0: use the world default
     double friction;       ///< < 0: use the world default
+    sb_rolling rolling;    ///< default SB_ROLLING_AUTO
+    double angle;          ///< rad, counter-clockwise: how far it has turned (only drawn; nothing depends on it)
+    double angular_velocity; ///< rad/s, counter-clockwise; a fixed particle keeps it (a driven wheel)
+    double inertia;        ///< moment of inertia over m r^2, in (0, 100]: 0.5 a solid disc (default), 0.4 a ball, 1 a ring
+    double rolling_resistance; ///< < 0: use the world default; a torque of up to this times the normal force times the radius
     /// Collision filtering with Box2D's rules: two particles of the same non-zero group always
     /// collide (group > 0) or never do (group < 0); otherwise they collide when each one's
     /// category has a bit in the other's mask. Walls and bounds meet every particle.

@@ -62,6 +62,8 @@ bool sb_particle_is_valid(const sb_world *world, sb_particle_id id);
 sb_status sb_particle_get(const sb_world *world, sb_particle_id id, sb_particle_def *out);
 /// Overwrites a particle's state, checked first; on failure nothing changes.
 sb_status sb_particle_set(sb_world *world, sb_particle_id id, const sb_particle_def *def, const char **bad_field);
+/// Whether a particle turned in the last step: it rolls (sb_particle_def.rolling), or is fixed and spins.
+bool sb_particle_turns(const sb_world *world, sb_particle_id id);
 /// Number of live particles.
 int sb_world_particle_count(const sb_world *world);
 /// Iterates live particles in slot order: pass a null id to start; returns false at the end.

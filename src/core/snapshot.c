@@ -60,8 +60,10 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     DUP(pos, pc); DUP(vel, pc); DUP(mass, pc); DUP(inv_mass, pc); DUP(radius, pc); DUP(restitution, pc);
     DUP(friction, pc); DUP(p_gen, pc); DUP(p_flags, pc); DUP(p_next_free, pc); DUP(degree, pc); DUP(force, pc);
     DUP(group, pc); DUP(category, pc); DUP(mask, pc); DUP(color, pc);
+    DUP(angle, pc); DUP(omega, pc); DUP(inertia, pc); DUP(rolling_resistance, pc); DUP(p_rolling, pc);
+    SCRATCH(inv_inertia, pc); SCRATCH(angle_prev, pc);
     SCRATCH(prev, pc); SCRATCH(start, pc); SCRATCH(hold_frac, pc); SCRATCH(hold_wall, pc); SCRATCH(dv, pc); SCRATCH(reach, pc);
-    SCRATCH(snap_pos, pc); SCRATCH(snap_vel, pc); SCRATCH(cell_x, pc); SCRATCH(cell_y, pc); SCRATCH(p_load, pc);
+    SCRATCH(snap_pos, pc); SCRATCH(snap_vel, pc); SCRATCH(snap_spin, pc); SCRATCH(cell_x, pc); SCRATCH(cell_y, pc); SCRATCH(p_load, pc);
     // springs; of the solver's packed arrays only the constants outlive a step (solver.c)
     const int sc = src->s_high;
     dst->s_cap = sc;

@@ -67,6 +67,7 @@ sb_world_def sb_default_world_def(void)
     d.collisions = true;
     d.restitution = 0.0;
     d.friction = 0.3;
+    d.rolling_resistance = 0.0;
     d.has_bounds = false;
     d.bounds = (sb_bounds){-1e6, -1e6, 1e6, 1e6};
     d.verlet_preserve_impulse = true;
@@ -87,6 +88,9 @@ sb_particle_def sb_default_particle_def(void)
     d.collide = true;
     d.restitution = -1.0;
     d.friction = -1.0;
+    d.rolling = SB_ROLLING_AUTO;
+    d.inertia = 0.5;
+    d.rolling_resistance = -1.0;
     d.category = 1u;
     d.mask = 0xFFFFFFFFu;
     return d;
@@ -100,6 +104,13 @@ sb_spring_def sb_default_spring_def(void)
     d.rest_length = -1.0;
     d.tuning = sb_tuning_hertz(0.0, 1.0);
     return d;
+}
+
+/// The energy of a particle's spin, 1/2 I omega^2 with I = inertia m r^2 (rolling, contact.c).
+static double particle_spin_energy(const sb_world *w, int i)
+{
+    double r = w->radius[i], om = w->omega[i];
+    return om != 0.0 ? 0.5 * w->inertia[i] * w->mass[i] * r * r * om * om : 0.0;
 }
 
 static bool field_bad(bool ok, const char *name, const char **bad_field)
@@ -125,6 +136,7 @@ sb_status sb_world_def_check(const sb_world_def *d, const char **bad_field)
         field_bad(in_range(d->correction, 1e-9, 1.0), "correction", bad_field) ||
         field_bad(in_range(d->restitution, 0.0, 1.0), "restitution", bad_field) ||
         field_bad(in_range(d->friction, 0.0, 1e6), "friction", bad_field) ||
+        field_bad(in_range(d->rolling_resistance, 0.0, 1e6), "rolling_resistance", bad_field) ||
         field_bad(!d->has_bounds || (in_coord(b->xmin) && in_coord(b->xmax) &&
                                      in_coord(b->ymin) && in_coord(b->ymax) &&
                                      b->xmin < b->xmax && b->ymin < b->ymax),
@@ -147,6 +159,11 @@ sb_status sb_particle_def_check(const sb_particle_def *d, const char **bad_field
         field_bad(in_range(d->radius, 0.0, 1e6), "radius", bad_field) ||
         field_bad(isfinite(d->restitution) && d->restitution <= 1.0, "restitution", bad_field) ||
         field_bad(isfinite(d->friction) && d->friction <= 1e6, "friction", bad_field) ||
+        field_bad((unsigned)d->rolling <= SB_ROLLING_OFF, "rolling", bad_field) ||
+        field_bad(in_range(d->angle, -SB_MAX_COORD, SB_MAX_COORD), "angle", bad_field) ||
+        field_bad(in_speed(d->angular_velocity), "angular_velocity", bad_field) ||
+        field_bad(isfinite(d->inertia) && d->inertia > 0.0 && d->inertia <= 100.0, "inertia", bad_field) ||
+        field_bad(isfinite(d->rolling_resistance) && d->rolling_resistance <= 1e6, "rolling_resistance", bad_field) ||
         field_bad(d->group >= -32768 && d->group <= 32767, "group", bad_field))
         return SB_ERR_INVALID;
     return SB_OK;
@@ -188,10 +205,12 @@ static bool particles_reserve(sb_world *w, int need)
     while (cap < need)
         cap *= 2;
     if (!GROW(w->pos, cap) || !GROW(w->vel, cap) || !GROW(w->prev, cap) || !GROW(w->dv, cap) || !GROW(w->reach, cap) ||
+        !GROW(w->angle, cap) || !GROW(w->omega, cap) || !GROW(w->inertia, cap) || !GROW(w->p_rolling, cap) ||
+        !GROW(w->rolling_resistance, cap) || !GROW(w->inv_inertia, cap) || !GROW(w->angle_prev, cap) ||
         !GROW(w->mass, cap) || !GROW(w->inv_mass, cap) || !GROW(w->radius, cap) ||
         !GROW(w->restitution, cap) || !GROW(w->friction, cap) || !GROW(w->p_gen, cap) ||
         !GROW(w->p_flags, cap) || !GROW(w->p_next_free, cap) || !GROW(w->degree, cap) ||
-        !GROW(w->snap_pos, cap) || !GROW(w->snap_vel, cap) || !GROW(w->cell_x, cap) || !GROW(w->cell_y, cap) ||
+        !GROW(w->snap_pos, cap) || !GROW(w->snap_vel, cap) || !GROW(w->snap_spin, cap) || !GROW(w->cell_x, cap) || !GROW(w->cell_y, cap) ||
         !GROW(w->p_load, cap) || !GROW(w->start, cap) || !GROW(w->hold_frac, cap) || !GROW(w->hold_wall, cap) ||
         !GROW(w->force, cap) || !GROW(w->group, cap) ||
         !GROW(w->category, cap) || !GROW(w->mask, cap) || !GROW(w->color, cap))
@@ -245,13 +264,14 @@ sb_world *sb_world_create(const sb_world_def *def)
 void world_free_storage(sb_world *w)
 {
     void *arrays[] = {
-        w->pos, w->vel, w->prev, w->dv, w->reach, w->mass, w->inv_mass, w->radius, w->restitution, w->friction,
+        w->pos, w->vel, w->prev, w->dv, w->reach, w->angle, w->omega, w->inertia, w->p_rolling,
+        w->rolling_resistance, w->inv_inertia, w->angle_prev, w->mass, w->inv_mass, w->radius, w->restitution, w->friction,
         w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_collide, w->s_solid, w->s_rigid,
         w->s_gen, w->s_next_free, w->axis_prev, w->impulse, w->order, w->ka, w->kb, w->kwa, w->kwb, w->kmass,
         w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kstiff, w->kdamp, w->kscale, w->kg, w->kimp,
         w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen, w->w_one_sided, w->wall_nb,
         w->w_alive_flag, w->contacts, w->contacts_next, w->segment_contacts, w->grid_start, w->grid_items, w->cell_x,
-        w->cell_y, w->snap_pos, w->snap_vel, w->snap_axis, w->snap_impulse, w->tether_p,
+        w->cell_y, w->snap_pos, w->snap_vel, w->snap_spin, w->snap_axis, w->snap_impulse, w->tether_p,
         w->tether_anchor, w->tether_length, w->p_load, w->start, w->hold_frac, w->hold_wall, w->ramps, w->force, w->group,
         w->category, w->mask, w->color, w->ktension, w->tension, w->break_stretch, w->break_force,
         w->s_color, w->s_hidden,
@@ -308,6 +328,11 @@ static void particle_write(sb_world *w, int i, const sb_particle_def *d)
     w->radius[i] = d->radius;
     w->restitution[i] = d->restitution;
     w->friction[i] = d->friction;
+    w->angle[i] = d->angle;
+    w->omega[i] = d->angular_velocity;
+    w->inertia[i] = d->inertia;
+    w->p_rolling[i] = (uint8_t)d->rolling;
+    w->rolling_resistance[i] = d->rolling_resistance;
     if (w->p_flags[i] & PARTICLE_EVENTS)
         w->event_particles -= 1;
     if (d->events)
@@ -350,6 +375,7 @@ sb_particle_id sb_world_add_particle(sb_world *w, const sb_particle_def *d, sb_s
     w->category[i] = 1u;
     w->mask[i] = 0xFFFFFFFFu;
     w->prev[i] = d->position;
+    w->inv_inertia[i] = 0.0; // it turns from its first step (contacts_build)
     particle_write(w, i, d);
     w->p_alive += 1;
     sb_particle_id id = {(uint32_t)i, w->p_gen[i]};
@@ -377,6 +403,7 @@ sb_status sb_world_remove_particle(sb_world *w, sb_particle_id id)
     w->force[i] = v2(0.0, 0.0);
     w->inv_mass[i] = 0.0;
     w->vel[i] = v2(0.0, 0.0); // dead slots must not move: integration runs over every slot
+    w->omega[i] = 0.0;
     w->p_gen[i] += 1; // every old handle to the slot is now stale
     w->p_next_free[i] = w->p_free;
     w->p_free = i;
@@ -397,6 +424,11 @@ sb_status sb_particle_get(const sb_world *w, sb_particle_id id, sb_particle_def 
     out->collide = (w->p_flags[i] & PARTICLE_COLLIDE) != 0;
     out->restitution = w->restitution[i];
     out->friction = w->friction[i];
+    out->rolling = (sb_rolling)w->p_rolling[i];
+    out->angle = w->angle[i];
+    out->angular_velocity = w->omega[i];
+    out->inertia = w->inertia[i];
+    out->rolling_resistance = w->rolling_resistance[i];
     out->group = w->group[i];
     out->category = w->category[i];
     out->mask = w->mask[i];
@@ -404,6 +436,12 @@ sb_status sb_particle_get(const sb_world *w, sb_particle_id id, sb_particle_def 
     out->color = w->color[i];
     out->hidden = (w->p_flags[i] & PARTICLE_HIDDEN) != 0;
     return SB_OK;
+}
+
+bool sb_particle_turns(const sb_world *w, sb_particle_id id)
+{
+    int i = particle_slot(w, id);
+    return i >= 0 && (w->inv_inertia[i] > 0.0 || (w->inv_mass[i] == 0.0 && w->omega[i] != 0.0));
 }
 
 sb_status sb_particle_set(sb_world *w, sb_particle_id id, const sb_particle_def *d, const char **bad_field)
@@ -926,6 +964,8 @@ sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)
     }
     copy_array(dst->pos, src->pos, sizeof *src->pos * (size_t)src->p_high);
     copy_array(dst->vel, src->vel, sizeof *src->vel * (size_t)src->p_high);
+    copy_array(dst->angle, src->angle, sizeof *src->angle * (size_t)src->p_high);
+    copy_array(dst->omega, src->omega, sizeof *src->omega * (size_t)src->p_high);
     copy_array(dst->impulse, src->impulse, sizeof *src->impulse * (size_t)src->s_high);
     copy_array(dst->axis_prev, src->axis_prev, sizeof *src->axis_prev * (size_t)src->s_high);
     if (!ramps_copy(dst, src))
@@ -1050,6 +1090,8 @@ static void snapshot_save(sb_world *w)
 {
     copy_array(w->snap_pos, w->pos, sizeof *w->pos * (size_t)w->p_high);
     copy_array(w->snap_vel, w->vel, sizeof *w->vel * (size_t)w->p_high);
+    for (int i = 0; i < w->p_high; ++i)
+        w->snap_spin[i] = v2(w->angle[i], w->omega[i]);
     copy_array(w->snap_axis, w->axis_prev, sizeof *w->axis_prev * (size_t)w->s_high);
     copy_array(w->snap_impulse, w->impulse, sizeof *w->impulse * (size_t)w->s_high);
 }
@@ -1059,6 +1101,10 @@ static void snapshot_restore(sb_world *w)
     w->packed = false; // the warm starts go back: a replay packs them again
     copy_array(w->pos, w->snap_pos, sizeof *w->pos * (size_t)w->p_high);
     copy_array(w->vel, w->snap_vel, sizeof *w->vel * (size_t)w->p_high);
+    for (int i = 0; i < w->p_high; ++i) {
+        w->angle[i] = w->snap_spin[i].x;
+        w->omega[i] = w->snap_spin[i].y;
+    }
     copy_array(w->axis_prev, w->snap_axis, sizeof *w->axis_prev * (size_t)w->s_high);
     copy_array(w->impulse, w->snap_impulse, sizeof *w->impulse * (size_t)w->s_high);
 }
@@ -1119,7 +1165,7 @@ static void measure(sb_world *w)
         if (!particle_alive(w, i) || w->inv_mass[i] == 0.0)
             continue;
         double m = w->mass[i];
-        ke += 0.5 * m * v2_dot(w->vel[i], w->vel[i]);
+        ke += 0.5 * m * v2_dot(w->vel[i], w->vel[i]) + particle_spin_energy(w, i);
         pe -= m * v2_dot(g, w->pos[i]);
     }
     const double h = w->def.dt / w->def.substeps;
@@ -1200,7 +1246,7 @@ static double ledger_energy(sb_world *w, double *scale, double *gravity_energy, 
         }
         double m = w->mass[i];
         sb_vec2 x = w->pos[i];
-        ke += 0.5 * m * v2_dot(w->vel[i], w->vel[i]);
+        ke += 0.5 * m * v2_dot(w->vel[i], w->vel[i]) + particle_spin_energy(w, i);
         pe -= m * v2_dot(g, x);
         weight += m;
         lo_x = fmin(lo_x, x.x);
@@ -1517,9 +1563,11 @@ uint64_t sb_world_state_hash(const sb_world *w)
     for (int i = 0; i < w->p_high; ++i) {
         if (!particle_alive(w, i))
             continue;
-        const double vals[4] = {w->pos[i].x, w->pos[i].y, w->vel[i].x, w->vel[i].y};
+        // a particle's turn counts only once it has one, so states without rolling hash as before
+        const bool turns = w->angle[i] != 0.0 || w->omega[i] != 0.0;
+        const double vals[6] = {w->pos[i].x, w->pos[i].y, w->vel[i].x, w->vel[i].y, w->angle[i], w->omega[i]};
         const unsigned char *bytes = (const unsigned char *)vals;
-        for (size_t k = 0; k < sizeof vals; ++k) {
+        for (size_t k = 0; k < (turns ? 6 : 4) * sizeof vals[0]; ++k) {
             h ^= bytes[k];
             h *= 1099511628211ull;
         }

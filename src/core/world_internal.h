@@ -24,6 +24,8 @@ typedef struct sb_contact {
     double separation;
     double normal_mass, friction, restitution;
     double normal_impulse, tangent_impulse, max_normal_impulse;
+    double tangent_mass;       // 1 / (wa + wb + ra^2 / Ia + rb^2 / Ib): the normal mass unless an end rolls
+    double rolling_resistance, rolling_impulse; // angular impulse against relative spin, N m s (warm started)
     double relative_velocity;  // normal velocity when the step began (for restitution)
     int side;                  // walls: the side of the wall's line the particle came from (+1, -1)
 } sb_contact;
@@ -60,6 +62,13 @@ struct sb_world {
     sb_vec2 *dv;              // scratch: Jacobi accumulator (force, impulse)
     double *reach;            // scratch: how far each particle can move toward a contact in a frame (contacts_build)
     double *mass, *inv_mass, *radius, *restitution, *friction;
+    // Rolling (issue 25): each particle's turn and spin, its inertia as a fraction of m r^2, its
+    // sb_rolling mode and rolling resistance (< 0: the world's).
+    double *angle, *omega, *inertia, *rolling_resistance;
+    uint8_t *p_rolling;
+    double *inv_inertia;      // scratch: 1 / I of each particle that rolls in this step, else 0 (contacts_build)
+    double *angle_prev;       // scratch: angles at the start of the sub-step (the position orders)
+    bool spinning;            // some particle rolls or spins in this step (contacts_build)
     uint32_t *p_gen;
     uint8_t *p_flags;
     int *p_next_free;
@@ -185,7 +194,7 @@ struct sb_world {
     double drag_hertz, drag_damping_ratio;
 
     // Snapshot for non-finite containment.
-    sb_vec2 *snap_pos, *snap_vel, *snap_axis;
+    sb_vec2 *snap_pos, *snap_vel, *snap_axis, *snap_spin; // snap_spin: (angle, omega)
     double *snap_impulse;
 
     bool (*interrupt)(void *ud); // sb_world_set_interrupt

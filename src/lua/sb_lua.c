@@ -216,7 +216,7 @@ static int def_error(lua_State *L, int arg, const char *kind, const char *field,
 
 static const char *const world_fields[] = {
     "gravity", "dt", "substeps", "iterations", "method", "warmstart", "correction", "collisions",
-    "restitution", "friction", "bounds", "verlet_preserve_impulse", "tethers", "region", NULL,
+    "restitution", "friction", "rolling_resistance", "bounds", "verlet_preserve_impulse", "tethers", "region", NULL,
 };
 
 static void check_world_value(lua_State *L, sb_world_def *d, const char *key, int vidx, int arg);
@@ -288,11 +288,11 @@ static void check_world_value(lua_State *L, sb_world_def *d, const char *key, in
         if (v <= 0.0 || v > 1.0)
             arg_error(L, arg, lua_pushfstring(L, "%s must be in (0, 1], got %s", what, describe(L, vidx)));
         d->correction = v;
-    } else if (strcmp(key, "friction") == 0) {
+    } else if (strcmp(key, "friction") == 0 || strcmp(key, "rolling_resistance") == 0) {
         double v = check_finite_at(L, vidx, arg, what);
         if (v < 0.0)
             arg_error(L, arg, lua_pushfstring(L, "%s must be >= 0, got %s", what, describe(L, vidx)));
-        d->friction = v;
+        *(key[0] == 'f' ? &d->friction : &d->rolling_resistance) = v;
     } else if (strcmp(key, "collisions") == 0) {
         d->collisions = check_bool_at(L, vidx, arg, what);
     } else if (strcmp(key, "verlet_preserve_impulse") == 0) {
@@ -334,6 +334,7 @@ static int world_get_property(lua_State *L, sb_world *world, const char *key)
     else if (strcmp(key, "collisions") == 0) lua_pushboolean(L, d.collisions);
     else if (strcmp(key, "restitution") == 0) lua_pushnumber(L, d.restitution);
     else if (strcmp(key, "friction") == 0) lua_pushnumber(L, d.friction);
+    else if (strcmp(key, "rolling_resistance") == 0) lua_pushnumber(L, d.rolling_resistance);
     else if (strcmp(key, "verlet_preserve_impulse") == 0) lua_pushboolean(L, d.verlet_preserve_impulse);
     else if (strcmp(key, "tethers") == 0) lua_pushboolean(L, d.tethers);
     else if (strcmp(key, "bounds") == 0 || strcmp(key, "region") == 0) {
@@ -382,7 +383,7 @@ static int l_world_newindex(lua_State *L)
     const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
     if (!is_field(key, world_fields)) {
         const char *what = describe(L, 2);
-        return luaL_error(L, "cannot set world property %s (settable: gravity, dt, substeps, iterations, method, warmstart, correction, collisions, restitution, friction, bounds, verlet_preserve_impulse, tethers)", what);
+        return luaL_error(L, "cannot set world property %s (settable: gravity, dt, substeps, iterations, method, warmstart, correction, collisions, restitution, friction, rolling_resistance, bounds, verlet_preserve_impulse, tethers)", what);
     }
     sb_world_def d = sb_world_get_def(world);
     check_world_value(L, &d, key, 3, 0);
@@ -529,6 +530,7 @@ bool sb_lua_to_particle(lua_State *L, int idx, sb_world **world, sb_particle_id 
 
 static const char *const particle_fields[] = {
     "x", "y", "vx", "vy", "mass", "radius", "fixed", "collide", "restitution", "friction",
+    "rolls", "angle", "spin", "inertia", "rolling_resistance",
     "group", "category", "mask", "events", "color", "hidden", NULL,
 };
 
@@ -624,6 +626,16 @@ static void particle_field(lua_State *L, sb_particle_def *d, const char *key, in
         lua_pop(L, 1);
         return;
     }
+    if (strcmp(key, "rolls") == 0) { // true, false or "auto" (rolls while nothing joins it)
+        if (lua_isboolean(L, vidx))
+            d->rolling = lua_toboolean(L, vidx) ? SB_ROLLING_ON : SB_ROLLING_OFF;
+        else if (lua_type(L, vidx) == LUA_TSTRING && strcmp(lua_tostring(L, vidx), "auto") == 0)
+            d->rolling = SB_ROLLING_AUTO;
+        else
+            arg_error(L, arg, lua_pushfstring(L, "%s must be true, false or \"auto\", got %s", what, describe(L, vidx)));
+        lua_pop(L, 1);
+        return;
+    }
     if (strcmp(key, "group") == 0) {
         d->group = (int32_t)check_integer_in(L, vidx, arg, what, -32768, 32767);
         lua_pop(L, 1);
@@ -638,8 +650,13 @@ static void particle_field(lua_State *L, sb_particle_def *d, const char *key, in
     double v = check_finite_at(L, vidx, arg, what);
     if (strcmp(key, "mass") == 0 && v <= 0.0)
         arg_error(L, arg, lua_pushfstring(L, "%s must be > 0, got %s", what, describe(L, vidx)));
-    if ((strcmp(key, "radius") == 0 || strcmp(key, "friction") == 0) && v < 0.0)
+    if ((strcmp(key, "radius") == 0 || strcmp(key, "friction") == 0 || strcmp(key, "rolling_resistance") == 0) && v < 0.0)
         arg_error(L, arg, lua_pushfstring(L, "%s must be >= 0, got %s", what, describe(L, vidx)));
+    if (strcmp(key, "inertia") == 0 && !(v > 0.0 && v <= 100.0))
+        arg_error(L, arg, lua_pushfstring(L, "%s (the moment of inertia over m r^2: 0.5 a disc, 0.4 a ball, 1 a ring) must be in "
+                                          "(0, 100], got %s", what, describe(L, vidx)));
+    if (strcmp(key, "spin") == 0 && fabs(v) > SB_MAX_SPEED)
+        arg_error(L, arg, lua_pushfstring(L, "%s must be within 1e12 rad/s, got %s", what, describe(L, vidx)));
     if (strcmp(key, "restitution") == 0 && (v < 0.0 || v > 1.0))
         arg_error(L, arg, lua_pushfstring(L, "%s must be in [0, 1], got %s", what, describe(L, vidx)));
     switch (key[0]) {
@@ -647,7 +664,10 @@ static void particle_field(lua_State *L, sb_particle_def *d, const char *key, in
     case 'y': d->position.y = v; break;
     case 'v': *(key[1] == 'x' ? &d->velocity.x : &d->velocity.y) = v; break;
     case 'm': d->mass = v; break;
-    case 'r': *(key[2] == 'd' ? &d->radius : &d->restitution) = v; break;
+    case 'r': *(key[2] == 'd' ? &d->radius : key[2] == 's' ? &d->restitution : &d->rolling_resistance) = v; break;
+    case 'a': d->angle = v; break;
+    case 's': d->angular_velocity = v; break;
+    case 'i': d->inertia = v; break;
     default: d->friction = v; break;
     }
     lua_pop(L, 1);
@@ -751,6 +771,12 @@ static int l_particle_index(lua_State *L)
     else if (strcmp(key, "collide") == 0) lua_pushboolean(L, d.collide);
     else if (strcmp(key, "restitution") == 0) { if (d.restitution < 0) lua_pushnil(L); else lua_pushnumber(L, d.restitution); }
     else if (strcmp(key, "friction") == 0) { if (d.friction < 0) lua_pushnil(L); else lua_pushnumber(L, d.friction); }
+    else if (strcmp(key, "rolls") == 0) { if (d.rolling == SB_ROLLING_AUTO) lua_pushliteral(L, "auto"); else lua_pushboolean(L, d.rolling == SB_ROLLING_ON); }
+    else if (strcmp(key, "turning") == 0) lua_pushboolean(L, sb_particle_turns(world, id));
+    else if (strcmp(key, "angle") == 0) lua_pushnumber(L, d.angle);
+    else if (strcmp(key, "spin") == 0) lua_pushnumber(L, d.angular_velocity);
+    else if (strcmp(key, "inertia") == 0) lua_pushnumber(L, d.inertia);
+    else if (strcmp(key, "rolling_resistance") == 0) { if (d.rolling_resistance < 0) lua_pushnil(L); else lua_pushnumber(L, d.rolling_resistance); }
     else if (strcmp(key, "group") == 0) lua_pushinteger(L, d.group);
     else if (strcmp(key, "category") == 0) lua_pushinteger(L, (lua_Integer)d.category);
     else if (strcmp(key, "mask") == 0) lua_pushinteger(L, (lua_Integer)d.mask);
@@ -762,7 +788,7 @@ static int l_particle_index(lua_State *L)
     else if (strcmp(key, "move_to") == 0) lua_pushcfunction(L, l_particle_move_to);
     else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
     else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
-    else return luaL_error(L, "unknown particle property '%s' (x, y, vx, vy, mass, radius, fixed, collide, restitution, friction, group, category, mask, events, color, hidden, apply_force, apply_impulse, move_to, index, world, removed)", key);
+    else return luaL_error(L, "unknown particle property '%s' (x, y, vx, vy, mass, radius, fixed, collide, restitution, friction, rolls, turning, angle, spin, inertia, rolling_resistance, group, category, mask, events, color, hidden, apply_force, apply_impulse, move_to, index, world, removed)", key);
     return 1;
 }
 
@@ -772,7 +798,7 @@ static int l_particle_newindex(lua_State *L)
     sb_world *world = check_particle(L, 1, &id, NULL);
     const char *key = luaL_checkstring(L, 2);
     if (!is_field(key, particle_fields))
-        return luaL_error(L, "cannot set particle property '%s' (settable: x, y, vx, vy, mass, radius, fixed, collide, restitution, friction, group, category, mask, events, color, hidden)", key);
+        return luaL_error(L, "cannot set particle property '%s' (settable: x, y, vx, vy, mass, radius, fixed, collide, restitution, friction, rolls, angle, spin, inertia, rolling_resistance, group, category, mask, events, color, hidden)", key);
     sb_particle_def d;
     sb_particle_get(world, id, &d);
     particle_field(L, &d, key, 3, 0);

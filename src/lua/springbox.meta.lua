@@ -20,6 +20,8 @@ local springbox = {}
 ---@field collisions? boolean particle-particle collisions, default true
 ---@field restitution? number default restitution in [0,1], default 0
 ---@field friction? number default Coulomb friction, default 0.3
+---@field rolling_resistance? number default rolling resistance of particles that roll, >= 0, default 0: a
+--- torque of up to this times the normal force times the radius stops a roll (0.1 stops a ball at 2 m/s in 3 m)
 ---@field bounds? number[]|false {xmin, ymin, xmax, ymax}: a box particles stay in
 ---@field region? number[]|false {xmin, ymin, xmax, ymax}: particles with events = true that leave it are
 --- reported to on_leave_bounds, once each time; it does not hold them (bounds do)
@@ -142,6 +144,13 @@ function springbox.mouse.isdown(button, ...) end
 ---@field collide? boolean takes part in particle-particle collisions, default true
 ---@field restitution? number overrides the world's
 ---@field friction? number overrides the world's
+---@field rolls? boolean|"auto" turns under friction, so it rolls instead of sliding: "auto" (the default) rolls
+--- while no spring or constraint joins it (free balls roll; beads of ropes, cloths and bodies do not)
+---@field angle? number rad, counter-clockwise: how far it has turned (drawn as a spoke)
+---@field spin? number angular velocity, rad/s, counter-clockwise; a fixed particle keeps it (a driven wheel)
+---@field inertia? number moment of inertia over m r^2: 0.5 a solid disc (the default; rolls at 2/3 g sin), 0.4 a
+--- ball (5/7 g sin), 1 a ring (1/2 g sin)
+---@field rolling_resistance? number overrides the world's
 ---@field group? integer collision group in [-32768, 32767]: particles of the same positive group always
 --- collide, of the same negative group never (Box2D's groupIndex); 0, the default, leaves it to category and mask
 ---@field category? integer collision category bits, default 1
@@ -203,6 +212,7 @@ function springbox.mouse.isdown(button, ...) end
 ---@field collisions boolean
 ---@field restitution number
 ---@field friction number
+---@field rolling_resistance number
 ---@field bounds number[]? {xmin, ymin, xmax, ymax} or nil
 ---@field region number[]? {xmin, ymin, xmax, ymax} or nil
 ---@field verlet_preserve_impulse boolean
@@ -390,6 +400,12 @@ function World:close() end
 ---@field collide boolean
 ---@field restitution number?
 ---@field friction number?
+---@field rolls boolean|"auto"
+---@field turning boolean read-only: whether it turned in the last step
+---@field angle number rad
+---@field spin number rad/s
+---@field inertia number
+---@field rolling_resistance number?
 ---@field group integer
 ---@field category integer
 ---@field mask integer

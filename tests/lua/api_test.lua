@@ -103,8 +103,13 @@ test("bad arguments name the argument and the value", function()
   fails_with(function() w.colisions = true end, "'colisions'")
   fails_with(function() a.mass = 0 end, "particle.mass", "0")
   fails_with(function() a.vx = 0/0 end, "particle.vx", "nan")
-  fails_with(function() a.spin = 1 end, "'spin'")
-  fails_with(function() return a.spin end, "'spin'")
+  fails_with(function() a.torque = 1 end, "'torque'")
+  fails_with(function() return a.torque end, "'torque'")
+  fails_with(function() a.rolls = "yes" end, "particle.rolls", "'yes'", "\"auto\"")
+  fails_with(function() a.inertia = 0 end, "particle.inertia", "0", "0.5 a disc")
+  fails_with(function() w:particle{ rolling_resistance = -1 } end, "'rolling_resistance'", "-1")
+  fails_with(function() w:particle{ spin = 1/0 } end, "'spin'", "inf")
+  fails_with(function() sb.world{ rolling_resistance = -0.1 } end, "'rolling_resistance'", "-0.1")
   fails_with(function() w:step(-1) end, "frames", "-1")
   fails_with(function() w:drag(a, 0, 0, -5) end, "hertz", "-5")
   fails_with(function() w:remove("a") end, "particle, spring or constraint", "'a'")
@@ -360,6 +365,47 @@ test("constraints: ropes, struts, angles and areas from Lua", function()
   w:remove(c) -- takes the strut, the bungee, the angle and the area with it
   assert(strut.removed and bend.removed and blob.removed and w.constraint_count == 0)
   w:step(10)
+end)
+
+test("rolling from Lua: a ball rolls down a slope, a crate slides, a wheel drives, beads do not turn", function()
+  local th = math.rad(20)
+  local function slope(fields)
+    local w = sb.world{ gravity = {0, -9.81}, friction = 0.5 }
+    w:wall(0, 0, 30 * math.cos(th), -30 * math.sin(th))
+    fields.x, fields.y, fields.radius = math.cos(th) + 0.1 * math.sin(th), -math.sin(th) + 0.1 * math.cos(th), 0.1
+    local p = w:particle(fields)
+    w:step(60)
+    return p, w
+  end
+  local ball = slope{}
+  assert(ball.rolls == "auto" and ball.turning, "a free ball rolls by default")
+  local v = math.sqrt(ball.vx ^ 2 + ball.vy ^ 2)
+  near(v, 9.81 * math.sin(th) * 2 / 3, 0.05) -- 1 s of 2/3 g sin
+  near(ball.spin * 0.1, -v, 0.01) -- turning clockwise as it rolls to the right, without slipping
+  assert(ball.angle < -5, "its angle counts the turn: " .. ball.angle)
+  local marble = slope{ inertia = 0.4 }
+  near(math.sqrt(marble.vx ^ 2 + marble.vy ^ 2), 9.81 * math.sin(th) * 5 / 7, 0.05)
+  local crate = slope{ rolls = false }
+  assert(not crate.turning and crate.spin == 0 and math.abs(crate.vx) < 1e-3,
+         "friction holds a particle that cannot turn")
+  local stuck = slope{ rolling_resistance = 0.5 } -- tan 20 degrees < 0.5: it stays
+  assert(math.abs(stuck.vx) < 1e-3 and stuck.rolling_resistance == 0.5)
+  -- a bead of a chain does not turn unless asked
+  local w = sb.world{}
+  local a, b = w:particle{ x = 0, y = 0 }, w:particle{ x = 0.2, y = 0 }
+  w:spring(a, b)
+  local c = w:particle{ x = 0, y = 1, rolls = true }
+  w:spring(c, w:particle{ x = 0.2, y = 1 })
+  w:step(1)
+  assert(not a.turning and c.turning and c.rolls == true)
+  -- a fixed particle with a spin drives what rests on it
+  w = sb.world{ friction = 0.8 }
+  w:particle{ x = 0, y = 0, radius = 1, fixed = true, spin = -2 }
+  local top = w:particle{ x = 0, y = 1.1, radius = 0.1, rolls = false }
+  w:step(30)
+  assert(top.x > 0.3, "the wheel turns clockwise and carries the crate over its top: " .. top.x)
+  w.rolling_resistance = 0.2
+  assert(w.rolling_resistance == 0.2)
 end)
 
 test("a snapshot restores the world and the run repeats bit for bit", function()
