@@ -247,12 +247,6 @@ void contacts_update_geometry(sb_world *w)
         contact_geometry(w, &w->contacts_next[k]);
 }
 
-static int compare_int(const void *x, const void *y)
-{
-    int a = *(const int *)x, b = *(const int *)y;
-    return (a > b) - (a < b);
-}
-
 double contact_combined_restitution(const sb_world *w, int a, int b)
 {
     double ea = w->restitution[a] >= 0.0 ? w->restitution[a] : w->def.restitution;
@@ -578,12 +572,20 @@ void contacts_build(sb_world *w)
         }
         if (count == 0)
             continue;
-        qsort(near, (size_t)count, sizeof near[0], compare_int);
+        // in key order, for the warm starts' merge: a handful each, so an insertion sort (qsort's
+        // calls through a pointer cost more than the sorting)
+        for (int k = 1; k < count; ++k) {
+            int j = near[k], m = k;
+            for (; m > 0 && near[m - 1] > j; --m)
+                near[m] = near[m - 1];
+            near[m] = j;
+        }
         for (int k = 0; k < count; ++k) {
             int j = near[k];
-            if (w->pair_count > 0 && joined_by_spring(w, i, j))
-                continue; // springs own the distance between their ends
             if (!particles_should_collide(w, i, j))
+                continue;
+            // springs own the distance between their ends; a particle with none is joined to nothing
+            if (w->degree[i] > 0 && w->degree[j] > 0 && joined_by_spring(w, i, j))
                 continue;
             c.b = j;
             c.shape = SHAPE_PARTICLE | (uint32_t)j;
@@ -806,6 +808,7 @@ void contacts_solve(sb_world *w, double h, bool use_bias)
 {
     const sb_soft soft = soft_from_hertz(contact_hertz(h), contact_damping_ratio, h);
     const double inv_h = 1.0 / h;
+    const bool spinning = w->spinning;
     sb_vec2 *vel = w->vel;
     const double *inv_mass = w->inv_mass;
     for (int k = 0; k < w->contact_next_count; ++k) {
@@ -844,7 +847,7 @@ void contacts_solve(sb_world *w, double h, bool use_bias)
         // The normal impulse changes the relative velocity only along the normal, and turns
         // nothing (it passes through the centres).
         const contact_levers l = levers_of(w, c);
-        double pt = friction_impulse_step(c, rvx * tx + rvy * ty + spin_slip(w, c, &l));
+        double pt = friction_impulse_step(c, rvx * tx + rvy * ty + (spinning ? spin_slip(w, c, &l) : 0.0));
         double px = pn * nx + pt * tx, py = pn * ny + pt * ty;
         vel[a].x -= wa * px;
         vel[a].y -= wa * py;
@@ -944,7 +947,7 @@ void walls_hold_centres(sb_world *w)
         const sb_vec2 p0 = w->start[i];
         const double d0 = v2_dot(v2_sub(p0, a), n), side = d0 > 0.0 ? 1.0 : -1.0;
         const sb_vec2 q = v2_mad(p0, w->hold_frac[i], v2_sub(w->pos[i], p0));
-        const double keep = fmin(1e-6, 0.5 * fabs(d0));
+        const double half = 0.5 * (d0 > 0.0 ? d0 : -d0), keep = half < 1e-6 ? half : 1e-6; // no libm in the loop
         w->pos[i] = v2_mad(q, side * keep, n); // just short of the line
         double vn = v2_dot(w->vel[i], n);
         if (vn * side < 0.0)
