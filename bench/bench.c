@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench_scene.h"
 #include "motion.h"
+#include "sb_pool.h"
 #include "sb_samples.h"
 #include "sb_tuning.h"
 #include "sb_world.h"
@@ -161,6 +162,7 @@ typedef struct sb_bench_world { sb_world *w; sb_particle_id *ids; int n; } sb_be
 static sb_method bench_method;
 static bool bench_tethers;
 static bool bench_no_rolling; // particles that do not turn (springbox before issue 25)
+static int bench_threads = 1;  // the world's threads (issue 23)
 static int bench_substeps; // 0: the default
 
 static void *sb_create(const bench_scene *s)
@@ -169,6 +171,7 @@ static void *sb_create(const bench_scene *s)
     sb_world_def def = sb_default_world_def(); // the defaults a user gets
     def.method = bench_method;
     def.tethers = bench_tethers;
+    def.threads = bench_threads;
     if (bench_substeps > 0)
         def.substeps = bench_substeps;
     def.gravity.x = 0.0;
@@ -738,7 +741,15 @@ static bool selected(const char *name, const char *const *only, int count)
     return count == 0;
 }
 
-typedef struct engine_entry { bench_engine e; sb_method method; bool springbox; int iterations; bool tethers; bool no_rolling; } engine_entry;
+typedef struct engine_entry {
+    bench_engine e;
+    sb_method method;
+    bool springbox;
+    int iterations;
+    bool tethers;
+    bool no_rolling;
+    int threads;
+} engine_entry;
 
 static void fmt_quality(char *out, size_t n, const bench_scene *s, const double q[5])
 {
@@ -803,7 +814,7 @@ int main(int argc, char **argv)
     make_heavy_net(&scenes[9]), steps[9] = 600;
 
     sb_world_def defaults = sb_default_world_def();
-    engine_entry engines[SB_METHOD_COUNT + 4];
+    engine_entry engines[SB_METHOD_COUNT + 5];
     int ne = 0;
     static char sb_names[SB_METHOD_COUNT][48], sb_settings[64];
     snprintf(sb_settings, sizeof sb_settings, "%d sub-steps x %d iterations", defaults.substeps, defaults.iterations);
@@ -811,28 +822,37 @@ int main(int argc, char **argv)
         snprintf(sb_names[m], sizeof sb_names[m], "springbox %s%s", sb_method_name((sb_method)m),
                  m == (int)defaults.method ? " (default)" : "");
         engines[ne++] = (engine_entry){{sb_names[m], sb_settings, sb_create, sb_step, sb_state, sb_destroy},
-                                       (sb_method)m, true, defaults.substeps * defaults.iterations, defaults.tethers, false};
+                                       (sb_method)m, true, defaults.substeps * defaults.iterations, defaults.tethers, false, 1};
     }
     // The default without tethers (tether.c), to show what they buy on each scene.
     engines[ne++] = (engine_entry){{"springbox soft, no tethers", sb_settings, sb_create, sb_step, sb_state, sb_destroy},
-                                   defaults.method, true, defaults.substeps * defaults.iterations, false, false};
+                                   defaults.method, true, defaults.substeps * defaults.iterations, false, false, 1};
     // The default with particles that do not turn (issue 25), to show what rolling changes.
     engines[ne++] = (engine_entry){{"springbox soft, no rolling", sb_settings, sb_create, sb_step, sb_state, sb_destroy},
-                                   defaults.method, true, defaults.substeps * defaults.iterations, defaults.tethers, true};
+                                   defaults.method, true, defaults.substeps * defaults.iterations, defaults.tethers, true, 1};
+    // The default on every core of the machine (issue 23), beside the one-thread rows above.
+    static char threaded_name[64];
+    int cores = sb_machine_threads();
+    if (cores > 1) {
+        snprintf(threaded_name, sizeof threaded_name, "springbox soft, %d threads", cores);
+        engines[ne++] = (engine_entry){{threaded_name, sb_settings, sb_create, sb_step, sb_state, sb_destroy},
+                                       defaults.method, true, defaults.substeps * defaults.iterations, defaults.tethers,
+                                       false, cores};
+    }
     int box2d = -1, chipmunk = -1;
 #ifdef BENCH_HAVE_BOX2D
     box2d = ne;
-    engines[ne++] = (engine_entry){bench_box2d, SB_METHOD_SOFT, false, 8, false, false};
+    engines[ne++] = (engine_entry){bench_box2d, SB_METHOD_SOFT, false, 8, false, false, 1};
 #endif
 #ifdef BENCH_HAVE_CHIPMUNK
     chipmunk = ne;
-    engines[ne++] = (engine_entry){bench_chipmunk, SB_METHOD_SOFT, false, 10, false, false};
+    engines[ne++] = (engine_entry){bench_chipmunk, SB_METHOD_SOFT, false, 10, false, false, 1};
 #endif
     if (box2d < 0 || chipmunk < 0)
         fprintf(stderr, "note: built without %s%s%s: install libbox2d-dev and libchipmunk-dev and rebuild to compare\n",
                 box2d < 0 ? "Box2D" : "", box2d < 0 && chipmunk < 0 ? " and " : "", chipmunk < 0 ? "Chipmunk" : "");
 
-    static result results[SCENES][SB_METHOD_COUNT + 4];
+    static result results[SCENES][SB_METHOD_COUNT + 5];
     memset(results, 0, sizeof results);
     int total = 0, done = 0;
     for (int sc = 0; sc < SCENES; ++sc)
@@ -852,6 +872,7 @@ int main(int argc, char **argv)
                 bench_method = engines[e].method;
                 bench_tethers = engines[e].tethers;
                 bench_no_rolling = engines[e].no_rolling;
+                bench_threads = engines[e].threads > 1 ? engines[e].threads : 1;
                 result *res = &results[sc][e];
                 res->ms[res->runs++] = run(&engines[e].e, &scenes[sc], n, res->q);
                 res->engine = engines[e].e.name;

@@ -3,6 +3,8 @@
 // reload event. Watches the scene's files and hot-reloads them while it runs.
 #define _POSIX_C_SOURCE 200809L
 #include "sb_input.h"
+#include "sb_lua.h"
+#include "sb_pool.h"
 #include "sb_samples.h"
 #include "sb_scene.h"
 #include "sb_world.h"
@@ -39,6 +41,8 @@ static void usage(FILE *out)
             "  --trusted      give the scene the full standard library (io, os.execute, ...)\n"
             "  --method M     force|impulse|sequential|soft|verlet|xpbd, for every world at start\n"
             "  --substeps N, --iterations N   solver settings at start\n"
+            "  --threads N    threads a world steps on when the scene does not say (default: the machine's cores);\n"
+            "                 the results are the same bits for any N\n"
             "  --scene NAME   a built-in C sample instead of a file (--size N); --list shows them\n"
             "  --version      print the version and exit\n");
 }
@@ -359,7 +363,7 @@ static const char *default_scene(const char *argv0)
 int main(int argc, char **argv)
 {
     const char *scene_name = NULL, *stats_path = NULL, *method_name = NULL, *scene_file = NULL;
-    int size = -1, frames = 300, substeps = -1, iterations = -1;
+    int size = -1, frames = 300, substeps = -1, iterations = -1, threads = sb_machine_threads();
     bool realtime = false, trusted = false, headless = false;
     const char *screenshot = NULL, *record_dir = NULL, *gif = NULL, *record_input = NULL, *replay_path = NULL;
     int win_w = 1280, win_h = 720;
@@ -438,6 +442,8 @@ int main(int argc, char **argv)
             ok = parse_int(value, 1, 1000, &substeps);
         } else if (strcmp(arg, "--iterations") == 0) {
             ok = parse_int(value, 1, 1000, &iterations);
+        } else if (strcmp(arg, "--threads") == 0) {
+            ok = parse_int(value, 1, SB_POOL_MAX_THREADS, &threads);
         } else {
             fprintf(stderr, "springbox: unknown option '%s'\n", arg);
             usage(stderr);
@@ -450,6 +456,7 @@ int main(int argc, char **argv)
         i += 1;
     }
 
+    sb_lua_set_default_threads(threads);
     run_options ro = {frames, substeps, iterations, realtime, trusted, false, SB_METHOD_SOFT, NULL, NULL};
     if (method_name && !sb_method_from_name(method_name, &ro.method)) {
         fprintf(stderr, "springbox: unknown method '%s' (force|impulse|sequential|soft|verlet|xpbd)\n", method_name);
@@ -558,6 +565,7 @@ int main(int argc, char **argv)
         return 2;
     }
     sb_world_def def = sb_default_world_def();
+    def.threads = threads;
     if (ro.method_given)
         def.method = ro.method;
     if (substeps > 0)

@@ -92,6 +92,7 @@ typedef struct sb_world_def {
                            ///< rigid-spring path (long range attachments; see tether.c)
     bool has_region;       ///< report particles with events that leave `region` (it does not confine)
     sb_bounds region;
+    int threads;           ///< threads that step it, 1..64, default 1: the results are the same bits for any count
 } sb_world_def;
 
 /// Whether a particle turns (issue 25): friction at its surface spins it, so a ball rolls down a

@@ -54,6 +54,7 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
 {
     copier cp = {true, sizeof *dst};
     *dst = *src;
+    dst->pool = NULL;
     // particles
     const int pc = src->p_high;
     dst->p_cap = pc;
@@ -150,6 +151,8 @@ sb_status sb_world_restore(sb_world *w, const sb_snapshot *s)
     }
     copy.interrupt = w->interrupt;
     copy.interrupt_ud = w->interrupt_ud;
+    copy.pool = w->pool; // threads are the machine's, not the moment's: the world keeps its own
+    copy.def.threads = w->def.threads;
     world_free_storage(w);
     *w = copy;
     return SB_OK;

@@ -3,6 +3,7 @@
 // discrete coefficients and its kernels in a table (sb_method_kernels); here are the colouring of
 // the springs, the recompute of every spring's constants, the packing for a step, and the three
 // orders of a sub-step, the only place the stages are called.
+#include "sb_pool.h"
 #include "springs_kernels.h"
 
 #include <stdlib.h>
@@ -277,21 +278,42 @@ static void springs_unpack(sb_world *w, double h)
 
 // ------------------------------------------------------------------ shared passes
 
+// Passes whose items share nothing run on the world's threads (sb_pool.h): each item's
+// arithmetic is the same on any thread, so the bits are the same for any count (issue 23).
+enum { ITEMS_PER_THREAD = 1024 };
+
+static void springs_geometry_range(void *ctx, int from, int to)
+{
+    sb_world *w = ctx;
+    for (int k = from; k < to; ++k)
+        spring_axis(w, k);
+}
+
 void springs_geometry(sb_world *w)
 {
-    for (int k = 0; k < w->order_count; ++k)
-        spring_axis(w, k);
+    sb_pool_for(w->pool, w->order_count, 1, ITEMS_PER_THREAD, springs_geometry_range, w);
+}
+
+typedef struct integrate_job { sb_world *w; double h; } integrate_job;
+
+static void integrate_range(void *ctx, int from, int to)
+{
+    const integrate_job *job = ctx;
+    sb_world *w = job->w;
+    const double h = job->h;
+    // Dead slots and fixed particles at rest have zero velocity, so no branch is needed;
+    // a fixed particle given a velocity moves kinematically.
+    for (int i = from; i < to; ++i)
+        w->pos[i] = v2_mad(w->pos[i], h, w->vel[i]);
+    if (w->spinning) // rolling (contact.c): the turns follow the spins
+        for (int i = from; i < to; ++i)
+            w->angle[i] += h * w->omega[i];
 }
 
 static void integrate_positions(sb_world *w, double h)
 {
-    // Dead slots and fixed particles at rest have zero velocity, so no branch is needed;
-    // a fixed particle given a velocity moves kinematically.
-    for (int i = 0; i < w->p_high; ++i)
-        w->pos[i] = v2_mad(w->pos[i], h, w->vel[i]);
-    if (w->spinning) // rolling (contact.c): the turns follow the spins
-        for (int i = 0; i < w->p_high; ++i)
-            w->angle[i] += h * w->omega[i];
+    integrate_job job = {w, h};
+    sb_pool_for(w->pool, w->p_high, 1, ITEMS_PER_THREAD, integrate_range, &job);
 }
 
 /// The position orders turn as they move: predicted from the spin at the start of the sub-step

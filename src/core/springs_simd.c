@@ -7,6 +7,7 @@
 // (tests/core_tests.c: simd_matches_scalar), and a machine without AVX2 runs the scalar
 // path with the same results. Colour 63 collects every spring past the 63rd colour, so it
 // may share particles and always runs one spring at a time.
+#include "sb_pool.h"
 #include "springs_kernels.h"
 
 #include <string.h>
@@ -277,35 +278,60 @@ static void run_scalar(sb_world *w, pass which, int from, int to)
 }
 
 #ifdef SB_X86
-__attribute__((target("avx2"))) static void run_pass_avx2(sb_world *w, pass which)
+/// Springs [from, to) of one colour (c < 63), four at a time, the rest one at a time.
+__attribute__((target("avx2"))) static void run_avx2(sb_world *w, pass which, int from, int to)
 {
     const __m256d fraction = _mm256_set1_pd(w->def.warmstart), tuned = _mm256_set1_pd(tuned_warm_fraction(w));
-    for (int c = 0; c < w->colors; ++c) {
-        int k = w->color_start[c], end = w->color_start[c + 1];
-        if (c < 63) {
-            for (; k + 4 <= end; k += 4) {
-                switch (which) {
-                case PASS_PREPARE: prepare4(w, k, fraction, tuned); break;
-                case PASS_SOLVE: solve4(w, k); break;
-                case PASS_RELAX: relax4(w, k); break;
-                default: project4(w, k); break;
-                }
-            }
+    int k = from;
+    for (; k + 4 <= to; k += 4) {
+        switch (which) {
+        case PASS_PREPARE: prepare4(w, k, fraction, tuned); break;
+        case PASS_SOLVE: solve4(w, k); break;
+        case PASS_RELAX: relax4(w, k); break;
+        default: project4(w, k); break;
         }
-        run_scalar(w, which, k, end);
     }
+    run_scalar(w, which, k, to);
 }
 #endif
 
-static void run_pass(sb_world *w, pass which)
+typedef struct pass_job { sb_world *w; pass which; int base; bool simd; } pass_job;
+
+/// A chunk of one colour, on whichever thread the pool gives it (threads, issue 23): springs of a
+/// colour share no particle, so chunks never touch the same memory, and each spring's arithmetic
+/// is the same on any thread and in either path (simd_matches_scalar).
+static void run_chunk(void *ctx, int from, int to)
 {
+    const pass_job *job = ctx;
 #ifdef SB_X86
-    if (springs_simd_active() && w->colors > 0) {
-        run_pass_avx2(w, which);
+    if (job->simd) {
+        run_avx2(job->w, job->which, job->base + from, job->base + to);
         return;
     }
 #endif
-    run_scalar(w, which, 0, w->order_count);
+    run_scalar(job->w, job->which, job->base + from, job->base + to);
+}
+
+/// Springs a thread takes at the least: below it a colour runs on the caller (waking a worker
+/// costs about what 256 springs do).
+enum { SPRINGS_PER_THREAD = 256 };
+
+static void run_pass(sb_world *w, pass which)
+{
+    if (w->colors == 0) {
+        run_scalar(w, which, 0, w->order_count);
+        return;
+    }
+    pass_job job = {w, which, 0, springs_simd_active()};
+    for (int c = 0; c < w->colors; ++c) {
+        int k = w->color_start[c], end = w->color_start[c + 1];
+        if (c == 63) { // the overflow colour may share particles: one at a time, in order
+            run_scalar(w, which, k, end);
+            continue;
+        }
+        job.base = k; // chunks aligned to 4 from the colour's start, as the 1-thread path runs them
+        sb_pool_for(w->pool, end - k, 4, SPRINGS_PER_THREAD, run_chunk, &job);
+    }
 }
 
 void soft_prepare_pass(sb_world *w, double h) { (void)h; run_pass(w, PASS_PREPARE); }

@@ -14,6 +14,7 @@
 // L is the shortest path over rigid springs (Dijkstra from every fixed particle at once);
 // each particle is tethered to its nearest fixed particle. Hertz springs do not take part:
 // they are meant to stretch; nor do springs that can break (tether_link).
+#include "sb_pool.h"
 #include "world_internal.h"
 
 #include <stdlib.h>
@@ -163,12 +164,17 @@ done:
 // Moves each tethered particle that is farther from its anchor than its tether back onto
 // the circle, and with `velocities` also removes its velocity away from the anchor (the
 // velocity methods; the position methods derive velocity from the positions afterwards).
-void tethers_project(sb_world *w, bool velocities)
+typedef struct tether_job { sb_world *w; bool velocities; } tether_job;
+
+// Each tether moves only its own particle (one tether a particle, its anchor fixed), so tethers
+// run on the world's threads (sb_pool.h) with the same bits for any count.
+static void tethers_range(void *ctx, int from, int to)
 {
-    if (!w->def.tethers || w->tether_count == 0)
-        return;
+    const tether_job *job = ctx;
+    sb_world *w = job->w;
+    const bool velocities = job->velocities;
     sb_vec2 *pos = w->pos, *vel = w->vel;
-    for (int t = 0; t < w->tether_count; ++t) {
+    for (int t = from; t < to; ++t) {
         int p = w->tether_p[t], a = w->tether_anchor[t];
         double dx = pos[p].x - pos[a].x, dy = pos[p].y - pos[a].y;
         double d2 = dx * dx + dy * dy, L = w->tether_length[t];
@@ -185,4 +191,12 @@ void tethers_project(sb_world *w, bool velocities)
             }
         }
     }
+}
+
+void tethers_project(sb_world *w, bool velocities)
+{
+    if (!w->def.tethers || w->tether_count == 0)
+        return;
+    tether_job job = {w, velocities};
+    sb_pool_for(w->pool, w->tether_count, 1, 1024, tethers_range, &job);
 }

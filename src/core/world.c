@@ -3,6 +3,7 @@
 // the method_*.c files (one spring method each) and contact.c.
 #define _POSIX_C_SOURCE 199309L
 #include "sb_tuning.h"
+#include "sb_pool.h"
 #include "world_internal.h"
 
 #include <stdio.h>
@@ -73,6 +74,7 @@ sb_world_def sb_default_world_def(void)
     d.verlet_preserve_impulse = true;
     d.tethers = true;
     d.region = (sb_bounds){-1e6, -1e6, 1e6, 1e6};
+    d.threads = 1; // as Box2D v3's workerCount: the host decides how many cores a world may take
     return d;
 }
 
@@ -137,6 +139,7 @@ sb_status sb_world_def_check(const sb_world_def *d, const char **bad_field)
         field_bad(in_range(d->restitution, 0.0, 1.0), "restitution", bad_field) ||
         field_bad(in_range(d->friction, 0.0, 1e6), "friction", bad_field) ||
         field_bad(in_range(d->rolling_resistance, 0.0, 1e6), "rolling_resistance", bad_field) ||
+        field_bad(d->threads >= 1 && d->threads <= SB_POOL_MAX_THREADS, "threads", bad_field) ||
         field_bad(!d->has_bounds || (in_coord(b->xmin) && in_coord(b->xmax) &&
                                      in_coord(b->ymin) && in_coord(b->ymax) &&
                                      b->xmin < b->xmax && b->ymin < b->ymax),
@@ -286,6 +289,7 @@ void sb_world_destroy(sb_world *w)
 {
     if (!w)
         return;
+    sb_pool_destroy(w->pool);
     world_free_storage(w);
     free(w);
 }
@@ -1067,15 +1071,26 @@ static void rebuild_spring_pairs(sb_world *w)
     w->s_pair_dirty = 0;
 }
 
-void apply_gravity_and_drag(sb_world *w, double h)
+typedef struct kick_job { sb_world *w; double h; } kick_job;
+
+static void kick_range(void *ctx, int from, int to)
 {
+    const kick_job *job = ctx;
+    sb_world *w = job->w;
+    const double h = job->h;
     sb_vec2 dv = v2_scale(w->def.gravity, h);
-    for (int i = 0; i < w->p_high; ++i)
+    for (int i = from; i < to; ++i)
         if (w->inv_mass[i] > 0.0)
             w->vel[i] = v2_add(w->vel[i], dv);
     if (w->forces_pending) // fixed and dead slots hold no force
-        for (int i = 0; i < w->p_high; ++i)
+        for (int i = from; i < to; ++i)
             w->vel[i] = v2_mad(w->vel[i], h * w->inv_mass[i], w->force[i]);
+}
+
+void apply_gravity_and_drag(sb_world *w, double h)
+{
+    kick_job job = {w, h}; // particle by particle: on the world's threads (sb_pool.h)
+    sb_pool_for(w->pool, w->p_high, 1, 1024, kick_range, &job);
     drag_apply(w, h);
 }
 
@@ -1443,6 +1458,10 @@ sb_status sb_world_step(sb_world *w)
         rebuild_spring_pairs(w);
     if (!contacts_reserve(w))
         return SB_ERR_NO_MEMORY;
+    if (sb_pool_threads(w->pool) != w->def.threads) { // started on the first step that asks, kept after
+        sb_pool_destroy(w->pool);
+        w->pool = w->def.threads > 1 ? sb_pool_create(w->def.threads) : NULL; // none: the caller runs it all
+    }
 
     double energy_before = 0.0, energy_scale = 0.0, gravity_before = 0.0, gravity_after = 0.0, damping = 0.0;
     bool watched = ledger_begin(w, &energy_before, &energy_scale, &gravity_before, &damping);

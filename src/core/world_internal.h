@@ -51,6 +51,8 @@ typedef struct sb_soft { double bias_rate, mass_scale, impulse_scale; } sb_soft;
 
 struct sb_world {
     sb_world_def def;
+    struct sb_pool *pool;     // the worker threads of def.threads > 1 (pool.c); a machine resource, not state:
+                              // snapshots leave it out and a restore keeps the world's own
 
     // Particles: slot arrays, dead slots reused through a free list.
     int p_cap, p_high, p_alive, p_free;

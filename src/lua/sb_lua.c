@@ -1,6 +1,7 @@
 // The springbox Lua module. Every argument is checked with the auxiliary library; a bad
 // one raises a Lua error that names the argument (or field) and the value, never a crash.
 #include "sb_lua.h"
+#include "sb_pool.h"
 
 #include "sb_tune_source.h"
 #include "sb_tuning.h"
@@ -216,8 +217,17 @@ static int def_error(lua_State *L, int arg, const char *kind, const char *field,
 
 static const char *const world_fields[] = {
     "gravity", "dt", "substeps", "iterations", "method", "warmstart", "correction", "collisions",
-    "restitution", "friction", "rolling_resistance", "bounds", "verlet_preserve_impulse", "tethers", "region", NULL,
+    "restitution", "friction", "rolling_resistance", "bounds", "verlet_preserve_impulse", "tethers", "region",
+    "threads", NULL,
 };
+
+/// Threads a world takes when its definition does not say (sb_lua_set_default_threads).
+static int default_threads = 1;
+
+void sb_lua_set_default_threads(int threads)
+{
+    default_threads = threads < 1 ? 1 : threads > SB_POOL_MAX_THREADS ? SB_POOL_MAX_THREADS : threads;
+}
 
 static void check_world_value(lua_State *L, sb_world_def *d, const char *key, int vidx, int arg);
 
@@ -225,6 +235,7 @@ static void check_world_value(lua_State *L, sb_world_def *d, const char *key, in
 static int l_world_new(lua_State *L)
 {
     sb_world_def def = sb_default_world_def();
+    def.threads = default_threads;
     if (!lua_isnoneornil(L, 1)) {
         luaL_checktype(L, 1, LUA_TTABLE);
         check_keys(L, 1, 1, "world", world_fields);
@@ -293,6 +304,12 @@ static void check_world_value(lua_State *L, sb_world_def *d, const char *key, in
         if (v < 0.0)
             arg_error(L, arg, lua_pushfstring(L, "%s must be >= 0, got %s", what, describe(L, vidx)));
         *(key[0] == 'f' ? &d->friction : &d->rolling_resistance) = v;
+    } else if (strcmp(key, "threads") == 0) {
+        double v = check_finite_at(L, vidx, arg, what);
+        if (v != floor(v) || v < 1 || v > SB_POOL_MAX_THREADS)
+            arg_error(L, arg, lua_pushfstring(L, "%s must be an integer from 1 to %d, got %s", what, SB_POOL_MAX_THREADS,
+                                              describe(L, vidx)));
+        d->threads = (int)v;
     } else if (strcmp(key, "collisions") == 0) {
         d->collisions = check_bool_at(L, vidx, arg, what);
     } else if (strcmp(key, "verlet_preserve_impulse") == 0) {
@@ -335,6 +352,7 @@ static int world_get_property(lua_State *L, sb_world *world, const char *key)
     else if (strcmp(key, "restitution") == 0) lua_pushnumber(L, d.restitution);
     else if (strcmp(key, "friction") == 0) lua_pushnumber(L, d.friction);
     else if (strcmp(key, "rolling_resistance") == 0) lua_pushnumber(L, d.rolling_resistance);
+    else if (strcmp(key, "threads") == 0) lua_pushinteger(L, d.threads);
     else if (strcmp(key, "verlet_preserve_impulse") == 0) lua_pushboolean(L, d.verlet_preserve_impulse);
     else if (strcmp(key, "tethers") == 0) lua_pushboolean(L, d.tethers);
     else if (strcmp(key, "bounds") == 0 || strcmp(key, "region") == 0) {
@@ -383,7 +401,7 @@ static int l_world_newindex(lua_State *L)
     const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
     if (!is_field(key, world_fields)) {
         const char *what = describe(L, 2);
-        return luaL_error(L, "cannot set world property %s (settable: gravity, dt, substeps, iterations, method, warmstart, correction, collisions, restitution, friction, rolling_resistance, bounds, verlet_preserve_impulse, tethers)", what);
+        return luaL_error(L, "cannot set world property %s (settable: gravity, dt, substeps, iterations, method, warmstart, correction, collisions, restitution, friction, rolling_resistance, bounds, verlet_preserve_impulse, tethers, threads)", what);
     }
     sb_world_def d = sb_world_get_def(world);
     check_world_value(L, &d, key, 3, 0);

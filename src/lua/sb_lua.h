@@ -36,5 +36,8 @@ bool sb_lua_color_from_text(const char *text, uint32_t *color);
 uint32_t sb_lua_color_from_components(const double rgba[4]);
 /// The particle handle of the particle userdata at `idx`, if it belongs to a live world.
 bool sb_lua_to_particle(lua_State *L, int idx, sb_world **world, sb_particle_id *id);
+/// Threads a springbox.world takes when its definition does not say (1 unless a host sets it:
+/// springbox's own host gives its --threads, by default the machine's cores).
+void sb_lua_set_default_threads(int threads);
 
 #endif

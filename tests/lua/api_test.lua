@@ -408,6 +408,34 @@ test("rolling from Lua: a ball rolls down a slope, a crate slides, a wheel drive
   assert(w.rolling_resistance == 0.2)
 end)
 
+test("threads: the same scene on 1, 2, 3 and 8 threads gives the same bits", function()
+  local function cloth(threads)
+    local w = sb.world{ threads = threads }
+    local grid = {}
+    for y = 0, 39 do
+      for x = 0, 39 do
+        local p = w:particle{ x = x * 0.1 + y * 0.02, y = -y * 0.1, fixed = y == 0 and x % 13 == 0, radius = 0.04 }
+        grid[y * 40 + x] = p
+        if x > 0 then w:spring(grid[y * 40 + x - 1], p, (x + y) % 4 == 0 and { hertz = 9 } or nil) end
+        if y > 0 then w:spring(grid[(y - 1) * 40 + x], p) end
+      end
+    end
+    for i = 1, 40 do w:particle{ x = i * 0.1, y = 1 + i * 0.05, radius = 0.05, spin = i % 3 } end
+    return w
+  end
+  local worlds = { cloth(1), cloth(2), cloth(3), cloth(8) }
+  assert(worlds[2].threads == 2 and worlds[4].threads == 8)
+  for _ = 1, 40 do
+    for _, w in ipairs(worlds) do w:step() end
+    for k = 2, 4 do assert(worlds[k]:hash() == worlds[1]:hash(), "threads change the bits") end
+  end
+  worlds[2].threads = 1
+  worlds[2]:step(); worlds[1]:step()
+  assert(worlds[2]:hash() == worlds[1]:hash())
+  fails_with(function() sb.world{ threads = 0 } end, "'threads'", "0")
+  fails_with(function() worlds[1].threads = 2.5 end, "world.threads", "2.5")
+end)
+
 test("a snapshot restores the world and the run repeats bit for bit", function()
   local w = sb.world({ gravity = { 0, -9.81 } })
   local anchor = w:particle({ x = 0, y = 2, fixed = true })

@@ -1,0 +1,163 @@
+// The worker pool (sb_pool.h). Each run publishes a job and bumps a generation number; workers
+// spin on it for a short while (a sub-step's passes follow each other within microseconds, and a
+// sleeping worker takes tens of microseconds to wake), then sleep on a condition variable. The
+// caller runs the first chunk and spins until every worker has reported. Only integers are
+// shared atomically: no float is ever reduced across threads.
+#include "sb_pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+typedef struct worker {
+    sb_pool *pool;
+    int index; // 1.. threads - 1: its chunk
+    pthread_t thread;
+} worker;
+
+struct sb_pool {
+    int threads;
+    worker workers[SB_POOL_MAX_THREADS];
+    // the job of the current generation
+    sb_range_fn *fn;
+    void *ctx;
+    int count, align, chunks; // chunks <= threads: a small range takes fewer threads
+    atomic_uint generation; // bumped to start a job
+    atomic_int pending;     // workers still on the current job
+    atomic_bool stop;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int sleepers;           // under lock: workers asleep on `wake`
+};
+
+/// Spins before sleeping: about 50 microseconds on a current core, giving the core away every
+/// 64 (with more threads than cores, a spinning worker would hold up the ones with work).
+enum { SPINS_BEFORE_SLEEP = 20000, SPINS_PER_YIELD = 64 };
+
+static void chunk(const sb_pool *p, int k, int *from, int *to)
+{
+    long long n = p->count, t = p->chunks, a = p->align > 0 ? p->align : 1;
+    if (k >= p->chunks) {
+        *from = *to = 0;
+        return;
+    }
+    long long lo = n * k / t, hi = n * (k + 1) / t;
+    lo -= lo % a;
+    hi = k == p->chunks - 1 ? n : hi - hi % a;
+    *from = (int)lo;
+    *to = (int)hi;
+}
+
+static void *worker_main(void *arg)
+{
+    worker *me = arg;
+    sb_pool *p = me->pool;
+    unsigned seen = 0;
+    for (;;) {
+        unsigned gen = atomic_load_explicit(&p->generation, memory_order_acquire);
+        for (int spin = 0; gen == seen && spin < SPINS_BEFORE_SLEEP; ++spin) {
+            if (atomic_load_explicit(&p->stop, memory_order_relaxed))
+                return NULL;
+            if (spin % SPINS_PER_YIELD == SPINS_PER_YIELD - 1)
+                sched_yield();
+            gen = atomic_load_explicit(&p->generation, memory_order_acquire);
+        }
+        if (gen == seen) {
+            pthread_mutex_lock(&p->lock);
+            p->sleepers += 1;
+            while ((gen = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen &&
+                   !atomic_load_explicit(&p->stop, memory_order_relaxed))
+                pthread_cond_wait(&p->wake, &p->lock);
+            p->sleepers -= 1;
+            pthread_mutex_unlock(&p->lock);
+        }
+        if (atomic_load_explicit(&p->stop, memory_order_relaxed))
+            return NULL;
+        seen = gen;
+        int from, to;
+        chunk(p, me->index, &from, &to);
+        if (from < to)
+            p->fn(p->ctx, from, to);
+        atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel);
+    }
+}
+
+sb_pool *sb_pool_create(int threads)
+{
+    if (threads < 2 || threads > SB_POOL_MAX_THREADS)
+        return NULL;
+    sb_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->threads = threads;
+    atomic_init(&p->generation, 0u);
+    atomic_init(&p->pending, 0);
+    atomic_init(&p->stop, false);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->wake, NULL);
+    for (int k = 1; k < threads; ++k) {
+        p->workers[k].pool = p;
+        p->workers[k].index = k;
+        if (pthread_create(&p->workers[k].thread, NULL, worker_main, &p->workers[k]) != 0) {
+            p->threads = k; // the ones started are stopped and joined
+            sb_pool_destroy(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+void sb_pool_destroy(sb_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    atomic_store(&p->stop, true);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    for (int k = 1; k < p->threads; ++k)
+        pthread_join(p->workers[k].thread, NULL);
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+int sb_pool_threads(const sb_pool *p) { return p ? p->threads : 1; }
+
+void sb_pool_for(sb_pool *p, int count, int align, int min_per_thread, sb_range_fn *fn, void *ctx)
+{
+    if (count <= 0)
+        return;
+    int chunks = p ? p->threads : 1;
+    if (min_per_thread > 0 && count / min_per_thread < chunks)
+        chunks = count / min_per_thread;
+    if (chunks <= 1) {
+        fn(ctx, 0, count);
+        return;
+    }
+    p->chunks = chunks;
+    p->fn = fn;
+    p->ctx = ctx;
+    p->count = count;
+    p->align = align;
+    atomic_store_explicit(&p->pending, p->threads - 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&p->generation, 1u, memory_order_release);
+    pthread_mutex_lock(&p->lock);
+    if (p->sleepers > 0)
+        pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    int from, to;
+    chunk(p, 0, &from, &to);
+    if (from < to)
+        fn(ctx, from, to);
+    while (atomic_load_explicit(&p->pending, memory_order_acquire) > 0)
+        sched_yield();
+}
+
+int sb_machine_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > SB_POOL_MAX_THREADS ? SB_POOL_MAX_THREADS : (int)n;
+}

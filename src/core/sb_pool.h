@@ -1,0 +1,31 @@
+// springbox core: a small fixed pool of worker threads (issue 23), Box2D v3's pattern of a task
+// system reduced to one operation: run a range, split in fixed chunks, and wait for all of it.
+#ifndef SB_POOL_H
+#define SB_POOL_H
+
+#include <stdbool.h>
+
+/// Worker threads and the caller, running one range at a time. Opaque.
+typedef struct sb_pool sb_pool;
+
+/// The work on one chunk [from, to) of a range.
+typedef void sb_range_fn(void *ctx, int from, int to);
+
+/// The most threads a pool runs (the caller included).
+#define SB_POOL_MAX_THREADS 64
+
+/// Starts threads - 1 workers (threads in 2..SB_POOL_MAX_THREADS); NULL if they cannot start.
+sb_pool *sb_pool_create(int threads);
+/// Stops and joins the workers.
+void sb_pool_destroy(sb_pool *pool);
+/// The caller plus the workers.
+int sb_pool_threads(const sb_pool *pool);
+/// Runs fn over [0, count) in contiguous chunks, one a thread at most and none smaller than
+/// `min_per_thread` items (a range of fewer runs on the caller alone), the caller taking the
+/// first, and returns when every chunk is done. Every boundary is a multiple of `align`. Items
+/// that share no data give the same bits however the range is cut, so for any thread count.
+void sb_pool_for(sb_pool *pool, int count, int align, int min_per_thread, sb_range_fn *fn, void *ctx);
+/// The number of threads the machine has online (at least 1).
+int sb_machine_threads(void);
+
+#endif
