@@ -932,6 +932,24 @@ TEST(broad_phase_matches_brute_force)
     }
     contacts_reserve(w);
     contacts_build(w);
+    // in colour order now: within a colour (but the last, run in order on one thread) no two
+    // contacts share a particle that moves, so a colour's contacts may run on any thread
+    int colored = 0;
+    for (int color = 0; color < 64; ++color) {
+        int from = w->contact_color_start[color], to = w->contact_color_start[color + 1];
+        colored += to - from;
+        for (int k = from; k < to && color < 63; ++k)
+            for (int m = k + 1; m < to; ++m) {
+                const sb_contact *c = &w->contacts_next[k], *d = &w->contacts_next[m];
+                ENSURE(c->color == color && d->color == color);
+                bool moves[4] = {w->inv_mass[c->a] > 0.0, c->b >= 0 && w->inv_mass[c->b] > 0.0,
+                                 w->inv_mass[d->a] > 0.0, d->b >= 0 && w->inv_mass[d->b] > 0.0};
+                ENSURE(!(moves[0] && moves[2] && c->a == d->a) && !(moves[0] && moves[3] && c->a == d->b) &&
+                       !(moves[1] && moves[2] && c->b == d->a) && !(moves[1] && moves[3] && c->b == d->b));
+            }
+    }
+    ENSURE(colored == w->contact_next_count && w->contact_color_start[1] > 0);
+    contacts_key_order(w); // as the step commits them
     int overlapping = 0, found = 0;
     for (int i = 0; i < w->p_high; ++i) {
         for (int j = i + 1; j < w->p_high; ++j) {

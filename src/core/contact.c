@@ -2,6 +2,7 @@
 // Broad phase: a spatial hash grid rebuilt every step by counting sort, so the cost is
 // linear in the number of particles. Candidate pairs become speculative contacts that
 // every method solves its own way.
+#include "sb_pool.h"
 #include "world_internal.h"
 
 #include <stdlib.h>
@@ -24,6 +25,8 @@ double contact_hertz(double h)
 {
     return 0.25 / h < contact_max_hertz ? 0.25 / h : contact_max_hertz;
 }
+
+static void contacts_color(sb_world *w);
 
 bool contacts_reserve(sb_world *w)
 {
@@ -241,10 +244,17 @@ static inline void contact_geometry(const sb_world *w, sb_contact *c)
         static_geometry(w, c);
 }
 
+static void update_geometry_range(void *ctx, int from, int to)
+{
+    sb_world *w = ctx;
+    for (int k = from; k < to; ++k)
+        contact_geometry(w, &w->contacts_next[k]);
+}
+
+// Each contact's geometry is its own: on the world's threads, in any order.
 void contacts_update_geometry(sb_world *w)
 {
-    for (int k = 0; k < w->contact_next_count; ++k)
-        contact_geometry(w, &w->contacts_next[k]);
+    sb_pool_for(w->pool, w->contact_next_count, 1, 256, update_geometry_range, w);
 }
 
 double contact_combined_restitution(const sb_world *w, int a, int b)
@@ -617,7 +627,125 @@ void contacts_build(sb_world *w)
         c->restitution = contact_combined_restitution(w, c->a, c->b);
         c->rolling_resistance = contact_combined_rolling_resistance(w, c->a, c->b);
     }
+    contacts_color(w);
 }
+
+// Colours (issues 23 and 25): contacts of one colour share no particle that moves, so a pass
+// may solve them in any order, or split over threads, and get the same bits, as the springs'
+// graph colours do (solver.c). Each contact takes the lowest colour that neither of its moving
+// particles has yet (greedy, in key order, with a 64-bit mask of colours per particle; a pile
+// of balls takes about ten). A fixed particle or a wall is never written, so contacts may share
+// it within a colour. A solid spring's contact moves three particles: it goes to colour 63,
+// with whatever finds the first 63 taken, and colour 63 runs last, in key order, on one thread.
+// Every pass runs the colours in order, each in key order: the contacts' Gauss-Seidel order is
+// this one for any thread count.
+static void swap_contact_buffers(sb_world *w)
+{
+    sb_contact *t = w->contacts_next;
+    w->contacts_next = w->contacts_scratch;
+    w->contacts_scratch = t;
+    int cap = w->contact_next_cap;
+    w->contact_next_cap = w->contacts_scratch_cap;
+    w->contacts_scratch_cap = cap;
+}
+
+static void contacts_color(sb_world *w)
+{
+    const int n = w->contact_next_count;
+    w->contacts_permuted = false;
+    int count[64] = {0};
+    if (!array_reserve((void **)&w->contact_order, &w->contact_order_cap, n > 0 ? n : 1, sizeof *w->contact_order)) {
+        w->contact_next_count = 0; // out of memory: no contacts this step (the warm starts are kept)
+        memset(w->contact_color_start, 0, sizeof w->contact_color_start);
+        return;
+    }
+    if (w->p_high > 0)
+        memset(w->contact_mask, 0, sizeof *w->contact_mask * (size_t)w->p_high);
+    const uint64_t below_63 = (1ull << 63) - 1ull;
+    for (int k = 0; k < n; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        int color = 63;
+        if (c->b2 < 0) {
+            const bool moves_a = w->inv_mass[c->a] > 0.0, moves_b = c->b >= 0 && w->inv_mass[c->b] > 0.0;
+            uint64_t used = (moves_a ? w->contact_mask[c->a] : 0u) | (moves_b ? w->contact_mask[c->b] : 0u);
+            uint64_t open = ~used & below_63;
+            if (open) {
+                color = __builtin_ctzll(open);
+                if (moves_a)
+                    w->contact_mask[c->a] |= 1ull << color;
+                if (moves_b)
+                    w->contact_mask[c->b] |= 1ull << color;
+            }
+        }
+        c->color = color;
+        count[color] += 1;
+    }
+    int start = 0;
+    for (int color = 0; color < 64; ++color) {
+        w->contact_color_start[color] = start;
+        start += count[color];
+    }
+    w->contact_color_start[64] = start;
+    int next[64];
+    memcpy(next, w->contact_color_start, sizeof next);
+    for (int k = 0; k < n; ++k)
+        w->contact_order[next[w->contacts_next[k].color]++] = k;
+    // The contacts themselves go into colour order, so each pass reads them in memory order: through
+    // an index, 150k contacts of a falling 16000-ball pit cost three times as much a step (cache
+    // misses). contacts_key_order puts them back for the commit (warm starts and events merge by key).
+    if (!array_reserve((void **)&w->contacts_scratch, &w->contacts_scratch_cap, n > 0 ? n : 1, sizeof *w->contacts_scratch)) {
+        for (int k = 0; k < n; ++k) // out of memory: one colour, in key order, on one thread
+            w->contacts_next[k].color = 63;
+        memset(w->contact_color_start, 0, sizeof w->contact_color_start);
+        w->contact_color_start[64] = n;
+        return;
+    }
+    for (int k = 0; k < n; ++k)
+        w->contacts_scratch[k] = w->contacts_next[w->contact_order[k]];
+    swap_contact_buffers(w);
+    w->contacts_permuted = true;
+}
+
+void contacts_key_order(sb_world *w)
+{
+    if (!w->contacts_permuted)
+        return;
+    const int n = w->contact_next_count;
+    for (int k = 0; k < n; ++k)
+        w->contacts_scratch[w->contact_order[k]] = w->contacts_next[k];
+    swap_contact_buffers(w);
+    w->contacts_permuted = false;
+}
+
+/// A pass over contacts, colour by colour (contacts_color): `base` is the colour's start in
+/// contact_order while its range runs.
+typedef struct contact_job {
+    sb_world *w;
+    int base;
+    double h;
+    bool flag;   // the pass's switch (use_bias, first_substep, preserve_impulse)
+    sb_soft soft;
+} contact_job;
+
+/// Contacts a thread takes at the least: below it a colour runs on the caller.
+enum { CONTACTS_PER_THREAD = 256 };
+
+static void for_each_color(sb_world *w, sb_range_fn *fn, contact_job *job)
+{
+    for (int color = 0; color < 64; ++color) {
+        int from = w->contact_color_start[color], to = w->contact_color_start[color + 1];
+        if (from == to)
+            continue;
+        job->base = from;
+        if (color == 63)
+            fn(job, 0, to - from);
+        else
+            sb_pool_for(w->pool, to - from, 1, CONTACTS_PER_THREAD, fn, job);
+    }
+}
+
+/// The contact at position k of the colour the job runs.
+static inline sb_contact *job_contact(const contact_job *job, int k) { return &job->w->contacts_next[job->base + k]; }
 
 void contacts_report_overlaps(sb_world *w)
 {
@@ -672,11 +800,15 @@ static inline sb_vec2 relative_velocity(const sb_world *w, const sb_contact *c)
 }
 
 /// Adds `p` times each body's inverse mass (and share) to `out` (velocities or positions): -p for a.
+/// A fixed particle is never written: contacts of one colour may share it (contacts_color), and
+/// its inverse mass of 0 would only write back what it read.
 static inline void apply_to(sb_world *w, const sb_contact *c, sb_vec2 p, sb_vec2 *out)
 {
-    out[c->a] = v2_mad(out[c->a], -w->inv_mass[c->a], p);
+    if (w->inv_mass[c->a] > 0.0)
+        out[c->a] = v2_mad(out[c->a], -w->inv_mass[c->a], p);
     if (c->b >= 0 && c->b2 < 0) {
-        out[c->b] = v2_mad(out[c->b], w->inv_mass[c->b], p);
+        if (w->inv_mass[c->b] > 0.0)
+            out[c->b] = v2_mad(out[c->b], w->inv_mass[c->b], p);
     } else if (c->b >= 0) {
         out[c->b] = v2_mad(out[c->b], w->inv_mass[c->b] * (1.0 - c->t), p);
         out[c->b2] = v2_mad(out[c->b2], w->inv_mass[c->b2] * c->t, p);
@@ -713,15 +845,17 @@ static inline double spin_slip(const sb_world *w, const sb_contact *c, const con
 /// against their relative spin (on b; -pr on a).
 static inline void apply_spin(sb_world *w, const sb_contact *c, const contact_levers *l, double pt, double pr)
 {
-    w->omega[c->a] -= l->ia * (l->ra * pt + pr);
-    if (l->b_turns)
+    if (l->ia > 0.0)
+        w->omega[c->a] -= l->ia * (l->ra * pt + pr);
+    if (l->b_turns && l->ib > 0.0)
         w->omega[c->b] += l->ib * (pr - l->rb * pt);
 }
 
-void contacts_prepare(sb_world *w, double h, bool first_substep)
+static void prepare_range(void *ctx, int from, int to)
 {
-    (void)h;
-    for (int k = 0; k < w->contact_next_count; ++k) {
+    const contact_job *job = ctx;
+    sb_world *w = job->w;
+    for (int k = from; k < to; ++k) {
         sb_contact *c = &w->contacts_next[k];
         contact_geometry(w, c);
         double wsum = inv_mass_of(w, c->a) + inv_mass_b(w, c);
@@ -730,17 +864,25 @@ void contacts_prepare(sb_world *w, double h, bool first_substep)
         contact_levers l = levers_of(w, c);
         double tsum = wsum + l.ra * l.ra * l.ia + l.rb * l.rb * l.ib;
         c->tangent_mass = tsum > 0.0 ? 1.0 / tsum : 0.0;
-        if (first_substep) {
+        if (job->flag) { // the first sub-step
             c->relative_velocity = v2_dot(relative_velocity(w, c), c->normal);
             c->max_normal_impulse = 0.0;
         }
     }
 }
 
-void contacts_warm_start(sb_world *w)
+void contacts_prepare(sb_world *w, double h, bool first_substep)
 {
-    for (int k = 0; k < w->contact_next_count; ++k) {
-        sb_contact *c = &w->contacts_next[k];
+    contact_job job = {w, 0, h, first_substep, {0, 0, 0}};
+    sb_pool_for(w->pool, w->contact_next_count, 1, 256, prepare_range, &job);
+}
+
+static void warm_start_range(void *ctx, int from, int to)
+{
+    const contact_job *job = ctx;
+    sb_world *w = job->w;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
         sb_vec2 t = v2(-c->normal.y, c->normal.x);
         sb_vec2 p = v2_add(v2_scale(c->normal, c->normal_impulse), v2_scale(t, c->tangent_impulse));
         apply_impulse(w, c, p);
@@ -750,6 +892,12 @@ void contacts_warm_start(sb_world *w)
         if (l.ia > 0.0 || l.ib > 0.0)
             apply_spin(w, c, &l, c->tangent_impulse, c->rolling_impulse);
     }
+}
+
+void contacts_warm_start(sb_world *w)
+{
+    contact_job job = {w, 0, 0.0, false, {0, 0, 0}};
+    for_each_color(w, warm_start_range, &job);
 }
 
 /// One soft non-penetration update of the contact's accumulated normal impulse, kept >= 0, at
@@ -804,15 +952,18 @@ static inline double rolling_impulse_step(const sb_world *w, sb_contact *c, cons
 // step does, not once per spring iteration: on the 4000-ball pit that is 2.5 ms per step
 // instead of 6.2 ms, and the pile settles further (0.09 J against 8 J), because the soft
 // contact is a spring and repeating it within a sub-step only stiffens it unevenly.
-void contacts_solve(sb_world *w, double h, bool use_bias)
+static void solve_range(void *ctx, int from, int to)
 {
-    const sb_soft soft = soft_from_hertz(contact_hertz(h), contact_damping_ratio, h);
-    const double inv_h = 1.0 / h;
+    const contact_job *job = ctx;
+    sb_world *w = job->w;
+    const sb_soft soft = job->soft;
+    const bool use_bias = job->flag;
+    const double inv_h = 1.0 / job->h;
     const bool spinning = w->spinning;
     sb_vec2 *vel = w->vel;
     const double *inv_mass = w->inv_mass;
-    for (int k = 0; k < w->contact_next_count; ++k) {
-        sb_contact *c = &w->contacts_next[k];
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
         if (c->normal_mass == 0.0)
             continue;
         double s = c->separation, bias = 0.0, mass_scale = 1.0, impulse_scale = 0.0;
@@ -849,15 +1000,23 @@ void contacts_solve(sb_world *w, double h, bool use_bias)
         const contact_levers l = levers_of(w, c);
         double pt = friction_impulse_step(c, rvx * tx + rvy * ty + (spinning ? spin_slip(w, c, &l) : 0.0));
         double px = pn * nx + pt * tx, py = pn * ny + pt * ty;
-        vel[a].x -= wa * px;
-        vel[a].y -= wa * py;
-        if (b >= 0) {
+        if (wa > 0.0) { // a fixed particle is never written (contacts_color)
+            vel[a].x -= wa * px;
+            vel[a].y -= wa * py;
+        }
+        if (wb > 0.0) {
             vel[b].x += wb * px;
             vel[b].y += wb * py;
         }
         if (l.ia > 0.0 || l.ib > 0.0)
             apply_spin(w, c, &l, pt, rolling_impulse_step(w, c, &l));
     }
+}
+
+void contacts_solve(sb_world *w, double h, bool use_bias)
+{
+    contact_job job = {w, 0, h, use_bias, soft_from_hertz(contact_hertz(h), contact_damping_ratio, h)};
+    for_each_color(w, solve_range, &job);
 }
 
 // The bounds are a box the particles are confined to (sb_world_def), so the velocity
@@ -955,10 +1114,12 @@ void walls_hold_centres(sb_world *w)
     }
 }
 
-void contacts_restitution(sb_world *w)
+static void restitution_range(void *ctx, int from, int to)
 {
-    for (int k = 0; k < w->contact_next_count; ++k) {
-        sb_contact *c = &w->contacts_next[k];
+    const contact_job *job = ctx;
+    sb_world *w = job->w;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
         if (c->restitution == 0.0 || c->relative_velocity > -restitution_threshold || c->max_normal_impulse == 0.0)
             continue;
         double vn = v2_dot(relative_velocity(w, c), c->normal);
@@ -971,12 +1132,20 @@ void contacts_restitution(sb_world *w)
     }
 }
 
+void contacts_restitution(sb_world *w)
+{
+    contact_job job = {w, 0, 0.0, false, {0, 0, 0}};
+    for_each_color(w, restitution_range, &job);
+}
+
 // Moves one end by `step` along n; in the position methods a move becomes velocity (pos - prev),
 // so only the first contact_push_max * h of it does: prev follows the rest. Box2D caps its soft
 // contact's push-out speed the same way; without the cap a 1 kg circle squeezed under 2000 kg
 // left at 553 m/s and the pile exploded.
 static void move_end(sb_world *w, int i, double step, sb_vec2 n, double max_step)
 {
+    if (w->inv_mass[i] == 0.0) // a fixed particle is never written (contacts_color)
+        return;
     w->pos[i] = v2_mad(w->pos[i], step, n);
     double excess = fabs(step) - max_step;
     if (excess > 0.0)
@@ -1009,10 +1178,14 @@ static inline double separate(sb_world *w, sb_contact *c, double h)
 // first recorded, the overlap resolved, then the normal velocities exchanged as in a
 // collision (restitution e; the article's swap is the equal-mass case with e = 1) and prev
 // moved so that it encodes the new velocity. Friction limits the tangential exchange.
-void contacts_project(sb_world *w, bool preserve_impulse, double h)
+static void project_range(void *ctx, int from, int to)
 {
-    for (int k = 0; k < w->contact_next_count; ++k) {
-        sb_contact *c = &w->contacts_next[k];
+    const contact_job *job = ctx;
+    sb_world *w = job->w;
+    const bool preserve_impulse = job->flag;
+    const double h = job->h;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
         int a = c->a, b = c->b, b2 = c->b2;
         // the motion of this sub-step (pos - prev) of each body, kept through the push
         sb_vec2 va = v2_sub(w->pos[a], w->prev[a]);
@@ -1038,8 +1211,9 @@ void contacts_project(sb_world *w, bool preserve_impulse, double h)
             double jt = -vt / tsum, limit = c->friction * j;
             jt = jt < -limit ? -limit : jt > limit ? limit : jt;
             if (w->spinning) {
-                w->angle[a] -= l.ia * l.ra * jt;
-                if (l.b_turns)
+                if (l.ia > 0.0)
+                    w->angle[a] -= l.ia * l.ra * jt;
+                if (l.b_turns && l.ib > 0.0)
                     w->angle[b] -= l.ib * l.rb * jt;
             }
             sb_vec2 p = v2_add(v2_scale(n, j), v2_scale(t, jt));
@@ -1048,12 +1222,19 @@ void contacts_project(sb_world *w, bool preserve_impulse, double h)
             if (b2 >= 0)
                 vb2 = v2_mad(vb2, w->inv_mass[b2] * sb2, p);
         }
-        w->prev[a] = v2_sub(w->pos[a], va);
-        if (b >= 0)
+        if (wa > 0.0) // a fixed particle is never written (contacts_color)
+            w->prev[a] = v2_sub(w->pos[a], va);
+        if (b >= 0 && w->inv_mass[b] > 0.0)
             w->prev[b] = v2_sub(w->pos[b], vb);
-        if (b2 >= 0)
+        if (b2 >= 0 && w->inv_mass[b2] > 0.0)
             w->prev[b2] = v2_sub(w->pos[b2], vb2);
     }
+}
+
+void contacts_project(sb_world *w, bool preserve_impulse, double h)
+{
+    contact_job job = {w, 0, h, preserve_impulse, {0, 0, 0}};
+    for_each_color(w, project_range, &job);
 }
 
 /// Rolling resistance by position: the ends' relative turn in this sub-step is taken back up to
@@ -1070,8 +1251,9 @@ static inline void rolling_resistance_by_position(sb_world *w, const sb_contact 
     const double relative = (l->b_turns ? w->angle[b] - w->angle_prev[b] : 0.0) - (w->angle[a] - w->angle_prev[a]);
     double back = -relative / k;
     back = back < -limit ? -limit : back > limit ? limit : back;
-    w->angle[a] -= l->ia * back;
-    if (l->b_turns)
+    if (l->ia > 0.0)
+        w->angle[a] -= l->ia * back;
+    if (l->b_turns && l->ib > 0.0)
         w->angle[b] += l->ib * back;
 }
 
@@ -1106,13 +1288,15 @@ static inline void friction_by_position(sb_world *w, const sb_contact *c, double
         sb_vec2 da = v2_sub(w->pos[a], w->prev[a]), db = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
         slide = (v2_dot(v2_sub(db, da), t) + spin) / tsum;
         slide = slide < -limit ? -limit : slide > limit ? limit : slide;
-        w->pos[a] = v2_mad(w->pos[a], wa * slide, t);
-        if (b >= 0)
+        if (wa > 0.0) // a fixed particle is never written (contacts_color)
+            w->pos[a] = v2_mad(w->pos[a], wa * slide, t);
+        if (b >= 0 && w->inv_mass[b] > 0.0)
             w->pos[b] = v2_mad(w->pos[b], -w->inv_mass[b] * slide, t);
     }
     if (turns) {
-        w->angle[a] += l.ia * l.ra * slide;
-        if (l.b_turns)
+        if (l.ia > 0.0)
+            w->angle[a] += l.ia * l.ra * slide;
+        if (l.b_turns && l.ib > 0.0)
             w->angle[b] += l.ib * l.rb * slide;
         rolling_resistance_by_position(w, c, &l, push);
     }
@@ -1120,12 +1304,19 @@ static inline void friction_by_position(sb_world *w, const sb_contact *c, double
 
 // Verlet's first collide pass (seed 004, without impulse preservation): overlaps are moved apart,
 // which cancels the acceleration of a body at rest; the pushes are summed for the friction pass.
+static void project_verlet_range(void *ctx, int from, int to)
+{
+    const contact_job *job = ctx;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
+        c->normal_impulse += separate(job->w, c, job->h);
+    }
+}
+
 void contacts_project_verlet(sb_world *w, double h)
 {
-    for (int k = 0; k < w->contact_next_count; ++k) {
-        sb_contact *c = &w->contacts_next[k];
-        c->normal_impulse += separate(w, c, h);
-    }
+    contact_job job = {w, 0, h, false, {0, 0, 0}};
+    for_each_color(w, project_verlet_range, &job);
 }
 
 // Verlet's friction, once per sub-step after its collide passes, on the summed push. The article
@@ -1133,32 +1324,48 @@ void contacts_project_verlet(sb_world *w, double h)
 // mu 0.3 asked (issue 19), as the push alone only acts along the normal. Applied within every
 // pass instead, the corrections of a pile's many contacts fought each other: the 4000-ball pit
 // never settled (5.5 J, against 0.38 J without friction).
+static void friction_verlet_range(void *ctx, int from, int to)
+{
+    const contact_job *job = ctx;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
+        if (c->normal_impulse != 0.0 && c->friction > 0.0)
+            friction_by_position(job->w, c, c->normal_impulse);
+        c->normal_impulse = 0.0;
+    }
+}
+
 void contacts_friction_verlet(sb_world *w)
 {
-    for (int k = 0; k < w->contact_next_count; ++k) {
-        sb_contact *c = &w->contacts_next[k];
-        if (c->normal_impulse != 0.0 && c->friction > 0.0)
-            friction_by_position(w, c, c->normal_impulse);
-        c->normal_impulse = 0.0;
+    contact_job job = {w, 0, 0.0, false, {0, 0, 0}};
+    for_each_color(w, friction_verlet_range, &job);
+}
+
+static void project_xpbd_range(void *ctx, int from, int to)
+{
+    const contact_job *job = ctx;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
+        double push = separate(job->w, c, job->h);
+        if (push == 0.0)
+            continue;
+        c->normal_impulse += push;
+        friction_by_position(job->w, c, push);
     }
 }
 
 void contacts_project_xpbd(sb_world *w, double h)
 {
-    for (int k = 0; k < w->contact_next_count; ++k) {
-        sb_contact *c = &w->contacts_next[k];
-        double push = separate(w, c, h);
-        if (push == 0.0)
-            continue;
-        c->normal_impulse += push;
-        friction_by_position(w, c, push);
-    }
+    contact_job job = {w, 0, h, false, {0, 0, 0}};
+    for_each_color(w, project_xpbd_range, &job);
 }
 
-void contacts_xpbd_velocity(sb_world *w)
+static void xpbd_velocity_range(void *ctx, int from, int to)
 {
-    for (int k = 0; k < w->contact_next_count; ++k) {
-        sb_contact *c = &w->contacts_next[k];
+    const contact_job *job = ctx;
+    sb_world *w = job->w;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
         if (c->normal_impulse == 0.0 || c->normal_mass == 0.0)
             continue;
         double vn = v2_dot(relative_velocity(w, c), c->normal);
@@ -1167,6 +1374,12 @@ void contacts_xpbd_velocity(sb_world *w)
             apply_impulse(w, c, v2_scale(c->normal, (target - vn) * c->normal_mass));
         c->normal_impulse = 0.0;
     }
+}
+
+void contacts_xpbd_velocity(sb_world *w)
+{
+    contact_job job = {w, 0, 0.0, false, {0, 0, 0}};
+    for_each_color(w, xpbd_velocity_range, &job);
 }
 
 bool contact_is_touching(const sb_contact *c) { return c->separation < touching_slop; }

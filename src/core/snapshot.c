@@ -64,7 +64,7 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     DUP(angle, pc); DUP(omega, pc); DUP(inertia, pc); DUP(rolling_resistance, pc); DUP(p_rolling, pc);
     SCRATCH(inv_inertia, pc); SCRATCH(angle_prev, pc);
     SCRATCH(prev, pc); SCRATCH(start, pc); SCRATCH(hold_frac, pc); SCRATCH(hold_wall, pc); SCRATCH(dv, pc); SCRATCH(reach, pc);
-    SCRATCH(snap_pos, pc); SCRATCH(snap_vel, pc); SCRATCH(snap_spin, pc); SCRATCH(cell_x, pc); SCRATCH(cell_y, pc); SCRATCH(p_load, pc);
+    SCRATCH(snap_pos, pc); SCRATCH(snap_vel, pc); SCRATCH(snap_spin, pc); SCRATCH(contact_mask, pc); SCRATCH(cell_x, pc); SCRATCH(cell_y, pc); SCRATCH(p_load, pc);
     // springs; of the solver's packed arrays only the constants outlive a step (solver.c)
     const int sc = src->s_high;
     dst->s_cap = sc;
@@ -104,6 +104,12 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     DUP(contacts, src->contact_count);
     dst->contact_cap = src->contact_count;
     dst->contacts_next = NULL;
+    dst->contact_order = NULL;
+    dst->contact_order_cap = 0;
+    dst->contacts_scratch = NULL;
+    dst->contacts_scratch_cap = 0;
+    dst->contacts_permuted = false;
+    memset(dst->contact_color_start, 0, sizeof dst->contact_color_start);
     dst->contact_next_cap = dst->contact_next_count = 0;
     dst->segment_contacts = NULL;
     dst->segment_contact_cap = dst->segment_contact_count = 0;

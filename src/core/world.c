@@ -213,7 +213,7 @@ static bool particles_reserve(sb_world *w, int need)
         !GROW(w->mass, cap) || !GROW(w->inv_mass, cap) || !GROW(w->radius, cap) ||
         !GROW(w->restitution, cap) || !GROW(w->friction, cap) || !GROW(w->p_gen, cap) ||
         !GROW(w->p_flags, cap) || !GROW(w->p_next_free, cap) || !GROW(w->degree, cap) ||
-        !GROW(w->snap_pos, cap) || !GROW(w->snap_vel, cap) || !GROW(w->snap_spin, cap) || !GROW(w->cell_x, cap) || !GROW(w->cell_y, cap) ||
+        !GROW(w->snap_pos, cap) || !GROW(w->snap_vel, cap) || !GROW(w->snap_spin, cap) || !GROW(w->contact_mask, cap) || !GROW(w->cell_x, cap) || !GROW(w->cell_y, cap) ||
         !GROW(w->p_load, cap) || !GROW(w->start, cap) || !GROW(w->hold_frac, cap) || !GROW(w->hold_wall, cap) ||
         !GROW(w->force, cap) || !GROW(w->group, cap) ||
         !GROW(w->category, cap) || !GROW(w->mask, cap) || !GROW(w->color, cap))
@@ -274,7 +274,7 @@ void world_free_storage(sb_world *w)
         w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kstiff, w->kdamp, w->kscale, w->kg, w->kimp,
         w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen, w->w_one_sided, w->wall_nb,
         w->w_alive_flag, w->contacts, w->contacts_next, w->segment_contacts, w->grid_start, w->grid_items, w->cell_x,
-        w->cell_y, w->snap_pos, w->snap_vel, w->snap_spin, w->snap_axis, w->snap_impulse, w->tether_p,
+        w->cell_y, w->snap_pos, w->snap_vel, w->snap_spin, w->contact_mask, w->contact_order, w->contacts_scratch, w->snap_axis, w->snap_impulse, w->tether_p,
         w->tether_anchor, w->tether_length, w->p_load, w->start, w->hold_frac, w->hold_wall, w->ramps, w->force, w->group,
         w->category, w->mask, w->color, w->ktension, w->tension, w->break_stretch, w->break_force,
         w->s_color, w->s_hidden,
@@ -1495,6 +1495,7 @@ sb_status sb_world_step(sb_world *w)
         return SB_ERR_HALTED;
     }
     // Commit: the contacts of this step become the warm start of the next.
+    contacts_key_order(w);
     sb_contact *tmp = w->contacts;
     w->contacts = w->contacts_next;
     w->contacts_next = tmp;

@@ -28,6 +28,7 @@ typedef struct sb_contact {
     double rolling_resistance, rolling_impulse; // angular impulse against relative spin, N m s (warm started)
     double relative_velocity;  // normal velocity when the step began (for restitution)
     int side;                  // walls: the side of the wall's line the particle came from (+1, -1)
+    int color;                 // contacts_color: 0..62 share no moving particle within a colour; 63 runs in order
 } sb_contact;
 
 #define SHAPE_SEGMENT 0x40000000u // | spring slot: a solid spring (sb_spring_def.solid)
@@ -175,6 +176,13 @@ struct sb_world {
     // a step builds `contacts_next` and swaps only once the step is finite.
     sb_contact *contacts, *contacts_next;
     int contact_count, contact_next_count, contact_cap, contact_next_cap;
+    int *contact_order, contact_order_cap; // the key rank of each position of contacts_next while it is in
+                                          // colour order (contacts_color), for contacts_key_order
+    sb_contact *contacts_scratch;         // the other buffer of those two reorderings
+    int contacts_scratch_cap;
+    bool contacts_permuted;               // contacts_next is in colour order (until contacts_key_order)
+    int contact_color_start[65];          // where each colour begins in contact_order; [64] = the count
+    uint64_t *contact_mask;               // scratch: the colours each particle has a contact in (contacts_color)
     sb_contact *segment_contacts;  // scratch: this step's contacts with solid springs, merged in by key
     int segment_contact_count, segment_contact_cap;
     // Broad phase: spatial hash grid rebuilt each step by counting sort.
@@ -247,7 +255,8 @@ void world_free_storage(sb_world *w); // every array a world owns, not the struc
 // contact.c
 bool contacts_reserve(sb_world *w);
 void contacts_report_overlaps(sb_world *w);      // the first step's sb_stats.overlapping_pairs
-void contacts_build(sb_world *w);                 // broad + narrow phase into contacts_next
+void contacts_build(sb_world *w);                 // broad + narrow phase into contacts_next, in colour order
+void contacts_key_order(sb_world *w);             // contacts_next back in key order, to be committed
 void contacts_update_geometry(sb_world *w);       // normal and separation from positions
 void contacts_prepare(sb_world *w, double h, bool first_substep);
 void contacts_warm_start(sb_world *w);
