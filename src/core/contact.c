@@ -46,15 +46,6 @@ bool contacts_reserve(sb_world *w)
     return true;
 }
 
-static bool push_contact(sb_world *w, const sb_contact *c)
-{
-    if (!array_reserve((void **)&w->contacts_next, &w->contact_next_cap, w->contact_next_count + 1,
-                       sizeof *w->contacts_next))
-        return false; // out of memory: this contact is skipped this step
-    w->contacts_next[w->contact_next_count++] = *c;
-    return true;
-}
-
 static bool push_segment_contact(sb_world *w, const sb_contact *c)
 {
     if (!array_reserve((void **)&w->segment_contacts, &w->segment_contact_cap, w->segment_contact_count + 1,
@@ -463,6 +454,117 @@ static void segment_contacts_build(sb_world *w, double inv_cell, double rmax, do
     w->contact_next_count = n + m;
 }
 
+/// Where a chunk of the narrow phase writes its contacts: contacts_next for the first, a buffer
+/// of its own for each other, appended in chunk order (so in key order) afterwards.
+typedef struct contact_buffer { sb_contact **items; int *count, *cap; } contact_buffer;
+
+static void push_to(contact_buffer *out, const sb_contact *c)
+{
+    if (!array_reserve((void **)out->items, out->cap, *out->count + 1, sizeof **out->items))
+        return; // out of memory: this contact is skipped this step
+    (*out->items)[(*out->count)++] = *c;
+}
+
+typedef struct narrow_job { sb_world *w; bool pairs; } narrow_job;
+
+// The narrow phase of particles [from, to): their walls, bounds and pairs (j > i) within reach,
+// each particle's in key order. Particles are independent here (each reads positions and the
+// grid, writes only its own contacts), so chunks run on the world's threads.
+static void narrow_range(void *ctx, int chunk, int from, int to)
+{
+    const narrow_job *job = ctx;
+    sb_world *w = job->w;
+    const bool pairs = job->pairs;
+    contact_buffer buffer = chunk == 0 ? (contact_buffer){&w->contacts_next, &w->contact_next_count, &w->contact_next_cap}
+                                       : (contact_buffer){&w->chunk_contacts[chunk], &w->chunk_contact_count[chunk],
+                                                          &w->chunk_contact_cap[chunk]};
+    contact_buffer *out = &buffer;
+    int near[512];
+    for (int i = from; i < to; ++i) {
+        if (!particle_alive(w, i))
+            continue;
+        sb_contact c;
+        memset(&c, 0, sizeof c);
+        c.a = i;
+        c.b = -1;
+        c.b2 = -1;
+        if (w->inv_mass[i] > 0.0) {
+            for (int k = 0; k < w->w_high; ++k) {
+                if (!w->w_alive_flag[k])
+                    continue;
+                c.shape = (uint32_t)k;
+                c.side = 0;
+                static_geometry(w, &c);
+                if (c.separation < w->reach[i]) {
+                    c.key = ((uint64_t)i << 32) | c.shape;
+                    push_to(out, &c);
+                }
+            }
+            if (w->def.has_bounds) {
+                c.side = 0;
+                for (uint32_t side = 0; side < 4; ++side) {
+                    c.shape = SHAPE_BOUND + side;
+                    static_geometry(w, &c);
+                    if (c.separation < w->reach[i]) {
+                        c.key = ((uint64_t)i << 32) | c.shape;
+                        push_to(out, &c);
+                    }
+                }
+            }
+        }
+        if (!pairs || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
+            continue;
+        int count = 0;
+        for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+                int cx = w->cell_x[i] + dx, cy = w->cell_y[i] + dy;
+                unsigned hsh = cell_hash(cx, cy, w->grid_size);
+                for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
+                    int j = w->grid_items[k];
+                    // j's own cell must be the one asked for: buckets are shared by
+                    // colliding hashes, and this keeps every pair found exactly once.
+                    if (j <= i || w->cell_x[j] != cx || w->cell_y[j] != cy)
+                        continue;
+                    if (w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0)
+                        continue;
+                    double reach = w->radius[i] + w->radius[j] + (w->reach[i] > w->reach[j] ? w->reach[i] : w->reach[j]);
+                    sb_vec2 d = v2_sub(w->pos[j], w->pos[i]);
+                    if (v2_dot(d, d) >= reach * reach)
+                        continue;
+                    if (count < (int)(sizeof near / sizeof near[0]))
+                        near[count++] = j;
+                }
+            }
+        }
+        if (count == 0)
+            continue;
+        // in key order, for the warm starts' merge: a handful each, so an insertion sort (qsort's
+        // calls through a pointer cost more than the sorting)
+        for (int k = 1; k < count; ++k) {
+            int j = near[k], m = k;
+            for (; m > 0 && near[m - 1] > j; --m)
+                near[m] = near[m - 1];
+            near[m] = j;
+        }
+        for (int k = 0; k < count; ++k) {
+            int j = near[k];
+            if (!particles_should_collide(w, i, j))
+                continue;
+            // springs own the distance between their ends; a particle with none is joined to nothing
+            if (w->degree[i] > 0 && w->degree[j] > 0 && joined_by_spring(w, i, j))
+                continue;
+            c.b = j;
+            c.shape = SHAPE_PARTICLE | (uint32_t)j;
+            c.key = ((uint64_t)i << 32) | c.shape;
+            c.normal = v2(0, 0);
+            pair_geometry(w, &c);
+            push_to(out, &c);
+        }
+        c.b = -1;
+    }
+
+}
+
 void contacts_build(sb_world *w)
 {
     if (w->walls_dirty)
@@ -523,88 +625,17 @@ void contacts_build(sb_world *w)
         w->grid_start[0] = 0;
     }
 
-    int near[512];
-    for (int i = 0; i < w->p_high; ++i) {
-        if (!particle_alive(w, i))
-            continue;
-        sb_contact c;
-        memset(&c, 0, sizeof c);
-        c.a = i;
-        c.b = -1;
-        c.b2 = -1;
-        if (w->inv_mass[i] > 0.0) {
-            for (int k = 0; k < w->w_high; ++k) {
-                if (!w->w_alive_flag[k])
-                    continue;
-                c.shape = (uint32_t)k;
-                c.side = 0;
-                static_geometry(w, &c);
-                if (c.separation < w->reach[i]) {
-                    c.key = ((uint64_t)i << 32) | c.shape;
-                    push_contact(w, &c);
-                }
-            }
-            if (w->def.has_bounds) {
-                c.side = 0;
-                for (uint32_t side = 0; side < 4; ++side) {
-                    c.shape = SHAPE_BOUND + side;
-                    static_geometry(w, &c);
-                    if (c.separation < w->reach[i]) {
-                        c.key = ((uint64_t)i << 32) | c.shape;
-                        push_contact(w, &c);
-                    }
-                }
-            }
-        }
-        if (!pairs || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
-            continue;
-        int count = 0;
-        for (int dy = -1; dy <= 1; ++dy) {
-            for (int dx = -1; dx <= 1; ++dx) {
-                int cx = w->cell_x[i] + dx, cy = w->cell_y[i] + dy;
-                unsigned hsh = cell_hash(cx, cy, w->grid_size);
-                for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
-                    int j = w->grid_items[k];
-                    // j's own cell must be the one asked for: buckets are shared by
-                    // colliding hashes, and this keeps every pair found exactly once.
-                    if (j <= i || w->cell_x[j] != cx || w->cell_y[j] != cy)
-                        continue;
-                    if (w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0)
-                        continue;
-                    double reach = w->radius[i] + w->radius[j] + (w->reach[i] > w->reach[j] ? w->reach[i] : w->reach[j]);
-                    sb_vec2 d = v2_sub(w->pos[j], w->pos[i]);
-                    if (v2_dot(d, d) >= reach * reach)
-                        continue;
-                    if (count < (int)(sizeof near / sizeof near[0]))
-                        near[count++] = j;
-                }
-            }
-        }
-        if (count == 0)
-            continue;
-        // in key order, for the warm starts' merge: a handful each, so an insertion sort (qsort's
-        // calls through a pointer cost more than the sorting)
-        for (int k = 1; k < count; ++k) {
-            int j = near[k], m = k;
-            for (; m > 0 && near[m - 1] > j; --m)
-                near[m] = near[m - 1];
-            near[m] = j;
-        }
-        for (int k = 0; k < count; ++k) {
-            int j = near[k];
-            if (!particles_should_collide(w, i, j))
-                continue;
-            // springs own the distance between their ends; a particle with none is joined to nothing
-            if (w->degree[i] > 0 && w->degree[j] > 0 && joined_by_spring(w, i, j))
-                continue;
-            c.b = j;
-            c.shape = SHAPE_PARTICLE | (uint32_t)j;
-            c.key = ((uint64_t)i << 32) | c.shape;
-            c.normal = v2(0, 0);
-            pair_geometry(w, &c);
-            push_contact(w, &c);
-        }
-        c.b = -1;
+    // The narrow phase on the world's threads, 512 particles a chunk at the least.
+    narrow_job job = {w, pairs};
+    memset(w->chunk_contact_count, 0, sizeof w->chunk_contact_count);
+    int chunks = sb_pool_for_chunks(w->pool, w->p_high, 512, narrow_range, &job);
+    for (int k = 1; k < chunks; ++k) { // in chunk order: key order
+        int n = w->chunk_contact_count[k];
+        if (n == 0 || !array_reserve((void **)&w->contacts_next, &w->contact_next_cap, w->contact_next_count + n,
+                                     sizeof *w->contacts_next))
+            continue; // out of memory: that chunk's contacts are skipped this step
+        memcpy(w->contacts_next + w->contact_next_count, w->chunk_contacts[k], sizeof *w->contacts_next * (size_t)n);
+        w->contact_next_count += n;
     }
 
     if ((w->solid_springs > 0 || w->solid_constraints > 0) && w->def.collisions && colliders > 0)

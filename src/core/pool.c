@@ -22,6 +22,7 @@ struct sb_pool {
     worker workers[SB_POOL_MAX_THREADS];
     // the job of the current generation
     sb_range_fn *fn;
+    sb_chunk_fn *chunk_fn; // instead of fn: told its chunk's number
     void *ctx;
     int count, align, chunks; // chunks <= threads: a small range takes fewer threads
     atomic_uint generation; // bumped to start a job
@@ -78,8 +79,12 @@ static void *worker_main(void *arg)
         seen = gen;
         int from, to;
         chunk(p, me->index, &from, &to);
-        if (from < to)
-            p->fn(p->ctx, from, to);
+        if (from < to) {
+            if (p->chunk_fn)
+                p->chunk_fn(p->ctx, me->index, from, to);
+            else
+                p->fn(p->ctx, from, to);
+        }
         atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel);
     }
 }
@@ -126,19 +131,12 @@ void sb_pool_destroy(sb_pool *p)
 
 int sb_pool_threads(const sb_pool *p) { return p ? p->threads : 1; }
 
-void sb_pool_for(sb_pool *p, int count, int align, int min_per_thread, sb_range_fn *fn, void *ctx)
+/// Runs one job: fn or chunk_fn over [0, count) in `chunks` chunks; the caller takes chunk 0.
+static void run_job(sb_pool *p, int count, int align, int chunks, sb_range_fn *fn, sb_chunk_fn *chunk_fn, void *ctx)
 {
-    if (count <= 0)
-        return;
-    int chunks = p ? p->threads : 1;
-    if (min_per_thread > 0 && count / min_per_thread < chunks)
-        chunks = count / min_per_thread;
-    if (chunks <= 1) {
-        fn(ctx, 0, count);
-        return;
-    }
     p->chunks = chunks;
     p->fn = fn;
+    p->chunk_fn = chunk_fn;
     p->ctx = ctx;
     p->count = count;
     p->align = align;
@@ -150,10 +148,48 @@ void sb_pool_for(sb_pool *p, int count, int align, int min_per_thread, sb_range_
     pthread_mutex_unlock(&p->lock);
     int from, to;
     chunk(p, 0, &from, &to);
-    if (from < to)
-        fn(ctx, from, to);
+    if (from < to) {
+        if (chunk_fn)
+            chunk_fn(ctx, 0, from, to);
+        else
+            fn(ctx, from, to);
+    }
     while (atomic_load_explicit(&p->pending, memory_order_acquire) > 0)
         sched_yield();
+}
+
+/// How many chunks a range of `count` takes: one a thread, none under `min_per_thread`.
+static int chunks_for(const sb_pool *p, int count, int min_per_thread)
+{
+    int chunks = p ? p->threads : 1;
+    if (min_per_thread > 0 && count / min_per_thread < chunks)
+        chunks = count / min_per_thread;
+    return chunks < 1 ? 1 : chunks;
+}
+
+void sb_pool_for(sb_pool *p, int count, int align, int min_per_thread, sb_range_fn *fn, void *ctx)
+{
+    if (count <= 0)
+        return;
+    int chunks = chunks_for(p, count, min_per_thread);
+    if (chunks <= 1) {
+        fn(ctx, 0, count);
+        return;
+    }
+    run_job(p, count, align, chunks, fn, NULL, ctx);
+}
+
+int sb_pool_for_chunks(sb_pool *p, int count, int min_per_thread, sb_chunk_fn *fn, void *ctx)
+{
+    if (count <= 0)
+        return 0;
+    int chunks = chunks_for(p, count, min_per_thread);
+    if (chunks <= 1) {
+        fn(ctx, 0, 0, count);
+        return 1;
+    }
+    run_job(p, count, 1, chunks, NULL, fn, ctx);
+    return chunks;
 }
 
 int sb_machine_threads(void)

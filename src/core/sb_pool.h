@@ -25,6 +25,11 @@ int sb_pool_threads(const sb_pool *pool);
 /// first, and returns when every chunk is done. Every boundary is a multiple of `align`. Items
 /// that share no data give the same bits however the range is cut, so for any thread count.
 void sb_pool_for(sb_pool *pool, int count, int align, int min_per_thread, sb_range_fn *fn, void *ctx);
+/// The work on chunk number `chunk` of a range (chunks are numbered in the range's order).
+typedef void sb_chunk_fn(void *ctx, int chunk, int from, int to);
+/// sb_pool_for with the chunk's number, for work that writes each chunk's output apart and joins
+/// them in order afterwards; returns how many chunks there were (1 on the caller alone).
+int sb_pool_for_chunks(sb_pool *pool, int count, int min_per_thread, sb_chunk_fn *fn, void *ctx);
 /// The number of threads the machine has online (at least 1).
 int sb_machine_threads(void);
 

@@ -109,6 +109,8 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     dst->contacts_scratch = NULL;
     dst->contacts_scratch_cap = 0;
     dst->contacts_permuted = false;
+    memset(dst->chunk_contacts, 0, sizeof dst->chunk_contacts);
+    memset(dst->chunk_contact_cap, 0, sizeof dst->chunk_contact_cap);
     memset(dst->contact_color_start, 0, sizeof dst->contact_color_start);
     dst->contact_next_cap = dst->contact_next_count = 0;
     dst->segment_contacts = NULL;

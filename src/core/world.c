@@ -279,6 +279,8 @@ void world_free_storage(sb_world *w)
         w->category, w->mask, w->color, w->ktension, w->tension, w->break_stretch, w->break_force,
         w->s_color, w->s_hidden,
     };
+    for (int k = 0; k < SB_POOL_MAX_THREADS; ++k)
+        free(w->chunk_contacts[k]);
     events_free(w);
     constraints_free(w);
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)

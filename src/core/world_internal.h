@@ -5,6 +5,7 @@
 #define SB_WORLD_INTERNAL_H
 
 #include "sb_tuning.h"
+#include "sb_pool.h"
 #include "sb_world.h"
 
 #include <math.h>
@@ -181,6 +182,8 @@ struct sb_world {
     sb_contact *contacts_scratch;         // the other buffer of those two reorderings
     int contacts_scratch_cap;
     bool contacts_permuted;               // contacts_next is in colour order (until contacts_key_order)
+    sb_contact *chunk_contacts[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks past the first
+    int chunk_contact_count[SB_POOL_MAX_THREADS], chunk_contact_cap[SB_POOL_MAX_THREADS];
     int contact_color_start[65];          // where each colour begins in contact_order; [64] = the count
     uint64_t *contact_mask;               // scratch: the colours each particle has a contact in (contacts_color)
     sb_contact *segment_contacts;  // scratch: this step's contacts with solid springs, merged in by key
