@@ -39,7 +39,7 @@ bool contacts_reserve(sb_world *w)
         w->grid_size = want;
     }
     if (w->p_high > w->grid_items_cap) {
-        if (!ARRAY_GROW(w->grid_items, w->p_cap))
+        if (!ARRAY_GROW(w->grid_items, w->p_cap) || !ARRAY_GROW(w->grid_entries, w->p_cap))
             return false;
         w->grid_items_cap = w->p_cap;
     }
@@ -480,6 +480,7 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
                                                           &w->chunk_contact_cap[chunk]};
     contact_buffer *out = &buffer;
     int near[512];
+    sb_vec2 near_d[512]; // from i to each candidate
     for (int i = from; i < to; ++i) {
         if (!particle_alive(w, i))
             continue;
@@ -515,24 +516,31 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
         if (!pairs || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
             continue;
         int count = 0;
+        const double xi = w->pos[i].x, yi = w->pos[i].y, ri = w->radius[i], reach_i = w->reach[i];
+        const bool fixed_i = w->inv_mass[i] == 0.0;
+        const int cell_x = w->cell_x[i], cell_y = w->cell_y[i];
         for (int dy = -1; dy <= 1; ++dy) {
             for (int dx = -1; dx <= 1; ++dx) {
-                int cx = w->cell_x[i] + dx, cy = w->cell_y[i] + dy;
+                int cx = cell_x + dx, cy = cell_y + dy;
                 unsigned hsh = cell_hash(cx, cy, w->grid_size);
                 for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
-                    int j = w->grid_items[k];
+                    const grid_entry *e = &w->grid_entries[k];
+                    int j = e->index;
                     // j's own cell must be the one asked for: buckets are shared by
                     // colliding hashes, and this keeps every pair found exactly once.
-                    if (j <= i || w->cell_x[j] != cx || w->cell_y[j] != cy)
+                    if (j <= i || e->cx != cx || e->cy != cy)
                         continue;
-                    if (w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0)
+                    if (fixed_i && w->inv_mass[j] == 0.0)
                         continue;
-                    double reach = w->radius[i] + w->radius[j] + (w->reach[i] > w->reach[j] ? w->reach[i] : w->reach[j]);
-                    sb_vec2 d = v2_sub(w->pos[j], w->pos[i]);
-                    if (v2_dot(d, d) >= reach * reach)
+                    double reach = ri + e->radius + (reach_i > e->reach ? reach_i : e->reach);
+                    double ddx = e->x - xi, ddy = e->y - yi;
+                    if (ddx * ddx + ddy * ddy >= reach * reach)
                         continue;
-                    if (count < (int)(sizeof near / sizeof near[0]))
-                        near[count++] = j;
+                    if (count < (int)(sizeof near / sizeof near[0])) {
+                        near[count] = j;
+                        near_d[count] = v2(ddx, ddy);
+                        count += 1;
+                    }
                 }
             }
         }
@@ -542,9 +550,13 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
         // calls through a pointer cost more than the sorting)
         for (int k = 1; k < count; ++k) {
             int j = near[k], m = k;
-            for (; m > 0 && near[m - 1] > j; --m)
+            sb_vec2 d = near_d[k];
+            for (; m > 0 && near[m - 1] > j; --m) {
                 near[m] = near[m - 1];
+                near_d[m] = near_d[m - 1];
+            }
             near[m] = j;
+            near_d[m] = d;
         }
         for (int k = 0; k < count; ++k) {
             int j = near[k];
@@ -556,8 +568,11 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
             c.b = j;
             c.shape = SHAPE_PARTICLE | (uint32_t)j;
             c.key = ((uint64_t)i << 32) | c.shape;
-            c.normal = v2(0, 0);
-            pair_geometry(w, &c);
+            // pair_geometry's arithmetic on the distance already found
+            const sb_vec2 d = near_d[k];
+            const double len = v2_len(d);
+            c.normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1);
+            c.separation = len - ri - w->radius[j];
             push_to(out, &c);
         }
         c.b = -1;
@@ -618,7 +633,9 @@ void contacts_build(sb_world *w)
             if (!particle_alive(w, i) || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
                 continue;
             unsigned hsh = cell_hash(w->cell_x[i], w->cell_y[i], size);
-            w->grid_items[w->grid_start[hsh]++] = i;
+            int slot = w->grid_start[hsh]++;
+            w->grid_items[slot] = i;
+            w->grid_entries[slot] = (grid_entry){w->pos[i].x, w->pos[i].y, w->radius[i], w->reach[i], i, w->cell_x[i], w->cell_y[i]};
         }
         for (int k = size; k > 0; --k) // undo the shift left by filling
             w->grid_start[k] = w->grid_start[k - 1];

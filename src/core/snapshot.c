@@ -117,6 +117,7 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     dst->segment_contact_cap = dst->segment_contact_count = 0;
     dst->grid_start = NULL;
     dst->grid_items = NULL;
+    dst->grid_entries = NULL;
     dst->grid_size = dst->grid_items_cap = 0;
     // ramps and events
     DUP(ramps, src->ramp_count);

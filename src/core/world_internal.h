@@ -51,6 +51,10 @@ typedef struct sb_ramp {
 /// Softness in Box2D v3's impulse form of Catto's gamma/beta (seed 003): see method_soft.c.
 typedef struct sb_soft { double bias_rate, mass_scale, impulse_scale; } sb_soft;
 
+/// A particle in the broad phase's grid, with what the narrow phase reads of it, so that a
+/// bucket's candidates are read in memory order (contact.c).
+typedef struct grid_entry { double x, y, radius, reach; int index, cx, cy; } grid_entry;
+
 struct sb_world {
     sb_world_def def;
     struct sb_pool *pool;     // the worker threads of def.threads > 1 (pool.c); a machine resource, not state:
@@ -192,6 +196,7 @@ struct sb_world {
     int grid_size;            // buckets, power of two
     int *grid_start, *grid_items, *cell_x, *cell_y;
     int grid_items_cap;
+    struct grid_entry *grid_entries; // grid_items with what the narrow phase reads of each, side by side
 
     // The energy ledger of the methods with explicit springs (world.c, energy_ledger_*).
     bool energy_tracking;      // an undisturbed run is being watched
