@@ -27,6 +27,8 @@ local springbox = {}
 --- reported to on_leave_bounds, once each time; it does not hold them (bounds do)
 ---@field verlet_preserve_impulse? boolean verlet: run the impulse-preserving pass, default true
 ---@field tethers? boolean bound each particle by its rigid path to a fixed particle, default true
+---@field threads? integer threads that step it, 1 to 64; default: the host's --threads (every core in springbox's
+--- window and runner, 1 under a plain `require`). The results are the same bits for any count
 
 ---Creates a world. Unknown fields and bad values raise an error naming them.
 ---@param def? springbox.WorldDef
@@ -147,7 +149,8 @@ function springbox.mouse.isdown(button, ...) end
 ---@field rolls? boolean|"auto" turns under friction, so it rolls instead of sliding: "auto" (the default) rolls
 --- while no spring or constraint joins it (free balls roll; beads of ropes, cloths and bodies do not)
 ---@field angle? number rad, counter-clockwise: how far it has turned (drawn as a spoke)
----@field spin? number angular velocity, rad/s, counter-clockwise; a fixed particle keeps it (a driven wheel)
+---@field spin? number angular velocity, rad/s, counter-clockwise; a fixed particle keeps it (a driven wheel); a free
+--- particle that does not roll (rolls = false, or joined with rolls = "auto") loses it at its next step
 ---@field inertia? number moment of inertia over m r^2: 0.5 a solid disc (the default; rolls at 2/3 g sin), 0.4 a
 --- ball (5/7 g sin), 1 a ring (1/2 g sin)
 ---@field rolling_resistance? number overrides the world's
@@ -217,6 +220,7 @@ function springbox.mouse.isdown(button, ...) end
 ---@field region number[]? {xmin, ymin, xmax, ymax} or nil
 ---@field verlet_preserve_impulse boolean
 ---@field tethers boolean
+---@field threads integer
 ---@field time number read-only: simulated seconds
 ---@field steps integer read-only
 ---@field halted boolean read-only
