@@ -697,6 +697,21 @@ static void swap_contact_buffers(sb_world *w)
     w->contacts_scratch_cap = cap;
 }
 
+// The two reorderings write each slot once: on the world's threads.
+static void gather_range(void *ctx, int from, int to)
+{
+    sb_world *w = ctx;
+    for (int k = from; k < to; ++k)
+        w->contacts_scratch[k] = w->contacts_next[w->contact_order[k]];
+}
+
+static void scatter_range(void *ctx, int from, int to)
+{
+    sb_world *w = ctx;
+    for (int k = from; k < to; ++k)
+        w->contacts_scratch[w->contact_order[k]] = w->contacts_next[k];
+}
+
 static void contacts_color(sb_world *w)
 {
     const int n = w->contact_next_count;
@@ -748,8 +763,7 @@ static void contacts_color(sb_world *w)
         w->contact_color_start[64] = n;
         return;
     }
-    for (int k = 0; k < n; ++k)
-        w->contacts_scratch[k] = w->contacts_next[w->contact_order[k]];
+    sb_pool_for(w->pool, n, 1, 2048, gather_range, w);
     swap_contact_buffers(w);
     w->contacts_permuted = true;
 }
@@ -758,9 +772,7 @@ void contacts_key_order(sb_world *w)
 {
     if (!w->contacts_permuted)
         return;
-    const int n = w->contact_next_count;
-    for (int k = 0; k < n; ++k)
-        w->contacts_scratch[w->contact_order[k]] = w->contacts_next[k];
+    sb_pool_for(w->pool, w->contact_next_count, 1, 2048, scatter_range, w);
     swap_contact_buffers(w);
     w->contacts_permuted = false;
 }
