@@ -245,7 +245,7 @@ static void update_geometry_range(void *ctx, int from, int to)
 // Each contact's geometry is its own: on the world's threads, in any order.
 void contacts_update_geometry(sb_world *w)
 {
-    sb_pool_for(w->pool, w->contact_next_count, 1, 256, update_geometry_range, w);
+    sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, update_geometry_range, w);
 }
 
 double contact_combined_restitution(const sb_world *w, int a, int b)
@@ -763,7 +763,7 @@ static void contacts_color(sb_world *w)
         w->contact_color_start[64] = n;
         return;
     }
-    sb_pool_for(w->pool, n, 1, 2048, gather_range, w);
+    sb_pool_for(w->pool, n, 1, CONTACTS_PER_THREAD, gather_range, w);
     swap_contact_buffers(w);
     w->contacts_permuted = true;
 }
@@ -772,7 +772,7 @@ void contacts_key_order(sb_world *w)
 {
     if (!w->contacts_permuted)
         return;
-    sb_pool_for(w->pool, w->contact_next_count, 1, 2048, scatter_range, w);
+    sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, scatter_range, w);
     swap_contact_buffers(w);
     w->contacts_permuted = false;
 }
@@ -786,9 +786,6 @@ typedef struct contact_job {
     bool flag;   // the pass's switch (use_bias, first_substep, preserve_impulse)
     sb_soft soft;
 } contact_job;
-
-/// Contacts a thread takes at the least: below it a colour runs on the caller.
-enum { CONTACTS_PER_THREAD = 256 };
 
 static void for_each_color(sb_world *w, sb_range_fn *fn, contact_job *job)
 {
@@ -901,6 +898,25 @@ static inline double spin_slip(const sb_world *w, const sb_contact *c, const con
     return -w->omega[c->a] * l->ra - (l->b_turns ? w->omega[c->b] * l->rb : 0.0);
 }
 
+/// The tangent's inverse mass: the ends' inverse masses `wsum` and what turning them adds.
+static inline double tangent_sum(double wsum, const contact_levers *l)
+{
+    return wsum + l->ra * l->ra * l->ia + l->rb * l->rb * l->ib;
+}
+
+/// spin_slip in position form: how far this sub-step's turns moved the surfaces past each other.
+static inline double turn_slip(const sb_world *w, const sb_contact *c, const contact_levers *l)
+{
+    return -(w->angle[c->a] - w->angle_prev[c->a]) * l->ra -
+           (l->b_turns ? (w->angle[c->b] - w->angle_prev[c->b]) * l->rb : 0.0);
+}
+
+/// The contact's rolling radius: the ball's own on a wall, r_a r_b / (r_a + r_b) between two.
+static inline double rolling_lever(const contact_levers *l)
+{
+    return l->b_turns ? l->ra * l->rb / (l->ra + l->rb) : l->ra;
+}
+
 /// Turns the ends by a tangent impulse pt (along t, on b; -pt on a) and an angular impulse pr
 /// against their relative spin (on b; -pr on a).
 static inline void apply_spin(sb_world *w, const sb_contact *c, const contact_levers *l, double pt, double pr)
@@ -922,7 +938,7 @@ static void prepare_range(void *ctx, int from, int to)
         c->normal_mass = wsum > 0.0 ? 1.0 / wsum : 0.0;
         // the tangent moves the ends and turns them: its mass is lighter where they roll
         contact_levers l = levers_of(w, c);
-        double tsum = wsum + l.ra * l.ra * l.ia + l.rb * l.rb * l.ib;
+        double tsum = tangent_sum(wsum, &l);
         c->tangent_mass = tsum > 0.0 ? 1.0 / tsum : 0.0;
         if (job->flag) { // the first sub-step
             c->relative_velocity = v2_dot(relative_velocity(w, c), c->normal);
@@ -934,7 +950,7 @@ static void prepare_range(void *ctx, int from, int to)
 void contacts_prepare(sb_world *w, double h, bool first_substep)
 {
     contact_job job = {w, 0, h, first_substep, {0, 0, 0}};
-    sb_pool_for(w->pool, w->contact_next_count, 1, 256, prepare_range, &job);
+    sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, prepare_range, &job);
 }
 
 static void warm_start_range(void *ctx, int from, int to)
@@ -995,7 +1011,7 @@ static inline double rolling_impulse_step(const sb_world *w, sb_contact *c, cons
     const double k = l->ia + l->ib;
     if (c->rolling_resistance <= 0.0 || k == 0.0)
         return 0.0;
-    const double lever = l->b_turns ? l->ra * l->rb / (l->ra + l->rb) : l->ra;
+    const double lever = rolling_lever(l);
     const double limit = c->rolling_resistance * lever * c->normal_impulse;
     const double relative = (l->b_turns ? w->omega[c->b] : 0.0) - w->omega[c->a];
     double total = c->rolling_impulse - relative / k;
@@ -1265,8 +1281,8 @@ static void project_range(void *ctx, int from, int to)
             const contact_levers l = levers_of(w, c);
             double vt = v2_dot(v2_sub(vside, va), t), tsum = wsum;
             if (w->spinning) { // the turns of this sub-step slip the surfaces, and the exchange turns them
-                vt += -(w->angle[a] - w->angle_prev[a]) * l.ra - (l.b_turns ? (w->angle[b] - w->angle_prev[b]) * l.rb : 0.0);
-                tsum += l.ra * l.ra * l.ia + l.rb * l.rb * l.ib;
+                vt += turn_slip(w, c, &l);
+                tsum = tangent_sum(wsum, &l);
             }
             double jt = -vt / tsum, limit = c->friction * j;
             jt = jt < -limit ? -limit : jt > limit ? limit : jt;
@@ -1306,7 +1322,7 @@ static inline void rolling_resistance_by_position(sb_world *w, const sb_contact 
     if (c->rolling_resistance <= 0.0 || k == 0.0)
         return;
     const int a = c->a, b = c->b;
-    const double lever = l->b_turns ? l->ra * l->rb / (l->ra + l->rb) : l->ra;
+    const double lever = rolling_lever(l);
     const double limit = c->rolling_resistance * lever * push;
     const double relative = (l->b_turns ? w->angle[b] - w->angle_prev[b] : 0.0) - (w->angle[a] - w->angle_prev[a]);
     double back = -relative / k;
@@ -1334,8 +1350,8 @@ static inline void friction_by_position(sb_world *w, const sb_contact *c, double
     const bool turns = w->spinning;
     double spin = 0.0, tsum = wsum;
     if (turns) {
-        spin = -(w->angle[a] - w->angle_prev[a]) * l.ra - (l.b_turns ? (w->angle[b] - w->angle_prev[b]) * l.rb : 0.0);
-        tsum += l.ra * l.ra * l.ia + l.rb * l.rb * l.ib;
+        spin = turn_slip(w, c, &l);
+        tsum = tangent_sum(wsum, &l);
     }
     if (tsum == 0.0)
         return;

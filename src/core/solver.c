@@ -280,7 +280,6 @@ static void springs_unpack(sb_world *w, double h)
 
 // Passes whose items share nothing run on the world's threads (sb_pool.h): each item's
 // arithmetic is the same on any thread, so the bits are the same for any count (issue 23).
-enum { ITEMS_PER_THREAD = 1024 };
 
 static void springs_geometry_range(void *ctx, int from, int to)
 {
@@ -291,7 +290,7 @@ static void springs_geometry_range(void *ctx, int from, int to)
 
 void springs_geometry(sb_world *w)
 {
-    sb_pool_for(w->pool, w->order_count, 1, ITEMS_PER_THREAD, springs_geometry_range, w);
+    sb_pool_for(w->pool, w->order_count, 1, PARTICLES_PER_THREAD, springs_geometry_range, w);
 }
 
 typedef struct integrate_job { sb_world *w; double h; } integrate_job;
@@ -313,7 +312,7 @@ static void integrate_range(void *ctx, int from, int to)
 static void integrate_positions(sb_world *w, double h)
 {
     integrate_job job = {w, h};
-    sb_pool_for(w->pool, w->p_high, 1, ITEMS_PER_THREAD, integrate_range, &job);
+    sb_pool_for(w->pool, w->p_high, 1, PARTICLES_PER_THREAD, integrate_range, &job);
 }
 
 /// The position orders turn as they move: predicted from the spin at the start of the sub-step

@@ -198,5 +198,5 @@ void tethers_project(sb_world *w, bool velocities)
     if (!w->def.tethers || w->tether_count == 0)
         return;
     tether_job job = {w, velocities};
-    sb_pool_for(w->pool, w->tether_count, 1, 1024, tethers_range, &job);
+    sb_pool_for(w->pool, w->tether_count, 1, PARTICLES_PER_THREAD, tethers_range, &job);
 }

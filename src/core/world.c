@@ -1092,7 +1092,7 @@ static void kick_range(void *ctx, int from, int to)
 void apply_gravity_and_drag(sb_world *w, double h)
 {
     kick_job job = {w, h}; // particle by particle: on the world's threads (sb_pool.h)
-    sb_pool_for(w->pool, w->p_high, 1, 1024, kick_range, &job);
+    sb_pool_for(w->pool, w->p_high, 1, PARTICLES_PER_THREAD, kick_range, &job);
     drag_apply(w, h);
 }
 
