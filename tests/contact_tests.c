@@ -510,6 +510,156 @@ TEST(solid_chains_do_not_catch_on_themselves)
     return 0;
 }
 
+/// A column of 20 balls of radius r, each of mass m but the top one (m_top), standing on the floor
+/// of the world's box (or on a wall segment), at the defaults but for the method and sub-steps,
+/// for 10 s: returns how far the top ball sank, with how far it sank in the last second (*creep)
+/// and how far it strayed sideways (*drift).
+static double column_sink(sb_method method, int substeps, double r, double m, double m_top, bool on_wall,
+                          double *creep, double *drift)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.substeps = substeps;
+    def.has_bounds = !on_wall;
+    def.bounds = (sb_bounds){-1.0, 0.0, 1.0, 100.0};
+    sb_world *w = sb_world_create(&def);
+    if (on_wall)
+        sb_world_add_wall(w, v2(-1.0, 0.0), v2(1.0, 0.0), NULL);
+    sb_particle_id top = {0};
+    for (int i = 0; i < 20; ++i) {
+        sb_particle_def p = ball(0.0, r + 2.0 * r * i, r, 0, 0);
+        p.mass = i == 19 ? m_top : m;
+        top = sb_world_add_particle(w, &p, NULL);
+    }
+    double y0 = read(w, top).position.y, y9 = y0;
+    for (int f = 0; f < 600; ++f) {
+        sb_world_step(w);
+        if (f == 539)
+            y9 = read(w, top).position.y;
+    }
+    sb_particle_def t = read(w, top);
+    *creep = y9 - t.position.y;
+    *drift = fabs(t.position.x);
+    sb_world_destroy(w);
+    return y0 - t.position.y;
+}
+
+// Issue 19 item 5: a column of 20 balls sinks into itself by at most a fifth of Box2D v3's
+// 106 mm at the default sub-steps, in every method, whatever the balls' size (2 to 50 cm) and
+// mass (10 g to 10 kg), on the box's floor and on a wall. A soft contact holds its load at an
+// overlap set by its frequency, not by the balls' size or mass; at 6 sub-steps that is 90 Hz
+// (a quarter of the sub-step rate), 12 mm over the column. At 1 and 2 sub-steps, where the
+// quarter is 15 and 30 Hz, the column sinks more (printed; the README's table says how much) but
+// stands and has stopped sinking, in every method. A 100 kg ball on top of the 1 kg balls stands
+// at the default sub-steps (the position methods still settle by 1 to 2 mm a second); at 1 and 2
+// sub-steps it crushes the column, printed here: heavy on light is issue 19 item 4.
+TEST(columns_sink_a_fifth_of_box2d_v3s_at_the_defaults)
+{
+    const double sizes[] = {0.02, 0.05, 0.5}, masses[] = {0.01, 1.0, 10.0};
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        double worst = 0.0;
+        for (int k = 0; k < 3; ++k)
+            for (int j = 0; j < 3; ++j)
+                for (int wall = 0; wall < 2; ++wall) {
+                    double creep, drift;
+                    double sink = column_sink((sb_method)m, 6, sizes[k], masses[j], masses[j], wall, &creep, &drift);
+                    worst = sink > worst ? sink : worst;
+                    ENSURE(sink < 0.0212);
+                    ENSURE(fabs(creep) < 1e-4);
+                    ENSURE(drift < 0.01 * sizes[k]);
+                }
+        printf("  %-10s 6 sub-steps: the top sinks at most %5.1f mm (r 2 to 50 cm, 10 g to 10 kg)\n", method_names[m],
+               1e3 * worst);
+        for (int si = 0; si < 3; ++si)
+            for (int heavy = 0; heavy < 2; ++heavy) {
+                double creep, drift;
+                double sink = column_sink((sb_method)m, substep_counts[si], 0.05, 1.0, heavy ? 100.0 : 1.0, false,
+                                          &creep, &drift);
+                printf("  %-10s %d sub-steps%s: sinks %6.1f mm, %.3f mm in the last second, %.3f mm sideways\n",
+                       method_names[m], substep_counts[si], heavy ? ", 100 kg on top" : "               ", 1e3 * sink,
+                       1e3 * creep, 1e3 * drift);
+                ENSURE(drift < 0.005);
+                if (heavy && substep_counts[si] < 6)
+                    continue; // crushed to a radius a contact and more (issue 19 item 4; the README says so)
+                ENSURE(sink > 0.0 && sink < (heavy ? 0.2 : 0.45));
+                ENSURE(fabs(creep) < (heavy ? 2e-3 : 2e-4));
+            }
+        fflush(stdout);
+    }
+    return 0;
+}
+
+/// A pit of n balls of radius 5 to 10 cm and 1 kg poured in rows into a box 10 m wide, at the
+/// defaults but for the method and sub-steps, after 10 s: the deepest overlap of two balls over
+/// the smaller radius, the kinetic energy, and how many left the box.
+static double pile_overlap(sb_method method, int substeps, int n, double *ke, int *escaped)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.substeps = substeps;
+    def.has_bounds = true;
+    def.bounds = (sb_bounds){0.0, 0.0, 10.0, 30.0};
+    sb_world *w = sb_world_create(&def);
+    sb_particle_id *ids = malloc((size_t)n * sizeof *ids);
+    unsigned seed = 2024;
+    for (int i = 0; i < n; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        sb_particle_def p = ball(0.2 + (i % 49) * 0.2 + 0.001 * (i % 7), 0.15 + (i / 49) * 0.21,
+                                 0.05 + 0.05 * (seed >> 8) / 16777216.0, 0, 0);
+        ids[i] = sb_world_add_particle(w, &p, NULL);
+    }
+    for (int f = 0; f < 600; ++f)
+        sb_world_step(w);
+    *ke = sb_world_get_stats(w)->kinetic_energy;
+    double worst = 0.0;
+    *escaped = 0;
+    sb_particle_def *ps = malloc((size_t)n * sizeof *ps);
+    for (int i = 0; i < n; ++i) {
+        ps[i] = read(w, ids[i]);
+        *escaped += ps[i].position.x < 0.0 || ps[i].position.x > 10.0 || ps[i].position.y < 0.0;
+    }
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) {
+            double overlap = ps[i].radius + ps[j].radius - hypot(ps[j].position.x - ps[i].position.x,
+                                                                 ps[j].position.y - ps[i].position.y);
+            double rel = overlap / fmin(ps[i].radius, ps[j].radius);
+            worst = rel > worst ? rel : worst;
+        }
+    free(ps);
+    free(ids);
+    sb_world_destroy(w);
+    return worst;
+}
+
+// Issue 19 item 5: in a pile of 1000 balls no two overlap by a quarter of a radius after 10 s at
+// the default sub-steps, in every method (the velocity methods' reached 30% with a 30 Hz contact,
+// 87% in the 4000-ball pit), and nothing leaves the box. The velocity methods' piles are at rest
+// (under 0.1 J) at 1, 2 and 6 sub-steps. Printed: the velocity methods' overlap at 1 and 2
+// sub-steps, where the contact's frequency is a quarter of 60 and 120 Hz and the pile squeezes
+// further, and the kinetic energy of verlet's and xpbd's piles, which still move (0.1 to 0.6 J at
+// 6 sub-steps, mostly spin; item 6, open).
+TEST(resting_piles_overlap_under_a_quarter_of_a_radius)
+{
+    for (int m = 0; m < SB_METHOD_COUNT; ++m)
+        for (int si = 0; si < 3; ++si) {
+            bool velocity_method = m != SB_METHOD_VERLET && m != SB_METHOD_XPBD;
+            if (substep_counts[si] < 6 && !velocity_method)
+                continue;
+            double ke;
+            int escaped;
+            double worst = pile_overlap((sb_method)m, substep_counts[si], 1000, &ke, &escaped);
+            printf("  %-10s %d sub-steps: deepest overlap %4.1f%% of a radius, KE %.2g J, %d left the box\n",
+                   method_names[m], substep_counts[si], 100.0 * worst, ke, escaped);
+            fflush(stdout);
+            ENSURE(escaped == 0);
+            if (velocity_method)
+                ENSURE(ke < 0.1);
+            if (substep_counts[si] == 6)
+                ENSURE(worst < 0.25);
+        }
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(wall_chains_hold_at_every_crest_and_valley),
     ENTRY(chain_joints_are_smooth),
@@ -519,6 +669,8 @@ static const test_entry tests[] = {
     ENTRY(solid_ropes_hold_a_ball_between_their_beads),
     ENTRY(solid_rings_do_not_slip_into_each_other),
     ENTRY(solid_chains_do_not_catch_on_themselves),
+    ENTRY(columns_sink_a_fifth_of_box2d_v3s_at_the_defaults),
+    ENTRY(resting_piles_overlap_under_a_quarter_of_a_radius),
 };
 
 int main(int argc, char **argv) { return run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]); }
