@@ -20,6 +20,13 @@ build = {
     springbox = {
       sources = {
         "src/lua/sb_lua.c",
+        "src/lua/sb_lua_aux.c",
+        "src/lua/sb_lua_world.c",
+        "src/lua/sb_lua_particle.c",
+        "src/lua/sb_lua_spring.c",
+        "src/lua/sb_lua_constraint.c",
+        "src/lua/sb_lua_snapshot.c",
+        "src/lua/sb_lua_host.c",
         "src/lua/sb_tune_source.c",
         "src/core/tuning.c", "src/core/world.c", "src/core/solver.c", "src/core/retune.c", "src/core/snapshot.c",
         "src/core/method_force.c", "src/core/method_impulse.c", "src/core/method_sequential.c",

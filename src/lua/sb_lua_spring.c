@@ -1,0 +1,241 @@
+// Springs: w:spring(a, b, tuning), their fields and tuning as properties, and retunes.
+#include "sb_lua_internal.h"
+
+const char *const spring_fields[] = {
+    "hertz", "damping_ratio", "stiffness", "damping", "k", "c", "rest_length", "collide", "solid",
+    "break_stretch", "break_force", "color", "hidden", NULL,
+};
+
+/// A spring's break_stretch or break_force: a number >= 0 (0 = never), named otherwise.
+static double check_break_at(lua_State *L, int idx, int arg, const char *key)
+{
+    idx = lua_absindex(L, idx);
+    const char *what = lua_pushfstring(L, "spring.%s", key);
+    double v = check_finite_at(L, idx, arg, what);
+    if (v < 0.0 || v > 1e12)
+        arg_error(L, arg, lua_pushfstring(L, "%s must be in [0, 1e12] (0: never breaks), got %s", what, describe(L, idx)));
+    lua_pop(L, 1);
+    return v;
+}
+
+/// The style and break fields of a spring's options table at idx.
+static void spring_extras(lua_State *L, int idx, int arg, sb_spring_def *d)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_getfield(L, idx, "break_stretch") != LUA_TNIL)
+        d->break_stretch = check_break_at(L, -1, arg, "break_stretch");
+    if (lua_getfield(L, idx, "break_force") != LUA_TNIL)
+        d->break_force = check_break_at(L, -1, arg, "break_force");
+    if (lua_getfield(L, idx, "color") != LUA_TNIL)
+        d->color = check_color_at(L, -1, arg, "spring.color");
+    if (lua_getfield(L, idx, "hidden") != LUA_TNIL)
+        d->hidden = check_bool_at(L, -1, arg, "spring.hidden");
+    lua_pop(L, 4);
+}
+
+/// A spring's `collide` field: a boolean, named in the error otherwise.
+static bool check_collide(lua_State *L, int idx, int arg)
+{
+    if (!lua_isboolean(L, idx))
+        arg_error(L, arg, lua_pushfstring(L, "spring.collide must be a boolean, got %s", luaL_typename(L, idx)));
+    return lua_toboolean(L, idx);
+}
+
+// world:spring(a, b [, {hertz =, damping_ratio =} | {stiffness =, damping =} | {k =, c =}, rest_length =])
+int l_world_spring(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    sb_particle_id a, b;
+    sb_world *wa = check_particle(L, 2, &a, NULL), *wb = check_particle(L, 3, &b, NULL);
+    if (wa != world)
+        return luaL_argerror(L, 2, "particle belongs to another world");
+    if (wb != world)
+        return luaL_argerror(L, 3, "particle belongs to another world");
+    if (a.index == b.index)
+        return luaL_argerror(L, 3, "a spring needs two different particles, got the same one twice");
+    sb_spring_def d = sb_default_spring_def();
+    d.a = a;
+    d.b = b;
+    if (!lua_isnoneornil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        check_keys(L, 4, 4, "spring", spring_fields);
+        d.tuning = check_tuning(L, 4, 4, d.tuning);
+        if (opt_number_field(L, 4, 4, "rest_length", &d.rest_length) && d.rest_length < 0.0)
+            return luaL_argerror(L, 4, lua_pushfstring(L, "field 'rest_length' must be >= 0, got %f", d.rest_length));
+        if (lua_getfield(L, 4, "collide") != LUA_TNIL)
+            d.collide = check_collide(L, -1, 4);
+        lua_pop(L, 1);
+        if (lua_getfield(L, 4, "solid") != LUA_TNIL)
+            d.solid = check_bool_at(L, -1, 4, "spring.solid");
+        lua_pop(L, 1);
+        spring_extras(L, 4, 4, &d);
+    }
+    sb_status st;
+    const char *field = NULL;
+    sb_spring_id id = sb_world_add_spring(world, &d, &st, &field);
+    if (st != SB_OK)
+        return def_error(L, 4, "spring", field, st);
+    push_spring(L, 1, id);
+    return 1;
+}
+
+// spring:retune({hertz =, damping_ratio =} | {stiffness =, damping =} | {k =, c =}, rest_length =} [, seconds])
+// The core's retune (retune.c): the spring keeps its force at the switch and the change blends
+// in over `seconds` (default 0.5) of simulated time, so a structure is not thrown.
+static int l_spring_retune(lua_State *L)
+{
+    sb_spring_id id;
+    sb_world *world = check_spring(L, 1, &id, NULL);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    check_keys(L, 2, 2, "spring", spring_fields);
+    sb_spring_def d;
+    sb_spring_get(world, id, &d);
+    sb_tuning t = check_tuning(L, 2, 2, d.tuning);
+    double rest = d.rest_length;
+    if (opt_number_field(L, 2, 2, "rest_length", &rest) && rest < 0.0)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "field 'rest_length' must be >= 0, got %f", rest));
+    double seconds = luaL_optnumber(L, 3, 0.5);
+    if (!(seconds >= 0.0 && seconds <= 1e6))
+        return luaL_argerror(L, 3, lua_pushfstring(L, "seconds must be in [0, 1e6], got %f", seconds));
+    const char *field = NULL;
+    sb_status st = sb_spring_retune(world, id, rest, &t, seconds, &field);
+    if (st != SB_OK)
+        return luaL_error(L, "bad value for spring.%s", field ? field : "retune");
+    return 0;
+}
+
+int l_spring_index(lua_State *L)
+{
+    if (read_removed(L, SPRING_MT, "spring"))
+        return 1;
+    sb_spring_id id;
+    int world_slot;
+    sb_world *world = check_spring(L, 1, &id, &world_slot);
+    const char *key = luaL_checkstring(L, 2);
+    sb_spring_def d;
+    sb_spring_get(world, id, &d);
+    sb_world_def wd = sb_world_get_def(world);
+    double h = wd.dt / wd.substeps;
+    double m = sb_spring_reduced_mass(world, id);
+    const sb_tuning *t = &d.tuning;
+    bool rigid = sb_tuning_is_rigid(t);
+    // Any tuning reads in every form: the stored one exactly, the others converted at the
+    // current masses and sub-step (sb_tuning.h), so a designer can compare.
+    double k = 0, c = 0, hertz = 0, zeta = 0, cs = 1, cd = 1;
+    if (!rigid) {
+        sb_tuning_to_kc(t, m, h, &k, &c);
+        sb_kc_to_hertz_zeta(k, c, m, &hertz, &zeta);
+        sb_tuning_to_coefficients(t, m, h, &cs, &cd);
+    }
+    if (strcmp(key, "a") == 0) sb_lua_push_particle(L, world_slot, d.a);
+    else if (strcmp(key, "b") == 0) sb_lua_push_particle(L, world_slot, d.b);
+    else if (strcmp(key, "length") == 0) lua_pushnumber(L, sb_spring_length(world, id));
+    else if (strcmp(key, "rest_length") == 0) lua_pushnumber(L, d.rest_length);
+    else if (strcmp(key, "stretch") == 0) lua_pushnumber(L, d.rest_length > 0 ? sb_spring_length(world, id) / d.rest_length - 1.0 : 0.0);
+    else if (strcmp(key, "impulse") == 0) lua_pushnumber(L, sb_spring_impulse(world, id));
+    else if (strcmp(key, "rigid") == 0) lua_pushboolean(L, rigid);
+    else if (strcmp(key, "collide") == 0) lua_pushboolean(L, d.collide);
+    else if (strcmp(key, "solid") == 0) lua_pushboolean(L, d.solid);
+    else if (strcmp(key, "force") == 0) lua_pushnumber(L, sb_spring_force(world, id));
+    else if (strcmp(key, "break_stretch") == 0) lua_pushnumber(L, d.break_stretch);
+    else if (strcmp(key, "break_force") == 0) lua_pushnumber(L, d.break_force);
+    else if (strcmp(key, "color") == 0) push_color(L, d.color);
+    else if (strcmp(key, "hidden") == 0) lua_pushboolean(L, d.hidden);
+    else if (strcmp(key, "retune") == 0) lua_pushcfunction(L, l_spring_retune);
+    else if (strcmp(key, "tuning") == 0) lua_pushstring(L, t->mode == SB_TUNE_HERTZ ? "hertz" : t->mode == SB_TUNE_COEFFICIENTS ? "coefficients" : "raw");
+    else if (strcmp(key, "hertz") == 0) lua_pushnumber(L, t->mode == SB_TUNE_HERTZ ? t->hertz : hertz);
+    else if (strcmp(key, "damping_ratio") == 0) lua_pushnumber(L, t->mode == SB_TUNE_HERTZ ? t->damping_ratio : zeta);
+    else if (strcmp(key, "stiffness") == 0) lua_pushnumber(L, t->mode == SB_TUNE_COEFFICIENTS ? t->stiffness : cs);
+    else if (strcmp(key, "damping") == 0) lua_pushnumber(L, t->mode == SB_TUNE_COEFFICIENTS ? t->damping : cd);
+    else if (strcmp(key, "k") == 0) lua_pushnumber(L, rigid ? HUGE_VAL : k);
+    else if (strcmp(key, "c") == 0) lua_pushnumber(L, rigid ? HUGE_VAL : c);
+    else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
+    else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
+    else return luaL_error(L, "unknown spring property '%s' (a, b, length, rest_length, stretch, impulse, force, rigid, collide, break_stretch, break_force, color, hidden, retune, tuning, hertz, damping_ratio, stiffness, damping, k, c, index, world, removed)", key);
+    return 1;
+}
+
+/// The spring's tuning expressed in the form `key` belongs to (hertz/damping_ratio,
+/// stiffness/damping or k/c), converted at its current masses and sub-step as the getters read.
+static sb_tuning tuning_in_form(sb_world *world, sb_spring_id id, const sb_tuning *t, const char *key)
+{
+    sb_tuning_mode mode = strcmp(key, "hertz") == 0 || strcmp(key, "damping_ratio") == 0       ? SB_TUNE_HERTZ
+                          : strcmp(key, "stiffness") == 0 || strcmp(key, "damping") == 0 ? SB_TUNE_COEFFICIENTS
+                          : strcmp(key, "k") == 0 || strcmp(key, "c") == 0                ? SB_TUNE_RAW
+                                                                                          : t->mode;
+    if (mode == t->mode || sb_tuning_is_rigid(t))
+        return *t;
+    sb_world_def wd = sb_world_get_def(world);
+    double h = wd.dt / wd.substeps, m = sb_spring_reduced_mass(world, id), k, c;
+    sb_tuning_to_kc(t, m, h, &k, &c);
+    if (mode == SB_TUNE_RAW)
+        return sb_tuning_raw(k, c);
+    if (mode == SB_TUNE_COEFFICIENTS) {
+        double cs, cd;
+        sb_tuning_to_coefficients(t, m, h, &cs, &cd);
+        return sb_tuning_coefficients(cs, cd);
+    }
+    double hz, zeta;
+    sb_kc_to_hertz_zeta(k, c, m, &hz, &zeta);
+    return sb_tuning_hertz(hz, zeta);
+}
+
+int l_spring_newindex(lua_State *L)
+{
+    sb_spring_id id;
+    sb_world *world = check_spring(L, 1, &id, NULL);
+    const char *key = luaL_checkstring(L, 2);
+    if (!is_field(key, spring_fields))
+        return luaL_error(L, "cannot set spring property '%s' (settable: hertz, damping_ratio, stiffness, damping, k, c, rest_length, collide, solid, break_stretch, break_force, color, hidden)", key);
+    if (strcmp(key, "collide") == 0) {
+        sb_spring_set_collide(world, id, check_collide(L, 3, 0));
+        return 0;
+    }
+    if (strcmp(key, "solid") == 0) {
+        sb_spring_set_solid(world, id, check_bool_at(L, 3, 0, "spring.solid"));
+        return 0;
+    }
+    if (strncmp(key, "break_", 6) == 0 || strcmp(key, "color") == 0 || strcmp(key, "hidden") == 0) {
+        sb_spring_def d;
+        sb_spring_get(world, id, &d);
+        lua_settop(L, 3);
+        lua_createtable(L, 0, 1);
+        lua_pushvalue(L, 3);
+        lua_setfield(L, -2, key);
+        spring_extras(L, 4, 0, &d);
+        sb_spring_set_break(world, id, d.break_stretch, d.break_force, NULL);
+        sb_spring_set_style(world, id, d.color, d.hidden);
+        return 0;
+    }
+    if (lua_isnil(L, 3))
+        return luaL_error(L, "spring.%s cannot be set to nil (give a number)", key);
+    sb_spring_def d;
+    sb_spring_get(world, id, &d);
+    // Setting one of a pair keeps the other as the spring reads now in that form: damping_ratio
+    // on a spring tuned by k and c keeps its frequency (it does not fall back to rigid).
+    d.tuning = tuning_in_form(world, id, &d.tuning, key);
+    // Reuse the table reader: {key = value}
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, 3);
+    lua_setfield(L, -2, key);
+    int tbl = lua_gettop(L);
+    if (strcmp(key, "rest_length") == 0) {
+        double v = check_finite_at(L, 3, 0, "spring.rest_length");
+        if (v < 0.0)
+            return luaL_error(L, "spring.rest_length must be >= 0, got %f", v);
+        d.rest_length = v;
+    } else {
+        d.tuning = check_tuning(L, tbl, 0, d.tuning);
+    }
+    const char *field = NULL;
+    if (sb_spring_set(world, id, d.rest_length, &d.tuning, &field) != SB_OK)
+        return luaL_error(L, "bad value for spring.%s: %s", field ? field : key, describe(L, 3));
+    return 0;
+}
+
+int l_spring_tostring(lua_State *L)
+{
+    lua_spring *s = (lua_spring *)luaL_checkudata(L, 1, SPRING_MT);
+    lua_pushfstring(L, "springbox.spring %d", (int)s->id.index + 1);
+    return 1;
+}
