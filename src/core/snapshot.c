@@ -1,7 +1,8 @@
 // Snapshots (issue 21): a deep copy of everything a world holds, structure included, so that a
 // restored world continues bit-identically to the run it was taken from. Only what is in use is
 // copied, and not the scratch a step rebuilds, so that a window can keep a snapshot of every
-// frame for a minute of rewind.
+// frame for a minute of rewind. Also the lighter copy of the moving state between two worlds of
+// the same structure (sb_world_copy_state).
 #include "sb_constraint.h"
 #include "world_internal.h"
 
@@ -262,4 +263,81 @@ void sb_snapshot_destroy(sb_snapshot *s)
         return;
     world_free_storage(&s->world);
     free(s);
+}
+
+// ---------------------------------------------------------------- state copies between worlds
+
+bool sb_world_can_copy_state(const sb_world *dst, const sb_world *src)
+{
+    if (dst->p_high != src->p_high || dst->s_high != src->s_high)
+        return false;
+    for (int i = 0; i < src->p_high; ++i)
+        if ((dst->p_flags[i] & PARTICLE_ALIVE) != (src->p_flags[i] & PARTICLE_ALIVE))
+            return false;
+    for (int s = 0; s < src->s_high; ++s)
+        if (dst->s_a[s] != src->s_a[s] || dst->s_b[s] != src->s_b[s])
+            return false;
+    return constraints_same_shape(dst, src);
+}
+
+sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)
+{
+    if (!sb_world_can_copy_state(dst, src))
+        return SB_ERR_INVALID;
+    if (src->contact_count > dst->contact_cap) {
+        sb_contact *c = realloc(dst->contacts, sizeof *c * (size_t)src->contact_count);
+        if (!c)
+            return SB_ERR_NO_MEMORY;
+        dst->contacts = c;
+        dst->contact_cap = src->contact_count;
+    }
+    copy_array(dst->pos, src->pos, sizeof *src->pos * (size_t)src->p_high);
+    copy_array(dst->vel, src->vel, sizeof *src->vel * (size_t)src->p_high);
+    copy_array(dst->angle, src->angle, sizeof *src->angle * (size_t)src->p_high);
+    copy_array(dst->omega, src->omega, sizeof *src->omega * (size_t)src->p_high);
+    copy_array(dst->impulse, src->impulse, sizeof *src->impulse * (size_t)src->s_high);
+    copy_array(dst->axis_prev, src->axis_prev, sizeof *src->axis_prev * (size_t)src->s_high);
+    if (!ramps_copy(dst, src))
+        return SB_ERR_NO_MEMORY;
+    copy_array(dst->contacts, src->contacts, sizeof *src->contacts * (size_t)src->contact_count);
+    dst->contact_count = src->contact_count;
+    dst->last_method = src->last_method; // warm starts stay valid only for the method that made them
+    dst->drag_active = src->drag_active;
+    dst->drag_id.index = src->drag_id.index;
+    dst->drag_id.generation = src->drag_active ? dst->p_gen[src->drag_id.index] : 0;
+    dst->drag_target = src->drag_target;
+    dst->drag_hertz = src->drag_hertz;
+    dst->drag_damping_ratio = src->drag_damping_ratio;
+    dst->stats.steps = src->stats.steps;
+    dst->stats.time = src->stats.time;
+    // Contacts touching and particles outside the region stay so: without them a kept reload
+    // began every resting contact again (a ball on a wall, three reloads: 4 begins, no end)
+    // and left the region again (issue 22). Same slots; the destination's generations.
+    if (src->touch_count > 0 &&
+        array_reserve((void **)&dst->touch_keys, &dst->touch_cap, src->touch_count, sizeof *dst->touch_keys)) {
+        sb_contact_event *events = realloc(dst->touch_events, sizeof *events * (size_t)src->touch_count);
+        if (events) {
+            dst->touch_events = events;
+            for (int k = 0; k < src->touch_count; ++k) {
+                sb_contact_event e = src->touch_events[k];
+                e.a.generation = dst->p_gen[e.a.index];
+                if (e.b.generation)
+                    e.b.generation = dst->p_gen[e.b.index];
+                if (e.wall.generation && (int)e.wall.index < dst->w_high)
+                    e.wall.generation = dst->w_gen[e.wall.index];
+                dst->touch_keys[k] = src->touch_keys[k];
+                dst->touch_events[k] = e;
+            }
+            dst->touch_count = src->touch_count;
+        }
+    }
+    if (src->outside_cap > 0 && src->outside &&
+        (dst->outside_cap >= src->outside_cap || ARRAY_GROW(dst->outside, dst->p_cap))) {
+        if (dst->outside_cap < dst->p_cap) {
+            memset(dst->outside + dst->outside_cap, 0, (size_t)(dst->p_cap - dst->outside_cap));
+            dst->outside_cap = dst->p_cap;
+        }
+        memcpy(dst->outside, src->outside, (size_t)(src->outside_cap < dst->outside_cap ? src->outside_cap : dst->outside_cap));
+    }
+    return SB_OK;
 }

@@ -9,6 +9,7 @@
 #include "sb_world.h"
 
 #include <math.h>
+#include <string.h>
 #include <stddef.h>
 
 enum { PARTICLE_ALIVE = 1, PARTICLE_FIXED = 2, PARTICLE_COLLIDE = 4, PARTICLE_EVENTS = 8, PARTICLE_HIDDEN = 16 };
@@ -482,5 +483,48 @@ void rigid_project_pass(sb_world *w);
 void springs_simd_allow(bool allow);
 /// True when the vector passes run on this CPU.
 bool springs_simd_active(void);
+
+// ---------------------------------------------------------------- shared by the world's files
+
+static inline bool field_bad(bool ok, const char *name, const char **bad_field)
+{
+    if (!ok && bad_field)
+        *bad_field = name;
+    return !ok;
+}
+
+static inline bool in_range(double v, double lo, double hi) { return isfinite(v) && v >= lo && v <= hi; }
+
+static inline bool in_coord(double v) { return in_range(v, -SB_MAX_COORD, SB_MAX_COORD); }
+
+static inline bool in_speed(double v) { return in_range(v, -SB_MAX_SPEED, SB_MAX_SPEED); }
+
+/// Positions the world accepts: finite and within SB_MAX_COORD of the origin, as particles.
+static inline bool in_world(sb_vec2 p) { return in_coord(p.x) && in_coord(p.y); }
+
+// memcpy with a null pointer is undefined even for zero bytes, and an empty world has none.
+static inline void copy_array(void *dst, const void *src, size_t bytes)
+{
+    if (bytes > 0)
+        memcpy(dst, src, bytes);
+}
+
+/// The energy of a particle's spin, 1/2 I omega^2 with I = inertia m r^2 (rolling, contact.c).
+double particle_spin_energy(const sb_world *w, int i);
+int particle_slot(const sb_world *w, sb_particle_id id);
+/// The drag is one soft point constraint on one particle, solved exactly once per
+/// sub-step: with gamma and beta from seed 003 the velocity update equals implicit
+/// Euler of a spring-damper toward the target, so it is stable at any frequency.
+void drag_apply(sb_world *w, double h);
+/// The step's own energy (below), and the ledger's scale. With `damping`, also the change the
+/// step's damping makes to it (below), from the state before the step.
+double ledger_energy(sb_world *w, double *scale, double *gravity_energy, bool *kinematic, double *damping);
+/// Whether this step can be watched: explicit springs with a tuning, and nothing that does work
+/// the ledger does not count. Returns the energy before the step in *energy.
+bool ledger_begin(sb_world *w, double *energy, double *scale, double *gravity_energy, double *damping);
+/// The work of the applied forces over the step (they are constant through it).
+double applied_work(const sb_world *w);
+/// Adds the step's made energy; true when the run has made more than its bound (then halted).
+bool ledger_end(sb_world *w, double before, double after, double scale, double gravity_before, double gravity_after, double work, double damping);
 
 #endif

@@ -1,0 +1,136 @@
+// Walls: segments and polylines a particle's centre never crosses (contact.c collides them), with
+// their handles.
+#include "sb_tuning.h"
+#include "sb_pool.h"
+#include "world_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *status)
+{
+    sb_wall_id id = {SB_NULL_INDEX, 0};
+    if (!in_world(a) || !in_world(b)) {
+        if (status)
+            *status = SB_ERR_INVALID;
+        return id;
+    }
+    if (w->w_high == w->w_cap) {
+        int cap = w->w_cap ? w->w_cap * 2 : 16;
+        if (!ARRAY_GROW(w->wall_a, cap) || !ARRAY_GROW(w->wall_b, cap) || !ARRAY_GROW(w->w_gen, cap) || !ARRAY_GROW(w->w_alive_flag, cap) ||
+            !ARRAY_GROW(w->w_one_sided, cap) || !ARRAY_GROW(w->wall_nb, 2 * cap)) {
+            if (status)
+                *status = SB_ERR_NO_MEMORY;
+            return id;
+        }
+        w->w_cap = cap;
+    }
+    // Walls are few; slots are never reused, so a handle is stale once removed.
+    int i = w->w_high++;
+    w->wall_a[i] = a;
+    w->wall_b[i] = b;
+    w->w_gen[i] = 1;
+    w->w_alive_flag[i] = 1;
+    w->w_one_sided[i] = 0;
+    w->w_alive += 1;
+    w->walls_dirty = true;
+    if (status)
+        *status = SB_OK;
+    id.index = (uint32_t)i;
+    id.generation = 1;
+    return id;
+}
+
+static int wall_slot(const sb_world *w, sb_wall_id id)
+{
+    if (id.index >= (uint32_t)w->w_high || !w->w_alive_flag[id.index] || w->w_gen[id.index] != id.generation)
+        return -1;
+    return (int)id.index;
+}
+
+sb_status sb_world_remove_wall(sb_world *w, sb_wall_id id)
+{
+    int i = wall_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    w->w_alive_flag[i] = 0;
+    w->w_gen[i] += 1;
+    w->w_alive -= 1;
+    w->walls_dirty = true;
+    return SB_OK;
+}
+
+sb_status sb_wall_set(sb_world *w, sb_wall_id id, sb_vec2 a, sb_vec2 b)
+{
+    int i = wall_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    if (!in_world(a) || !in_world(b))
+        return SB_ERR_INVALID;
+    w->wall_a[i] = a;
+    w->wall_b[i] = b;
+    w->walls_dirty = true; // its chain joints are found again
+    return SB_OK;
+}
+
+sb_status sb_wall_set_one_sided(sb_world *w, sb_wall_id id, bool one_sided)
+{
+    int i = wall_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    w->w_one_sided[i] = one_sided;
+    return SB_OK;
+}
+
+bool sb_wall_is_one_sided(const sb_world *w, sb_wall_id id)
+{
+    int i = wall_slot(w, id);
+    return i >= 0 && w->w_one_sided[i];
+}
+
+int sb_world_add_polyline(sb_world *w, const sb_vec2 *points, int count, bool closed, bool one_sided, sb_wall_id *walls,
+                          sb_status *status)
+{
+    int n = 0, segments = count < 2 ? 0 : closed && count > 2 ? count : count - 1;
+    sb_status st = count < 2 ? SB_ERR_INVALID : SB_OK;
+    for (int k = 0; k < count && st == SB_OK; ++k)
+        st = in_world(points[k]) ? SB_OK : SB_ERR_INVALID;
+    for (int k = 0; k < segments && st == SB_OK; ++k) {
+        sb_wall_id id = sb_world_add_wall(w, points[k], points[(k + 1) % count], &st);
+        if (st != SB_OK)
+            break;
+        w->w_one_sided[id.index] = one_sided;
+        if (walls)
+            walls[n] = id;
+        n += 1;
+    }
+    if (status)
+        *status = st;
+    return n;
+}
+
+int sb_world_wall_count(const sb_world *w) { return w->w_alive; }
+
+sb_status sb_wall_get(const sb_world *w, sb_wall_id id, sb_vec2 *a, sb_vec2 *b)
+{
+    int i = wall_slot(w, id);
+    if (i < 0)
+        return SB_ERR_STALE;
+    *a = w->wall_a[i];
+    *b = w->wall_b[i];
+    return SB_OK;
+}
+
+bool sb_world_next_wall(const sb_world *w, sb_wall_id *it)
+{
+    int start = it->index == SB_NULL_INDEX ? 0 : (int)it->index + 1;
+    for (int i = start; i < w->w_high; ++i) {
+        if (w->w_alive_flag[i]) {
+            it->index = (uint32_t)i;
+            it->generation = w->w_gen[i];
+            return true;
+        }
+    }
+    return false;
+}
