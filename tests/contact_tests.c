@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ensure.h"
+#include "world_helpers.h"
 
 static sb_vec2 v2(double x, double y) { return (sb_vec2){x, y}; }
 static const int substep_counts[] = {1, 2, 6};
@@ -22,13 +23,6 @@ static sb_particle_def ball(double x, double y, double r, double vx, double vy)
     p.velocity = v2(vx, vy);
     p.radius = r;
     return p;
-}
-
-static sb_particle_def read(const sb_world *w, sb_particle_id id)
-{
-    sb_particle_def d;
-    sb_particle_get(w, id, &d);
-    return d;
 }
 
 /// A rigid spring from a to b, solid or not.
@@ -74,7 +68,7 @@ static void run_over_hill(sb_method m, int substeps, double h, double speed, boo
     sb_vec2 last = p.position;
     for (int f = 0; f < 150; ++f) {
         sb_world_step(w);
-        sb_particle_def d = read(w, id);
+        sb_particle_def d = particle_now(w, id);
         if (d.position.y < hill(d.position.x, h) - 1e-9)
             *under += 1;
         double moved = hypot(d.position.x - last.x, d.position.y - last.y);
@@ -143,7 +137,7 @@ static double slide_along(sb_method m, int substeps, int segments, bool polyline
     sb_particle_id id = sb_world_add_particle(w, &p, NULL);
     for (int f = 0; f < 180; ++f)
         sb_world_step(w);
-    double v = read(w, id).velocity.x;
+    double v = particle_now(w, id).velocity.x;
     sb_world_destroy(w);
     return v;
 }
@@ -190,14 +184,14 @@ TEST(one_sided_walls_are_solid_from_the_front_only)
             bool a_above = false;
             for (int f = 0; f < 240; ++f) {
                 sb_world_step(w);
-                sb_particle_def da = read(w, a), db = read(w, b), dc = read(w, c);
+                sb_particle_def da = particle_now(w, a), db = particle_now(w, b), dc = particle_now(w, c);
                 a_above = a_above || da.position.y > 3.2;
                 ENSURE(db.position.y > 3.0);
                 ENSURE(dc.position.x > 4.0 && dc.position.x < 8.0 && dc.position.y > 0.0 && dc.position.y < 4.0);
             }
             ENSURE(a_above);
-            ENSURE(fabs(read(w, a).position.y - 3.1) < 0.02); // resting on the platform
-            ENSURE(fabs(read(w, b).position.y - 3.1) < 0.02);
+            ENSURE(fabs(particle_now(w, a).position.y - 3.1) < 0.02); // resting on the platform
+            ENSURE(fabs(particle_now(w, b).position.y - 3.1) < 0.02);
             sb_world_destroy(w);
         }
     return 0;
@@ -219,10 +213,10 @@ static double slide_down(sb_method m, int substeps, double degrees, double mu, d
     sb_particle_id id = sb_world_add_particle(w, &p, NULL);
     for (int f = 0; f < 30; ++f)
         sb_world_step(w);
-    double v0 = hypot(read(w, id).velocity.x, read(w, id).velocity.y);
+    double v0 = hypot(particle_now(w, id).velocity.x, particle_now(w, id).velocity.y);
     for (int f = 0; f < 120; ++f)
         sb_world_step(w);
-    *speed = hypot(read(w, id).velocity.x, read(w, id).velocity.y);
+    *speed = hypot(particle_now(w, id).velocity.x, particle_now(w, id).velocity.y);
     sb_world_destroy(w);
     return (*speed - v0) / 2.0;
 }
@@ -283,18 +277,18 @@ static double drop_on_bridge(sb_method method, int substeps, bool solid, double 
     *stretch_before = 0.0;
     for (int f = 0; f < 300; ++f) {
         sb_world_step(w);
-        if (read(w, id).position.y > 0.3)
+        if (particle_now(w, id).position.y > 0.3)
             *stretch_before = fmax(*stretch_before, sb_world_get_stats(w)->max_stretch);
     }
     // the bridge's height under the ball: on the link whose ends straddle it (the lowest bead
     // when it is past them all, having fallen off or through)
-    sb_vec2 ball_at = read(w, id).position, last = v2(0, 0);
+    sb_vec2 ball_at = particle_now(w, id).position, last = v2(0, 0);
     double under = INFINITY;
     bool first = true;
     for (sb_particle_id it = sb_null_particle(); sb_world_next_particle(w, &it);) {
         if (it.index == id.index)
             continue;
-        sb_vec2 p = read(w, it).position;
+        sb_vec2 p = particle_now(w, it).position;
         if (!first && (last.x - ball_at.x) * (p.x - ball_at.x) <= 0.0 && p.x != last.x)
             under = last.y + (p.y - last.y) * (ball_at.x - last.x) / (p.x - last.x);
         last = p;
@@ -303,7 +297,7 @@ static double drop_on_bridge(sb_method method, int substeps, bool solid, double 
     if (!isfinite(under))
         for (sb_particle_id it = sb_null_particle(); sb_world_next_particle(w, &it);)
             if (it.index != id.index)
-                under = fmin(under, read(w, it).position.y);
+                under = fmin(under, particle_now(w, it).position.y);
     double below = under - ball_at.y;
     sb_world_destroy(w);
     return below;
@@ -373,7 +367,7 @@ TEST(solid_ropes_hold_a_ball_between_their_beads)
                 low[solid] = INFINITY;
                 for (int f = 0; f < 300; ++f) {
                     sb_world_step(w);
-                    low[solid] = fmin(low[solid], read(w, id).position.y);
+                    low[solid] = fmin(low[solid], particle_now(w, id).position.y);
                 }
                 if (solid) { // an angle cannot be solid: named
                     sb_constraint_def cd = sb_default_constraint_def();
@@ -425,7 +419,7 @@ static bool inside_ring(const sb_world *w, const sb_particle_id *r, int n, sb_ve
 {
     bool in = false;
     for (int i = 0, j = n - 1; i < n; j = i++) {
-        sb_vec2 a = read(w, r[i]).position, b = read(w, r[j]).position;
+        sb_vec2 a = particle_now(w, r[i]).position, b = particle_now(w, r[j]).position;
         if ((a.y > p.y) != (b.y > p.y) && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x)
             in = !in;
     }
@@ -461,7 +455,7 @@ TEST(solid_rings_do_not_slip_into_each_other)
                     for (int a = 0; a < 3; ++a)
                         for (int b = 0; b < 3; ++b)
                             for (int i = 0; a != b && i < 12; ++i)
-                                inside[solid] += inside_ring(w, r[b], 12, read(w, r[a][i]).position);
+                                inside[solid] += inside_ring(w, r[b], 12, particle_now(w, r[a][i]).position);
                 }
                 sb_world_destroy(w);
             }
@@ -502,7 +496,7 @@ TEST(solid_chains_do_not_catch_on_themselves)
             }
             for (int f = 0; f < 120; ++f)
                 sb_world_step(w);
-            end[solid] = read(w, last).position;
+            end[solid] = particle_now(w, last).position;
             sb_world_destroy(w);
         }
         ENSURE(end[0].x == end[1].x && end[0].y == end[1].y);
@@ -531,13 +525,13 @@ static double column_sink(sb_method method, int substeps, double r, double m, do
         p.mass = i == 19 ? m_top : m;
         top = sb_world_add_particle(w, &p, NULL);
     }
-    double y0 = read(w, top).position.y, y9 = y0;
+    double y0 = particle_now(w, top).position.y, y9 = y0;
     for (int f = 0; f < 600; ++f) {
         sb_world_step(w);
         if (f == 539)
-            y9 = read(w, top).position.y;
+            y9 = particle_now(w, top).position.y;
     }
-    sb_particle_def t = read(w, top);
+    sb_particle_def t = particle_now(w, top);
     *creep = y9 - t.position.y;
     *drift = fabs(t.position.x);
     sb_world_destroy(w);
@@ -615,7 +609,7 @@ static double pile_overlap(sb_method method, int substeps, int n, double *ke, in
     *escaped = 0;
     sb_particle_def *ps = malloc((size_t)n * sizeof *ps);
     for (int i = 0; i < n; ++i) {
-        ps[i] = read(w, ids[i]);
+        ps[i] = particle_now(w, ids[i]);
         *escaped += ps[i].position.x < 0.0 || ps[i].position.x > 10.0 || ps[i].position.y < 0.0;
     }
     for (int i = 0; i < n; ++i)

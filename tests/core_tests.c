@@ -6,6 +6,7 @@
 #include "world_internal.h"
 
 #include "ensure.h"
+#include "world_helpers.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,35 +26,9 @@ static sb_world_def quiet_def(sb_method method)
     return d;
 }
 
-static sb_particle_id add_particle(sb_world *w, double x, double y, double mass, bool fixed)
-{
-    sb_particle_def p = sb_default_particle_def();
-    p.position = v2(x, y);
-    p.mass = mass;
-    p.fixed = fixed;
-    return sb_world_add_particle(w, &p, NULL);
-}
-
-static sb_spring_id add_spring(sb_world *w, sb_particle_id a, sb_particle_id b, double rest, sb_tuning t)
-{
-    sb_spring_def s = sb_default_spring_def();
-    s.a = a;
-    s.b = b;
-    s.rest_length = rest;
-    s.tuning = t;
-    return sb_world_add_spring(w, &s, NULL, NULL);
-}
-
-static sb_particle_def get(const sb_world *w, sb_particle_id id)
-{
-    sb_particle_def d;
-    sb_particle_get(w, id, &d);
-    return d;
-}
-
 static void set_radius(sb_world *w, sb_particle_id id, double radius)
 {
-    sb_particle_def d = get(w, id);
+    sb_particle_def d = particle_now(w, id);
     d.radius = radius;
     sb_particle_set(w, id, &d, NULL);
 }
@@ -124,16 +99,16 @@ TEST(impulse_one_step)
             sb_world *w = sb_world_create(&def);
             sb_particle_id anchor = add_particle(w, 0.0, 0.0, 1.0, true);
             sb_particle_id p = add_particle(w, 0.6, 0.8, masses[mi], false); // distance 1
-            sb_particle_def d = get(w, p);
+            sb_particle_def d = particle_now(w, p);
             d.velocity = v2(-1.5, -2.0); // along the axis, toward the anchor
             sb_particle_set(w, p, &d, NULL);
             sb_spring_id s = add_spring(w, anchor, p, 2.0, sb_tuning_coefficients(1.0, 1.0));
             ENSURE(sb_world_step(w) == SB_OK);
             ENSURE_NEAR(sb_spring_length(w, s), 2.0, 1e-12);
-            sb_vec2 landed = get(w, p).position;
+            sb_vec2 landed = particle_now(w, p).position;
             for (int f = 0; f < 5; ++f) {
                 ENSURE(sb_world_step(w) == SB_OK);
-                d = get(w, p);
+                d = particle_now(w, p);
                 ENSURE_NEAR(sb_spring_length(w, s), 2.0, 1e-12);
                 ENSURE_NEAR(v2_len(v2_sub(d.position, landed)), 0.0, 1e-12);
                 ENSURE_NEAR(v2_len(d.velocity), 0.0, 1e-12);
@@ -145,7 +120,7 @@ TEST(impulse_one_step)
     sb_world_def def = quiet_def(SB_METHOD_IMPULSE);
     sb_world *w = sb_world_create(&def);
     sb_particle_id a = add_particle(w, 0.0, 0.0, 3.0, false), b = add_particle(w, 0.0, 1.5, 0.2, false);
-    sb_particle_def db = get(w, b);
+    sb_particle_def db = particle_now(w, b);
     db.velocity = v2(0.0, 4.0);
     sb_particle_set(w, b, &db, NULL);
     sb_spring_id s = add_spring(w, a, b, 1.0, sb_tuning_coefficients(1.0, 1.0));
@@ -153,7 +128,7 @@ TEST(impulse_one_step)
     ENSURE_NEAR(sb_spring_length(w, s), 1.0, 1e-12);
     sb_world_step(w);
     ENSURE_NEAR(sb_spring_length(w, s), 1.0, 1e-12);
-    ENSURE_NEAR(get(w, b).velocity.y - get(w, a).velocity.y, 0.0, 1e-12);
+    ENSURE_NEAR(particle_now(w, b).velocity.y - particle_now(w, a).velocity.y, 0.0, 1e-12);
     sb_world_destroy(w);
     return 0;
 }
@@ -177,7 +152,7 @@ TEST(soft_matches_implicit_euler)
                 const double m = masses[mi], x1 = 0.3, v1 = -0.7, rest = 1.0;
                 sb_particle_id anchor = add_particle(w, 0.0, 0.0, 1.0, true);
                 sb_particle_id p = add_particle(w, rest + x1, 0.0, m, false);
-                sb_particle_def d = get(w, p);
+                sb_particle_def d = particle_now(w, p);
                 d.velocity = v2(v1, 0.0);
                 sb_particle_set(w, p, &d, NULL);
                 sb_tuning tuning = sb_tuning_hertz(hertz[fi], zetas[zi]);
@@ -189,7 +164,7 @@ TEST(soft_matches_implicit_euler)
                 double k, c;
                 implicit_euler_kc(poles, m, h, &k, &c);
                 double v2_expected = (v1 - h * k / m * x1) / (1.0 + h * c / m + h * h * k / m);
-                d = get(w, p);
+                d = particle_now(w, p);
                 ENSURE_NEAR(d.velocity.x, v2_expected, 1e-9 * (1.0 + fabs(v2_expected)));
                 ENSURE_NEAR(d.position.x, rest + x1 + h * v2_expected, 1e-11);
                 sb_world_destroy(w);
@@ -280,7 +255,7 @@ static double force_spring_peak(double omega_h, double zeta, int *clamped, sb_me
             break;
         const sb_stats *st = sb_world_get_stats(w);
         *clamped = st->clamped_springs > *clamped ? st->clamped_springs : *clamped;
-        double x = fabs(get(w, p).position.x - 1.0);
+        double x = fabs(particle_now(w, p).position.x - 1.0);
         peak = x > peak ? x : peak;
     }
     if (sb_world_get_stats(w)->halted)
@@ -325,7 +300,7 @@ TEST(force_stability_limit)
     double peak = 0.0;
     for (int f = 0; f < 600; ++f) {
         ENSURE(sb_world_step(w) == SB_OK);
-        peak = fmax(peak, fabs(get(w, last).position.x - 5.0));
+        peak = fmax(peak, fabs(particle_now(w, last).position.x - 5.0));
     }
     const sb_stats *st = sb_world_get_stats(w);
     char line[256];
@@ -355,7 +330,7 @@ static double verlet_bounce_height(bool preserve)
     bool bounced = false;
     for (int f = 0; f < 150; ++f) {
         sb_world_step(w);
-        sb_particle_def d = get(w, p);
+        sb_particle_def d = particle_now(w, p);
         if (d.position.y < 0.3)
             bounced = true;
         if (bounced && d.position.y > peak_after)
@@ -602,10 +577,10 @@ TEST(bad_input_rejected)
     ENSURE(st == SB_ERR_INVALID && strcmp(field, "hertz") == 0);
     ENSURE(sb_world_spring_count(w) == 0);
     // A rejected write changes nothing.
-    sb_particle_def d = get(w, a);
+    sb_particle_def d = particle_now(w, a);
     d.velocity.y = NAN;
     ENSURE(sb_particle_set(w, a, &d, &field) == SB_ERR_INVALID && strcmp(field, "vy") == 0);
-    ENSURE(get(w, a).velocity.y == 0.0);
+    ENSURE(particle_now(w, a).velocity.y == 0.0);
     sb_world_destroy(w);
     return 0;
 }
@@ -684,7 +659,7 @@ TEST(nonfinite_containment)
     sb_spring_id wild = add_spring(w, p, q, 0.5, sb_tuning_raw(1e9, 0.0));
     for (int f = 0; f < 30; ++f)
         ENSURE(sb_world_step(w) == SB_OK);
-    sb_vec2 last_finite_q = get(w, q).position;
+    sb_vec2 last_finite_q = particle_now(w, q).position;
     w->vel[q.index] = v2(1e308, 0.0);
     w->vel[q.index].x *= 10.0; // inf, as an overflow would make it
     sb_status st = sb_world_step(w);
@@ -702,7 +677,7 @@ TEST(nonfinite_containment)
     ENSURE(strstr(stats->message, named) != NULL);
     for (int i = 0; i < w->p_high; ++i)
         ENSURE(v2_finite(w->pos[i]));
-    ENSURE(get(w, q).position.x == last_finite_q.x && get(w, q).position.y == last_finite_q.y);
+    ENSURE(particle_now(w, q).position.x == last_finite_q.x && particle_now(w, q).position.y == last_finite_q.y);
     ENSURE(sb_world_step(w) == SB_ERR_HALTED); // stays stopped until cleared
     sb_world_destroy(w);
     return 0;
@@ -731,7 +706,7 @@ TEST(runaway_halts_like_nonfinite)
         ENSURE(frames <= 2); // 1e14 N on 1 kg passes 1e12 m/s within 1/60 s
         ENSURE(stats->bad_particle.index == pushed.index);
         ENSURE(strstr(stats->message, "runaway") && strstr(stats->message, "particle 2"));
-        sb_particle_def p = get(w, pushed);
+        sb_particle_def p = particle_now(w, pushed);
         ENSURE(fabs(p.position.x) <= SB_MAX_COORD && fabs(p.velocity.x) <= SB_MAX_SPEED);
         sb_world_destroy(w);
 
@@ -743,7 +718,7 @@ TEST(runaway_halts_like_nonfinite)
         ENSURE(added == SB_OK);
         for (int f = 0; f < 3600; ++f)
             ENSURE(sb_world_step(w) == SB_OK);
-        ENSURE(get(w, bullet).position.x > 5.9e5);
+        ENSURE(particle_now(w, bullet).position.x > 5.9e5);
         sb_world_destroy(w);
     }
     return 0;
@@ -797,7 +772,7 @@ TEST(tethers_bound_rigid_paths)
                 peak[tethers] = !(st <= peak[tethers]) ? st : peak[tethers];
                 if (tethers)
                     for (int i = 1; i <= 40; ++i)
-                        ENSURE(v2_len(get(w, chain[i]).position) <= 0.25 * i * (1.0 + 1e-9));
+                        ENSURE(v2_len(particle_now(w, chain[i]).position) <= 0.25 * i * (1.0 + 1e-9));
             }
             sb_world_destroy(w);
         }
@@ -817,7 +792,7 @@ TEST(tethers_bound_rigid_paths)
     ENSURE(sb_world_remove_spring(w, links[19]) == SB_OK);
     for (int f = 0; f < 60; ++f)
         sb_world_step(w);
-    double fell = v2_len(get(w, chain[20]).position);
+    double fell = v2_len(particle_now(w, chain[20]).position);
     printf("after the cut, particle 20 is %.2f m from the anchor (its rigid path was 5 m)\n", fell);
     ENSURE(fell > 5.5);
     sb_world_destroy(w);
@@ -906,7 +881,7 @@ TEST(drag_follows_target_in_every_method)
         for (int f = 0; f < 180; ++f) {
             sb_world_step(w);
             if (f >= 120)
-                miss += v2_len(v2_sub(get(w, tip).position, target)) / 60.0;
+                miss += v2_len(v2_sub(particle_now(w, tip).position, target)) / 60.0;
         }
         if (miss > 0.05)
             printf("%s: dragged tip is %.3f m from the target\n", sb_method_name((sb_method)m), miss);

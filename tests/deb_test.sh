@@ -2,13 +2,10 @@
 # cpack -G DEB builds a package with its dependencies declared; dpkg -c lists the program, the
 # module, the core and the docs at their places; and, as root (CI), a real dpkg -i installs it
 # and the program and module run from /usr with no environment set, then dpkg -r removes it.
-set -u
+. "$(dirname "$0")/shell_preamble.sh"
 build="$1"
 version="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v dpkg-deb >/dev/null || { echo "SKIP: no dpkg-deb"; exit 77; }
+need dpkg-deb
 
 (cd "$tmp" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp") >"$tmp/cpack.log" 2>&1 ||
   fail "cpack: $(tail -5 "$tmp/cpack.log")"

@@ -3,12 +3,10 @@
 # motion (a ball falls through the pixels where the physics puts it), loops, takes as long to
 # play as the run took, is readable by everyone, and a path that cannot be written is refused
 # by name with exit status 2.
-set -u
+. "$(dirname "$0")/shell_preamble.sh"
 bin="$1"
-command -v convert >/dev/null || { echo "SKIP: imagemagick (convert) is not installed"; exit 77; }
+need convert
 "$bin" --help 2>&1 | grep -q -- "--gif" || { echo "FAIL: --help does not list --gif"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/fall.lua" <<'LUA'
 local sb = require "springbox"
 local w = sb.world{ gravity = {0, -9.81} }

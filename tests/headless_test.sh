@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
 # The headless runner writes one JSON line per frame with finite diagnostics, and rejects
 # bad arguments with a message that names the bad value.
-set -u
+. "$(dirname "$0")/shell_preamble.sh"
 bin="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 "$bin" --headless --scene rope --method xpbd --frames 90 --stats "$tmp/stats.jsonl" >"$tmp/out" || fail "runner exited $?"
 [ "$(wc -l <"$tmp/stats.jsonl")" -eq 90 ] || fail "expected 90 stats lines, got $(wc -l <"$tmp/stats.jsonl")"

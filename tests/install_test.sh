@@ -4,12 +4,9 @@
 # the Lua module from the stock lua5.4 at the path lua5.4 searches under /usr/local, a C program
 # built against the installed core through pkg-config, and the man page, desktop entry, icon
 # and LuaLS definitions where a desktop and an editor look for them.
-set -u
+. "$(dirname "$0")/shell_preamble.sh"
 build="$1"
 version="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 DESTDIR="$tmp/stage" cmake --install "$build" --prefix /usr/local >"$tmp/install.log" 2>&1 ||
   fail "cmake --install: $(tail -3 "$tmp/install.log")"

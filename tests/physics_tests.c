@@ -7,6 +7,7 @@
 #include "world_internal.h"
 
 #include "ensure.h"
+#include "world_helpers.h"
 #include "motion.h"
 
 #include <math.h>
@@ -14,34 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-static sb_particle_id add_particle(sb_world *w, double x, double y, double mass, bool fixed)
-{
-    sb_particle_def p = sb_default_particle_def();
-    p.position = v2(x, y);
-    p.mass = mass;
-    p.fixed = fixed;
-    return sb_world_add_particle(w, &p, NULL);
-}
-
-static sb_spring_id add_spring(sb_world *w, sb_particle_id a, sb_particle_id b, sb_tuning t)
-{
-    sb_spring_def s = sb_default_spring_def();
-    s.a = a;
-    s.b = b;
-    s.tuning = t;
-    return sb_world_add_spring(w, &s, NULL, NULL);
-}
-
-/// A world of the defaults with this method, sub-step count and gravity.
-static sb_world *new_world(sb_method method, int substeps, sb_vec2 gravity)
-{
-    sb_world_def def = sb_default_world_def();
-    def.method = method;
-    def.substeps = substeps;
-    def.gravity = gravity;
-    return sb_world_create(&def);
-}
 
 // ---------------------------------------------------------------- what you tune is what you get
 
@@ -187,7 +160,7 @@ static double hanging_stretch(sb_method method, int substeps, double mass, sb_tu
     def.substeps = substeps;
     sb_world *w = sb_world_create(&def);
     sb_particle_id anchor = add_particle(w, 0, 0, 1, true), p = add_particle(w, 0, -0.5, mass, false);
-    sb_spring_id s = add_spring(w, anchor, p, t);
+    sb_spring_id s = add_spring(w, anchor, p, -1.0, t);
     double mean = 0.0;
     for (int f = 0; f < 1200; ++f) {
         sb_world_step(w);
@@ -241,7 +214,7 @@ static double chain_stretch(sb_method method, int substeps, int iterations, doub
     sb_particle_id prev = add_particle(w, 0, 0, 1, true);
     for (int i = 1; i <= 30; ++i) {
         sb_particle_id p = add_particle(w, 0.1 * i, 0, i == 30 ? end_mass : 1.0, false);
-        add_spring(w, prev, p, sb_tuning_hertz(0.0, 1.0));
+        add_spring(w, prev, p, -1.0, sb_tuning_hertz(0.0, 1.0));
         prev = p;
     }
     double worst = 0.0;
@@ -315,12 +288,12 @@ static double cloth_energy_ratio(sb_method method, int substeps, int iterations,
     for (int y = 0; y < n; ++y) {
         for (int x = 0; x < n; ++x) {
             if (x + 1 < n)
-                add_spring(w, id[y * n + x], id[y * n + x + 1], t);
+                add_spring(w, id[y * n + x], id[y * n + x + 1], -1.0, t);
             if (y + 1 < n)
-                add_spring(w, id[y * n + x], id[(y + 1) * n + x], t);
+                add_spring(w, id[y * n + x], id[(y + 1) * n + x], -1.0, t);
             if (x + 1 < n && y + 1 < n) {
-                add_spring(w, id[y * n + x], id[(y + 1) * n + x + 1], t);
-                add_spring(w, id[y * n + x + 1], id[(y + 1) * n + x], t);
+                add_spring(w, id[y * n + x], id[(y + 1) * n + x + 1], -1.0, t);
+                add_spring(w, id[y * n + x + 1], id[(y + 1) * n + x], -1.0, t);
             }
         }
     }
@@ -387,7 +360,7 @@ TEST(joined_particles_do_not_collide)
         sb_particle_id a = sb_world_add_particle(w, &pd, NULL);
         pd.position = v2(0.4, 0);
         sb_particle_id b = sb_world_add_particle(w, &pd, NULL);
-        sb_spring_id s = add_spring(w, a, b, sb_tuning_hertz(0.0, 1.0)); // rest 0.4 m, circles overlap 0.2 m
+        sb_spring_id s = add_spring(w, a, b, -1.0, sb_tuning_hertz(0.0, 1.0)); // rest 0.4 m, circles overlap 0.2 m
         for (int f = 0; f < 30; ++f)
             ENSURE(sb_world_step(w) == SB_OK);
         ENSURE(sb_world_get_stats(w)->contacts == 0);
@@ -447,12 +420,12 @@ TEST(default_cloth_has_no_contacts_at_rest)
     for (int y = 0; y < n; ++y)
         for (int x = 0; x < n; ++x) {
             if (x + 1 < n)
-                add_spring(w, id[y * n + x], id[y * n + x + 1], sb_tuning_hertz(0, 1));
+                add_spring(w, id[y * n + x], id[y * n + x + 1], -1.0, sb_tuning_hertz(0, 1));
             if (y + 1 < n)
-                add_spring(w, id[y * n + x], id[(y + 1) * n + x], sb_tuning_hertz(0, 1));
+                add_spring(w, id[y * n + x], id[(y + 1) * n + x], -1.0, sb_tuning_hertz(0, 1));
             if (x + 1 < n && y + 1 < n) {
-                add_spring(w, id[y * n + x], id[(y + 1) * n + x + 1], sb_tuning_hertz(0, 1));
-                add_spring(w, id[y * n + x + 1], id[(y + 1) * n + x], sb_tuning_hertz(0, 1));
+                add_spring(w, id[y * n + x], id[(y + 1) * n + x + 1], -1.0, sb_tuning_hertz(0, 1));
+                add_spring(w, id[y * n + x + 1], id[(y + 1) * n + x], -1.0, sb_tuning_hertz(0, 1));
             }
         }
     for (int f = 0; f < 120; ++f)
@@ -568,7 +541,7 @@ static sb_world *suspension_bridge(sb_method method)
         p.fixed = i == 0 || i == n;
         deck[i] = sb_world_add_particle(w, &p, NULL);
         if (i > 0)
-            add_spring(w, prev, deck[i], sb_tuning_hertz(10, 1));
+            add_spring(w, prev, deck[i], -1.0, sb_tuning_hertz(10, 1));
         prev = deck[i];
     }
     prev = sb_null_particle();
@@ -581,9 +554,9 @@ static sb_world *suspension_bridge(sb_method method)
         p.fixed = i == 0 || i == n;
         sb_particle_id c = sb_world_add_particle(w, &p, NULL);
         if (i > 0)
-            add_spring(w, prev, c, sb_tuning_hertz(0, 1));
+            add_spring(w, prev, c, -1.0, sb_tuning_hertz(0, 1));
         if (i > 0 && i < n)
-            add_spring(w, c, deck[i], sb_tuning_hertz(20, 1));
+            add_spring(w, c, deck[i], -1.0, sb_tuning_hertz(20, 1));
         prev = c;
     }
     sb_particle_def load = sb_default_particle_def();
@@ -631,11 +604,11 @@ static sb_world *truss(double hertz, sb_spring_id springs[64], int *count)
     for (int i = 0; i <= 12; ++i) {
         bottom[i] = add_particle(w, -3 + i * 0.5, 0, 1, i == 0 || i == 12);
         top[i] = add_particle(w, -3 + i * 0.5, 0.5, 1, false);
-        springs[(*count)++] = add_spring(w, bottom[i], top[i], sb_tuning_hertz(hertz, 1));
+        springs[(*count)++] = add_spring(w, bottom[i], top[i], -1.0, sb_tuning_hertz(hertz, 1));
         if (i > 0) {
-            springs[(*count)++] = add_spring(w, bottom[i - 1], bottom[i], sb_tuning_hertz(hertz, 1));
-            springs[(*count)++] = add_spring(w, top[i - 1], top[i], sb_tuning_hertz(hertz, 1));
-            springs[(*count)++] = add_spring(w, bottom[i - 1], top[i], sb_tuning_hertz(hertz, 1));
+            springs[(*count)++] = add_spring(w, bottom[i - 1], bottom[i], -1.0, sb_tuning_hertz(hertz, 1));
+            springs[(*count)++] = add_spring(w, top[i - 1], top[i], -1.0, sb_tuning_hertz(hertz, 1));
+            springs[(*count)++] = add_spring(w, bottom[i - 1], top[i], -1.0, sb_tuning_hertz(hertz, 1));
         }
     }
     return w;
@@ -687,12 +660,12 @@ TEST(retune_does_not_throw_a_structure)
 /// `rest`. Returns the tip's half swing in x over the last 5 s, INFINITY if the world halted.
 static double retuned_swing(sb_method method, int substeps, sb_tuning to, double rest)
 {
-    sb_world *w = new_world(method, substeps, sb_default_world_def().gravity);
+    sb_world *w = world_with(method, substeps, sb_default_world_def().gravity);
     sb_particle_id prev = add_particle(w, 0, 0, 1, true), tip = prev;
     sb_spring_id spring[6];
     for (int i = 1; i <= 6; ++i) {
         tip = add_particle(w, 0, -0.2 * i, 1, false);
-        spring[i - 1] = add_spring(w, prev, tip, sb_tuning_hertz(3.0, 0.1));
+        spring[i - 1] = add_spring(w, prev, tip, -1.0, sb_tuning_hertz(3.0, 0.1));
         prev = tip;
     }
     sb_particle_apply_impulse(w, tip, v2(0.5, 0.0));
@@ -759,7 +732,7 @@ TEST(retune_warnings_name_the_asked_tuning)
     sb_spring_id spring[4];
     for (int i = 1; i <= 4; ++i) {
         sb_particle_id p = add_particle(w, 0.3 * i, 0, 1, false);
-        spring[i - 1] = add_spring(w, prev, p, sb_tuning_hertz(4.0, 0.02));
+        spring[i - 1] = add_spring(w, prev, p, -1.0, sb_tuning_hertz(4.0, 0.02));
         prev = p;
     }
     for (int f = 0; f < 30; ++f)
@@ -932,7 +905,7 @@ TEST(released_springs_swing_no_farther_than_let_go)
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
         for (int a = 0; a < 4; ++a)
             for (int si = 0; si < 3; ++si) {
-                sb_world *w = new_world((sb_method)m, substeps[si], v2(0, 0));
+                sb_world *w = world_with((sb_method)m, substeps[si], v2(0, 0));
                 const sb_world_def def = sb_world_get_def(w);
                 sb_particle_id anchor = add_particle(w, 0, 0, 1, true), p = add_particle(w, 1.1, 0, 1, false);
                 sb_spring_def sd = sb_default_spring_def();
@@ -978,13 +951,13 @@ TEST(no_method_makes_energy_from_nowhere)
         for (int li = 0; li < 4; ++li)
             for (int hi = 0; hi < 3; ++hi)
                 for (int si = 0; si < 3; ++si) {
-                    sb_world *w = new_world((sb_method)m, substeps[si], sb_default_world_def().gravity);
+                    sb_world *w = world_with((sb_method)m, substeps[si], sb_default_world_def().gravity);
                     sb_particle_id id[5];
                     sb_spring_id spring[4];
                     id[0] = add_particle(w, 0, 0, 1, true);
                     for (int k = 1; k <= 4; ++k) {
                         id[k] = add_particle(w, links[li] * k, 0, 1, false);
-                        spring[k - 1] = add_spring(w, id[k - 1], id[k], sb_tuning_hertz(hertz[hi], 0.0));
+                        spring[k - 1] = add_spring(w, id[k - 1], id[k], -1.0, sb_tuning_hertz(hertz[hi], 0.0));
                     }
                     double weight_scale = 4.0 * 9.81 * 4.0 * links[li], most_released = 0.0, worst = 0.0;
                     bool halted = false;
@@ -1024,12 +997,12 @@ TEST(no_method_makes_energy_from_nowhere)
     // world halts at once and names the springs. The 5 cm chain of the sweep did so at step 468
     // while its speculative contacts came from the world's fastest bead; with each pair's own
     // (issue 25 item 2) it swings clear of its neighbours' contacts and makes no energy.
-    sb_world *w = new_world(SB_METHOD_FORCE, 1, sb_default_world_def().gravity);
+    sb_world *w = world_with(SB_METHOD_FORCE, 1, sb_default_world_def().gravity);
     sb_particle_id prev = add_particle(w, 0, 0, 1, true);
     sb_spring_id first = sb_null_spring();
     for (int k = 1; k <= 4; ++k) {
         sb_particle_id p = add_particle(w, 0.04 * k, 0, 1, false);
-        sb_spring_id sp = add_spring(w, prev, p, sb_tuning_hertz(15.0, 0.0));
+        sb_spring_id sp = add_spring(w, prev, p, -1.0, sb_tuning_hertz(15.0, 0.0));
         first = k == 1 ? sp : first;
         prev = p;
     }
@@ -1156,11 +1129,11 @@ TEST(networks_sag_as_their_stiffness_says)
         for (int m = 0; m < SB_METHOD_COUNT; ++m) {
             printf("zeta %4.1f %-10s", zetas[z], sb_method_name((sb_method)m));
             for (int si = 0; si < 3; ++si) {
-                sb_world *w = new_world((sb_method)m, substeps[si], v2(0, -9.81));
+                sb_world *w = world_with((sb_method)m, substeps[si], v2(0, -9.81));
                 sb_particle_id prev = add_particle(w, 0, 0, 1, true), tip = prev;
                 for (int i = 1; i <= 3; ++i) {
                     tip = add_particle(w, 0, -1.0 * i, 1, false);
-                    add_spring(w, prev, tip, sb_tuning_hertz(6.0, zetas[z]));
+                    add_spring(w, prev, tip, -1.0, sb_tuning_hertz(6.0, zetas[z]));
                     prev = tip;
                 }
                 for (int f = 0; f < 1200; ++f)

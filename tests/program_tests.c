@@ -5,6 +5,7 @@
 #include "sb_world.h"
 
 #include "ensure.h"
+#include "world_helpers.h"
 #include "motion.h"
 
 #include <math.h>
@@ -14,31 +15,6 @@
 
 static sb_vec2 vec(double x, double y) { sb_vec2 v = {x, y}; return v; }
 
-static sb_particle_id add(sb_world *w, double x, double y, double mass, bool fixed)
-{
-    sb_particle_def p = sb_default_particle_def();
-    p.position = vec(x, y);
-    p.mass = mass;
-    p.fixed = fixed;
-    return sb_world_add_particle(w, &p, NULL);
-}
-
-static sb_particle_def get(const sb_world *w, sb_particle_id id)
-{
-    sb_particle_def d;
-    sb_particle_get(w, id, &d);
-    return d;
-}
-
-static sb_world *world_of(sb_method m, int substeps, sb_vec2 gravity)
-{
-    sb_world_def d = sb_default_world_def();
-    d.method = m;
-    d.substeps = substeps;
-    d.gravity = gravity;
-    return sb_world_create(&d);
-}
-
 // A force from a script acts on every sub-step of the frame it was given for, in every method:
 // a constant force held for T seconds gives exactly F T / m of velocity and F T^2 / 2m of travel
 // (up to the one-sub-step lag of symplectic integration), and one frame's force is gone after it.
@@ -47,8 +23,8 @@ TEST(applied_force_acts_on_every_substep)
     const int sub[] = {1, 3, 8};
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
         for (int si = 0; si < 3; ++si) {
-            sb_world *w = world_of((sb_method)m, sub[si], vec(0, 0));
-            sb_particle_id p = add(w, 0, 0, 2.0, false);
+            sb_world *w = world_with((sb_method)m, sub[si], vec(0, 0));
+            sb_particle_id p = add_particle(w, 0, 0, 2.0, false);
             const double f = 3.0, dt = sb_world_get_def(w).dt, h = dt / sub[si];
             const int frames = 60;
             for (int i = 0; i < frames; ++i) {
@@ -56,13 +32,13 @@ TEST(applied_force_acts_on_every_substep)
                 ENSURE(sb_world_step(w) == SB_OK);
             }
             double t = frames * dt, a = f / 2.0;
-            ENSURE_NEAR(get(w, p).velocity.x, a * t, 1e-9);
+            ENSURE_NEAR(particle_now(w, p).velocity.x, a * t, 1e-9);
             // symplectic Euler: x = a t (t + h) / 2. Verlet's accelerate step (x += a h^2, which
             // inertia then doubles; seed 004) runs 1.5 sub-steps of velocity ahead, as under gravity.
             double lead = 0.5;
-            ENSURE_NEAR(get(w, p).position.x, 0.5 * a * t * t + lead * a * t * h, 1e-9);
+            ENSURE_NEAR(particle_now(w, p).position.x, 0.5 * a * t * t + lead * a * t * h, 1e-9);
             ENSURE(sb_world_step(w) == SB_OK); // no force this frame: it was for one frame only
-            ENSURE_NEAR(get(w, p).velocity.x, a * t, 1e-9);
+            ENSURE_NEAR(particle_now(w, p).velocity.x, a * t, 1e-9);
             sb_world_destroy(w);
         }
     }
@@ -78,8 +54,8 @@ TEST(applied_force_loads_a_spring_like_gravity)
         for (int sub = 1; sub <= 8; sub += 7) {
             double sag[2], force[2];
             for (int pull = 0; pull < 2; ++pull) {
-                sb_world *w = world_of((sb_method)m, sub, pull ? vec(0, 0) : vec(9.81, 0));
-                sb_particle_id a = add(w, 0, 0, 1, true), b = add(w, 1, 0, 2.0, false);
+                sb_world *w = world_with((sb_method)m, sub, pull ? vec(0, 0) : vec(9.81, 0));
+                sb_particle_id a = add_particle(w, 0, 0, 1, true), b = add_particle(w, 1, 0, 2.0, false);
                 sb_spring_def sd = sb_default_spring_def();
                 sd.a = a;
                 sd.b = b;
@@ -90,7 +66,7 @@ TEST(applied_force_loads_a_spring_like_gravity)
                         sb_particle_apply_force(w, b, vec(2.0 * 9.81, 0));
                     sb_world_step(w);
                 }
-                sag[pull] = get(w, b).position.x - 1.0;
+                sag[pull] = particle_now(w, b).position.x - 1.0;
                 force[pull] = sb_spring_force(w, s);
                 sb_world_destroy(w);
             }
@@ -105,17 +81,17 @@ TEST(applied_force_loads_a_spring_like_gravity)
 
 TEST(impulse_changes_velocity_by_impulse_over_mass)
 {
-    sb_world *w = world_of(SB_METHOD_SOFT, 4, vec(0, 0));
-    sb_particle_id p = add(w, 0, 0, 4.0, false), f = add(w, 1, 0, 4.0, true);
+    sb_world *w = world_with(SB_METHOD_SOFT, 4, vec(0, 0));
+    sb_particle_id p = add_particle(w, 0, 0, 4.0, false), f = add_particle(w, 1, 0, 4.0, true);
     ENSURE(sb_particle_apply_impulse(w, p, vec(2.0, -1.0)) == SB_OK);
-    ENSURE_NEAR(get(w, p).velocity.x, 0.5, 1e-15);
-    ENSURE_NEAR(get(w, p).velocity.y, -0.25, 1e-15);
+    ENSURE_NEAR(particle_now(w, p).velocity.x, 0.5, 1e-15);
+    ENSURE_NEAR(particle_now(w, p).velocity.y, -0.25, 1e-15);
     ENSURE(sb_particle_apply_impulse(w, f, vec(2.0, 0)) == SB_OK);
-    ENSURE(get(w, f).velocity.x == 0.0); // fixed: infinite mass
+    ENSURE(particle_now(w, f).velocity.x == 0.0); // fixed: infinite mass
     ENSURE(sb_particle_apply_impulse(w, p, vec(NAN, 0)) == SB_ERR_INVALID);
     ENSURE(sb_particle_apply_force(w, p, vec(INFINITY, 0)) == SB_ERR_INVALID);
     ENSURE(sb_particle_apply_impulse(w, p, vec(1e15, 0)) == SB_ERR_INVALID); // 2.5e14 m/s
-    ENSURE_NEAR(get(w, p).velocity.x, 0.5, 1e-15); // a refused call changes nothing
+    ENSURE_NEAR(particle_now(w, p).velocity.x, 0.5, 1e-15); // a refused call changes nothing
     sb_world_remove_particle(w, p);
     ENSURE(sb_particle_apply_force(w, p, vec(1, 0)) == SB_ERR_STALE);
     sb_world_destroy(w);
@@ -132,8 +108,8 @@ TEST(springs_break_at_their_thresholds)
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
         for (int si = 0; si < 2; ++si) {
             for (int strong = 0; strong < 2; ++strong) {
-                sb_world *w = world_of((sb_method)m, sub[si], vec(0, -9.81));
-                sb_particle_id top = add(w, 0, 0, 1, true), bob = add(w, 0, -1, 3.0, false);
+                sb_world *w = world_with((sb_method)m, sub[si], vec(0, -9.81));
+                sb_particle_id top = add_particle(w, 0, 0, 1, true), bob = add_particle(w, 0, -1, 3.0, false);
                 sb_spring_def sd = sb_default_spring_def();
                 sd.a = top;
                 sd.b = bob;
@@ -162,14 +138,14 @@ TEST(springs_break_at_their_thresholds)
                     ENSURE(!sb_spring_is_valid(w, s));
                     ENSURE(sb_world_get_stats(w)->broken_springs == 1);
                     sb_world_step(w); // the bob falls free
-                    ENSURE(get(w, bob).velocity.y < -0.1);
+                    ENSURE(particle_now(w, bob).velocity.y < -0.1);
                     ENSURE(sb_world_break_events(w, &(const sb_break_event *){0}) == 0);
                 }
                 sb_world_destroy(w);
             }
             for (int strong = 0; strong < 2; ++strong) {
-                sb_world *w = world_of((sb_method)m, sub[si], vec(0, -9.81));
-                sb_particle_id top = add(w, 0, 0, 1, true), bob = add(w, 0, -1, 1.0, false);
+                sb_world *w = world_with((sb_method)m, sub[si], vec(0, -9.81));
+                sb_particle_id top = add_particle(w, 0, 0, 1, true), bob = add_particle(w, 0, -1, 1.0, false);
                 sb_spring_def sd = sb_default_spring_def();
                 sd.a = top;
                 sd.b = bob;
@@ -183,8 +159,8 @@ TEST(springs_break_at_their_thresholds)
             }
         }
     }
-    sb_world *w = world_of(SB_METHOD_SOFT, 4, vec(0, 0));
-    sb_particle_id a = add(w, 0, 0, 1, false), b = add(w, 1, 0, 1, false);
+    sb_world *w = world_with(SB_METHOD_SOFT, 4, vec(0, 0));
+    sb_particle_id a = add_particle(w, 0, 0, 1, false), b = add_particle(w, 1, 0, 1, false);
     sb_spring_def sd = sb_default_spring_def();
     sd.a = a;
     sd.b = b;
@@ -215,7 +191,7 @@ TEST(collision_filter_follows_box2d_rules)
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         for (int m = 0; m < SB_METHOD_COUNT; ++m) {
-            sb_world *w = world_of((sb_method)m, 4, vec(0, -9.81));
+            sb_world *w = world_with((sb_method)m, 4, vec(0, -9.81));
             sb_particle_def pd = sb_default_particle_def();
             pd.radius = 0.2;
             pd.fixed = true;
@@ -231,9 +207,9 @@ TEST(collision_filter_follows_box2d_rules)
             sb_particle_id ball = sb_world_add_particle(w, &pd, NULL);
             for (int i = 0; i < 120; ++i)
                 sb_world_step(w);
-            bool resting = get(w, ball).position.y > 0.3;
+            bool resting = particle_now(w, ball).position.y > 0.3;
             if (resting != cases[c].collide)
-                fprintf(stderr, "case %zu, %s: ball at y %g\n", c, sb_method_name((sb_method)m), get(w, ball).position.y);
+                fprintf(stderr, "case %zu, %s: ball at y %g\n", c, sb_method_name((sb_method)m), particle_now(w, ball).position.y);
             ENSURE(resting == cases[c].collide);
             sb_world_destroy(w);
         }
@@ -258,7 +234,7 @@ static int count_events(const sb_world *w, bool begins, sb_particle_id p)
 TEST(contact_events_begin_and_end)
 {
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
-        sb_world *w = world_of((sb_method)m, 4, vec(0, -9.81));
+        sb_world *w = world_with((sb_method)m, 4, vec(0, -9.81));
         sb_wall_id floor = sb_world_add_wall(w, vec(-5, 0), vec(5, 0), NULL);
         sb_particle_def pd = sb_default_particle_def();
         pd.radius = 0.1;
@@ -289,7 +265,7 @@ TEST(contact_events_begin_and_end)
         }
         ENSURE(ends == 1);
         // the quiet ball dropped onto the ball that listens: reported, naming both
-        sb_particle_def q = get(w, quiet);
+        sb_particle_def q = particle_now(w, quiet);
         q.position = vec(0, 2.0);
         q.velocity = vec(0, 0);
         sb_particle_set(w, quiet, &q, NULL);
@@ -311,10 +287,10 @@ TEST(contact_events_begin_and_end)
 // A world with no listening particle keeps no event state at all (the ball pit pays nothing).
 TEST(no_events_without_listeners)
 {
-    sb_world *w = world_of(SB_METHOD_SOFT, 4, vec(0, -9.81));
+    sb_world *w = world_with(SB_METHOD_SOFT, 4, vec(0, -9.81));
     sb_world_add_wall(w, vec(-5, 0), vec(5, 0), NULL);
     for (int i = 0; i < 200; ++i)
-        add(w, -2.0 + 0.11 * (i % 40), 0.2 + 0.11 * (i / 40), 1, false);
+        add_particle(w, -2.0 + 0.11 * (i % 40), 0.2 + 0.11 * (i / 40), 1, false);
     for (int i = 0; i < 60; ++i)
         sb_world_step(w);
     const sb_contact_event *b, *e;
@@ -336,7 +312,7 @@ static double rnd(void)
 // Box queries against a brute-force test of every circle; ray casts against the analytic hit.
 TEST(queries_find_particles_and_walls)
 {
-    sb_world *w = world_of(SB_METHOD_SOFT, 4, vec(0, 0));
+    sb_world *w = world_with(SB_METHOD_SOFT, 4, vec(0, 0));
     sb_particle_id ids[300];
     for (int i = 0; i < 300; ++i) {
         sb_particle_def pd = sb_default_particle_def();
@@ -350,7 +326,7 @@ TEST(queries_find_particles_and_walls)
         sb_particle_id out[300];
         int n = sb_world_query_box(w, box, out, 300), expect = 0;
         for (int i = 0; i < 300; ++i) {
-            sb_particle_def d = get(w, ids[i]);
+            sb_particle_def d = particle_now(w, ids[i]);
             double cx = fmin(fmax(d.position.x, box.xmin), box.xmax), cy = fmin(fmax(d.position.y, box.ymin), box.ymax);
             bool in = hypot(d.position.x - cx, d.position.y - cy) <= d.radius;
             bool found = false;
@@ -364,7 +340,7 @@ TEST(queries_find_particles_and_walls)
     }
     sb_world_destroy(w);
 
-    w = world_of(SB_METHOD_SOFT, 4, vec(0, 0));
+    w = world_with(SB_METHOD_SOFT, 4, vec(0, 0));
     sb_particle_def pd = sb_default_particle_def();
     pd.position = vec(5, 0.3);
     pd.radius = 0.5;
@@ -409,7 +385,7 @@ static sb_constraint_id add_constraint(sb_world *w, sb_constraint_kind kind, con
 
 static double dist(const sb_world *w, sb_particle_id a, sb_particle_id b)
 {
-    sb_vec2 pa = get(w, a).position, pb = get(w, b).position;
+    sb_vec2 pa = particle_now(w, a).position, pb = particle_now(w, b).position;
     return hypot(pb.x - pa.x, pb.y - pa.y);
 }
 
@@ -422,17 +398,17 @@ TEST(ropes_pull_only_and_struts_push_only)
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
         for (int si = 0; si < 2; ++si) {
             for (int ii = 0; ii < 2; ++ii) {
-                sb_world *w = world_of((sb_method)m, sub[si], vec(0, -9.81));
+                sb_world *w = world_with((sb_method)m, sub[si], vec(0, -9.81));
                 sb_world_def d = sb_world_get_def(w);
                 d.iterations = its[ii];
                 sb_world_set_def(w, &d, NULL);
-                sb_particle_id ends[2] = {add(w, 0, 0, 1, true), add(w, 0.6, 0, 2.0, false)};
+                sb_particle_id ends[2] = {add_particle(w, 0, 0, 1, true), add_particle(w, 0.6, 0, 2.0, false)};
                 add_constraint(w, SB_CONSTRAINT_ROPE, ends, 2, 1.0, sb_tuning_hertz(0, 1));
                 // slack: 0.6 m from the anchor, it can fall 0.8 m before the rope is taut
                 for (int i = 0; i < 20; ++i)
                     sb_world_step(w);
-                double t = 20 * d.dt, fall = -get(w, ends[1]).position.y;
-                ENSURE_NEAR(get(w, ends[1]).position.x, 0.6, 1e-9);
+                double t = 20 * d.dt, fall = -particle_now(w, ends[1]).position.y;
+                ENSURE_NEAR(particle_now(w, ends[1]).position.x, 0.6, 1e-9);
                 // free fall, with the integrator's lead of applied_force_acts_on_every_substep
                 double h = d.dt / sub[si], lead = 0.5;
                 ENSURE_NEAR(fall, 0.5 * 9.81 * t * t + lead * 9.81 * t * h, 1e-9);
@@ -452,19 +428,19 @@ TEST(ropes_pull_only_and_struts_push_only)
                 ENSURE(dist(w, ends[0], ends[1]) > 0.97); // taut as a pendulum at the bottom of its swing or near it
                 sb_world_destroy(w);
 
-                w = world_of((sb_method)m, sub[si], vec(0, 0));
+                w = world_with((sb_method)m, sub[si], vec(0, 0));
                 sb_world_set_def(w, &d, NULL);
                 d.gravity = vec(0, 0);
                 sb_world_set_def(w, &d, NULL);
-                sb_particle_id pair[2] = {add(w, 0, 0, 1, true), add(w, 1.5, 0, 1.0, false)};
-                sb_particle_def q = get(w, pair[1]);
+                sb_particle_id pair[2] = {add_particle(w, 0, 0, 1, true), add_particle(w, 1.5, 0, 1.0, false)};
+                sb_particle_def q = particle_now(w, pair[1]);
                 q.velocity = vec(1.0, 0);
                 sb_particle_set(w, pair[1], &q, NULL);
                 add_constraint(w, SB_CONSTRAINT_STRUT, pair, 2, 1.0, sb_tuning_hertz(0, 1));
                 for (int i = 0; i < 30; ++i)
                     sb_world_step(w);
-                ENSURE_NEAR(get(w, pair[1]).velocity.x, 1.0, 1e-9); // leaving: untouched
-                q = get(w, pair[1]);
+                ENSURE_NEAR(particle_now(w, pair[1]).velocity.x, 1.0, 1e-9); // leaving: untouched
+                q = particle_now(w, pair[1]);
                 q.velocity = vec(-3.0, 0);
                 sb_particle_set(w, pair[1], &q, NULL);
                 double closest = 10.0;
@@ -495,7 +471,7 @@ TEST(angle_and_area_tunings_are_delivered)
         for (int m = 0; m < SB_METHOD_COUNT; ++m) {
             for (int si = 0; si < 3; ++si) {
                 for (int heavy = 0; heavy < 2; ++heavy) {
-                    sb_world *w = world_of((sb_method)m, sub[si], vec(0, 0));
+                    sb_world *w = world_with((sb_method)m, sub[si], vec(0, 0));
                     sb_world_def d = sb_world_get_def(w);
                     d.collisions = false;
                     sb_world_set_def(w, &d, NULL);
@@ -503,18 +479,18 @@ TEST(angle_and_area_tunings_are_delivered)
                     sb_particle_id p[3];
                     sb_constraint_id c;
                     if (kind == 0) { // a straight arm: a, b fixed, c on a rigid rod from b, bent by 0.1 rad
-                        p[0] = add(w, -1, 0, 1, true);
-                        p[1] = add(w, 0, 0, 1, true);
-                        p[2] = add(w, cos(0.1), sin(0.1), mass, false);
+                        p[0] = add_particle(w, -1, 0, 1, true);
+                        p[1] = add_particle(w, 0, 0, 1, true);
+                        p[2] = add_particle(w, cos(0.1), sin(0.1), mass, false);
                         sb_spring_def rod = sb_default_spring_def();
                         rod.a = p[1];
                         rod.b = p[2];
                         sb_world_add_spring(w, &rod, NULL, NULL);
                         c = add_constraint(w, SB_CONSTRAINT_ANGLE, p, 3, 3.14159265358979323846, sb_tuning_hertz(hertz, zeta));
                     } else { // a triangle on a fixed base, its corner 5 cm above its rest height of 1 m
-                        p[0] = add(w, -0.5, 0, 1, true);
-                        p[1] = add(w, 0.5, 0, 1, true);
-                        p[2] = add(w, 0, 1.05, mass, false);
+                        p[0] = add_particle(w, -0.5, 0, 1, true);
+                        p[1] = add_particle(w, 0.5, 0, 1, true);
+                        p[2] = add_particle(w, 0, 1.05, mass, false);
                         c = add_constraint(w, SB_CONSTRAINT_AREA, p, 3, 0.5, sb_tuning_hertz(hertz, zeta));
                     }
                     ENSURE(sb_constraint_is_valid(w, c));
@@ -547,7 +523,7 @@ TEST(pressure_body_keeps_its_area_under_load)
 {
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
         for (int with_area = 0; with_area < 2; ++with_area) {
-            sb_world *w = world_of((sb_method)m, 6, vec(0, -9.81));
+            sb_world *w = world_with((sb_method)m, 6, vec(0, -9.81));
             sb_world_add_wall(w, vec(-5, 0), vec(5, 0), NULL);
             enum { n = 24 };
             sb_particle_id ring[n];
@@ -593,15 +569,15 @@ TEST(pressure_body_keeps_its_area_under_load)
             } else { // the ring alone: flattened under the weight (the top has come down past half)
                 double top = -1e9;
                 for (int i = 0; i < n; ++i)
-                    top = fmax(top, get(w, ring[i]).position.y);
+                    top = fmax(top, particle_now(w, ring[i]).position.y);
                 ENSURE(top < 0.9);
             }
             sb_world_destroy(w);
         }
     }
     // bad definitions name what is wrong
-    sb_world *w = world_of(SB_METHOD_SOFT, 4, vec(0, 0));
-    sb_particle_id p[3] = {add(w, 0, 0, 1, false), add(w, 1, 0, 1, false), add(w, 0, 1, 1, false)};
+    sb_world *w = world_with(SB_METHOD_SOFT, 4, vec(0, 0));
+    sb_particle_id p[3] = {add_particle(w, 0, 0, 1, false), add_particle(w, 1, 0, 1, false), add_particle(w, 0, 1, 1, false)};
     sb_constraint_def d = sb_default_constraint_def();
     const char *bad = NULL;
     sb_status st;
@@ -666,8 +642,8 @@ TEST(leaving_the_region_is_reported_once)
     }
     ENSURE(leaves == 1);
     ENSURE(frame == 20); // x = 3 m/s t passes 1 m in the 21st frame
-    ENSURE(get(w, out).position.x > 2.9); // the region does not hold it
-    sb_particle_def back = get(w, out);
+    ENSURE(particle_now(w, out).position.x > 2.9); // the region does not hold it
+    sb_particle_def back = particle_now(w, out);
     back.velocity = vec(-3, 0);
     sb_particle_set(w, out, &back, NULL);
     for (int i = 0; i < 120; ++i) {

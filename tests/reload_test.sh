@@ -5,9 +5,8 @@
 #   syntax error  -> failed (file:line reported), the last good scene keeps running
 #   fixed file    -> kept again
 #   new particle  -> restarted, with the reason
-set -u
+. "$(dirname "$0")/shell_preamble.sh"
 bin="$1"
-tmp=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; echo "--- stats events:"; grep event "$tmp/stats.jsonl"; echo "--- output:"; cat "$tmp/out"; exit 1; }
 

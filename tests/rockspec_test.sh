@@ -2,12 +2,9 @@
 # The top-level rockspec: its version is the CMake project's, and `luarocks make` (Debian's
 # luarocks, Lua 5.4) builds and installs the module into a rocks tree, from which the stock
 # lua5.4 requires it and steps a world. Built from a copy, so the sources stay clean.
-set -u
+. "$(dirname "$0")/shell_preamble.sh"
 src="$1"
 version="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 spec="$src/springbox-$version-1.rockspec"
 [ -f "$spec" ] || fail "no springbox-$version-1.rockspec for the CMake version $version: $(ls "$src"/*.rockspec)"

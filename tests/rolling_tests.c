@@ -3,6 +3,7 @@
 // when friction cannot hold the roll, stops after v^2 (1 + k) / (2 c_rr g) on a rolling resistance,
 // and a column of balls falls over, where particles that cannot turn stand on friction.
 #include "ensure.h"
+#include "world_helpers.h"
 #include "sb_constraint.h"
 #include "sb_world.h"
 
@@ -14,13 +15,6 @@ static const char *const method_names[] = {"force", "impulse", "sequential", "so
 static const double pi = 3.14159265358979323846, g = 9.81;
 
 static sb_vec2 v2(double x, double y) { return (sb_vec2){x, y}; }
-
-static sb_particle_def read(const sb_world *w, sb_particle_id id)
-{
-    sb_particle_def d;
-    sb_particle_get(w, id, &d);
-    return d;
-}
 
 static sb_world *world_of(sb_method m, int substeps, double mu)
 {
@@ -49,11 +43,11 @@ static double down_the_slope(sb_method m, int substeps, double degrees, double m
     sb_particle_id id = sb_world_add_particle(w, &p, NULL);
     for (int f = 0; f < 30; ++f)
         sb_world_step(w);
-    sb_particle_def d = read(w, id);
+    sb_particle_def d = particle_now(w, id);
     double v0 = d.velocity.x * cos(th) - d.velocity.y * sin(th);
     for (int f = 0; f < 90; ++f)
         sb_world_step(w);
-    d = read(w, id);
+    d = particle_now(w, id);
     double v1 = d.velocity.x * cos(th) - d.velocity.y * sin(th);
     *slip = fabs(v1 + d.angular_velocity * r); // rolling down to the right turns clockwise
     sb_world_destroy(w);
@@ -110,7 +104,7 @@ static double roll_to_a_stop(sb_method m, int substeps, double crr, double *spee
     sb_particle_id id = sb_world_add_particle(w, &p, NULL);
     for (int f = 0; f < 720; ++f)
         sb_world_step(w);
-    sb_particle_def d = read(w, id);
+    sb_particle_def d = particle_now(w, id);
     *speed_left = hypot(d.velocity.x, d.velocity.y);
     sb_world_destroy(w);
     return d.position.x;
@@ -157,7 +151,7 @@ static double column_top(sb_method m, int substeps, sb_rolling rolling, double o
     }
     for (int f = 0; f < 360; ++f)
         sb_world_step(w);
-    double y = read(w, top).position.y;
+    double y = particle_now(w, top).position.y;
     sb_world_destroy(w);
     return y;
 }
@@ -224,9 +218,9 @@ TEST(joined_beads_turn_only_when_asked)
             for (int f = 0; f < 120; ++f) {
                 sb_world_step(w);
                 for (int i = 0; i < 6; ++i)
-                    chain_spin = fmax(chain_spin, fabs(read(w, beads[i]).angular_velocity));
+                    chain_spin = fmax(chain_spin, fabs(particle_now(w, beads[i]).angular_velocity));
                 for (int i = 0; i < 8; ++i)
-                    ring_spin = fmax(ring_spin, fabs(read(w, ring[i]).angular_velocity));
+                    ring_spin = fmax(ring_spin, fabs(particle_now(w, ring[i]).angular_velocity));
             }
             ENSURE(ring_spin == 0.0);
             if (on)
@@ -265,10 +259,10 @@ TEST(a_driven_wheel_carries_a_crate_and_spins_a_ball)
                 sb_particle_id ball = sb_world_add_particle(w, &b, NULL);
                 for (int f = 0; f < 180; ++f)
                     sb_world_step(w);
-                double x0 = read(w, ball).position.x; // over the last second: the crate bumps over the gaps
+                double x0 = particle_now(w, ball).position.x; // over the last second: the crate bumps over the gaps
                 for (int f = 0; f < 60; ++f)
                     sb_world_step(w);
-                sb_particle_def d = read(w, ball);
+                sb_particle_def d = particle_now(w, ball);
                 d.velocity.x = d.position.x - x0;
                 double want_v = rolls ? 0.0 : 1.0, want_spin = rolls ? 10.0 * 0.1 / 0.15 : 0.0;
                 if (fabs(d.velocity.x - want_v) > 0.05 || fabs(d.angular_velocity - want_spin) > 0.05 * want_spin)
@@ -276,7 +270,7 @@ TEST(a_driven_wheel_carries_a_crate_and_spins_a_ball)
                            substep_counts[si], rolls ? "ball" : "crate", d.velocity.x, d.angular_velocity);
                 ENSURE_NEAR(d.velocity.x, want_v, 0.05);
                 ENSURE_NEAR(d.angular_velocity, want_spin, 0.05 * want_spin);
-                ENSURE_NEAR(read(w, wheel).angular_velocity, -10.0, 0.0);
+                ENSURE_NEAR(particle_now(w, wheel).angular_velocity, -10.0, 0.0);
                 sb_world_destroy(w);
             }
     return 0;
@@ -307,7 +301,7 @@ TEST(rolling_makes_no_energy)
             for (int f = 0; f < 600; ++f) {
                 double e = 0.0, h = 0.0;
                 for (sb_particle_id it = sb_null_particle(); sb_world_next_particle(w, &it);) {
-                    sb_particle_def d = read(w, it);
+                    sb_particle_def d = particle_now(w, it);
                     double spin = 0.5 * d.inertia * d.mass * d.radius * d.radius * d.angular_velocity * d.angular_velocity;
                     e += 0.5 * d.mass * (d.velocity.x * d.velocity.x + d.velocity.y * d.velocity.y) + spin +
                          d.mass * g * d.position.y;

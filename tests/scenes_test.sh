@@ -3,10 +3,8 @@
 # on a non-finite value, or a spring left stretched past 50% at the end. compare.lua is
 # exempt from the stretch bound: its first world is the naive impulse spring, whose sag is
 # what the scene exists to show.
-set -u
+. "$(dirname "$0")/shell_preamble.sh"
 bin="$1"; scripts="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 status=0
 for scene in "$scripts"/*.lua; do
   name=$(basename "$scene")

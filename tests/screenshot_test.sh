@@ -2,11 +2,9 @@
 # Offscreen screenshots hold real content: with the camera at (0,0), 100 px per metre, in a
 # 1000x700 image (the world view is the left 740 px), each thing is drawn at its projected
 # pixel in its colour (the palette in src/app/render.c).
-set -u
+. "$(dirname "$0")/shell_preamble.sh"
 bin="$1"
-command -v convert >/dev/null || { echo "SKIP: imagemagick (convert) is not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+need convert
 cat >"$tmp/scene.lua" <<'LUA'
 local sb = require "springbox"
 local w = sb.world{ gravity = {0, 0}, collisions = false }

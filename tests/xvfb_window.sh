@@ -2,10 +2,8 @@
 # read back line by line, and waiting for what a person would see. Before sourcing, set `tools`
 # (the programs the test needs) and `displays` (the display numbers it may take); after, start
 # the app with start_app TITLE SCENE and use last, field, wait_for and fail.
-for tool in Xvfb xdotool $tools; do
-  command -v $tool >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
-done
-tmp=$(mktemp -d)
+. "$(dirname "${BASH_SOURCE[0]}")/shell_preamble.sh"
+need Xvfb xdotool $tools
 display=""
 cleanup() { [ -n "${app:-}" ] && kill "$app" 2>/dev/null; [ -n "${xvfb:-}" ] && kill "$xvfb" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
