@@ -527,4 +527,10 @@ double applied_work(const sb_world *w);
 /// Adds the step's made energy; true when the run has made more than its bound (then halted).
 bool ledger_end(sb_world *w, double before, double after, double scale, double gravity_before, double gravity_after, double work, double damping);
 
+// contact.c: the geometry of a contact (normal and separation) from the positions now; the
+// finding of contacts (contact_find.c) uses it for walls, bounds and solid springs.
+void static_shape_geometry(const sb_world *w, sb_contact *c);
+void pair_geometry(const sb_world *w, sb_contact *c);
+void segment_geometry(const sb_world *w, sb_contact *c);
+
 #endif

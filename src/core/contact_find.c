@@ -1,0 +1,636 @@
+// Finding contacts: a spatial hash grid rebuilt every step by counting sort, so the cost is
+// linear in the number of particles; candidate pairs, walls, bounds and solid springs become
+// speculative contacts, warm-started from the last step, coloured so that a colour's contacts
+// share no moving particle, and ordered for the solver (contact.c).
+#include "sb_pool.h"
+#include "world_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/// Contacts closer than this count as touching in the stats.
+static const double touching_slop = 1e-3;
+
+static void contacts_color(sb_world *w);
+
+bool contacts_reserve(sb_world *w)
+{
+    int want = 16;
+    while (want < 2 * w->p_high)
+        want *= 2;
+    if (want > w->grid_size) {
+        if (!ARRAY_GROW(w->grid_start, want + 1))
+            return false;
+        w->grid_size = want;
+    }
+    if (w->p_high > w->grid_items_cap) {
+        if (!ARRAY_GROW(w->grid_items, w->p_cap) || !ARRAY_GROW(w->grid_entries, w->p_cap))
+            return false;
+        w->grid_items_cap = w->p_cap;
+    }
+    return true;
+}
+
+static bool push_segment_contact(sb_world *w, const sb_contact *c)
+{
+    if (!array_reserve((void **)&w->segment_contacts, &w->segment_contact_cap, w->segment_contact_count + 1,
+                       sizeof *w->segment_contacts))
+        return false;
+    w->segment_contacts[w->segment_contact_count++] = *c;
+    return true;
+}
+
+static inline unsigned cell_hash(int cx, int cy, int size)
+{
+    return ((unsigned)cx * 73856093u ^ (unsigned)cy * 19349663u) & (unsigned)(size - 1);
+}
+
+static inline int cell_coord(double x, double inv_cell)
+{
+    double c = floor(x * inv_cell);
+    return c < -1e9 ? -1000000000 : c > 1e9 ? 1000000000 : (int)c;
+}
+
+static bool joined_by_spring(const sb_world *w, int a, int b)
+{
+    uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b; // a < b
+    int lo = 0, hi = w->pair_count;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (w->pair_keys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->pair_count && w->pair_keys[lo] == key;
+}
+
+double contact_combined_restitution(const sb_world *w, int a, int b)
+{
+    double ea = w->restitution[a] >= 0.0 ? w->restitution[a] : w->def.restitution;
+    double eb = b < 0 ? w->def.restitution : w->restitution[b] >= 0.0 ? w->restitution[b] : w->def.restitution;
+    return ea > eb ? ea : eb; // the bouncier one wins, as in Box2D
+}
+
+double contact_combined_friction(const sb_world *w, int a, int b)
+{
+    double fa = w->friction[a] >= 0.0 ? w->friction[a] : w->def.friction;
+    double fb = b < 0 ? w->def.friction : w->friction[b] >= 0.0 ? w->friction[b] : w->def.friction;
+    return sqrt(fa * fb); // geometric mean, as in Box2D
+}
+
+/// The larger of the two rolling resistances (a wall has none of its own: the particle's counts).
+static double contact_combined_rolling_resistance(const sb_world *w, int a, int b)
+{
+    double ra = w->rolling_resistance[a] >= 0.0 ? w->rolling_resistance[a] : w->def.rolling_resistance;
+    if (b < 0)
+        return ra;
+    double rb = w->rolling_resistance[b] >= 0.0 ? w->rolling_resistance[b] : w->def.rolling_resistance;
+    return ra > rb ? ra : rb;
+}
+
+// Rolling (issue 25). A particle with a radius is a disc that can turn: friction at its surface
+// gives it spin, so a ball rolls down a slope at g sin / (1 + I / (m r^2)) (2/3 g sin for a
+// disc, 5/7 for a ball) and a column of balls falls over, where a particle that cannot turn
+// slides, or stands on friction alone. Beads joined by springs or constraints do not turn unless
+// asked (SB_ROLLING_ON): a cloth's or a rope's beads keep the behaviour their tuning was made
+// with. Particles that do not turn keep no spin; a fixed one keeps the spin it was given (a
+// driven wheel) and is not turned by contacts.
+static void rolling_prepare(sb_world *w)
+{
+    for (int i = 0; i < w->p_high; ++i) {
+        const int mode = w->p_rolling[i];
+        const double r = w->radius[i], wi = w->inv_mass[i];
+        const bool rolls = wi > 0.0 && r > 0.0 && mode != SB_ROLLING_OFF && (mode == SB_ROLLING_ON || w->degree[i] == 0);
+        w->inv_inertia[i] = rolls ? wi / (w->inertia[i] * r * r) : 0.0;
+    }
+    for (int c = 0; c < w->c_high; ++c) {
+        if (w->c_kind[c] == 0xFF)
+            continue;
+        for (int k = 0; k < w->c_count[c]; ++k) {
+            int p = w->c_parts[c][k];
+            if (w->p_rolling[p] == SB_ROLLING_AUTO)
+                w->inv_inertia[p] = 0.0;
+        }
+    }
+    bool spinning = false;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (w->inv_inertia[i] == 0.0 && w->inv_mass[i] > 0.0)
+            w->omega[i] = 0.0;
+        spinning = spinning || w->inv_inertia[i] > 0.0 || w->omega[i] != 0.0;
+    }
+    w->spinning = spinning;
+}
+
+typedef struct wall_end { double x, y; int wall, end; } wall_end;
+
+static int compare_ends(const void *p, const void *q)
+{
+    const wall_end *a = (const wall_end *)p, *b = (const wall_end *)q;
+    if (a->x != b->x)
+        return a->x < b->x ? -1 : 1;
+    if (a->y != b->y)
+        return a->y < b->y ? -1 : 1;
+    return a->wall != b->wall ? (a->wall < b->wall ? -1 : 1) : a->end - b->end;
+}
+
+/// Which live walls share an end point exactly: the joints of chains (static_geometry). Sorted, so
+/// the cost is n log n once per change of the walls. Where more than two walls meet, none is
+/// linked: that point is a corner of its own.
+static void link_walls(sb_world *w)
+{
+    w->walls_dirty = false;
+    for (int k = 0; k < 2 * w->w_high; ++k)
+        w->wall_nb[k] = -1;
+    wall_end *ends = malloc(sizeof *ends * (size_t)(2 * w->w_high + 1));
+    if (!ends)
+        return; // no links: every joint a corner, as before chains existed
+    int n = 0;
+    for (int k = 0; k < w->w_high; ++k) {
+        if (!w->w_alive_flag[k])
+            continue;
+        ends[n++] = (wall_end){w->wall_a[k].x, w->wall_a[k].y, k, 0};
+        ends[n++] = (wall_end){w->wall_b[k].x, w->wall_b[k].y, k, 1};
+    }
+    qsort(ends, (size_t)n, sizeof *ends, compare_ends);
+    for (int i = 0; i < n;) {
+        int j = i + 1;
+        while (j < n && ends[j].x == ends[i].x && ends[j].y == ends[i].y)
+            j += 1;
+        if (j - i == 2 && ends[i].wall != ends[i + 1].wall) {
+            w->wall_nb[2 * ends[i].wall + ends[i].end] = ends[i + 1].wall;
+            w->wall_nb[2 * ends[i + 1].wall + ends[i + 1].end] = ends[i].wall;
+        }
+        i = j;
+    }
+    free(ends);
+}
+
+static int compare_keys(const void *x, const void *y)
+{
+    uint64_t a = ((const sb_contact *)x)->key, b = ((const sb_contact *)y)->key;
+    return (a > b) - (a < b);
+}
+
+/// Whether particle j may touch a solid spring or rope from a to b: not one of its ends, not joined by a spring to
+/// either (the spring's neighbours along a chain or a net would catch on it), and allowed by
+/// the collision filter of both ends.
+static bool may_touch_segment(const sb_world *w, int j, int a, int b)
+{
+    if (j == a || j == b || (w->inv_mass[j] == 0.0 && w->inv_mass[a] == 0.0 && w->inv_mass[b] == 0.0))
+        return false;
+    if (w->pair_count > 0 && (joined_by_spring(w, j < a ? j : a, j < a ? a : j) || joined_by_spring(w, j < b ? j : b, j < b ? b : j)))
+        return false;
+    return particles_should_collide(w, j, a) && particles_should_collide(w, j, b);
+}
+
+/// Particle j against the solid segment of contact template c (ends c->b, c->b2), within the box
+/// lo..hi around it: listed when it may touch and is within the speculative margin.
+static void segment_candidate(sb_world *w, sb_contact *c, int j, sb_vec2 lo, sb_vec2 hi, double margin)
+{
+    sb_vec2 p = w->pos[j];
+    if (p.x < lo.x || p.x > hi.x || p.y < lo.y || p.y > hi.y || !may_touch_segment(w, j, c->b, c->b2))
+        return;
+    c->a = j;
+    c->normal = v2(0, 0);
+    c->side = 0;
+    segment_geometry(w, c);
+    if (c->separation >= margin)
+        return;
+    c->key = ((uint64_t)j << 32) | c->shape;
+    push_segment_contact(w, c);
+}
+
+/// Contacts of particles with solid springs, ropes and struts (their `solid`), found through the
+/// particles' grid over each one's box, so the cost follows what is near it; merged into
+/// contacts_next in key order, ((particle << 32) | SHAPE_SEGMENT | spring) or
+/// ((particle << 32) | SHAPE_SEGMENT_CONSTRAINT | constraint).
+static void segment_contacts_build(sb_world *w, double inv_cell, double rmax, double margin, bool grid)
+{
+    w->segment_contact_count = 0;
+    sb_contact c;
+    memset(&c, 0, sizeof c);
+    const int springs = w->solid_springs > 0 ? w->s_high : 0, ropes = w->solid_constraints > 0 ? w->c_high : 0;
+    for (int q = 0; q < springs + ropes; ++q) {
+        int a, b;
+        if (q < springs) {
+            if (w->s_a[q] < 0 || !w->s_solid[q])
+                continue;
+            a = w->s_a[q];
+            b = w->s_b[q];
+            c.shape = SHAPE_SEGMENT | (uint32_t)q;
+        } else {
+            int k = q - springs;
+            if (w->c_kind[k] == 0xFF || !w->c_solid[k])
+                continue;
+            a = w->c_parts[k][0];
+            b = w->c_parts[k][1];
+            c.shape = SHAPE_SEGMENT_CONSTRAINT | (uint32_t)k;
+        }
+        sb_vec2 pa = w->pos[a], pb = w->pos[b];
+        double r = w->radius[a] > w->radius[b] ? w->radius[a] : w->radius[b], reach = r + rmax + margin;
+        const sb_vec2 lo = v2((pa.x < pb.x ? pa.x : pb.x) - reach, (pa.y < pb.y ? pa.y : pb.y) - reach);
+        const sb_vec2 hi = v2((pa.x < pb.x ? pb.x : pa.x) + reach, (pa.y < pb.y ? pb.y : pa.y) + reach);
+        c.b = a;
+        c.b2 = b;
+        int cx0 = 0, cx1 = 0, cy0 = 0, cy1 = 0;
+        if (grid) {
+            cx0 = cell_coord(lo.x, inv_cell), cx1 = cell_coord(hi.x, inv_cell);
+            cy0 = cell_coord(lo.y, inv_cell), cy1 = cell_coord(hi.y, inv_cell);
+        }
+        if (grid && (double)(cx1 - cx0 + 1) * (double)(cy1 - cy0 + 1) <= 4.0 * w->grid_size) {
+            for (int cy = cy0; cy <= cy1; ++cy)
+                for (int cx = cx0; cx <= cx1; ++cx) {
+                    unsigned hsh = cell_hash(cx, cy, w->grid_size);
+                    for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
+                        int j = w->grid_items[k];
+                        if (w->cell_x[j] == cx && w->cell_y[j] == cy) // buckets are shared
+                            segment_candidate(w, &c, j, lo, hi, margin);
+                    }
+                }
+        } else { // no grid, or a spring longer than the grid is wide: every particle once
+            for (int j = 0; j < w->p_high; ++j)
+                if (particle_alive(w, j) && (w->p_flags[j] & PARTICLE_COLLIDE) && w->radius[j] > 0.0)
+                    segment_candidate(w, &c, j, lo, hi, margin);
+        }
+    }
+    if (w->segment_contact_count == 0)
+        return;
+    qsort(w->segment_contacts, (size_t)w->segment_contact_count, sizeof *w->segment_contacts, compare_keys);
+    // merge: both sorted by key, into contacts_next
+    int n = w->contact_next_count, m = w->segment_contact_count;
+    if (!array_reserve((void **)&w->contacts_next, &w->contact_next_cap, n + m, sizeof *w->contacts_next))
+        return; // out of memory: no spring contacts this step
+    int i = n - 1, j = m - 1;
+    for (int out = n + m - 1; out >= 0; --out) { // from the back, in place
+        if (j < 0 || (i >= 0 && w->contacts_next[i].key > w->segment_contacts[j].key))
+            w->contacts_next[out] = w->contacts_next[i--];
+        else
+            w->contacts_next[out] = w->segment_contacts[j--];
+    }
+    w->contact_next_count = n + m;
+}
+
+/// Where a chunk of the narrow phase writes its contacts: contacts_next for the first, a buffer
+/// of its own for each other, appended in chunk order (so in key order) afterwards.
+typedef struct contact_buffer { sb_contact **items; int *count, *cap; } contact_buffer;
+
+static void push_to(contact_buffer *out, const sb_contact *c)
+{
+    if (!array_reserve((void **)out->items, out->cap, *out->count + 1, sizeof **out->items))
+        return; // out of memory: this contact is skipped this step
+    (*out->items)[(*out->count)++] = *c;
+}
+
+typedef struct narrow_job { sb_world *w; bool pairs; } narrow_job;
+
+// The narrow phase of particles [from, to): their walls, bounds and pairs (j > i) within reach,
+// each particle's in key order. Particles are independent here (each reads positions and the
+// grid, writes only its own contacts), so chunks run on the world's threads.
+static void narrow_range(void *ctx, int chunk, int from, int to)
+{
+    const narrow_job *job = ctx;
+    sb_world *w = job->w;
+    const bool pairs = job->pairs;
+    contact_buffer buffer = chunk == 0 ? (contact_buffer){&w->contacts_next, &w->contact_next_count, &w->contact_next_cap}
+                                       : (contact_buffer){&w->chunk_contacts[chunk], &w->chunk_contact_count[chunk],
+                                                          &w->chunk_contact_cap[chunk]};
+    contact_buffer *out = &buffer;
+    int near[512];
+    sb_vec2 near_d[512]; // from i to each candidate
+    for (int i = from; i < to; ++i) {
+        if (!particle_alive(w, i))
+            continue;
+        sb_contact c;
+        memset(&c, 0, sizeof c);
+        c.a = i;
+        c.b = -1;
+        c.b2 = -1;
+        if (w->inv_mass[i] > 0.0) {
+            for (int k = 0; k < w->w_high; ++k) {
+                if (!w->w_alive_flag[k])
+                    continue;
+                c.shape = (uint32_t)k;
+                c.side = 0;
+                static_shape_geometry(w, &c);
+                if (c.separation < w->reach[i]) {
+                    c.key = ((uint64_t)i << 32) | c.shape;
+                    push_to(out, &c);
+                }
+            }
+            if (w->def.has_bounds) {
+                c.side = 0;
+                for (uint32_t side = 0; side < 4; ++side) {
+                    c.shape = SHAPE_BOUND + side;
+                    static_shape_geometry(w, &c);
+                    if (c.separation < w->reach[i]) {
+                        c.key = ((uint64_t)i << 32) | c.shape;
+                        push_to(out, &c);
+                    }
+                }
+            }
+        }
+        if (!pairs || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
+            continue;
+        int count = 0;
+        const double xi = w->pos[i].x, yi = w->pos[i].y, ri = w->radius[i], reach_i = w->reach[i];
+        const bool fixed_i = w->inv_mass[i] == 0.0;
+        const int cell_x = w->cell_x[i], cell_y = w->cell_y[i];
+        for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+                int cx = cell_x + dx, cy = cell_y + dy;
+                unsigned hsh = cell_hash(cx, cy, w->grid_size);
+                for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
+                    const grid_entry *e = &w->grid_entries[k];
+                    int j = e->index;
+                    // j's own cell must be the one asked for: buckets are shared by
+                    // colliding hashes, and this keeps every pair found exactly once.
+                    if (j <= i || e->cx != cx || e->cy != cy)
+                        continue;
+                    if (fixed_i && w->inv_mass[j] == 0.0)
+                        continue;
+                    double reach = ri + e->radius + (reach_i > e->reach ? reach_i : e->reach);
+                    double ddx = e->x - xi, ddy = e->y - yi;
+                    if (ddx * ddx + ddy * ddy >= reach * reach)
+                        continue;
+                    if (count < (int)(sizeof near / sizeof near[0])) {
+                        near[count] = j;
+                        near_d[count] = v2(ddx, ddy);
+                        count += 1;
+                    }
+                }
+            }
+        }
+        if (count == 0)
+            continue;
+        // in key order, for the warm starts' merge: a handful each, so an insertion sort (qsort's
+        // calls through a pointer cost more than the sorting)
+        for (int k = 1; k < count; ++k) {
+            int j = near[k], m = k;
+            sb_vec2 d = near_d[k];
+            for (; m > 0 && near[m - 1] > j; --m) {
+                near[m] = near[m - 1];
+                near_d[m] = near_d[m - 1];
+            }
+            near[m] = j;
+            near_d[m] = d;
+        }
+        for (int k = 0; k < count; ++k) {
+            int j = near[k];
+            if (!particles_should_collide(w, i, j))
+                continue;
+            // springs own the distance between their ends; a particle with none is joined to nothing
+            if (w->degree[i] > 0 && w->degree[j] > 0 && joined_by_spring(w, i, j))
+                continue;
+            c.b = j;
+            c.shape = SHAPE_PARTICLE | (uint32_t)j;
+            c.key = ((uint64_t)i << 32) | c.shape;
+            // pair_geometry's arithmetic on the distance already found
+            const sb_vec2 d = near_d[k];
+            const double len = v2_len(d);
+            c.normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1);
+            c.separation = len - ri - w->radius[j];
+            push_to(out, &c);
+        }
+        c.b = -1;
+    }
+
+}
+
+void contacts_build(sb_world *w)
+{
+    if (w->walls_dirty)
+        link_walls(w);
+    rolling_prepare(w);
+    w->contact_next_count = 0;
+    double rmax = 0.0, vmax = 0.0;
+    int colliders = 0;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (!particle_alive(w, i))
+            continue;
+        double speed = v2_len(w->vel[i]);
+        if (speed > vmax)
+            vmax = speed;
+        if ((w->p_flags[i] & PARTICLE_COLLIDE) && w->radius[i] > 0.0) {
+            colliders += 1;
+            if (w->radius[i] > rmax)
+                rmax = w->radius[i];
+        }
+    }
+    // Speculative margin: what can close in one frame, within reason; beyond it, use sub-steps.
+    // `margin` is the world's largest (the grid's cells and the solid springs take it); each
+    // particle's own reach is twice its speed over the frame and each pair takes the larger of
+    // its two (issue 25 item 2): a margin from the world's fastest particle alone listed 225k
+    // contacts for 31k touching in a 16000-ball pit, one fast ball widening every slow pair.
+    const double margin_cap = rmax > 0.0 ? 4.0 * rmax : 0.5, slop = 0.05 * (rmax > 0.0 ? rmax : 0.1);
+    double margin = vmax * w->def.dt * 2.0;
+    margin = (margin < margin_cap ? margin : margin_cap) + slop;
+    for (int i = 0; i < w->p_high; ++i) {
+        double own = v2_len(w->vel[i]) * w->def.dt * 2.0;
+        w->reach[i] = (own < margin_cap ? own : margin_cap) + slop;
+    }
+
+    const bool pairs = w->def.collisions && colliders > 1;
+    double inv_cell = 0.0;
+    if (pairs) {
+        inv_cell = 1.0 / (2.0 * rmax + margin);
+        int size = w->grid_size;
+        memset(w->grid_start, 0, sizeof(int) * (size_t)(size + 1));
+        for (int i = 0; i < w->p_high; ++i) {
+            if (!particle_alive(w, i) || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
+                continue;
+            w->cell_x[i] = cell_coord(w->pos[i].x, inv_cell);
+            w->cell_y[i] = cell_coord(w->pos[i].y, inv_cell);
+            w->grid_start[cell_hash(w->cell_x[i], w->cell_y[i], size) + 1] += 1;
+        }
+        for (int k = 0; k < size; ++k)
+            w->grid_start[k + 1] += w->grid_start[k];
+        // Counting sort into buckets; filled in particle order, so deterministic.
+        for (int i = 0; i < w->p_high; ++i) {
+            if (!particle_alive(w, i) || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
+                continue;
+            unsigned hsh = cell_hash(w->cell_x[i], w->cell_y[i], size);
+            int slot = w->grid_start[hsh]++;
+            w->grid_items[slot] = i;
+            w->grid_entries[slot] = (grid_entry){w->pos[i].x, w->pos[i].y, w->radius[i], w->reach[i], i, w->cell_x[i], w->cell_y[i]};
+        }
+        for (int k = size; k > 0; --k) // undo the shift left by filling
+            w->grid_start[k] = w->grid_start[k - 1];
+        w->grid_start[0] = 0;
+    }
+
+    // The narrow phase on the world's threads, 512 particles a chunk at the least.
+    narrow_job job = {w, pairs};
+    memset(w->chunk_contact_count, 0, sizeof w->chunk_contact_count);
+    int chunks = sb_pool_for_chunks(w->pool, w->p_high, 512, narrow_range, &job);
+    for (int k = 1; k < chunks; ++k) { // in chunk order: key order
+        int n = w->chunk_contact_count[k];
+        if (n == 0 || !array_reserve((void **)&w->contacts_next, &w->contact_next_cap, w->contact_next_count + n,
+                                     sizeof *w->contacts_next))
+            continue; // out of memory: that chunk's contacts are skipped this step
+        memcpy(w->contacts_next + w->contact_next_count, w->chunk_contacts[k], sizeof *w->contacts_next * (size_t)n);
+        w->contact_next_count += n;
+    }
+
+    if ((w->solid_springs > 0 || w->solid_constraints > 0) && w->def.collisions && colliders > 0)
+        segment_contacts_build(w, inv_cell, rmax, margin, pairs);
+
+    // Warm start from the last committed step: both lists are sorted by key.
+    int old = 0;
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        while (old < w->contact_count && w->contacts[old].key < c->key)
+            old += 1;
+        if (old < w->contact_count && w->contacts[old].key == c->key) {
+            c->normal_impulse = w->contacts[old].normal_impulse;
+            c->tangent_impulse = w->contacts[old].tangent_impulse;
+            c->rolling_impulse = w->contacts[old].rolling_impulse;
+            if (w->contacts[old].side != 0) // a wall's face, once taken, is kept (static_geometry)
+                c->side = w->contacts[old].side;
+        }
+        c->friction = contact_combined_friction(w, c->a, c->b);
+        c->restitution = contact_combined_restitution(w, c->a, c->b);
+        c->rolling_resistance = contact_combined_rolling_resistance(w, c->a, c->b);
+    }
+    contacts_color(w);
+}
+
+// Colours (issues 23 and 25): contacts of one colour share no particle that moves, so a pass
+// may solve them in any order, or split over threads, and get the same bits, as the springs'
+// graph colours do (solver.c). Each contact takes the lowest colour that neither of its moving
+// particles has yet (greedy, in key order, with a 64-bit mask of colours per particle; a pile
+// of balls takes about ten). A fixed particle or a wall is never written, so contacts may share
+// it within a colour. A solid spring's contact moves three particles: it goes to colour 63,
+// with whatever finds the first 63 taken, and colour 63 runs last, in key order, on one thread.
+// Every pass runs the colours in order, each in key order: the contacts' Gauss-Seidel order is
+// this one for any thread count.
+static void swap_contact_buffers(sb_world *w)
+{
+    sb_contact *t = w->contacts_next;
+    w->contacts_next = w->contacts_scratch;
+    w->contacts_scratch = t;
+    int cap = w->contact_next_cap;
+    w->contact_next_cap = w->contacts_scratch_cap;
+    w->contacts_scratch_cap = cap;
+}
+
+// The two reorderings write each slot once: on the world's threads.
+static void gather_range(void *ctx, int from, int to)
+{
+    sb_world *w = ctx;
+    for (int k = from; k < to; ++k)
+        w->contacts_scratch[k] = w->contacts_next[w->contact_order[k]];
+}
+
+static void scatter_range(void *ctx, int from, int to)
+{
+    sb_world *w = ctx;
+    for (int k = from; k < to; ++k)
+        w->contacts_scratch[w->contact_order[k]] = w->contacts_next[k];
+}
+
+static void contacts_color(sb_world *w)
+{
+    const int n = w->contact_next_count;
+    w->contacts_permuted = false;
+    int count[64] = {0};
+    if (!array_reserve((void **)&w->contact_order, &w->contact_order_cap, n > 0 ? n : 1, sizeof *w->contact_order)) {
+        w->contact_next_count = 0; // out of memory: no contacts this step (the warm starts are kept)
+        memset(w->contact_color_start, 0, sizeof w->contact_color_start);
+        return;
+    }
+    if (w->p_high > 0)
+        memset(w->contact_mask, 0, sizeof *w->contact_mask * (size_t)w->p_high);
+    const uint64_t below_63 = (1ull << 63) - 1ull;
+    for (int k = 0; k < n; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        int color = 63;
+        if (c->b2 < 0) {
+            const bool moves_a = w->inv_mass[c->a] > 0.0, moves_b = c->b >= 0 && w->inv_mass[c->b] > 0.0;
+            uint64_t used = (moves_a ? w->contact_mask[c->a] : 0u) | (moves_b ? w->contact_mask[c->b] : 0u);
+            uint64_t open = ~used & below_63;
+            if (open) {
+                color = __builtin_ctzll(open);
+                if (moves_a)
+                    w->contact_mask[c->a] |= 1ull << color;
+                if (moves_b)
+                    w->contact_mask[c->b] |= 1ull << color;
+            }
+        }
+        c->color = color;
+        count[color] += 1;
+    }
+    int start = 0;
+    for (int color = 0; color < 64; ++color) {
+        w->contact_color_start[color] = start;
+        start += count[color];
+    }
+    w->contact_color_start[64] = start;
+    int next[64];
+    memcpy(next, w->contact_color_start, sizeof next);
+    for (int k = 0; k < n; ++k)
+        w->contact_order[next[w->contacts_next[k].color]++] = k;
+    // The contacts themselves go into colour order, so each pass reads them in memory order: through
+    // an index, 150k contacts of a falling 16000-ball pit cost three times as much a step (cache
+    // misses). contacts_key_order puts them back for the commit (warm starts and events merge by key).
+    if (!array_reserve((void **)&w->contacts_scratch, &w->contacts_scratch_cap, n > 0 ? n : 1, sizeof *w->contacts_scratch)) {
+        for (int k = 0; k < n; ++k) // out of memory: one colour, in key order, on one thread
+            w->contacts_next[k].color = 63;
+        memset(w->contact_color_start, 0, sizeof w->contact_color_start);
+        w->contact_color_start[64] = n;
+        return;
+    }
+    sb_pool_for(w->pool, n, 1, CONTACTS_PER_THREAD, gather_range, w);
+    swap_contact_buffers(w);
+    w->contacts_permuted = true;
+}
+
+void contacts_key_order(sb_world *w)
+{
+    if (!w->contacts_permuted)
+        return;
+    sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, scatter_range, w);
+    swap_contact_buffers(w);
+    w->contacts_permuted = false;
+}
+
+void contacts_report_overlaps(sb_world *w)
+{
+    sb_stats *st = &w->stats;
+    st->overlapping_pairs = 0;
+    st->worst_overlap = 0.0;
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        const sb_contact *c = &w->contacts_next[k];
+        if (c->b < 0 || c->b2 >= 0) // particles only: a spring's overlap is its contact's business
+            continue;
+        double smaller = w->radius[c->a] < w->radius[c->b] ? w->radius[c->a] : w->radius[c->b];
+        if (c->separation >= -0.01 * smaller)
+            continue;
+        st->overlapping_pairs += 1;
+        if (-c->separation > st->worst_overlap) {
+            st->worst_overlap = -c->separation;
+            st->overlap_a = (sb_particle_id){(uint32_t)c->a, w->p_gen[c->a]};
+            st->overlap_b = (sb_particle_id){(uint32_t)c->b, w->p_gen[c->b]};
+        }
+    }
+}
+
+bool contact_is_touching(const sb_contact *c) { return c->separation < touching_slop; }
+
+// Box2D's b2ShouldShapesCollide: a shared non-zero group decides alone; otherwise categories and
+// masks must agree both ways.
+bool particles_should_collide(const sb_world *w, int a, int b)
+{
+    if (w->group[a] == w->group[b] && w->group[a] != 0)
+        return w->group[a] > 0;
+    return (w->category[a] & w->mask[b]) != 0 && (w->category[b] & w->mask[a]) != 0;
+}
+
+int contacts_touching(const sb_world *w)
+{
+    int n = 0;
+    for (int k = 0; k < w->contact_count; ++k)
+        if (contact_is_touching(&w->contacts[k]))
+            n += 1;
+    return n;
+}
