@@ -127,4 +127,44 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size);
 /// Frees what scene_program.c keeps (the draw list).
 void scene_program_free(sb_scene *scene);
 
+// ---------------------------------------------------------------- shared by scene.c, scene_sandbox.c and scene_build.c
+
+double scene_seconds(void);
+char *scene_copy_string(const char *s);
+sb_reload_event scene_event(sb_reload_result r, const char *fmt, const char *detail);
+void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+void pattern_guard(lua_State *L, void *ud);
+void deadline_hook(lua_State *L, lua_Debug *ar);
+/// springbox's world:step asks this between frames and sub-steps (sb_lua_set_guard).
+bool step_guard(void *ud, char *message, size_t size);
+/// Copies a Lua error into `error`, with the text of the line it names after its first line:
+/// "scene.lua:3: syntax error near 'sb'" gains "    3 | locl sb = require 'springbox'", so a
+/// designer sees what Lua saw without opening the file. The text comes from what the host loaded
+/// for the scene (the registry's "springbox.sources"), never from a file the message names: a
+/// chunk name or a traceback can name any file (issue 20). Control bytes and bytes that are not
+/// UTF-8 become '?', so the message is safe for a terminal and for --stats.
+void error_with_source_line(lua_State *L, const char *message, char *error, size_t error_size);
+/// Takes what the file looks like on disk now as seen (size -1 and no time when it is gone).
+void scene_watch_stat(watched_file *f);
+/// Watches `path` for this build: once per path, and at most SCENE_WATCH_MAX files (a require
+/// in a loop of ever new names must not grow the list, and every frame stats each one).
+void scene_record_file(scene_build *b, const char *path);
+/// Loads the scene file or a module as a text chunk named "@path": read whole through
+/// scene_read_file (a regular file; with `real_dir`, one inside that folder), kept in the
+/// registry's "springbox.sources" for error lines and slider order, then compiled. Like
+/// luaL_loadfile it skips a UTF-8 byte order mark and a first line starting with '#'. Pushes
+/// the function, or an error message; returns the lua_load status.
+int scene_load_source(sb_scene *scene, const char *path, const char *real_dir);
+int sandbox_protected(lua_State *L);
+int sandbox_xpcall(lua_State *L);
+/// Replaces env[name] (or env.lib[name]) with `fn` closed over the scene and the original.
+void scene_wrap_function(lua_State *L, sb_scene *scene, int env, const char *lib, const char *name, lua_CFunction fn);
+extern const char *const string_safe[];
+void scene_push_environment(sb_scene *scene);
+void scene_build_free(sb_scene *scene, scene_build *b);
+bool scene_build_run(sb_scene *scene, scene_build *b, char *error, size_t error_size);
+void scene_shape_free(world_shape *s);
+void scene_adopt(sb_scene *scene, scene_build *b, world_shape *shapes);
+sb_reload_event scene_reload_now(sb_scene *scene, bool force_restart);
+
 #endif
