@@ -1,0 +1,530 @@
+// What the window draws: the tuning sliders and the write-back of W, the HUD, overlays, the
+// inspector, the help, and the scene with its camera.
+#define _POSIX_C_SOURCE 200809L
+#include "window_internal.h"
+
+// ---------------------------------------------------------------- sliders
+
+
+// The scene's tunables, then the drag's own frequency and damping ratio.
+int sliders(const app *a, slider *out, int max)
+{
+    int n = 0;
+    const sb_scene *sc = a->sides[0].scene;
+    for (int i = 0; i < sb_scene_tunable_count(sc) && n < max - 2; ++i) {
+        sb_tunable t = sb_scene_tunable(sc, i);
+        snprintf(out[n].name, sizeof out[n].name, "%s", t.name);
+        out[n].value = t.value;
+        out[n].min = t.min;
+        out[n].max = t.max;
+        out[n++].app = false;
+    }
+    out[n] = (slider){"drag hertz", a->drag_hertz, 0.5, 30.0, true};
+    n += 1;
+    out[n] = (slider){"drag damping ratio", a->drag_zeta, 0.0, 2.0, true};
+    return n + 1;
+}
+
+/// One pixel of a slider's bar, as a power of ten: the step its value moves by. The label shows,
+/// the scene gets and W writes the value rounded to it, so all three are the same number.
+static double slider_step(const slider *s, int bar_width)
+{
+    return pow(10.0, floor(log10((s->max - s->min) / (bar_width > 0 ? bar_width : 1))));
+}
+
+double slider_round(const slider *s, double value, int bar_width)
+{
+    double step = slider_step(s, bar_width);
+    return fmin(fmax(round(value / step) * step, s->min), s->max);
+}
+
+static int slider_decimals(const slider *s, int bar_width)
+{
+    int d = -(int)floor(log10(slider_step(s, bar_width)) + 1e-9);
+    return d > 0 ? (d < 9 ? d : 9) : 0;
+}
+
+SDL_Rect slider_rect(const app *a, int i)
+{
+    SDL_Rect r = {a->width - PANEL_WIDTH + 12, 40 + i * 46 + 20, PANEL_WIDTH - 24, 10};
+    return r;
+}
+
+void slider_set(app *a, int i, double value)
+{
+    slider s[34];
+    int n = sliders(a, s, 34);
+    if (i < 0 || i >= n)
+        return;
+    value = slider_round(&s[i], value, slider_rect(a, i).w);
+    if (s[i].app) {
+        if (strcmp(s[i].name, "drag hertz") == 0)
+            a->drag_hertz = value;
+        else
+            a->drag_zeta = value;
+        if (a->dragging) {
+            for (int k = 0; k < side_count(a); ++k) {
+                sb_world *w = side_world(&a->sides[k], a->drag_world);
+                sb_particle_id id;
+                sb_vec2 target;
+                double hz, zeta;
+                if (sb_world_drag_info(w, &id, &target, &hz, &zeta)) {
+                    sb_world_drag_begin(w, id, target, a->drag_hertz, a->drag_zeta);
+                    if (k == 0)
+                        record_drag(a, SB_INPUT_DRAG, target);
+                }
+            }
+        }
+        return;
+    }
+    // A tunable re-runs the scene exactly as a hot reload would: state kept.
+    sb_input_event e = {.kind = SB_INPUT_TUNE, .value = value};
+    snprintf(e.name, sizeof e.name, "%s", s[i].name);
+    record_input(a, e);
+    for (int k = 0; k < side_count(a); ++k)
+        handle_reload(a, &a->sides[k], sb_scene_set_tunable(a->sides[k].scene, s[i].name, value), "");
+}
+
+// W: writes the sliders that moved into the scene's files, each number at its declaration in
+// springbox.tune{ name = {value, ...} } and nothing else (sb_scene_write_tunables: byte for
+// byte, atomically, only while the file is plain text and what the scene loaded). A slider
+// that shows the value written in the file is left as it is written (6 stays 6, not 6.0).
+void write_back(app *a)
+{
+    slider s[34];
+    int n = sliders(a, s, 34), count = 0;
+    static char numbers[34][64];
+    const char *names[34], *texts[34];
+    char message[1024];
+    for (int i = 0; i < n; ++i) {
+        double declared;
+        if (s[i].app)
+            continue;
+        int w = slider_rect(a, i).w;
+        double shown = slider_round(&s[i], s[i].value, w);
+        if (!sb_scene_tunable_declared(a->sides[0].scene, s[i].name, &declared)) {
+            add_notice(a, COLOR_ERROR, "W cannot write '%s': it is not written as a number in springbox.tune{ %s = "
+                                       "{<number>, min, max} }", s[i].name, s[i].name);
+            continue;
+        }
+        if (shown == declared || s[i].value == declared)
+            continue; // not moved
+        snprintf(numbers[count], sizeof numbers[count], "%.*f", slider_decimals(&s[i], w), shown);
+        names[count] = s[i].name;
+        texts[count] = numbers[count];
+        count += 1;
+    }
+    if (count == 0) {
+        add_notice(a, COLOR_DRAG, "W: no slider has moved from the values in %s", a->opt.scene_path);
+        return;
+    }
+    int written = sb_scene_write_tunables(a->sides[0].scene, count, names, texts, message, sizeof message);
+    if (written < 0)
+        add_notice(a, COLOR_ERROR, "%s", message);
+    else
+        add_notice(a, COLOR_DRAG, "wrote %d slider value%s into %s", written, written == 1 ? "" : "s", a->opt.scene_path);
+}
+
+
+// ---------------------------------------------------------------- drawing
+
+
+// The side's solver line; in the compare view it wraps in two so that each fits its half.
+/// Draws `text` within `width` pixels, breaking lines at spaces (the font is monospace);
+/// returns the y below it.
+static int wrap_text(app *a, int x, int y, int width, SDL_Color color, const char *text, bool draw);
+
+static int draw_wrapped(app *a, int x, int y, int width, SDL_Color color, const char *text)
+{
+    return wrap_text(a, x, y, width, color, text, true);
+}
+
+/// The lines `text` takes wrapped to `width` pixels, as draw_wrapped breaks them.
+static int wrapped_lines(app *a, int width, const char *text)
+{
+    return wrap_text(a, 0, 0, width, COLOR_TEXT, text, false) / render_line_height(a->rc, false);
+}
+
+// Breaks text at spaces into lines of `width` pixels, drawing them when `draw`; returns the y
+// under the last line.
+static int wrap_text(app *a, int x, int y, int width, SDL_Color color, const char *text, bool draw)
+{
+    int per_line = width / render_char_width(a->rc, false), lh = render_line_height(a->rc, false);
+    per_line = per_line < 20 ? 20 : per_line;
+    char line[512];
+    const char *p = text;
+    while (*p) {
+        int n = (int)strlen(p);
+        if (n > per_line) {
+            n = per_line;
+            while (n > per_line / 2 && p[n] != ' ')
+                n -= 1;
+        }
+        n = n < (int)sizeof line ? n : (int)sizeof line - 1;
+        memcpy(line, p, (size_t)n);
+        line[n] = '\0';
+        if (draw)
+            render_text(a->rc, x, y, color, false, line);
+        y += lh;
+        p += n;
+        while (*p == ' ')
+            p += 1;
+    }
+    return y;
+}
+
+static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *prefix)
+{
+    int hud_top = y;
+    sb_world *w = side_world(s, 0);
+    sb_world_def d = sb_world_get_def(w);
+    const sb_stats *st = sb_world_get_stats(w);
+    int lh = render_line_height(a->rc, false);
+    char first[256], second[256];
+    snprintf(first, sizeof first, "%s%s  it %d  sub %d  dt %.1f ms  tethers %s", prefix, sb_method_name(d.method),
+             d.iterations, d.substeps, d.dt * 1e3, d.tethers ? "on" : "off");
+    snprintf(second, sizeof second, "particles %d  springs %d  contacts %d  physics %.2f ms  stretch %.2f%%",
+             st->particles, st->springs, st->contacts, st->step_ms * sb_scene_world_count(s->scene),
+             100.0 * st->max_stretch);
+    SDL_RenderSetClipRect(render_renderer(a->rc), &area);
+    int x = area.x + 10;
+    if (a->compare) { // each half is narrow: the lines wrap rather than lose their ends
+        y = draw_wrapped(a, x, y, area.w - 20, COLOR_TEXT, first);
+        y = draw_wrapped(a, x, y, area.w - 20, COLOR_TEXT, second) - lh;
+    } else { // one line where it fits, wrapped where it does not (it ran off a narrow window)
+        char line[520];
+        snprintf(line, sizeof line, "%s  %s", first, second);
+        y = draw_wrapped(a, x, y, area.w - 20, COLOR_TEXT, line) - lh;
+    }
+    for (int k = 1; k < sb_scene_world_count(s->scene); ++k) {
+        sb_world *wk = side_world(s, k);
+        char line[256];
+        snprintf(line, sizeof line, "world %d: %s  stretch %.2f%%", k + 1, sb_method_name(sb_world_get_def(wk).method),
+                 100.0 * sb_world_get_stats(wk)->max_stretch);
+        render_text(a->rc, x, y + k * lh, COLOR_TEXT, false, line);
+    }
+    // What the physics cannot do as asked, said where the designer looks (issue 10): springs the
+    // method clamps, and particles that started overlapping.
+    // Every world of a comparison is named (issue 26 item 6): a designer comparing verlet with
+    // soft saw only world 1's warning while verlet ran 23-33% below the asked hertz.
+    int warn_y = y + sb_scene_world_count(s->scene) * lh, worlds = sb_scene_world_count(s->scene);
+    char warning[256], line[300];
+    for (int k = 0; k < worlds; ++k) {
+        sb_world *wk = side_world(s, k);
+        const sb_stats *sk = sb_world_get_stats(wk);
+        char which[32] = "";
+        if (worlds > 1)
+            snprintf(which, sizeof which, "world %d: ", k + 1);
+        if (sk->halted && k > 0) { // world 1's halt has its own overlay
+            snprintf(line, sizeof line, "%shalted: %s", which, sk->message);
+            warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);
+        }
+        if (sk->clamped_springs > 0) {
+            sb_world_clamp_message(wk, warning, sizeof warning);
+            snprintf(line, sizeof line, "%s%s", which, warning);
+            warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);
+        }
+        if (sk->overlapping_pairs > 0) {
+            sb_world_overlap_message(wk, warning, sizeof warning);
+            snprintf(line, sizeof line, "%s%s", which, warning);
+            warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);
+        }
+    }
+    s->hud_bottom = warn_y > hud_top ? warn_y + 4 : hud_top + 2 * lh;
+    SDL_RenderSetClipRect(render_renderer(a->rc), NULL);
+}
+
+// A box with a title and a message, long lines wrapped to the box, at most 20 lines. It sits
+// at the top of the area, under the HUD lines, so the scene below it stays in sight (a reload
+// error is read while the last good scene runs on) and the sliders beside it stay usable.
+static void draw_overlay(app *a, SDL_Rect area, SDL_Color color, const char *title, const char *body)
+{
+    int lh = render_line_height(a->rc, false);
+    SDL_Rect box = {area.x + 20, 0, area.w - 40, 0};
+    int columns = (box.w - 24) / render_char_width(a->rc, false);
+    columns = columns < 20 ? 20 : columns > 290 ? 290 : columns;
+    char lines[20][300];
+    int n = 0;
+    for (const char *p = body; *p && n < 20;) {
+        size_t len = strcspn(p, "\n");
+        size_t take = len < (size_t)columns ? len : (size_t)columns;
+        snprintf(lines[n], sizeof lines[n], "%.*s", (int)take, p);
+        for (char *t = lines[n]; *t; ++t)
+            if (*t == '\t')
+                *t = ' ';
+        n += 1;
+        p += take;
+        if (take == len && *p == '\n')
+            p += 1;
+    }
+    box.h = n * lh + 50;
+    box.y = area.y + 40 + 2 * lh;
+    SDL_Renderer *r = render_renderer(a->rc);
+    render_panel(a->rc, box, (SDL_Color){40, 10, 12, 230});
+    SDL_RenderSetClipRect(r, &box);
+    render_text(a->rc, box.x + 12, box.y + 8, color, true, title);
+    for (int i = 0; i < n; ++i)
+        render_text(a->rc, box.x + 12, box.y + 38 + i * lh, COLOR_TEXT, false, lines[i]);
+    SDL_RenderSetClipRect(r, NULL);
+}
+
+// The asked-versus-delivered view: what the clicked spring asks, what its last swing shows, and
+// the two curves on one scale, the asked response from the swing's peak beside the motion. No
+// peer shows this; it is how a designer sees at a glance that what they tuned is not what they get.
+static void draw_inspector(app *a, int graphs_top)
+{
+    inspection in;
+    if (!inspect_read(a, &in))
+        return;
+    render_ctx *rc = a->rc;
+    int lh = render_line_height(rc, false), w = a->view.rect.w - 20 < 600 ? a->view.rect.w - 20 : 600, h = 5 * lh + 120;
+    SDL_Rect box = {a->view.rect.x + a->view.rect.w - w - 10, graphs_top - h - 10, w, h};
+    render_panel(rc, box, (SDL_Color){20, 24, 32, 235});
+    SDL_RenderSetClipRect(render_renderer(rc), &box);
+    const sb_world *world = side_world(&a->sides[0], a->inspect_world);
+    sb_world_def d = sb_world_get_def(world);
+    char line[200];
+    int x = box.x + 10, y = box.y + 6;
+    snprintf(line, sizeof line, "spring %u: %s, %d sub-step%s", a->inspect_spring.index + 1, sb_method_name(d.method),
+             d.substeps, d.substeps == 1 ? "" : "s");
+    if (sb_scene_world_count(a->sides[0].scene) > 1)
+        snprintf(line + strlen(line), sizeof line - strlen(line), "  (world %d)", a->inspect_world + 1);
+    render_text(rc, x, y, COLOR_TEXT, false, line);
+    y += lh;
+    const SDL_Color asked_color = {120, 200, 255, 255}, motion_color = {255, 190, 90, 255};
+    if (in.rigid)
+        snprintf(line, sizeof line, "asks to be rigid: length error %.3g m", (double)in.motion[a->inspect_count - 1] + in.offset);
+    else
+        snprintf(line, sizeof line, "asks      %.3g Hz at damping ratio %.3g", in.asked_hertz, in.asked_zeta);
+    render_text(rc, x, y, asked_color, false, line);
+    y += lh;
+    if (in.rigid)
+        line[0] = '\0';
+    else if (in.measured.crossings < 3)
+        snprintf(line, sizeof line, "shows     no swing to read yet: drag an end and let go");
+    else if (in.measured.peaks < 2)
+        snprintf(line, sizeof line, "shows     %.3g Hz (too few peaks for a damping ratio)", in.measured.hertz);
+    else
+        snprintf(line, sizeof line, "shows     %.3g Hz at damping ratio %.3g  (%+.0f%%)", in.measured.hertz,
+                 in.measured.zeta, 100.0 * (in.measured.hertz / (in.asked_hertz * sqrt(fmax(0.0, 1.0 - in.asked_zeta * in.asked_zeta))) - 1.0));
+    render_text(rc, x, y, motion_color, false, line);
+    y += lh;
+    const sb_stats *st = sb_world_get_stats(world);
+    if (st->clamped_springs > 0 && st->clamped_spring.index == a->inspect_spring.index &&
+        st->clamped_spring.generation == a->inspect_spring.generation) {
+        snprintf(line, sizeof line, "%s cannot run it as asked: it gets %.3g Hz at %.3g", sb_method_name(d.method),
+                 st->clamped_hertz, st->clamped_damping_ratio);
+        render_text(rc, x, y, COLOR_WARN, false, line);
+    } else {
+        render_text(rc, x, y, COLOR_TEXT, false, "read from its largest swing on; in a network it moves with");
+        y += lh;
+        render_text(rc, x, y, COLOR_TEXT, false, "its neighbours: read the curves' shapes, not only the figures");
+    }
+    SDL_Rect graph = {box.x + 10, box.y + h - 100, w - 20, 92};
+    const float *series[2] = {in.ideal, in.motion};
+    const SDL_Color colors[2] = {asked_color, motion_color};
+    render_graph_pair(rc, graph, series, a->inspect_count, colors);
+    render_text(rc, graph.x + 4, graph.y + 2, asked_color, false, "asked");
+    render_text(rc, graph.x + 4 + 7 * render_char_width(rc, false), graph.y + 2, motion_color, false, "delivered");
+    SDL_RenderSetClipRect(render_renderer(rc), NULL);
+}
+
+static const char *const help_lines[] = {
+    "left drag      grab a particle (its twin too in compare view)",
+    "left click     a spring: asked vs delivered; empty space closes it",
+    "right/middle   pan          wheel  zoom at the cursor      F  fit the scene",
+    "space          pause / resume               N  one frame while paused",
+    "R              restart the scene from its file",
+    "1 .. 6         method: force impulse sequential soft verlet xpbd",
+    "shift+1 .. 6   method of the right side in compare view",
+    "up / down      iterations + / -             left / right  sub-steps - / +",
+    "T              tethers on / off (rigid chains held to their fixed particles)",
+    "C              compare view: the same scene in two methods, in lockstep",
+    "W              write the slider values back into the scene file",
+    "P              screenshot to springbox-NNNN.png",
+    "G              the last 8 seconds as an animated GIF, springbox-NNNN.gif",
+    "F5             replay: the run again from the start with the same drags, clicks and keys",
+    "Ctrl+Z, Ctrl+Y the tuning before / after: each save and slider release is a revision",
+    "[ ]            back / forward one kept moment (shift: 1 s); drag the timeline to scrub;",
+    "               space runs on from the moment shown (the minute before now is kept)",
+    "H              this help                    Q / Esc  quit",
+    "saving the scene file reloads it; the state is kept if only tuning changed",
+};
+
+// The scene's camera (springbox.camera): a look or a follow moves the shared view, and every
+// side learns what it shows, for springbox.camera.get. The left side's scene leads.
+static void scene_camera(app *a)
+{
+    sb_camera_request req;
+    if (sb_scene_camera(a->sides[0].scene, &req)) {
+        a->view_moved = true; // placed by the scene: the refit for its plots must not undo it
+        a->view.cx = req.x;
+        a->view.cy = req.y;
+        if (req.height > 0.0 && a->view.rect.h > 0)
+            a->view.scale = a->view.rect.h / req.height;
+    }
+    for (int i = 0; i < side_count(a); ++i)
+        sb_scene_set_view(a->sides[i].scene, a->view.cx, a->view.cy, a->view.rect.h / a->view.scale);
+}
+
+void draw(app *a)
+{
+    scene_camera(a);
+    render_ctx *rc = a->rc;
+    render_clear(rc);
+    int lh = render_line_height(rc, false);
+    for (int i = 0; i < side_count(a); ++i) {
+        side *s = &a->sides[i];
+        sb_view v = a->view;
+        if (a->compare) {
+            v.rect.w = a->view.rect.w / 2;
+            v.rect.x = i * v.rect.w;
+        }
+        render_marks marks = {sb_null_particle(), {0, 0}, false};
+        for (int k = 0; k < sb_scene_world_count(s->scene); ++k) {
+            sb_world *w = side_world(s, k);
+            marks.dragging = false;
+            double hz, zeta;
+            if (a->dragging && k == a->drag_world)
+                marks.dragging = sb_world_drag_info(w, &marks.drag, &marks.drag_target, &hz, &zeta);
+            render_world(rc, &v, w, &marks);
+        }
+        if (i == 0)
+            draw_ghost(a, &v);
+        // The HUD's lines first, so that the scene's screen text starts under them as they are
+        // this frame: laid out from the last frame's, a frame whose warning had just appeared
+        // (or the only frame --screenshot renders) printed the scene's text over the warning.
+        draw_hud_line(a, s, v.rect, 34, a->compare ? (i == 0 ? "LEFT: " : "RIGHT: ") : "");
+        sb_draw_list list;
+        char error[4096];
+        bool drew = sb_scene_draw(s->scene, &list, error, sizeof error);
+        render_draw_list(rc, &v, &list, s->hud_bottom > 0 ? s->hud_bottom : 34 + 2 * lh);
+        if (!drew)
+            callback_failed(s, error);
+        const sb_stats *st = sb_world_get_stats(side_world(s, 0));
+        if (st->halted) {
+            char body[512];
+            snprintf(body, sizeof body, "%s\npress R to restart the scene", st->message);
+            draw_overlay(a, v.rect, COLOR_ERROR, "the world halted", body);
+        }
+        // both sides load the same file: one overlay across the whole view says it
+        if (s->has_error && (i == 0 || !a->sides[0].has_error))
+            draw_overlay(a, a->view.rect, COLOR_ERROR, s->error_title, s->error);
+    }
+    if (a->compare) {
+        SDL_Renderer *r = render_renderer(rc);
+        SDL_SetRenderDrawColor(r, 90, 96, 110, 255);
+        SDL_RenderDrawLine(r, a->view.rect.w / 2, 0, a->view.rect.w / 2, a->height);
+    }
+    // title and status
+    side *s0 = &a->sides[0];
+    char status[256];
+    char fps[32] = "";
+    if (a->fps > 0)
+        snprintf(fps, sizeof fps, "   FPS %.0f", a->fps);
+    snprintf(status, sizeof status, "%s%s   t %.2f s%s", sb_scene_title(s0->scene), fps,
+             sb_world_get_stats(side_world(s0, 0))->time,
+             a->rewinding ? "   REWOUND (space runs on from here)" : a->paused ? "   PAUSED" : "");
+    render_text(rc, 10, 8, COLOR_TEXT, true, status);
+    if (now_seconds() < a->behind_until) {
+        char warn[160];
+        snprintf(warn, sizeof warn, "physics is slower than real time (it takes %.0f%% of each frame): showing it slowed down",
+                 100.0 * a->physics_share);
+        render_text(rc, 10, 34 + 2 * lh, COLOR_WARN, false, warn);
+    }
+    // graphs, on a band of their own: the scene (a bounds line, a cloth hanging low) shows
+    // above it, not through it (issue 22); the view is fitted clear of it (fit_clear_of_hud)
+    int gw = (a->view.rect.w - 40) / 3, gh = 70, gy = a->height - gh - 10;
+    int band_top = gy - 6; // the scene's own plot rows stay translucent over it (the view is fitted clear of them)
+    SDL_Rect band = {a->view.rect.x, band_top, a->view.rect.w, a->height - band_top};
+    render_panel(rc, band, COLOR_BACKGROUND);
+    const char *labels[3] = {"energy J", "max stretch %", "physics ms"};
+    SDL_Color colors[3] = {{120, 200, 255, 255}, {255, 120, 120, 255}, {160, 230, 140, 255}};
+    for (int g = 0; g < 3; ++g) {
+        SDL_Rect r = {10 + g * (gw + 10), gy, gw, gh};
+        const float *data = g == 0 ? s0->energy : g == 1 ? s0->stretch : s0->step_ms;
+        if (g < 2 && a->ghost.frames > 0) { // a replay: the run before it, dimmed, on the same scale
+            float before[HISTORY];
+            ghost_series(a, g == 0 ? a->ghost.energy : a->ghost.stretch, s0->history, before);
+            const float *series[2] = {data, before};
+            SDL_Color pair[2] = {colors[g], {(Uint8)(colors[g].r / 2), (Uint8)(colors[g].g / 2), (Uint8)(colors[g].b / 2), 255}};
+            const char *names[2] = {labels[g], "run before"};
+            render_graph_shared(rc, r, series, 2, s0->history, pair, names);
+        } else {
+            render_graph(rc, r, data, s0->history, colors[g], labels[g]);
+        }
+    }
+    // the scene's own series (springbox.plot), in rows of three above
+    int panels = plot_panels(s0);
+    for (int k = 0; k < panels; ++k) {
+        const float *series[MAX_PLOTS];
+        const char *plot_labels[MAX_PLOTS];
+        SDL_Color plot_colors[MAX_PLOTS];
+        int n = 0;
+        static const SDL_Color palette[] = {{240, 200, 90, 255}, {120, 200, 255, 255}, {240, 120, 200, 255},
+                                            {150, 230, 140, 255}, {255, 150, 90, 255}, {190, 160, 255, 255}};
+        for (int p = 0; p < s0->plots; ++p) {
+            if (plot_panel_index(s0, p) != k)
+                continue;
+            series[n] = s0->plot[p];
+            plot_labels[n] = s0->plot_name[p];
+            plot_colors[n] = palette[n % 6];
+            n += 1;
+        }
+        SDL_Rect r = {10 + (k % 3) * (gw + 10), gy - (1 + k / 3) * (gh + 10), gw, gh};
+        render_graph_shared(rc, r, series, n, s0->history, plot_colors, plot_labels);
+    }
+    draw_inspector(a, gy);
+    // tuning panel
+    SDL_Rect panel = {a->width - PANEL_WIDTH, 0, PANEL_WIDTH, a->height};
+    render_panel(rc, panel, (SDL_Color){30, 34, 42, 235});
+    render_text(rc, panel.x + 12, 10, COLOR_TEXT, true, "tuning");
+    slider sl[34];
+    int n = sliders(a, sl, 34);
+    SDL_Renderer *r = render_renderer(rc);
+    for (int i = 0; i < n; ++i) {
+        SDL_Rect bar = slider_rect(a, i);
+        if (i == a->drag_slider && !sl[i].app)
+            sl[i].value = a->slider_preview; // follows the mouse; the scene reloads once, on release
+        char label[128];
+        snprintf(label, sizeof label, "%.60s  %.*f", sl[i].name, slider_decimals(&sl[i], bar.w),
+                 slider_round(&sl[i], sl[i].value, bar.w));
+        render_text(rc, bar.x, bar.y - lh - 2, sl[i].app ? COLOR_DRAG : COLOR_TEXT, false, label);
+        SDL_SetRenderDrawColor(r, 70, 76, 90, 255);
+        SDL_RenderFillRect(r, &bar);
+        double t = (sl[i].value - sl[i].min) / (sl[i].max - sl[i].min);
+        SDL_Rect knob = {bar.x + (int)(t * (bar.w - 8)), bar.y - 3, 8, bar.h + 6};
+        SDL_SetRenderDrawColor(r, 230, 233, 240, 255);
+        SDL_RenderFillRect(r, &knob);
+    }
+    draw_timeline(a);
+    if (a->revision_count > 1) {
+        char rev[96];
+        snprintf(rev, sizeof rev, "tuning revision %d of %d", a->revision_at + 1, a->revision_count);
+        render_text(rc, panel.x + 12, timeline_rect(a).y - 2 * lh - 8,
+                    a->revision_at + 1 < a->revision_count ? COLOR_DRAG : COLOR_TEXT, false, rev);
+    }
+    render_text(rc, panel.x + 12, a->height - 2 * lh - 8, COLOR_TEXT, false, "W: write values to the file");
+    render_text(rc, panel.x + 12, a->height - lh - 6, COLOR_TEXT, false, "H: help, keys");
+    // notices
+    double now = now_seconds();
+    // the newest at the bottom, each wrapped to the view (a long reload message was cut at its edge)
+    int notice_y = a->height - gh - 30 - ((plot_panels(s0) + 2) / 3) * (gh + 10) + lh, notice_w = a->view.rect.w - 20;
+    for (int i = 0; i < MAX_NOTICES; ++i) {
+        if (a->notices[i].until <= now)
+            continue;
+        notice_y -= wrapped_lines(a, notice_w, a->notices[i].text) * lh + 4;
+        draw_wrapped(a, 10, notice_y, notice_w, a->notices[i].color, a->notices[i].text);
+    }
+    if (a->help) {
+        int hh = (int)(sizeof help_lines / sizeof help_lines[0]) * lh + 50;
+        SDL_Rect box = {40, 70, a->view.rect.w - 80, hh};
+        render_panel(rc, box, (SDL_Color){10, 12, 16, 235});
+        render_text(rc, box.x + 12, box.y + 8, COLOR_WARN, true, "keys");
+        for (size_t i = 0; i < sizeof help_lines / sizeof help_lines[0]; ++i)
+            render_text(rc, box.x + 12, box.y + 38 + (int)i * lh, COLOR_TEXT, false, help_lines[i]);
+    }
+}
+
+
+// ---------------------------------------------------------------- input

@@ -1,0 +1,605 @@
+// What a person does in the window: picking and dragging, recording the input, the keys that
+// change the solver, GIF and screenshots, the compare view, and the input a scene reads.
+#define _POSIX_C_SOURCE 200809L
+#include "window_internal.h"
+
+// ---------------------------------------------------------------- dragging
+
+static sb_particle_id slot_particle(const sb_world *w, uint32_t index)
+{
+    sb_particle_id it = sb_null_particle();
+    while (sb_world_next_particle(w, &it))
+        if (it.index == index)
+            return it;
+    return sb_null_particle();
+}
+
+// The particle whose circle (grown by a few pixels) holds the point, nearest first.
+static bool pick(const app *a, sb_vec2 at, int *world, uint32_t *index)
+{
+    double best = INFINITY, slop = 8.0 / a->view.scale;
+    const side *s = &a->sides[0];
+    for (int k = 0; k < sb_scene_world_count(s->scene); ++k) {
+        const sb_world *w = side_world(s, k);
+        sb_particle_id p = sb_null_particle();
+        while (sb_world_next_particle(w, &p)) {
+            sb_particle_def d;
+            sb_particle_get(w, p, &d);
+            double dist = hypot(d.position.x - at.x, d.position.y - at.y);
+            if (dist <= d.radius + slop && dist < best) {
+                best = dist;
+                *world = k;
+                *index = p.index;
+            }
+        }
+    }
+    return isfinite(best);
+}
+
+/// The spring of the left side nearest `at`, within 8 pixels of its segment.
+static bool pick_spring(const app *a, sb_vec2 at, int *world, sb_spring_id *id)
+{
+    double best = 8.0 / a->view.scale;
+    bool found = false;
+    const side *s = &a->sides[0];
+    for (int k = 0; k < sb_scene_world_count(s->scene); ++k) {
+        const sb_world *w = side_world(s, k);
+        sb_spring_id it = sb_null_spring();
+        while (sb_world_next_spring(w, &it)) {
+            sb_spring_def d;
+            sb_particle_def pa, pb;
+            if (sb_spring_get(w, it, &d) != SB_OK || d.hidden || sb_particle_get(w, d.a, &pa) != SB_OK ||
+                sb_particle_get(w, d.b, &pb) != SB_OK)
+                continue;
+            double ex = pb.position.x - pa.position.x, ey = pb.position.y - pa.position.y, len2 = ex * ex + ey * ey;
+            double t = len2 > 0.0 ? ((at.x - pa.position.x) * ex + (at.y - pa.position.y) * ey) / len2 : 0.0;
+            t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+            double dist = hypot(pa.position.x + t * ex - at.x, pa.position.y + t * ey - at.y);
+            if (dist < best) {
+                best = dist;
+                *world = k;
+                *id = it;
+                found = true;
+            }
+        }
+    }
+    return found;
+}
+
+/// The inspected spring's stretch this frame joins its history; it stops when the spring goes.
+void inspect_record(app *a)
+{
+    if (!a->inspecting)
+        return;
+    const side *s = &a->sides[0];
+    if (a->inspect_world >= sb_scene_world_count(s->scene) ||
+        !sb_spring_is_valid(side_world(s, a->inspect_world), a->inspect_spring)) {
+        a->inspecting = false; // broken, removed, or the scene restarted
+        return;
+    }
+    const sb_world *w = side_world(s, a->inspect_world);
+    sb_spring_def d;
+    sb_spring_get(w, a->inspect_spring, &d);
+    if (a->inspect_count == HISTORY) {
+        memmove(a->inspect_stretch, a->inspect_stretch + 1, sizeof a->inspect_stretch[0] * (HISTORY - 1));
+        a->inspect_count -= 1;
+    }
+    a->inspect_stretch[a->inspect_count++] = (float)(sb_spring_length(w, a->inspect_spring) - d.rest_length);
+}
+
+
+bool inspect_read(const app *a, inspection *in)
+{
+    if (!a->inspecting || a->inspect_count < 2)
+        return false;
+    const sb_world *w = side_world(&a->sides[0], a->inspect_world);
+    sb_spring_def d;
+    if (sb_spring_get(w, a->inspect_spring, &d) != SB_OK)
+        return false;
+    sb_world_def def = sb_world_get_def(w);
+    double h = def.dt / def.substeps, rest, m = sb_spring_reduced_mass(w, a->inspect_spring);
+    sb_tuning asked = d.tuning;
+    sb_spring_ramp_target(w, a->inspect_spring, &rest, &asked); // a retune asks for its target
+    in->rigid = sb_tuning_is_rigid(&asked);
+    in->asked_hertz = in->asked_zeta = 0.0;
+    if (!in->rigid)
+        sb_tuning_hertz_zeta(&asked, m, h, &in->asked_hertz, &in->asked_zeta);
+    int n = a->inspect_count, from = 0;
+    double sum = 0.0;
+    for (int i = 0; i < n; ++i)
+        sum += a->inspect_stretch[i];
+    double mean_all = sum / n, biggest = -1.0;
+    for (int i = 0; i < n; ++i)
+        if (fabs(a->inspect_stretch[i] - mean_all) > biggest) {
+            biggest = fabs(a->inspect_stretch[i] - mean_all);
+            from = i;
+        }
+    sum = 0.0;
+    for (int i = from; i < n; ++i)
+        sum += a->inspect_stretch[i];
+    in->from = from;
+    in->offset = sum / (n - from);
+    double x[HISTORY];
+    for (int i = 0; i < n; ++i) {
+        in->motion[i] = (float)(a->inspect_stretch[i] - in->offset);
+        x[i] = in->motion[i];
+    }
+    in->measured = sb_measure_oscillation(x + from, n - from, def.dt);
+    // the asked response from rest at the swing's peak: x0 e^(-zeta w t)(cos wd t + zeta w / wd sin wd t)
+    double omega = 6.283185307179586 * in->asked_hertz, zeta = in->asked_zeta, x0 = x[from];
+    double wd = omega * sqrt(fmax(1e-12, 1.0 - zeta * zeta));
+    for (int i = 0; i < n; ++i) {
+        double t = (i - from) * def.dt;
+        in->ideal[i] = i < from || in->rigid ? NAN
+                                             : (float)(x0 * exp(-zeta * omega * t) * (cos(wd * t) + zeta * omega / wd * sin(wd * t)));
+    }
+    return true;
+}
+
+
+// ---------------------------------------------------------------- input recording
+
+
+
+void record_input(app *a, sb_input_event e)
+{
+    e.frame = run_frame(a);
+    if (a->input)
+        sb_input_log_add(a->input, &e);
+}
+
+void record_drag(app *a, sb_input_kind kind, sb_vec2 target)
+{
+    sb_input_event e = {.kind = kind, .world = a->drag_world, .particle = a->drag_index, .x = target.x, .y = target.y,
+                        .hertz = a->drag_hertz, .damping_ratio = a->drag_zeta};
+    record_input(a, e);
+}
+
+static void drag_update(app *a, sb_vec2 target, bool begin)
+{
+    record_drag(a, begin ? SB_INPUT_DRAG : SB_INPUT_DRAG_TO, target);
+    for (int i = 0; i < side_count(a); ++i) {
+        side *s = &a->sides[i];
+        if (a->drag_world >= sb_scene_world_count(s->scene))
+            continue;
+        sb_world *w = side_world(s, a->drag_world);
+        sb_particle_id id = slot_particle(w, a->drag_index);
+        if (!id.generation)
+            continue;
+        if (begin || sb_world_drag_particle(w).generation == 0)
+            sb_world_drag_begin(w, id, target, a->drag_hertz, a->drag_zeta);
+        else
+            sb_world_drag_move(w, target);
+    }
+}
+
+void drag_end(app *a)
+{
+    if (!a->dragging)
+        return;
+    record_input(a, (sb_input_event){.kind = SB_INPUT_RELEASE, .world = a->drag_world});
+    for (int i = 0; i < side_count(a); ++i)
+        if (a->drag_world < sb_scene_world_count(a->sides[i].scene))
+            sb_world_drag_end(side_world(&a->sides[i], a->drag_world));
+    a->dragging = false;
+}
+
+// Which camera a pixel belongs to: in compare view each half has the shared camera.
+static sb_view view_for(const app *a, int x)
+{
+    sb_view v = a->view;
+    if (a->compare) {
+        v.rect.w = a->view.rect.w / 2;
+        if (x >= v.rect.w)
+            v.rect.x = v.rect.w;
+    }
+    return v;
+}
+
+
+// ---------------------------------------------------------------- sliders
+
+
+
+// ---------------------------------------------------------------- input
+
+void set_method(app *a, int which, sb_method m)
+{
+    side *s = &a->sides[which];
+    s->method_set = true;
+    s->method = m;
+    apply_overrides(s);
+    add_notice(a, COLOR_TEXT, "%smethod: %s", a->compare ? (which ? "right: " : "left: ") : "", sb_method_name(m));
+}
+
+// Tethers (src/core/tether.c) on both sides at once, so a designer sees what they hold.
+void toggle_tethers(app *a)
+{
+    bool on = !sb_world_get_def(side_world(&a->sides[0], 0)).tethers;
+    for (int i = 0; i < side_count(a); ++i) {
+        a->sides[i].tethers = on;
+        apply_overrides(&a->sides[i]);
+    }
+    add_notice(a, COLOR_TEXT, "tethers %s", on ? "on" : "off (rigid chains rely on the solver alone)");
+}
+
+void change_solver(app *a, int d_iterations, int d_substeps)
+{
+    for (int i = 0; i < side_count(a); ++i) {
+        side *s = &a->sides[i];
+        sb_world_def d = sb_world_get_def(side_world(s, 0));
+        if (d_iterations)
+            s->iterations = d.iterations + d_iterations < 1 ? 1 : d.iterations + d_iterations > 200 ? 200 : d.iterations + d_iterations;
+        if (d_substeps)
+            s->substeps = d.substeps + d_substeps < 1 ? 1 : d.substeps + d_substeps > 64 ? 64 : d.substeps + d_substeps;
+        apply_overrides(s);
+    }
+    sb_world_def d = sb_world_get_def(side_world(&a->sides[0], 0));
+    add_notice(a, COLOR_TEXT, "iterations %d, sub-steps %d", d.iterations, d.substeps);
+}
+
+#ifdef SPRINGBOX_HAVE_GIF
+enum { GIF_SECONDS = 8 };
+
+/// Keeps every second physics frame of the view in the ring (the view as drawn, before it is
+/// shown), remade when the window's size changes.
+void capture_gif_frame(app *a, SDL_Renderer *r)
+{
+    if (a->frame == a->gif_last_frame || a->frame % 2 != 0)
+        return;
+    a->gif_last_frame = a->frame;
+    int w, h;
+    SDL_GetRendererOutputSize(r, &w, &h);
+    if (!a->gif_frame || a->gif_frame->w != w || a->gif_frame->h != h) {
+        SDL_FreeSurface(a->gif_frame);
+        gif_ring_destroy(a->gif);
+        a->gif_frame = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB24);
+        a->gif = a->gif_frame ? gif_ring_create(w, h, GIF_SECONDS) : NULL;
+    }
+    if (a->gif && SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGB24, a->gif_frame->pixels, a->gif_frame->pitch) == 0)
+        gif_ring_add(a->gif, a->gif_frame);
+}
+
+void save_gif(app *a)
+{
+    static int count = 0;
+    char path[64], why[256];
+    if (!a->gif || gif_ring_frames(a->gif) == 0) {
+        add_notice(a, COLOR_ERROR, "GIF: nothing to save yet (the view is kept while the physics runs)");
+        return;
+    }
+    snprintf(path, sizeof path, "springbox-%04d.gif", ++count);
+    if (gif_ring_save(a->gif, path, why, sizeof why))
+        add_notice(a, COLOR_DRAG, "GIF: %s (the last %.1f s, %d frames)", path,
+                   (double)gif_ring_frames(a->gif) / GIF_FPS, gif_ring_frames(a->gif));
+    else
+        add_notice(a, COLOR_ERROR, "GIF %s failed: %s", path, why);
+}
+#else
+void save_gif(app *a) { add_notice(a, COLOR_ERROR, "GIF: this springbox was built without giflib (libgif-dev)"); }
+#endif
+
+void screenshot(app *a, SDL_Renderer *r)
+{
+    static int count = 0;
+    char path[64];
+    snprintf(path, sizeof path, "springbox-%04d.png", ++count);
+    int w, h;
+    SDL_GetRendererOutputSize(r, &w, &h);
+    SDL_Surface *shot = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB24);
+    bool ok = shot && SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGB24, shot->pixels, shot->pitch) == 0 &&
+              IMG_SavePNG(shot, path) == 0; // SDL2_image writes the PNG
+    SDL_FreeSurface(shot);
+    if (ok)
+        add_notice(a, COLOR_DRAG, "screenshot: %s", path);
+    else
+        add_notice(a, COLOR_ERROR, "screenshot failed: %s", SDL_GetError());
+}
+
+/// Fits `v` to the scene in the part of its rectangle that the HUD leaves clear: below the
+/// status lines and above the graphs (the scene's own plots add rows), so no text covers it.
+void fit_clear_of_hud(app *a, sb_view *v)
+{
+    sb_world *ws[8];
+    int n = 0;
+    for (int k = 0; k < sb_scene_world_count(a->sides[0].scene) && n < 8; ++k)
+        ws[n++] = side_world(&a->sides[0], k);
+    int plot_rows = (plot_panels(&a->sides[0]) + 2) / 3;
+    a->fitted_rows = plot_rows;
+    int top = 80, bottom = 90 * (1 + plot_rows);
+    sb_view inner = *v;
+    inner.rect.y += top;
+    inner.rect.h -= top + bottom;
+    if (inner.rect.h < v->rect.h / 3) { // a small window: the whole rectangle
+        view_fit(v, ws, n);
+        return;
+    }
+    view_fit(&inner, ws, n);
+    // the same world point at the inner rectangle's centre, as a centre for the whole one
+    double inner_mid = inner.rect.y + inner.rect.h / 2.0, mid = v->rect.y + v->rect.h / 2.0;
+    v->scale = inner.scale;
+    v->cx = inner.cx;
+    v->cy = inner.cy + (inner_mid - mid) / inner.scale;
+}
+
+void fit_view(app *a)
+{
+    sb_view v = view_for(a, 0);
+    fit_clear_of_hud(a, &v);
+    a->view.cx = v.cx;
+    a->view.cy = v.cy;
+    a->view.scale = v.scale;
+}
+
+void toggle_compare(app *a)
+{
+    if (!a->compare) {
+        char error[4096];
+        side *s = &a->sides[1];
+        memset(s, 0, sizeof *s);
+        s->tethers = a->sides[0].tethers; // before it opens: the open applies the overrides
+        if (!side_open(a, s, error, sizeof error)) {
+            add_notice(a, COLOR_ERROR, "compare view: the scene does not load now");
+            return;
+        }
+        // the right side starts from the left's state, in the method that differs
+        for (int k = 0; k < sb_scene_world_count(s->scene) && k < sb_scene_world_count(a->sides[0].scene); ++k)
+            sb_world_copy_state(side_world(s, k), side_world(&a->sides[0], k));
+        sb_method left = sb_world_get_def(side_world(&a->sides[0], 0)).method;
+        s->method_set = true;
+        s->method = left == SB_METHOD_IMPULSE ? SB_METHOD_SOFT : SB_METHOD_IMPULSE;
+        s->iterations = a->sides[0].iterations;
+        s->substeps = a->sides[0].substeps;
+        s->tethers = a->sides[0].tethers;
+        apply_overrides(s);
+        a->compare = true;
+        if (!a->opt.view_given)
+            fit_view(a);
+        add_notice(a, COLOR_TEXT, "compare view: left %s, right %s (shift+1..6 picks the right)", sb_method_name(left),
+                   sb_method_name(s->method));
+    } else {
+        drag_end(a);
+        sb_scene_close(a->sides[1].scene);
+        a->sides[1].scene = NULL;
+        a->compare = false;
+        if (!a->opt.view_given)
+            fit_view(a);
+        add_notice(a, COLOR_TEXT, "compare view off");
+    }
+}
+
+
+// ---------------------------------------------------------------- the tuning history
+
+
+
+// ---------------------------------------------------------------- the scene's input
+
+/// SDL's key name in lower case ("left", "space", "a", "return"), as springbox.keyboard reads it.
+static void key_name(SDL_Keycode key, char *out, size_t size)
+{
+    snprintf(out, size, "%s", SDL_GetKeyName(key));
+    for (char *c = out; *c; ++c)
+        *c = (char)tolower((unsigned char)*c);
+}
+
+/// LÖVE's button numbers: 1 left, 2 right, 3 middle (SDL has middle 2 and right 3).
+static int scene_button(Uint8 button)
+{
+    return button == SDL_BUTTON_RIGHT ? 2 : button == SDL_BUTTON_MIDDLE ? 3 : button;
+}
+
+static bool scene_click(app *a, sb_vec2 at, int button, bool pressed)
+{
+    char error[4096];
+    bool claimed = false;
+    record_input(a, (sb_input_event){.kind = SB_INPUT_BUTTON, .x = at.x, .y = at.y, .button = button, .pressed = pressed});
+    for (int i = 0; i < side_count(a); ++i) {
+        claimed = sb_scene_mouse_button(a->sides[i].scene, at.x, at.y, button, pressed, error, sizeof error) || claimed;
+        callback_failed(&a->sides[i], error);
+    }
+    return claimed;
+}
+
+static void scene_motion(app *a, int x, int y, int dx, int dy)
+{
+    char error[4096];
+    sb_view v = view_for(a, x);
+    sb_vec2 at = view_to_world(&v, x, y);
+    record_input(a, (sb_input_event){.kind = SB_INPUT_MOVE, .x = at.x, .y = at.y, .dx = dx / v.scale, .dy = -dy / v.scale});
+    for (int i = 0; i < side_count(a); ++i) {
+        sb_scene_mouse_move(a->sides[i].scene, at.x, at.y, dx / v.scale, -dy / v.scale, error, sizeof error);
+        callback_failed(&a->sides[i], error);
+    }
+}
+
+static bool scene_wheel(app *a, double dx, double dy)
+{
+    char error[4096];
+    bool claimed = false;
+    record_input(a, (sb_input_event){.kind = SB_INPUT_WHEEL, .dx = dx, .dy = dy});
+    for (int i = 0; i < side_count(a); ++i) {
+        claimed = sb_scene_wheel(a->sides[i].scene, dx, dy, error, sizeof error) || claimed;
+        callback_failed(&a->sides[i], error);
+    }
+    return claimed;
+}
+
+void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
+{
+    switch (e->type) {
+    case SDL_QUIT: a->running = false; break;
+    case SDL_KEYDOWN: {
+        // The scene hears every key first; one its keypressed returns true for is its own, and
+        // the window's binding for that key (space, R, arrows...) does not run.
+        SDL_Scancode sc = e->key.keysym.scancode;
+        if (!e->key.repeat) {
+            char name[64], error[4096];
+            key_name(e->key.keysym.sym, name, sizeof name);
+            sb_input_event ev = {.kind = SB_INPUT_KEY, .pressed = true};
+            snprintf(ev.name, sizeof ev.name, "%s", name);
+            if (e->key.keysym.sym != SDLK_F5) // the replay key starts a replay; it is not part of one
+                record_input(a, ev);
+            bool claimed = false;
+            for (int i = 0; i < side_count(a); ++i) {
+                claimed = sb_scene_key(a->sides[i].scene, name, true, error, sizeof error) || claimed;
+                callback_failed(&a->sides[i], error);
+            }
+            a->claimed_key[sc] = claimed;
+        }
+        if (!a->claimed_key[sc])
+            on_key(a, e->key.keysym, r);
+        break;
+    }
+    case SDL_KEYUP: {
+        char name[64], error[4096];
+        key_name(e->key.keysym.sym, name, sizeof name);
+        sb_input_event ev = {.kind = SB_INPUT_KEY, .pressed = false};
+        snprintf(ev.name, sizeof ev.name, "%s", name);
+        if (e->key.keysym.sym != SDLK_F5)
+            record_input(a, ev);
+        for (int i = 0; i < side_count(a); ++i) {
+            sb_scene_key(a->sides[i].scene, name, false, error, sizeof error);
+            callback_failed(&a->sides[i], error);
+        }
+        a->claimed_key[e->key.keysym.scancode] = false;
+        break;
+    }
+    case SDL_WINDOWEVENT:
+        if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
+            a->width = e->window.data1;
+            a->height = e->window.data2;
+            a->view.rect.w = a->width - PANEL_WIDTH;
+            a->view.rect.h = a->height;
+        }
+        break;
+    case SDL_MOUSEWHEEL: {
+        int x, y;
+        SDL_GetMouseState(&x, &y);
+        if (scene_wheel(a, e->wheel.x, e->wheel.y))
+            break;
+        sb_view v = view_for(a, x);
+        view_zoom_at(&v, pow(1.15, e->wheel.y), x, y);
+        a->view_moved = true;
+        a->view.cx = v.cx;
+        a->view.cy = v.cy;
+        a->view.scale = v.scale;
+        break;
+    }
+    case SDL_MOUSEBUTTONDOWN: {
+        int x = e->button.x, y = e->button.y;
+        if (e->button.button == SDL_BUTTON_LEFT) {
+            SDL_Rect tl = timeline_rect(a);
+            if (moments(a) > 1 && x >= tl.x - 6 && x <= tl.x + tl.w + 6 && y >= tl.y - 8 && y <= tl.y + tl.h + 8) {
+                a->scrubbing = true;
+                scrub_to(a, x);
+                break;
+            }
+            if (x >= a->width - PANEL_WIDTH) {
+                slider sl[34];
+                int n = sliders(a, sl, 34);
+                for (int i = 0; i < n; ++i) {
+                    SDL_Rect bar = slider_rect(a, i);
+                    if (y >= bar.y - 8 && y <= bar.y + bar.h + 8) {
+                        a->drag_slider = i;
+                        double v = sl[i].min + (sl[i].max - sl[i].min) * (x - bar.x) / (double)bar.w;
+                        if (sl[i].app)
+                            slider_set(a, i, v); // the window's own: no reload, so live
+                        else
+                            a->slider_preview = slider_round(&sl[i], v, bar.w);
+                    }
+                }
+                break;
+            }
+            sb_view v = view_for(a, x);
+            sb_vec2 at = view_to_world(&v, x, y);
+            a->claimed_click = scene_click(a, at, scene_button(e->button.button), true);
+            if (a->claimed_click)
+                break;
+            if (pick(a, at, &a->drag_world, &a->drag_index)) {
+                a->dragging = true;
+                drag_update(a, at, true);
+            } else { // a spring shows what it asks and what it does; empty space puts that away
+                int world;
+                sb_spring_id id;
+                a->inspecting = pick_spring(a, at, &world, &id);
+                if (a->inspecting && (world != a->inspect_world || id.index != a->inspect_spring.index ||
+                                      id.generation != a->inspect_spring.generation)) {
+                    a->inspect_world = world;
+                    a->inspect_spring = id;
+                    a->inspect_count = 0;
+                }
+            }
+        } else if (x < a->width - PANEL_WIDTH) {
+            sb_view v = view_for(a, x);
+            a->claimed_click = scene_click(a, view_to_world(&v, x, y), scene_button(e->button.button), true);
+            if (a->claimed_click)
+                break;
+            a->panning = true;
+            a->view_moved = true;
+            a->pan_x = x;
+            a->pan_y = y;
+        }
+        break;
+    }
+    case SDL_MOUSEMOTION: {
+        int x = e->motion.x, y = e->motion.y;
+        if (a->scrubbing) {
+            scrub_to(a, x);
+            break;
+        }
+        if (x < a->width - PANEL_WIDTH && a->drag_slider < 0)
+            scene_motion(a, x, y, e->motion.xrel, e->motion.yrel);
+        if (a->drag_slider >= 0) {
+            slider sl[34];
+            int n = sliders(a, sl, 34);
+            int i = a->drag_slider;
+            if (i < n) {
+                SDL_Rect bar = slider_rect(a, i);
+                double v = sl[i].min + (sl[i].max - sl[i].min) * (x - bar.x) / (double)bar.w;
+                if (sl[i].app)
+                    slider_set(a, i, v);
+                else
+                    a->slider_preview = slider_round(&sl[i], v, bar.w); // one reload, on release
+            }
+        } else if (a->dragging) {
+            sb_view v = view_for(a, x);
+            drag_update(a, view_to_world(&v, x, y), false);
+        } else if (a->panning) {
+            a->view.cx -= (x - a->pan_x) / a->view.scale;
+            a->view.cy += (y - a->pan_y) / a->view.scale;
+            a->pan_x = x;
+            a->pan_y = y;
+        }
+        break;
+    }
+    case SDL_MOUSEBUTTONUP:
+        if (a->scrubbing) {
+            a->scrubbing = false;
+            break;
+        }
+        if (e->button.x < a->width - PANEL_WIDTH && a->drag_slider < 0) {
+            sb_view v = view_for(a, e->button.x);
+            scene_click(a, view_to_world(&v, e->button.x, e->button.y), scene_button(e->button.button), false);
+        }
+        if (e->button.button == SDL_BUTTON_LEFT) {
+            if (a->drag_slider >= 0) {
+                slider sl[34];
+                int n = sliders(a, sl, 34), i = a->drag_slider;
+                if (i < n && !sl[i].app) {
+                    SDL_Rect bar = slider_rect(a, i);
+                    slider_set(a, i, sl[i].min + (sl[i].max - sl[i].min) * (e->button.x - bar.x) / (double)bar.w);
+                }
+                a->drag_slider = -1;
+            }
+            drag_end(a);
+        } else {
+            a->panning = false;
+        }
+        break;
+    default: break;
+    }
+}
+
+
+// ---------------------------------------------------------------- stats

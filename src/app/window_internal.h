@@ -1,0 +1,203 @@
+// What the window's files share: the app's state (its worlds side by side, the view, the
+// sliders, notices, traces, revisions, rewind and GIF buffers) and the functions they call in
+// each other. window.c runs the loop; see window.h for the API.
+#ifndef SB_WINDOW_INTERNAL_H
+#define SB_WINDOW_INTERNAL_H
+
+#include "window.h"
+
+#include "render.h"
+#include "sb_input.h"
+#ifdef SPRINGBOX_HAVE_GIF
+#include "gif.h"
+#endif
+#include "sb_scene.h"
+#include "sb_tuning.h"
+
+#include <SDL_image.h>
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { HISTORY = 300, MAX_NOTICES = 4, PANEL_WIDTH = 260, MAX_PLOTS = 12 };
+/// Rewind keeps the last minute of each side's moments, within this much memory.
+#define REWIND_SECONDS 60.0
+#define REWIND_BYTES ((size_t)384 << 20)
+
+/// One simulation shown in the window: the scene, its solver overrides and its history.
+typedef struct side {
+    sb_scene *scene;
+    bool method_set;
+    sb_method method;
+    int substeps, iterations;   // > 0: set by keys, applied after every reload
+    int tethers;                // -1: the scene's; 0 or 1: set by T, applied after every reload
+    float energy[HISTORY], stretch[HISTORY], step_ms[HISTORY];
+    int history;
+    char error[4096];           // a failed reload or update(): shown over the running scene
+    bool has_error;
+    const char *error_title;    // what the overlay says the error is (a reload's or a callback's)
+    // the scene's springbox.plot series: names and histories
+    int plots;
+    char plot_name[MAX_PLOTS][40];
+    char plot_panel[MAX_PLOTS][40]; // series with the same panel share one (springbox.plot's third argument)
+    int hud_bottom;             // the y under the HUD's lines last frame: where a scene's screen text starts
+    float plot[MAX_PLOTS][HISTORY];
+} side;
+
+typedef struct notice { char text[256]; SDL_Color color; double until; } notice;
+
+/// A run as it went, frame by frame: the left side's first world's particle positions (by slot)
+/// and its energy and stretch, so that a replay can show the run before it as a ghost.
+typedef struct run_trace {
+    float *xy;                  // frames x slots (x, y) pairs
+    float *energy, *stretch;    // per frame
+    int slots;                  // particle slots per frame: the world's high-water mark when it began
+    long frames, cap;
+} run_trace;
+/// The tunables' values after a save or a slider release (issue 21 item 4).
+enum { MAX_REVISIONS = 256, REVISION_TUNABLES = 32 };
+typedef struct revision {
+    int count;
+    char name[REVISION_TUNABLES][48];
+    double value[REVISION_TUNABLES];
+} revision;
+
+/// The most a trace may hold: past it the run's later frames have no ghost.
+#define TRACE_BYTES ((size_t)64 << 20)
+
+typedef struct app {
+    window_options opt;
+    side sides[2];
+    bool compare, paused, step_once, help, running;
+    sb_view view;               // the camera; in compare view both halves share it
+    int width, height;
+    // dragging: the slot of the particle in each side's world `drag_world`
+    bool dragging;
+    int drag_world;
+    uint32_t drag_index;
+    double drag_hertz, drag_zeta;
+    int drag_slider;            // index of the slider being moved, -1 if none
+    bool panning;
+    int pan_x, pan_y;
+    notice notices[MAX_NOTICES];
+    double fps;
+    double behind_until;        // physics dropped time recently: it runs slower than real time
+    double physics_share;       // physics time over frame time, smoothed
+    long frame;
+    render_ctx *rc;
+    double slider_preview;      // a scene tunable being dragged: its value so far, applied on release
+    bool claimed_key[SDL_NUM_SCANCODES]; // keys the scene claimed on press: their repeats are its too
+    bool claimed_click;         // the scene claimed the last press: its release and moves are not a drag
+    bool view_moved;            // the designer (or the scene's camera) placed the view: it is theirs, no refit
+    int fitted_rows;            // plot panel rows the view was last fitted clear of
+    // the asked-versus-delivered view (issue 26 item 7): a clicked spring of the left side, and its
+    // stretch over the last HISTORY frames (oldest first)
+    bool inspecting;
+    int inspect_world, inspect_count;
+    sb_spring_id inspect_spring;
+    float inspect_stretch[HISTORY];
+    // rewind (issue 21 item 2): the scenes keep a minute of moments; rewinding shows one of
+    // them, paused, and resuming runs on from it (the later ones are forgotten)
+    bool rewinding, scrubbing;
+    int rewind_at;              // the moment shown, in the left side's history (0 = oldest)
+    // what the designer does, against the run's frame (issue 21 item 3): recorded since the run
+    // began, and the recording being replayed (F5, --replay) from its next event
+    sb_input_log *input, *replay;
+    int replay_next;
+    run_trace trace, ghost;     // this run, and the run before the replay (drawn faint while it lasts)
+    // the tuning history: revisions of the tunables, the one in force, and whether one is being
+    // applied (its own reloads are not new revisions)
+    revision *revisions;
+    int revision_count, revision_at;
+    bool applying_revision;
+#ifdef SPRINGBOX_HAVE_GIF
+    // the last GIF_SECONDS of the view, every second physics frame, for G (issue 21 item 5)
+    struct gif_ring *gif;
+    SDL_Surface *gif_frame;     // the window's pixels read back, at its size
+    long gif_last_frame;
+#endif
+} app;
+
+// ---------------------------------------------------------------- shared by the window's files
+
+/// What the inspected spring asks and what its recent motion shows: the motion is read from its
+/// largest swing on (a swing starts from rest at its peak), about the mean it settles to; the
+/// ideal curve is the asked tuning's response from that peak. False when nothing is inspected.
+typedef struct inspection {
+    bool rigid;
+    double asked_hertz, asked_zeta;
+    sb_oscillation measured;
+    int from;                    // the sample the swing starts at
+    double offset;               // the stretch it swings about
+    float ideal[HISTORY], motion[HISTORY];
+} inspection;
+typedef struct slider { char name[64]; double value, min, max; bool app; } slider;
+double now_seconds(void);
+/// A notice over the scene for a few seconds, in `color` (printf-style).
+void add_notice(app *a, SDL_Color color, const char *fmt, ...);
+void apply_overrides(side *s);
+bool side_open(app *a, side *s, char *error, size_t error_size);
+sb_world *side_world(const side *s, int i);
+int side_count(const app *a);
+/// The run's frame: steps of the left side's first world (a rewind takes it back, a restart to 0).
+long run_frame(const app *a);
+/// A scene callback raised: shown over the scene until the next reload; that callback stays off.
+void callback_failed(side *s, const char *error);
+/// The panel series p is drawn in: the order its panel name first appears among the series.
+int plot_panel_index(const side *s, int p);
+/// How many panels the series take.
+int plot_panels(const side *s);
+void record_history(side *s);
+void trace_free(run_trace *t);
+/// Keeps the frame the run has just made (frame f at index f - 1; a rewound run overwrites).
+void trace_record(app *a);
+/// The run before the replay, faint, where it was at this frame: its springs and particles.
+void draw_ghost(app *a, const sb_view *v);
+/// The ghost's series aligned with a graph's window, which ends at this frame; NAN where none.
+void ghost_series(const app *a, const float *of, int count, float *out);
+void handle_reload(app *a, side *s, sb_reload_event e, const char *which);
+void write_frame_stats(app *a);
+/// The inspected spring's stretch this frame joins its history; it stops when the spring goes.
+void inspect_record(app *a);
+bool inspect_read(const app *a, inspection *in);
+void record_input(app *a, sb_input_event e);
+void record_drag(app *a, sb_input_kind kind, sb_vec2 target);
+void drag_end(app *a);
+void set_method(app *a, int which, sb_method m);
+void toggle_tethers(app *a);
+void change_solver(app *a, int d_iterations, int d_substeps);
+/// Keeps every second physics frame of the view in the ring (the view as drawn, before it is
+/// shown), remade when the window's size changes.
+void capture_gif_frame(app *a, SDL_Renderer *r);
+/// G: the last seconds of the view as a GIF (a notice says where, or why not).
+void save_gif(app *a);
+void screenshot(app *a, SDL_Renderer *r);
+/// Fits `v` to the scene in the part of its rectangle that the HUD leaves clear: below the
+/// status lines and above the graphs (the scene's own plots add rows), so no text covers it.
+void fit_clear_of_hud(app *a, sb_view *v);
+void fit_view(app *a);
+void toggle_compare(app *a);
+void on_event(app *a, const SDL_Event *e, SDL_Renderer *r);
+int sliders(const app *a, slider *out, int max);
+double slider_round(const slider *s, double value, int bar_width);
+SDL_Rect slider_rect(const app *a, int i);
+void slider_set(app *a, int i, double value);
+void write_back(app *a);
+void draw(app *a);
+/// After a reload that took (a save, a slider let go): a new revision if the values changed. A
+/// change made while an earlier revision is in force drops the ones after it, as an editor's
+/// undo does.
+void revision_note(app *a);
+int moments(const app *a);
+/// The timeline in the tuning panel, above its key hints: a bar as wide as a slider.
+SDL_Rect timeline_rect(const app *a);
+void scrub_to(app *a, int x);
+void draw_timeline(app *a);
+void restart(app *a);
+void on_key(app *a, SDL_Keysym key, SDL_Renderer *r);
+
+#endif

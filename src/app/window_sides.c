@@ -1,0 +1,328 @@
+// The scene's worlds side by side: opening them, running a frame, their plots and history, the
+// ghost of the last run, reloads, and the --stats lines.
+#define _POSIX_C_SOURCE 200809L
+#include "window_internal.h"
+
+// ---------------------------------------------------------------- sides
+
+void apply_overrides(side *s)
+{
+    for (int i = 0; i < sb_scene_world_count(s->scene); ++i) {
+        sb_world *w = sb_scene_world(s->scene, i);
+        sb_world_def d = sb_world_get_def(w);
+        if (s->method_set)
+            d.method = s->method;
+        if (s->substeps > 0)
+            d.substeps = s->substeps;
+        if (s->iterations > 0)
+            d.iterations = s->iterations;
+        if (s->tethers >= 0)
+            d.tethers = s->tethers != 0;
+        sb_world_set_def(w, &d, NULL);
+    }
+}
+
+bool side_open(app *a, side *s, char *error, size_t error_size)
+{
+    sb_scene_options so = sb_default_scene_options();
+    so.path = a->opt.scene_path;
+    so.trusted = a->opt.trusted;
+    s->scene = sb_scene_open(&so, error, error_size);
+    if (!s->scene)
+        return false;
+    if (a->opt.rewind)
+        sb_scene_history_enable(s->scene, REWIND_SECONDS, REWIND_BYTES);
+    apply_overrides(s);
+    if (sb_scene_warning(s->scene)[0] && s == &a->sides[0])
+        add_notice(a, COLOR_WARN, "%s", sb_scene_warning(s->scene));
+    return true;
+}
+
+sb_world *side_world(const side *s, int i) { return sb_scene_world(s->scene, i); }
+int side_count(const app *a) { return a->compare ? 2 : 1; }
+/// The run's frame: steps of the left side's first world (a rewind takes it back, a restart to 0).
+long run_frame(const app *a) { return (long)sb_world_get_stats(sb_scene_world(a->sides[0].scene, 0))->steps; }
+
+/// A scene callback raised: shown over the scene until the next reload; that callback stays off.
+void callback_failed(side *s, const char *error)
+{
+    if (!error[0])
+        return;
+    snprintf(s->error, sizeof s->error, "%s() failed and stays off until the file is saved (the rest keep running):\n%.3900s",
+             sb_scene_failed_function(s->scene), error);
+    s->has_error = true;
+    s->error_title = "a scene function failed: the scene runs on without it (save to retry)";
+}
+
+/// The panel series p is drawn in: the order its panel name first appears among the series.
+int plot_panel_index(const side *s, int p)
+{
+    int k = 0;
+    for (int q = 0; q < p; ++q) {
+        bool first = true;
+        for (int r = 0; r < q && first; ++r)
+            first = strcmp(s->plot_panel[r], s->plot_panel[q]) != 0;
+        if (first && strcmp(s->plot_panel[q], s->plot_panel[p]) == 0)
+            return k;
+        k += first;
+    }
+    return k;
+}
+
+/// How many panels the series take.
+int plot_panels(const side *s)
+{
+    int n = 0;
+    for (int p = 0; p < s->plots; ++p)
+        n = plot_panel_index(s, p) + 1 > n ? plot_panel_index(s, p) + 1 : n;
+    return n;
+}
+
+static void record_plots(side *s)
+{
+    int n = sb_scene_plot_count(s->scene);
+    n = n < MAX_PLOTS ? n : MAX_PLOTS;
+    for (int i = 0; i < n; ++i) {
+        double v = 0.0;
+        char name[40];
+        if (!sb_scene_plot(s->scene, i, name, sizeof name, &v))
+            break;
+        sb_scene_plot_panel(s->scene, name, s->plot_panel[i], sizeof s->plot_panel[i]);
+        if (i >= s->plots || strcmp(name, s->plot_name[i]) != 0) { // a new series starts empty
+            snprintf(s->plot_name[i], sizeof s->plot_name[i], "%s", name);
+            for (int k = 0; k < HISTORY; ++k)
+                s->plot[i][k] = (float)v;
+        }
+        // shifted with the other histories (record_history), so all graphs share one time axis
+        s->plot[i][s->history - 1] = (float)v;
+    }
+    s->plots = n;
+}
+
+void record_history(side *s)
+{
+    const sb_stats *st = sb_world_get_stats(side_world(s, 0));
+    if (s->history == HISTORY) {
+        memmove(s->energy, s->energy + 1, sizeof(float) * (HISTORY - 1));
+        memmove(s->stretch, s->stretch + 1, sizeof(float) * (HISTORY - 1));
+        memmove(s->step_ms, s->step_ms + 1, sizeof(float) * (HISTORY - 1));
+        for (int i = 0; i < s->plots; ++i)
+            memmove(s->plot[i], s->plot[i] + 1, sizeof(float) * (HISTORY - 1));
+        s->history -= 1;
+    }
+    s->energy[s->history] = (float)(st->kinetic_energy + st->potential_energy);
+    s->stretch[s->history] = (float)(100.0 * st->max_stretch);
+    s->step_ms[s->history] = (float)st->step_ms;
+    s->history += 1;
+    record_plots(s);
+}
+
+void trace_free(run_trace *t)
+{
+    free(t->xy);
+    free(t->energy);
+    free(t->stretch);
+    memset(t, 0, sizeof *t);
+}
+
+/// Keeps the frame the run has just made (frame f at index f - 1; a rewound run overwrites).
+void trace_record(app *a)
+{
+    run_trace *t = &a->trace;
+    sb_world *w = sb_scene_world(a->sides[0].scene, 0);
+    long f = run_frame(a) - 1;
+    if (f < 0 || f > t->frames)
+        return;
+    if (f == 0) // a run from its start: the world may be built anew, with other slots
+        trace_free(t);
+    if (t->slots == 0) {
+        sb_particle_id it = sb_null_particle();
+        while (sb_world_next_particle(w, &it))
+            t->slots = (int)it.index + 1 > t->slots ? (int)it.index + 1 : t->slots;
+        if (t->slots == 0)
+            return;
+    }
+    if (f >= t->cap) {
+        long cap = t->cap ? 2 * t->cap : 512;
+        if ((size_t)cap * ((size_t)t->slots * 2 + 2) * sizeof(float) > TRACE_BYTES)
+            return;
+        float *xy = realloc(t->xy, sizeof *xy * (size_t)cap * (size_t)t->slots * 2);
+        if (xy)
+            t->xy = xy;
+        float *e = realloc(t->energy, sizeof *e * (size_t)cap);
+        if (e)
+            t->energy = e;
+        float *st = realloc(t->stretch, sizeof *st * (size_t)cap);
+        if (st)
+            t->stretch = st;
+        if (!xy || !e || !st)
+            return;
+        t->cap = cap;
+    }
+    float *row = t->xy + (size_t)f * (size_t)t->slots * 2;
+    for (int i = 0; i < t->slots; ++i)
+        row[2 * i] = row[2 * i + 1] = NAN;
+    sb_particle_id it = sb_null_particle();
+    while (sb_world_next_particle(w, &it)) {
+        if ((int)it.index >= t->slots)
+            continue;
+        sb_particle_def d;
+        sb_particle_get(w, it, &d);
+        row[2 * it.index] = (float)d.position.x;
+        row[2 * it.index + 1] = (float)d.position.y;
+    }
+    const sb_stats *st = sb_world_get_stats(w);
+    t->energy[f] = (float)(st->kinetic_energy + st->potential_energy);
+    t->stretch[f] = (float)(100.0 * st->max_stretch);
+    t->frames = f + 1;
+}
+
+/// The run before the replay, faint, where it was at this frame: its springs and particles.
+void draw_ghost(app *a, const sb_view *v)
+{
+    const run_trace *g = &a->ghost;
+    long f = run_frame(a) - 1;
+    if (!g->xy || f < 0 || f >= g->frames)
+        return;
+    const float *row = g->xy + (size_t)f * (size_t)g->slots * 2;
+    sb_world *w = sb_scene_world(a->sides[0].scene, 0);
+    SDL_Renderer *r = render_renderer(a->rc);
+    SDL_SetRenderDrawColor(r, 200, 210, 230, 70);
+    sb_spring_id it = sb_null_spring();
+    while (sb_world_next_spring(w, &it)) {
+        sb_spring_def d;
+        if (sb_spring_get(w, it, &d) != SB_OK || (int)d.a.index >= g->slots || (int)d.b.index >= g->slots)
+            continue;
+        const float *pa = row + 2 * d.a.index, *pb = row + 2 * d.b.index;
+        if (isnan(pa[0]) || isnan(pb[0]))
+            continue;
+        SDL_FPoint qa = view_to_screen(v, (sb_vec2){pa[0], pa[1]}), qb = view_to_screen(v, (sb_vec2){pb[0], pb[1]});
+        SDL_RenderDrawLineF(r, qa.x, qa.y, qb.x, qb.y);
+    }
+    SDL_SetRenderDrawColor(r, 200, 210, 230, 110);
+    for (int i = 0; i < g->slots; ++i) {
+        if (isnan(row[2 * i]))
+            continue;
+        SDL_FPoint q = view_to_screen(v, (sb_vec2){row[2 * i], row[2 * i + 1]});
+        SDL_FRect dot = {q.x - 2.0f, q.y - 2.0f, 4.0f, 4.0f};
+        SDL_RenderFillRectF(r, &dot);
+    }
+}
+
+/// The ghost's series aligned with a graph's window, which ends at this frame; NAN where none.
+void ghost_series(const app *a, const float *of, int count, float *out)
+{
+    long last = run_frame(a) - 1;
+    for (int i = 0; i < count; ++i) {
+        long f = last - (count - 1 - i);
+        out[i] = of && f >= 0 && f < a->ghost.frames ? of[f] : NAN;
+    }
+}
+
+void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
+{
+    if (e.result == SB_RELOAD_NONE)
+        return;
+    if (a->opt.stats) { // as the headless runner writes them, and as the README documents
+        static const char *const results[] = {"none", "kept", "restarted", "failed"};
+        fprintf(a->opt.stats, "{\"event\":\"reload\",\"frame\":%ld,\"side\":\"%s\",\"result\":\"%s\",\"latency_ms\":%.1f,"
+                              "\"message\":",
+                a->frame, which[0] == 'l' ? "left" : which[0] == 'r' ? "right" : "main", results[e.result], e.latency_ms);
+        sb_json_string(a->opt.stats, e.message);
+        fputs("}\n", a->opt.stats);
+        fflush(a->opt.stats);
+    }
+    if (e.result == SB_RELOAD_FAILED) {
+        snprintf(s->error, sizeof s->error, "%s", e.message);
+        s->has_error = true;
+        s->error_title = "reload failed: the last good scene keeps running (save to retry)";
+        add_notice(a, COLOR_ERROR, "%sreload failed: the last good scene keeps running", which);
+        return;
+    }
+    s->has_error = false;
+    apply_overrides(s);
+    if (sb_scene_warning(s->scene)[0])
+        add_notice(a, COLOR_WARN, "%s%s", which, sb_scene_warning(s->scene));
+    if (s == &a->sides[0])
+        revision_note(a);
+    if (e.result == SB_RELOAD_KEPT) {
+        add_notice(a, COLOR_DRAG, "%s%s", which, e.message);
+    } else {
+        add_notice(a, COLOR_WARN, "%s%s", which, e.message);
+        s->history = 0;
+        a->rewinding = false; // a restart forgets the moments (sb_scene_history_clear)
+        if (s == &a->sides[0] && run_frame(a) == 0 && !a->replay)
+            sb_input_log_clear(a->input); // and starts a new run
+        trace_free(&a->ghost);            // whose slots the ghost's need not match (F5 sets it after)
+        if (a->dragging)
+            a->dragging = false;
+    }
+}
+
+
+// ---------------------------------------------------------------- dragging
+
+
+
+// ---------------------------------------------------------------- stats
+
+void write_frame_stats(app *a)
+{
+    FILE *f = a->opt.stats;
+    if (!f)
+        return;
+    side *s = &a->sides[0];
+    sb_world *w = side_world(s, 0);
+    const sb_stats *st = sb_world_get_stats(w);
+    sb_world_def d = sb_world_get_def(w);
+    fprintf(f,
+            "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"tethers\":%s,\"paused\":%s,"
+            "\"compare\":%s,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,\"contacts\":%d,"
+            "\"step_ms\":%.4f,\"fps\":%.1f,\"halted\":%s,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
+            "\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d],\"inputs\":%d,\"replaying\":%s,\"ghost_frames\":%ld,\"revision\":[%d,%d]",
+            a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, d.tethers ? "true" : "false",
+            a->paused ? "true" : "false",
+            a->compare ? "true" : "false", st->kinetic_energy, st->potential_energy, st->max_stretch, st->contacts,
+            st->step_ms, a->fps, st->halted ? "true" : "false", st->clamped_springs, st->overlapping_pairs, a->view.cx,
+            a->view.cy, a->view.scale,
+            a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h, a->rewinding ? "true" : "false",
+            moments(a), timeline_rect(a).x, timeline_rect(a).y, timeline_rect(a).w, timeline_rect(a).h,
+            sb_input_log_count(a->input), a->replay && a->replay_next < sb_input_log_count(a->replay) ? "true" : "false",
+            a->ghost.frames, a->revision_at + 1, a->revision_count);
+    if (a->compare)
+        fprintf(f, ",\"right_method\":\"%s\",\"right_tethers\":%s",
+                sb_method_name(sb_world_get_def(side_world(&a->sides[1], 0)).method),
+                sb_world_get_def(side_world(&a->sides[1], 0)).tethers ? "true" : "false");
+    sb_particle_id id;
+    sb_vec2 target;
+    double hz, zeta;
+    sb_particle_def p;
+    if (a->dragging && sb_world_drag_info(side_world(s, a->drag_world), &id, &target, &hz, &zeta) &&
+        sb_particle_get(side_world(s, a->drag_world), id, &p) == SB_OK)
+        fprintf(f, ",\"drag\":{\"index\":%u,\"x\":%.9g,\"y\":%.9g,\"target\":[%.9g,%.9g]}", id.index + 1,
+                p.position.x, p.position.y, target.x, target.y);
+    inspection in;
+    if (inspect_read(a, &in)) {
+        fprintf(f, ",\"inspect\":{\"world\":%d,\"spring\":%u,\"rigid\":%s,\"asked_hertz\":%.6g,"
+                   "\"asked_damping_ratio\":%.6g,\"measured_hertz\":%.6g,\"measured_damping_ratio\":%.6g}",
+                a->inspect_world + 1, a->inspect_spring.index + 1, in.rigid ? "true" : "false", in.asked_hertz,
+                in.asked_zeta, in.measured.hertz, in.measured.zeta);
+    }
+    fprintf(f, ",\"hash\":\"%016llx\"", (unsigned long long)sb_world_state_hash(w));
+    fputs(",\"tunables\":{", f);
+    for (int i = 0; i < sb_scene_tunable_count(s->scene); ++i) {
+        sb_tunable t = sb_scene_tunable(s->scene, i);
+        if (i)
+            fputc(',', f);
+        sb_json_string(f, t.name);
+        fprintf(f, ":%.9g", t.value);
+    }
+    fputc('}', f);
+    sb_scene_write_plots_json(s->scene, f);
+    sb_scene_write_worlds_json(s->scene, f);
+    fputs("}\n", f);
+    fflush(f);
+}
+
+
+// ---------------------------------------------------------------- the loop

@@ -1,0 +1,296 @@
+// Time in the window: the tuning history (revisions, Ctrl+Z and Ctrl+Y), rewind, the timeline,
+// restarts and replays, and the keys that drive them.
+#define _POSIX_C_SOURCE 200809L
+#include "window_internal.h"
+
+// ---------------------------------------------------------------- the tuning history
+
+static revision current_tunables(const app *a)
+{
+    revision r;
+    memset(&r, 0, sizeof r);
+    sb_scene *sc = a->sides[0].scene;
+    int n = sb_scene_tunable_count(sc);
+    for (int i = 0; i < n && r.count < REVISION_TUNABLES; ++i) {
+        sb_tunable t = sb_scene_tunable(sc, i);
+        snprintf(r.name[r.count], sizeof r.name[r.count], "%s", t.name);
+        r.value[r.count] = t.value;
+        r.count += 1;
+    }
+    return r;
+}
+
+static bool revisions_equal(const revision *x, const revision *y)
+{
+    if (x->count != y->count)
+        return false;
+    for (int i = 0; i < x->count; ++i)
+        if (strcmp(x->name[i], y->name[i]) != 0 || x->value[i] != y->value[i])
+            return false;
+    return true;
+}
+
+/// After a reload that took (a save, a slider let go): a new revision if the values changed. A
+/// change made while an earlier revision is in force drops the ones after it, as an editor's
+/// undo does.
+void revision_note(app *a)
+{
+    if (a->applying_revision || !a->revisions)
+        return;
+    revision now = current_tunables(a);
+    if (now.count == 0 || (a->revision_count > 0 && revisions_equal(&a->revisions[a->revision_at], &now)))
+        return;
+    int at = a->revision_count == 0 ? 0 : a->revision_at + 1;
+    if (at >= MAX_REVISIONS) { // the oldest goes
+        memmove(a->revisions, a->revisions + 1, sizeof *a->revisions * (MAX_REVISIONS - 1));
+        at = MAX_REVISIONS - 1;
+    }
+    a->revisions[at] = now;
+    a->revision_at = at;
+    a->revision_count = at + 1;
+}
+
+/// Puts revision `to` in force: each tunable that differs is set as a slider would set it (a
+/// hot reload, state kept, the change ramping in), and a notice says what changed.
+static void revision_go(app *a, int to)
+{
+    if (a->revision_count < 2 || to < 0 || to >= a->revision_count) {
+        add_notice(a, COLOR_TEXT, a->revision_count < 2 ? "no earlier tuning yet: each save and slider release is a revision"
+                                                        : to < 0 ? "this is the first tuning revision" : "this is the latest tuning revision");
+        return;
+    }
+    const revision *want = &a->revisions[to];
+    revision now = current_tunables(a);
+    char changes[200] = "";
+    size_t used = 0;
+    a->applying_revision = true;
+    for (int i = 0; i < want->count; ++i) {
+        double was = NAN;
+        for (int k = 0; k < now.count; ++k)
+            if (strcmp(now.name[k], want->name[i]) == 0)
+                was = now.value[k];
+        if (was == want->value[i])
+            continue;
+        for (int k = 0; k < side_count(a); ++k)
+            handle_reload(a, &a->sides[k], sb_scene_set_tunable(a->sides[k].scene, want->name[i], want->value[i]), "");
+        if (used < sizeof changes)
+            used += (size_t)snprintf(changes + used, sizeof changes - used, "%s%s %g -> %g", used ? ", " : "",
+                                     want->name[i], was, want->value[i]);
+    }
+    a->applying_revision = false;
+    a->revision_at = to;
+    add_notice(a, COLOR_DRAG, "tuning revision %d of %d: %s", to + 1, a->revision_count, used ? changes : "no change");
+}
+
+
+// ---------------------------------------------------------------- rewind
+
+
+int moments(const app *a) { return sb_scene_history_count(a->sides[0].scene); }
+
+/// The timeline in the tuning panel, above its key hints: a bar as wide as a slider.
+SDL_Rect timeline_rect(const app *a)
+{
+    int lh = render_line_height(a->rc, false);
+    SDL_Rect r = {a->width - PANEL_WIDTH + 12, a->height - 3 * lh - 26, PANEL_WIDTH - 24, 8};
+    return r;
+}
+
+/// Shows moment i of the left side's history (and the moment as far from the newest on the
+/// right side's), paused: the worlds and springbox.state as they were, the tuning of now.
+static void rewind_to(app *a, int i)
+{
+    int n = moments(a);
+    if (n == 0)
+        return;
+    i = i < 0 ? 0 : i >= n ? n - 1 : i;
+    drag_end(a);
+    for (int k = 0; k < side_count(a); ++k) {
+        int nk = sb_scene_history_count(a->sides[k].scene), j = nk - (n - i);
+        sb_scene_history_go(a->sides[k].scene, j < 0 ? 0 : j);
+    }
+    a->rewinding = true;
+    a->rewind_at = i;
+    a->paused = true;
+    // a replay goes on from the events of the moment shown
+    long now = run_frame(a);
+    for (a->replay_next = 0; a->replay && a->replay_next < sb_input_log_count(a->replay) &&
+                             sb_input_log_event(a->replay, a->replay_next)->frame < now;)
+        a->replay_next += 1;
+}
+
+static void rewind_step(app *a, int frames)
+{
+    if (moments(a) < 2) {
+        add_notice(a, COLOR_TEXT, "nothing to rewind yet: moments are kept while the physics runs");
+        return;
+    }
+    rewind_to(a, (a->rewinding ? a->rewind_at : moments(a) - 1) + frames);
+}
+
+/// Running on from the moment shown: the moments after it are forgotten.
+static void rewind_resume(app *a)
+{
+    if (!a->rewinding)
+        return;
+    int n = moments(a), cut_from = n - 1 - a->rewind_at;
+    for (int k = 0; k < side_count(a); ++k) {
+        sb_scene *sc = a->sides[k].scene;
+        sb_scene_history_cut(sc, sb_scene_history_count(sc) - 1 - cut_from);
+    }
+    a->rewinding = false;
+    sb_input_log_cut(a->input, run_frame(a) - 1); // what was done at this moment goes again
+    if (cut_from > 0)
+        add_notice(a, COLOR_DRAG, "running on from %.2f s (the %.1f s after it are forgotten)",
+                   sb_world_get_stats(side_world(&a->sides[0], 0))->time,
+                   cut_from * sb_world_get_def(side_world(&a->sides[0], 0)).dt);
+}
+
+void scrub_to(app *a, int x)
+{
+    SDL_Rect bar = timeline_rect(a);
+    int n = moments(a);
+    if (n < 2)
+        return;
+    double t = (x - bar.x) / (double)bar.w;
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    rewind_to(a, (int)(t * (n - 1) + 0.5));
+}
+
+void draw_timeline(app *a)
+{
+    int n = moments(a);
+    if (n < 2)
+        return;
+    render_ctx *rc = a->rc;
+    SDL_Renderer *r = render_renderer(rc);
+    SDL_Rect bar = timeline_rect(a);
+    int lh = render_line_height(rc, false), at = a->rewinding ? a->rewind_at : n - 1;
+    sb_scene *sc = a->sides[0].scene;
+    double t0 = sb_scene_history_time(sc, 0), t1 = sb_scene_history_time(sc, n - 1);
+    char label[160];
+    if (a->rewinding)
+        snprintf(label, sizeof label, "rewound to %.2f s of %.1f..%.1f", sb_scene_history_time(sc, at), t0, t1);
+    else
+        snprintf(label, sizeof label, "rewind: %.1f s kept  [ ]", t1 - t0);
+    render_text(rc, bar.x, bar.y - lh - 2, a->rewinding ? COLOR_DRAG : COLOR_TEXT, false, label);
+    SDL_SetRenderDrawColor(r, 70, 76, 90, 255);
+    SDL_RenderFillRect(r, &bar);
+    SDL_Rect done = {bar.x, bar.y, (int)((double)at / (n - 1) * bar.w), bar.h};
+    SDL_SetRenderDrawColor(r, 110, 150, 200, 255);
+    SDL_RenderFillRect(r, &done);
+    SDL_Rect knob = {bar.x + (int)((double)at / (n - 1) * (bar.w - 6)), bar.y - 3, 6, bar.h + 6};
+    SDL_SetRenderDrawColor(r, 230, 233, 240, 255);
+    SDL_RenderFillRect(r, &knob);
+    if (!sb_scene_history_keeps_state(sc))
+        render_text(rc, bar.x, bar.y + bar.h + 2, COLOR_WARN, false, "springbox.state too big: not rewound");
+}
+
+void restart(app *a)
+{
+    drag_end(a);
+    a->rewinding = false;
+    for (int i = 0; i < side_count(a); ++i)
+        handle_reload(a, &a->sides[i], sb_scene_restart(a->sides[i].scene), "");
+    sb_input_log_clear(a->input); // a new run, new hands
+    sb_input_log_free(a->replay);
+    a->replay = NULL;
+    trace_free(&a->ghost);
+}
+
+/// F5: the run again from the file's start, under the tuning of now, with the same hands: what
+/// was recorded since the run began is done again at the same frames.
+static void replay_run(app *a)
+{
+    if (sb_input_log_count(a->input) == 0) {
+        add_notice(a, COLOR_TEXT, "nothing to replay yet: drag, click or type in the scene first");
+        return;
+    }
+    // The hands, not the tuning: slider moves are left out, so the whole run is under the tuning
+    // of now (replayed, a slider moved since would be put back where it was)
+    sb_input_log *hands = sb_input_log_create();
+    int tunes = 0;
+    for (int k = 0; k < sb_input_log_count(a->input); ++k) {
+        const sb_input_event *e = sb_input_log_event(a->input, k);
+        if (e->kind == SB_INPUT_TUNE)
+            tunes += 1;
+        else if (hands)
+            sb_input_log_add(hands, e);
+    }
+    if (!hands)
+        return;
+    sb_input_log_clear(a->input);
+    drag_end(a);
+    a->rewinding = false;
+    for (int i = 0; i < side_count(a); ++i)
+        handle_reload(a, &a->sides[i], sb_scene_restart(a->sides[i].scene), "");
+    sb_input_log_free(a->replay);
+    a->replay = hands;
+    a->replay_next = 0;
+    a->paused = false;
+    trace_free(&a->ghost); // the run that just ended becomes the ghost
+    a->ghost = a->trace;
+    memset(&a->trace, 0, sizeof a->trace);
+    add_notice(a, COLOR_DRAG, "replaying %d recorded inputs from the start, under the tuning of now%s",
+               sb_input_log_count(hands), tunes ? " (slider moves left out)" : "");
+}
+
+void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
+{
+    bool shift = (key.mod & KMOD_SHIFT) != 0;
+    switch (key.sym) {
+    case SDLK_ESCAPE:
+    case SDLK_q: a->running = false; break;
+    case SDLK_SPACE:
+        if (a->paused)
+            rewind_resume(a); // runs on from the moment shown
+        a->paused = !a->paused;
+        add_notice(a, COLOR_TEXT, a->paused ? "paused (N steps one frame, [ and ] step through the kept moments)" : "running");
+        break;
+    case SDLK_n:
+    case SDLK_PERIOD:
+        if (a->rewinding && a->rewind_at < moments(a) - 1) {
+            rewind_step(a, 1); // forward through what was, not a new frame
+        } else {
+            rewind_resume(a);
+            a->step_once = true;
+        }
+        break;
+    case SDLK_z:
+        if (key.mod & KMOD_CTRL)
+            revision_go(a, shift ? a->revision_at + 1 : a->revision_at - 1);
+        break;
+    case SDLK_y:
+        if (key.mod & KMOD_CTRL)
+            revision_go(a, a->revision_at + 1);
+        break;
+    case SDLK_LEFTBRACKET: rewind_step(a, shift ? -60 : -1); break;
+    case SDLK_RIGHTBRACKET: rewind_step(a, shift ? 60 : 1); break;
+    case SDLK_r: restart(a); break;
+    case SDLK_F5: replay_run(a); break;
+    case SDLK_c: toggle_compare(a); break;
+    case SDLK_f:
+        fit_view(a);
+        a->view_moved = false;
+        break;
+    case SDLK_h:
+    case SDLK_F1: a->help = !a->help; break;
+    case SDLK_p: screenshot(a, r); break;
+    case SDLK_g: save_gif(a); break;
+    case SDLK_w: write_back(a); break;
+    case SDLK_t: toggle_tethers(a); break;
+    case SDLK_UP: change_solver(a, +1, 0); break;
+    case SDLK_DOWN: change_solver(a, -1, 0); break;
+    case SDLK_RIGHT: change_solver(a, 0, +1); break;
+    case SDLK_LEFT: change_solver(a, 0, -1); break;
+    default:
+        if (key.sym >= SDLK_1 && key.sym <= SDLK_6) {
+            int which = shift && a->compare ? 1 : 0;
+            set_method(a, which, (sb_method)(key.sym - SDLK_1));
+        }
+        break;
+    }
+}
+
+
+// ---------------------------------------------------------------- the scene's input
