@@ -1,11 +1,14 @@
 // Drawing. Particles are one anti-aliased circle texture drawn as batched quads; springs are
 // batched quads coloured by strain. Two SDL_RenderGeometry calls draw a whole world.
-#include "render.h"
+#include "render_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+// ---------------------------------------------------------------- head
+
 
 const SDL_Color COLOR_BACKGROUND = {21, 24, 29, 255};
 const SDL_Color COLOR_PARTICLE = {214, 220, 230, 255};
@@ -23,40 +26,6 @@ static const SDL_Color COLOR_SPOKE = {21, 24, 29, 150};
 
 /// Strain at which a spring shows the full stretched or compressed colour.
 static const double strain_full_colour = 0.10;
-
-enum { TEXT_CACHE = 192 };
-
-typedef struct cached_text {
-    char text[160];
-    bool big;
-    SDL_Color color;
-    SDL_Texture *texture;
-    int w, h;
-    unsigned last_used;
-} cached_text;
-
-struct render_ctx {
-    SDL_Renderer *r;
-    SDL_Texture *circle;
-    TTF_Font *font, *font_big;
-    cached_text cache[TEXT_CACHE];
-    unsigned tick;
-    SDL_Vertex *verts;
-    int *indices;
-    int vert_cap, index_cap;
-    // Dense scenes: springs drawn as 1-pixel lines into `pixels`, shown through `layer`.
-    SDL_Texture *layer;
-    uint32_t *pixels;
-    int layer_w, layer_h;
-    // Particle positions by slot, gathered once per world per frame.
-    SDL_FPoint *screen;
-    uint8_t *joined;
-    int screen_cap;
-    // What geometry may reach SDL: the view being drawn and a band around it (set_guard).
-    float gx0, gy0, gx1, gy1;
-    SDL_FPoint *clip; // clip_polygon_to_guard's two buffers of clip_cap points each
-    int clip_cap;
-};
 
 static const char *const font_paths[] = {
     "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", // fonts-dejavu-core
@@ -224,7 +193,7 @@ void render_clear(render_ctx *rc)
     SDL_RenderClear(rc->r);
 }
 
-static bool reserve_geometry(render_ctx *rc, int verts, int indices)
+bool reserve_geometry(render_ctx *rc, int verts, int indices)
 {
     if (verts > rc->vert_cap) {
         SDL_Vertex *v = realloc(rc->verts, sizeof *v * (size_t)verts);
@@ -254,7 +223,7 @@ static SDL_Color mix(SDL_Color a, SDL_Color b, double t)
 }
 
 /// A scene's 0xRRGGBBAA colour.
-static SDL_Color rgba(uint32_t c)
+SDL_Color rgba(uint32_t c)
 {
     return (SDL_Color){(Uint8)(c >> 24), (Uint8)(c >> 16), (Uint8)(c >> 8), (Uint8)c};
 }
@@ -266,7 +235,7 @@ static SDL_Color rgba(uint32_t c)
 enum { guard_band = 2048 };
 
 /// Sets the band for drawing into `view`.
-static void set_guard(render_ctx *rc, const SDL_Rect *view)
+void set_guard(render_ctx *rc, const SDL_Rect *view)
 {
     rc->gx0 = (float)(view->x - guard_band);
     rc->gy0 = (float)(view->y - guard_band);
@@ -318,7 +287,7 @@ static void quad(render_ctx *rc, int *nv, int *ni, const SDL_FPoint p[4], SDL_Co
 
 /// A textured square of half-size `rad` at `c` (a circle sprite), cut to the band: the texture
 /// coordinates are cut with it, which is exact for a square on the axes.
-static void sprite(render_ctx *rc, int *nv, int *ni, SDL_FPoint c, float rad, SDL_Color col)
+void sprite(render_ctx *rc, int *nv, int *ni, SDL_FPoint c, float rad, SDL_Color col)
 {
     float x0 = c.x - rad, x1 = c.x + rad, y0 = c.y - rad, y1 = c.y + rad;
     if (!(x1 >= rc->gx0 && x0 <= rc->gx1 && y1 >= rc->gy0 && y0 <= rc->gy1) || !(rad > 0.0f) || !isfinite(rad))
@@ -330,13 +299,12 @@ static void sprite(render_ctx *rc, int *nv, int *ni, SDL_FPoint c, float rad, SD
     quad(rc, nv, ni, q, col, uv);
 }
 
-/// Vertices and indices one line takes in the batch (thick_line).
-enum { LINE_VERTS = 8, LINE_INDICES = 18 };
+
 
 // A line `width` pixels wide with antialiased sides (issue 22, the look): a solid core and a one
 // pixel feather on each side that fades to transparent, three quads of one strip. Aliased quads
 // made every spring a staircase at a slant.
-static void thick_line(render_ctx *rc, int *nv, int *ni, SDL_FPoint a, SDL_FPoint b, float width, SDL_Color c)
+void thick_line(render_ctx *rc, int *nv, int *ni, SDL_FPoint a, SDL_FPoint b, float width, SDL_Color c)
 {
     if (!clip_to_guard(rc, &a, &b))
         return;
@@ -802,130 +770,5 @@ void render_graph(render_ctx *rc, SDL_Rect r, const float *samples, int count, S
     SDL_RenderSetClipRect(rc->r, NULL);
 }
 
+
 // ---------------------------------------------------------------- a scene's draw(g)
-
-/// The polygon `pts` in screen pixels, cut to the band (Sutherland-Hodgman, one edge of the
-/// band at a time), into rc->clip; returns its corner count, or -1 out of memory.
-static int clip_polygon_to_guard(render_ctx *rc, const sb_view *v, const sb_vec2 *pts, int count)
-{
-    int cap = 2 * count + 8; // a convex polygon gains a corner per edge of the band; others may more
-    if (cap > rc->clip_cap) {
-        SDL_FPoint *c = realloc(rc->clip, sizeof *c * 2 * (size_t)cap);
-        if (!c)
-            return -1;
-        rc->clip = c;
-        rc->clip_cap = cap;
-    }
-    SDL_FPoint *in = rc->clip + rc->clip_cap, *out = rc->clip;
-    int n = 0;
-    for (int k = 0; k < count; ++k) {
-        SDL_FPoint p = view_to_screen(v, pts[k]);
-        if (!(isfinite(p.x) && isfinite(p.y)))
-            return 0;
-        in[n++] = p;
-    }
-    for (int edge = 0; edge < 4 && n > 0; ++edge) {
-        // inside(p): p.x >= gx0, p.x <= gx1, p.y >= gy0, p.y <= gy1 for edges 0..3
-        const double bound = edge == 0 ? rc->gx0 : edge == 1 ? rc->gx1 : edge == 2 ? rc->gy0 : rc->gy1;
-        const double sign = edge == 0 || edge == 2 ? 1.0 : -1.0;
-        int m = 0;
-        for (int k = 0; k < n; ++k) {
-            if (m + 2 > rc->clip_cap)
-                return 0; // a tangle that crosses the band too often: not drawn
-            SDL_FPoint a = in[k], b = in[(k + 1) % n];
-            double da = sign * ((edge < 2 ? a.x : a.y) - bound), db = sign * ((edge < 2 ? b.x : b.y) - bound);
-            if (da >= 0.0)
-                out[m++] = a;
-            if ((da >= 0.0) != (db >= 0.0)) {
-                double t = da / (da - db);
-                out[m++] = (SDL_FPoint){(float)(a.x + t * ((double)b.x - a.x)), (float)(a.y + t * ((double)b.y - a.y))};
-            }
-        }
-        SDL_FPoint *swap = in;
-        in = out;
-        out = swap;
-        n = m;
-    }
-    if (in != rc->clip)
-        memcpy(rc->clip, in, sizeof *in * (size_t)n);
-    return n;
-}
-
-void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list, int screen_top)
-{
-    SDL_Renderer *r = rc->r;
-    SDL_RenderSetClipRect(r, &v->rect);
-    set_guard(rc, &v->rect);
-    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
-    enum { circle_segments = 32 };
-    for (int i = 0; i < list->count; ++i) {
-        const sb_draw_command *c = &list->commands[i];
-        const sb_vec2 *pts = list->points + c->first;
-        SDL_Color col = rgba(c->color);
-        int nv = 0, ni = 0;
-        switch (c->kind) {
-        case SB_DRAW_LINES:
-            if (!reserve_geometry(rc, LINE_VERTS * c->count, LINE_INDICES * c->count))
-                return;
-            for (int k = 0; k + 1 < c->count; ++k)
-                thick_line(rc, &nv, &ni, view_to_screen(v, pts[k]), view_to_screen(v, pts[k + 1]), c->width, col);
-            SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
-            break;
-        case SB_DRAW_CIRCLE: {
-            SDL_FPoint ctr = view_to_screen(v, pts[0]);
-            float rad = (float)(c->radius * v->scale);
-            if (c->fill) {
-                if (!reserve_geometry(rc, 4, 6))
-                    return;
-                sprite(rc, &nv, &ni, ctr, rad, col);
-                SDL_RenderGeometry(r, rc->circle, rc->verts, nv, rc->indices, ni);
-            } else {
-                if (!reserve_geometry(rc, LINE_VERTS * circle_segments, LINE_INDICES * circle_segments))
-                    return;
-                for (int k = 0; k < circle_segments; ++k) {
-                    double turn = 6.283185307179586 / circle_segments, a0 = turn * k, a1 = turn * (k + 1);
-                    SDL_FPoint p0 = {ctr.x + rad * (float)cos(a0), ctr.y + rad * (float)sin(a0)};
-                    SDL_FPoint p1 = {ctr.x + rad * (float)cos(a1), ctr.y + rad * (float)sin(a1)};
-                    thick_line(rc, &nv, &ni, p0, p1, c->width, col);
-                }
-                SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
-            }
-            break;
-        }
-        case SB_DRAW_POLYGON:
-            if (!reserve_geometry(rc, LINE_VERTS * c->count + c->count, LINE_INDICES * c->count + 3 * c->count))
-                return;
-            if (c->fill) { // a fan from the first point: convex polygons (as LÖVE's), cut to the band
-                int n = clip_polygon_to_guard(rc, v, pts, c->count);
-                if (n < 0 || !reserve_geometry(rc, n, 3 * n))
-                    return;
-                for (int k = 0; k < n; ++k) {
-                    SDL_Vertex *vx = &rc->verts[nv++];
-                    vx->position = rc->clip[k];
-                    vx->color = col;
-                    vx->tex_coord = (SDL_FPoint){0, 0};
-                }
-                for (int k = 1; k + 1 < n; ++k) {
-                    rc->indices[ni++] = 0;
-                    rc->indices[ni++] = k;
-                    rc->indices[ni++] = k + 1;
-                }
-            } else {
-                for (int k = 0; k < c->count; ++k)
-                    thick_line(rc, &nv, &ni, view_to_screen(v, pts[k]), view_to_screen(v, pts[(k + 1) % c->count]), c->width,
-                               col);
-            }
-            SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
-            break;
-        case SB_DRAW_TEXT: {
-            SDL_FPoint at = c->screen ? (SDL_FPoint){(float)(v->rect.x + 10 + pts[0].x), (float)(screen_top + pts[0].y)}
-                                      : view_to_screen(v, pts[0]);
-            if (!(at.x >= rc->gx0 && at.x <= rc->gx1 && at.y >= rc->gy0 && at.y <= rc->gy1))
-                break; // off the view (and not a number an int can hold)
-            render_text(rc, (int)at.x, (int)at.y, col, c->big, list->text + c->text);
-            break;
-        }
-        }
-    }
-    SDL_RenderSetClipRect(r, NULL);
-}
