@@ -497,7 +497,7 @@ int main(int argc, char **argv)
     make_heavy_net(&scenes[9]), steps[9] = 600;
 
     sb_world_def defaults = sb_default_world_def();
-    engine_entry engines[SB_METHOD_COUNT + 5];
+    engine_entry engines[SB_METHOD_COUNT + 7];
     int ne = 0;
     static char sb_names[SB_METHOD_COUNT][48], sb_settings[64];
     snprintf(sb_settings, sizeof sb_settings, "%d sub-steps x %d iterations", defaults.substeps, defaults.iterations);
@@ -527,6 +527,10 @@ int main(int argc, char **argv)
     box2d = ne;
     engines[ne++] = (engine_entry){bench_box2d, SB_METHOD_SOFT, false, 8, false, false, 1};
 #endif
+#ifdef BENCH_HAVE_BOX2D_V3
+    engines[ne++] = (engine_entry){bench_box2d_v3, SB_METHOD_SOFT, false, 4, false, false, 1};
+    engines[ne++] = (engine_entry){bench_box2d_v3_2, SB_METHOD_SOFT, false, 4, false, false, 2};
+#endif
 #ifdef BENCH_HAVE_CHIPMUNK
     chipmunk = ne;
     engines[ne++] = (engine_entry){bench_chipmunk, SB_METHOD_SOFT, false, 10, false, false, 1};
@@ -535,7 +539,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "note: built without %s%s%s: install libbox2d-dev and libchipmunk-dev and rebuild to compare\n",
                 box2d < 0 ? "Box2D" : "", box2d < 0 && chipmunk < 0 ? " and " : "", chipmunk < 0 ? "Chipmunk" : "");
 
-    static result results[SCENES][SB_METHOD_COUNT + 5];
+    static result results[SCENES][SB_METHOD_COUNT + 7];
     memset(results, 0, sizeof results);
     int total = 0, done = 0;
     for (int sc = 0; sc < SCENES; ++sc)

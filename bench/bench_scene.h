@@ -42,6 +42,8 @@ extern const bench_engine bench_chipmunk;
 #endif
 #ifdef BENCH_HAVE_BOX2D
 extern const bench_engine bench_box2d;
+/// Box2D v3 built from source (cmake -DSPRINGBOX_BOX2D_V3=DIR): one worker, and two.
+extern const bench_engine bench_box2d_v3, bench_box2d_v3_2;
 #endif
 
 #ifdef __cplusplus
