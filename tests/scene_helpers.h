@@ -69,4 +69,20 @@ static inline bool plot_value(sb_scene *s, const char *name, double *v)
     return false;
 }
 
+/// Runs the tests with `dir`, a scratch folder of their own, removed afterwards.
+static inline int run_in_scratch_folder(int argc, char **argv, const test_entry *tests, size_t count)
+{
+    snprintf(dir, sizeof dir, "/tmp/springbox-scene-test-XXXXXX");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    int status = run_tests(argc, argv, tests, count);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return status;
+}
+
 #endif

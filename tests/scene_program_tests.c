@@ -790,17 +790,4 @@ static const test_entry tests[] = {
     ENTRY(draw_text_has_a_size),
 };
 
-int main(int argc, char **argv)
-{
-    snprintf(dir, sizeof dir, "/tmp/springbox-scene-test-XXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 2;
-    }
-    int status = run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    return status;
-}
+int main(int argc, char **argv) { return run_in_scratch_folder(argc, argv, tests, sizeof tests / sizeof tests[0]); }

@@ -462,17 +462,4 @@ static const test_entry tests[] = {
     ENTRY(rewind_goes_back_with_the_state_and_the_tuning_of_now),
 };
 
-int main(int argc, char **argv)
-{
-    snprintf(dir, sizeof dir, "/tmp/springbox-scene-test-XXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 2;
-    }
-    int status = run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    return status;
-}
+int main(int argc, char **argv) { return run_in_scratch_folder(argc, argv, tests, sizeof tests / sizeof tests[0]); }
