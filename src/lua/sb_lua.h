@@ -39,5 +39,12 @@ bool sb_lua_to_particle(lua_State *L, int idx, sb_world **world, sb_particle_id 
 /// Threads a springbox.world takes when its definition does not say (1 unless a host sets it:
 /// springbox's own host gives its --threads, by default the machine's cores).
 void sb_lua_set_default_threads(int threads);
+/// Replaces the value on top of the stack, if it is a table, by a deep copy: shared and cyclic
+/// tables stay so through the table at stack index `seen` (copied table -> copy). With `data_only`
+/// (springbox.state across a reload) entries holding functions or coroutines are left out, counted
+/// in *dropped (the first described in the registry's "springbox.state.dropped_name"), and so are
+/// metatables; without it everything is kept, metatables too (a rewind's copy for the same
+/// version of the scene). `path` names the table in messages (NULL: none). Raises past 100 levels.
+void sb_lua_copy_table(lua_State *L, int seen, const char *path, bool data_only, int *dropped, int depth);
 
 #endif

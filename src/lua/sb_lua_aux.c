@@ -472,3 +472,57 @@ int l_handle_eq(lua_State *L)
                            lua_rawequal(L, -1, -2));
     return 1;
 }
+
+void sb_lua_copy_table(lua_State *L, int seen, const char *path, bool data_only, int *dropped, int depth)
+{
+    if (lua_type(L, -1) != LUA_TTABLE)
+        return;
+    if (depth > 100)
+        luaL_error(L, "springbox.state is nested more than 100 tables deep%s%s", path ? " at " : "", path ? path : "");
+    luaL_checkstack(L, 8, "springbox.state");
+    int from = lua_gettop(L);
+    lua_pushvalue(L, from);
+    if (lua_rawget(L, seen) == LUA_TTABLE) {
+        lua_replace(L, from);
+        return;
+    }
+    lua_pop(L, 1);
+    lua_newtable(L);
+    int to = lua_gettop(L);
+    lua_pushvalue(L, from);
+    lua_pushvalue(L, to);
+    lua_rawset(L, seen);
+    lua_pushnil(L);
+    while (lua_next(L, from)) {
+        int kt = lua_type(L, -2), vt = lua_type(L, -1);
+        if (data_only && (kt == LUA_TFUNCTION || kt == LUA_TTHREAD || vt == LUA_TFUNCTION || vt == LUA_TTHREAD)) {
+            if (*dropped == 0) {
+                lua_pushfstring(L, "%s.%s holds a %s", path ? path : "?",
+                                kt == LUA_TSTRING ? lua_tostring(L, -2) : lua_typename(L, kt),
+                                lua_typename(L, vt == LUA_TFUNCTION || vt == LUA_TTHREAD ? vt : kt));
+                lua_setfield(L, LUA_REGISTRYINDEX, "springbox.state.dropped_name");
+            }
+            *dropped += 1;
+            lua_pop(L, 1);
+            continue;
+        }
+        // the entry's path, for messages (a copy without one keeps nil in its place)
+        const char *sub = NULL;
+        if (!path)
+            lua_pushnil(L);
+        else if (kt == LUA_TSTRING)
+            sub = lua_pushfstring(L, "%s.%s", path, lua_tostring(L, -2));
+        else
+            sub = lua_pushfstring(L, "%s[...]", path);
+        int entry = lua_gettop(L); // key at entry - 2, value at entry - 1
+        lua_pushvalue(L, entry - 2);
+        sb_lua_copy_table(L, seen, sub, data_only, dropped, depth + 1);
+        lua_pushvalue(L, entry - 1);
+        sb_lua_copy_table(L, seen, sub, data_only, dropped, depth + 1);
+        lua_rawset(L, to);
+        lua_pop(L, 2); // the path and the value; the key stays for lua_next
+    }
+    if (!data_only && lua_getmetatable(L, from))
+        lua_setmetatable(L, to);
+    lua_replace(L, from);
+}

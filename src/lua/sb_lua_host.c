@@ -2,58 +2,6 @@
 // and the window's title.
 #include "sb_lua_internal.h"
 
-/// Replaces the table on top of the stack by a copy of its data: strings, numbers, booleans,
-/// springbox handles (which say they are stale once their world is replaced) and tables of
-/// them, shared and cyclic tables kept so; functions and coroutines are left out (counted in
-/// *dropped, and the first named in the registry's "springbox.state.dropped_name"), and so are
-/// metatables. `seen` maps each copied table to its copy.
-static void state_copy(lua_State *L, int seen, const char *path, int *dropped, int depth)
-{
-    if (depth > 100)
-        luaL_error(L, "springbox.state is nested more than 100 tables deep at %s", path);
-    luaL_checkstack(L, 8, "springbox.state");
-    int from = lua_gettop(L);
-    lua_pushvalue(L, from);
-    if (lua_rawget(L, seen) == LUA_TTABLE) {
-        lua_replace(L, from);
-        return;
-    }
-    lua_pop(L, 1);
-    lua_newtable(L);
-    int to = lua_gettop(L);
-    lua_pushvalue(L, from);
-    lua_pushvalue(L, to);
-    lua_rawset(L, seen);
-    lua_pushnil(L);
-    while (lua_next(L, from)) {
-        int kt = lua_type(L, -2), vt = lua_type(L, -1);
-        bool code = kt == LUA_TFUNCTION || kt == LUA_TTHREAD || vt == LUA_TFUNCTION || vt == LUA_TTHREAD;
-        if (code) {
-            if (*dropped == 0) {
-                lua_pushfstring(L, "%s.%s holds a %s", path,
-                                kt == LUA_TSTRING ? lua_tostring(L, -2) : lua_typename(L, kt),
-                                lua_typename(L, vt == LUA_TFUNCTION || vt == LUA_TTHREAD ? vt : kt));
-                lua_setfield(L, LUA_REGISTRYINDEX, "springbox.state.dropped_name");
-            }
-            *dropped += 1;
-            lua_pop(L, 1);
-            continue;
-        }
-        const char *sub = kt == LUA_TSTRING ? lua_pushfstring(L, "%s.%s", path, lua_tostring(L, -2))
-                                            : lua_pushfstring(L, "%s[...]", path);
-        int subpath = lua_gettop(L);
-        lua_pushvalue(L, -3); // key
-        if (kt == LUA_TTABLE)
-            state_copy(L, seen, sub, dropped, depth + 1);
-        lua_pushvalue(L, subpath - 1); // value
-        if (vt == LUA_TTABLE)
-            state_copy(L, seen, sub, dropped, depth + 1);
-        lua_rawset(L, to);
-        lua_pop(L, 2); // the path and the value; the key stays for lua_next
-    }
-    lua_replace(L, from);
-}
-
 // springbox.state(defaults) -> the scene's own table, kept across hot reloads. The first call of a
 // load (a scene host sets springbox.loading) makes it: a copy of the running scene's state
 // (springbox.state.current) or a new table, plus every default it lacks; later calls of the same
@@ -78,7 +26,7 @@ int l_state(lua_State *L)
         int seen = lua_gettop(L);
         int count = 0;
         lua_pushvalue(L, from);
-        state_copy(L, seen, "springbox.state", &count, 0);
+        sb_lua_copy_table(L, seen, "springbox.state", true, &count, 0);
         lua_replace(L, from);
         lua_pushinteger(L, count);
         lua_setfield(L, LUA_REGISTRYINDEX, "springbox.state.dropped");

@@ -4,6 +4,7 @@
 // tuning of now (sb_world_restore_keep_tuning): a designer who saved a new damping ratio and
 // rewinds sees the same moment again under the new value. A restart forgets the history.
 #include "scene_internal.h"
+#include "sb_lua.h"
 
 #include <lauxlib.h>
 #include <stdlib.h>
@@ -95,48 +96,12 @@ void scene_history_free(sb_scene *scene)
     scene->history = NULL;
 }
 
-// A deep copy of the data on top of the stack: tables copied (shared and cyclic ones kept so,
-// through `seen`), everything else (strings, numbers, handles, functions) kept as it is, for the
-// same version of the scene will read it. Metatables are kept. Raises on memory.
-static void copy_value(lua_State *L, int seen, int depth)
-{
-    if (lua_type(L, -1) != LUA_TTABLE)
-        return;
-    if (depth > 100)
-        luaL_error(L, "springbox.state is nested more than 100 tables deep");
-    luaL_checkstack(L, 6, "springbox.state");
-    int from = lua_gettop(L);
-    lua_pushvalue(L, from);
-    if (lua_rawget(L, seen) == LUA_TTABLE) {
-        lua_replace(L, from);
-        return;
-    }
-    lua_pop(L, 1);
-    lua_newtable(L);
-    int to = lua_gettop(L);
-    lua_pushvalue(L, from);
-    lua_pushvalue(L, to);
-    lua_rawset(L, seen);
-    lua_pushnil(L);
-    while (lua_next(L, from)) {
-        lua_pushvalue(L, -2);
-        copy_value(L, seen, depth + 1);
-        lua_pushvalue(L, -2);
-        copy_value(L, seen, depth + 1);
-        lua_rawset(L, to);
-        lua_pop(L, 1);
-    }
-    if (lua_getmetatable(L, from))
-        lua_setmetatable(L, to);
-    lua_replace(L, from);
-}
-
 /// Protected: [table] -> [copy].
 static int copy_protected(lua_State *L)
 {
     lua_newtable(L);
     lua_insert(L, 1);
-    copy_value(L, 1, 0);
+    sb_lua_copy_table(L, 1, NULL, false, NULL, 0);
     return 1;
 }
 
@@ -156,9 +121,9 @@ static int refill_protected(lua_State *L)
     lua_pushnil(L);
     while (lua_next(L, 2)) {
         lua_pushvalue(L, -2);
-        copy_value(L, seen, 1);
+        sb_lua_copy_table(L, seen, NULL, false, NULL, 1);
         lua_pushvalue(L, -2);
-        copy_value(L, seen, 1);
+        sb_lua_copy_table(L, seen, NULL, false, NULL, 1);
         lua_rawset(L, 1);
         lua_pop(L, 1);
     }
