@@ -285,6 +285,13 @@ static inline contact_levers levers_of(const sb_world *w, const sb_contact *c)
     return l;
 }
 
+/// levers_of as the contact's prepare copied it (the velocity passes of a sub-step).
+static inline contact_levers prepared_levers(const sb_contact *c)
+{
+    contact_levers l = {c->lever_a, c->lever_b, c->inv_inertia_a, c->inv_inertia_b, c->b >= 0 && c->b2 < 0};
+    return l;
+}
+
 /// How fast the two surfaces' spin moves them past each other along the tangent t = (-n.y, n.x),
 /// b's surface relative to a's: a point of a at ra n moves by omega_a ra t, a point of b at
 /// -rb n by -omega_b rb t. A fixed particle's spin counts (a driven wheel), though contacts never
@@ -330,12 +337,22 @@ static void prepare_range(void *ctx, int from, int to)
     for (int k = from; k < to; ++k) {
         sb_contact *c = &w->contacts_next[k];
         contact_geometry(w, c);
+        // masses change between steps only (retune.c ramps them there), so after the first
+        // sub-step only a solid spring's contact, whose share of each end moves, needs them again
+        if (!job->flag && c->b2 < 0)
+            continue;
         double wsum = inv_mass_of(w, c->a) + inv_mass_b(w, c);
         c->normal_mass = wsum > 0.0 ? 1.0 / wsum : 0.0;
         // the tangent moves the ends and turns them: its mass is lighter where they roll
         contact_levers l = levers_of(w, c);
         double tsum = tangent_sum(wsum, &l);
         c->tangent_mass = tsum > 0.0 ? 1.0 / tsum : 0.0;
+        c->inv_mass_a = inv_mass_of(w, c->a);
+        c->inv_mass_b = c->b >= 0 ? w->inv_mass[c->b] : 0.0;
+        c->lever_a = l.ra;
+        c->lever_b = l.rb;
+        c->inv_inertia_a = l.ia;
+        c->inv_inertia_b = l.ib;
         if (job->flag) { // the first sub-step
             c->relative_velocity = v2_dot(relative_velocity(w, c), c->normal);
             c->max_normal_impulse = 0.0;
@@ -357,10 +374,17 @@ static void warm_start_range(void *ctx, int from, int to)
         sb_contact *c = job_contact(job, k);
         sb_vec2 t = v2(-c->normal.y, c->normal.x);
         sb_vec2 p = v2_add(v2_scale(c->normal, c->normal_impulse), v2_scale(t, c->tangent_impulse));
-        apply_impulse(w, c, p);
+        if (c->b2 < 0) { // a particle or a static shape: the masses prepare copied
+            if (c->inv_mass_a > 0.0) // a fixed particle is never written (contacts_color)
+                w->vel[c->a] = v2_mad(w->vel[c->a], -c->inv_mass_a, p);
+            if (c->b >= 0 && c->inv_mass_b > 0.0)
+                w->vel[c->b] = v2_mad(w->vel[c->b], c->inv_mass_b, p);
+        } else {
+            apply_impulse(w, c, p);
+        }
         if (c->rolling_resistance <= 0.0)
             c->rolling_impulse = 0.0;
-        contact_levers l = levers_of(w, c);
+        contact_levers l = prepared_levers(c);
         if (l.ia > 0.0 || l.ib > 0.0)
             apply_spin(w, c, &l, c->tangent_impulse, c->rolling_impulse);
     }
@@ -433,7 +457,6 @@ static void solve_range(void *ctx, int from, int to)
     const double inv_h = 1.0 / job->h;
     const bool spinning = w->spinning;
     sb_vec2 *vel = w->vel;
-    const double *inv_mass = w->inv_mass;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
         if (c->normal_mass == 0.0)
@@ -458,7 +481,7 @@ static void solve_range(void *ctx, int from, int to)
             continue;
         }
         const int a = c->a, b = c->b;
-        const double wa = inv_mass[a], wb = b >= 0 ? inv_mass[b] : 0.0;
+        const double wa = c->inv_mass_a, wb = c->inv_mass_b;
         const double nx = c->normal.x, ny = c->normal.y, tx = -ny, ty = nx;
         // relative velocity b - a, kept current as impulses are applied
         double rvx = -vel[a].x, rvy = -vel[a].y;
@@ -469,7 +492,7 @@ static void solve_range(void *ctx, int from, int to)
         double pn = normal_impulse_step(c, rvx * nx + rvy * ny, bias, mass_scale, impulse_scale);
         // The normal impulse changes the relative velocity only along the normal, and turns
         // nothing (it passes through the centres).
-        const contact_levers l = levers_of(w, c);
+        const contact_levers l = prepared_levers(c);
         double pt = friction_impulse_step(c, rvx * tx + rvy * ty + (spinning ? spin_slip(w, c, &l) : 0.0));
         double px = pn * nx + pt * tx, py = pn * ny + pt * ty;
         if (wa > 0.0) { // a fixed particle is never written (contacts_color)

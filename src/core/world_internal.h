@@ -29,6 +29,9 @@ typedef struct sb_contact {
     double tangent_mass;       // 1 / (wa + wb + ra^2 / Ia + rb^2 / Ib): the normal mass unless an end rolls
     double rolling_resistance, rolling_impulse; // angular impulse against relative spin, N m s (warm started)
     double relative_velocity;  // normal velocity when the step began (for restitution)
+    // copied at each sub-step's prepare, so the velocity passes read them with the contact and not
+    // from four particle arrays: the ends' inverse masses, and their levers and inverse inertias
+    double inv_mass_a, inv_mass_b, lever_a, lever_b, inv_inertia_a, inv_inertia_b;
     int side;                  // walls: the side of the wall's line the particle came from (+1, -1)
     int color;                 // contacts_color: 0..62 share no moving particle within a colour; 63 runs in order
 } sb_contact;
