@@ -273,8 +273,9 @@ static sb_world *hub(const sb_world_def *def)
 TEST(simd_matches_scalar)
 {
     printf("vector passes %s on this CPU\n", springs_simd_active() ? "active" : "not available (scalar only)");
-    const char *names[] = {"cloth", "bridge", "wrecking_ball", "hub"};
-    for (int n = 0; n < 4; ++n) {
+    // the ball pit: contacts four at a time too (contact.c), its balls rolling
+    const char *names[] = {"cloth", "bridge", "wrecking_ball", "hub", "ball_pit"};
+    for (int n = 0; n < 5; ++n) {
         uint64_t hash[2];
         for (int allow = 0; allow <= 1; ++allow) {
             springs_simd_allow(allow);
