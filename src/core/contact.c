@@ -127,7 +127,7 @@ void static_shape_geometry(const sb_world *w, sb_contact *c)
     c->separation = len - r;
 }
 
-void pair_geometry(const sb_world *w, sb_contact *c)
+static inline void pair_geometry(const sb_world *w, sb_contact *c)
 {
     sb_vec2 d = v2_sub(w->pos[c->b], w->pos[c->a]);
     double len = v2_len(d);

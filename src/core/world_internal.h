@@ -533,7 +533,6 @@ bool ledger_end(sb_world *w, double before, double after, double scale, double g
 // contact.c: the geometry of a contact (normal and separation) from the positions now; the
 // finding of contacts (contact_find.c) uses it for walls, bounds and solid springs.
 void static_shape_geometry(const sb_world *w, sb_contact *c);
-void pair_geometry(const sb_world *w, sb_contact *c);
 void segment_geometry(const sb_world *w, sb_contact *c);
 
 #endif
