@@ -465,7 +465,7 @@ TEST(solid_rings_do_not_slip_into_each_other)
             ENSURE(inside[0] > 1000);
             // Springs that carry their asked stiffness (the explicit ones, and soft's since networks
             // keep it, issue 26) let one bead of 36 be pressed through a link now and then, where the
-            // hand's load beats the soft contact (30 Hz): issue 19 item 5, contact softness; said in
+            // hand's load beats the soft contact (a quarter of the sub-step rate): issue 19 item 5; said in
             // the README, and held to a tenth of the plain rings' here.
             tenth_ok = tenth_ok && inside[1] * 10 < inside[0];
         }

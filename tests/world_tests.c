@@ -266,19 +266,20 @@ static sb_world *hub(const sb_world_def *def)
     return w;
 }
 
-// The soft method's passes run four springs of a colour at a time where the CPU has AVX2.
+// The soft method's passes run four springs of a colour at a time where the CPU has AVX2, and
+// the velocity methods' contact solve four contacts (contact.c).
 // Each lane does the scalar arithmetic in the scalar order, so the worlds must be
 // bit-identical: rigid and hertz springs, warm starts, contacts, tethers, and the
 // overflow colour that must stay scalar.
 TEST(simd_matches_scalar)
 {
-    printf("vector passes %s on this CPU\n", springs_simd_active() ? "active" : "not available (scalar only)");
+    printf("vector passes %s on this CPU\n", vector_passes_active() ? "active" : "not available (scalar only)");
     // the ball pit: contacts four at a time too (contact.c), its balls rolling
     const char *names[] = {"cloth", "bridge", "wrecking_ball", "hub", "ball_pit"};
     for (int n = 0; n < 5; ++n) {
         uint64_t hash[2];
         for (int allow = 0; allow <= 1; ++allow) {
-            springs_simd_allow(allow);
+            vector_passes_allow(allow);
             sb_world_def def = sb_default_world_def();
             sb_world *w = n == 3 ? hub(&def) : sb_sample_find(names[n])->build(&def, n == 0 ? 21 : sb_sample_find(names[n])->default_size);
             for (int f = 0; f < 90; ++f)
@@ -286,7 +287,7 @@ TEST(simd_matches_scalar)
             hash[allow] = sb_world_state_hash(w);
             sb_world_destroy(w);
         }
-        springs_simd_allow(true);
+        vector_passes_allow(true);
         printf("%-14s scalar %016llx vector %016llx\n", names[n], (unsigned long long)hash[0], (unsigned long long)hash[1]);
         ENSURE(hash[0] == hash[1]);
     }

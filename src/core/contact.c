@@ -292,6 +292,16 @@ static inline contact_levers prepared_levers(const sb_contact *c)
     return l;
 }
 
+/// apply_impulse for a contact between two particles or with a static shape, with the inverse
+/// masses prepare copied (the velocity passes of a sub-step).
+static inline void apply_prepared(sb_world *w, const sb_contact *c, sb_vec2 p)
+{
+    if (c->inv_mass_a > 0.0) // a fixed particle is never written (contacts_color)
+        w->vel[c->a] = v2_mad(w->vel[c->a], -c->inv_mass_a, p);
+    if (c->inv_mass_b > 0.0)
+        w->vel[c->b] = v2_mad(w->vel[c->b], c->inv_mass_b, p);
+}
+
 /// How fast the two surfaces' spin moves them past each other along the tangent t = (-n.y, n.x),
 /// b's surface relative to a's: a point of a at ra n moves by omega_a ra t, a point of b at
 /// -rb n by -omega_b rb t. A fixed particle's spin counts (a driven wheel), though contacts never
@@ -341,14 +351,14 @@ static void prepare_range(void *ctx, int from, int to)
         // sub-step only a solid spring's contact, whose share of each end moves, needs them again
         if (!job->flag && c->b2 < 0)
             continue;
-        double wsum = inv_mass_of(w, c->a) + inv_mass_b(w, c);
+        c->inv_mass_a = inv_mass_of(w, c->a);
+        c->inv_mass_b = c->b >= 0 && c->b2 < 0 ? w->inv_mass[c->b] : 0.0; // a solid spring's: unused
+        double wsum = c->inv_mass_a + inv_mass_b(w, c);
         c->normal_mass = wsum > 0.0 ? 1.0 / wsum : 0.0;
         // the tangent moves the ends and turns them: its mass is lighter where they roll
         contact_levers l = levers_of(w, c);
         double tsum = tangent_sum(wsum, &l);
         c->tangent_mass = tsum > 0.0 ? 1.0 / tsum : 0.0;
-        c->inv_mass_a = inv_mass_of(w, c->a);
-        c->inv_mass_b = c->b >= 0 ? w->inv_mass[c->b] : 0.0;
         c->lever_a = l.ra;
         c->lever_b = l.rb;
         c->inv_inertia_a = l.ia;
@@ -374,14 +384,10 @@ static void warm_start_range(void *ctx, int from, int to)
         sb_contact *c = job_contact(job, k);
         sb_vec2 t = v2(-c->normal.y, c->normal.x);
         sb_vec2 p = v2_add(v2_scale(c->normal, c->normal_impulse), v2_scale(t, c->tangent_impulse));
-        if (c->b2 < 0) { // a particle or a static shape: the masses prepare copied
-            if (c->inv_mass_a > 0.0) // a fixed particle is never written (contacts_color)
-                w->vel[c->a] = v2_mad(w->vel[c->a], -c->inv_mass_a, p);
-            if (c->b >= 0 && c->inv_mass_b > 0.0)
-                w->vel[c->b] = v2_mad(w->vel[c->b], c->inv_mass_b, p);
-        } else {
+        if (c->b2 < 0)
+            apply_prepared(w, c, p);
+        else
             apply_impulse(w, c, p);
-        }
         if (c->rolling_resistance <= 0.0)
             c->rolling_impulse = 0.0;
         contact_levers l = prepared_levers(c);
@@ -441,15 +447,10 @@ static inline double rolling_impulse_step(const sb_world *w, sb_contact *c, cons
     return pr;
 }
 
-// Soft non-penetration (seed 003's soft constraint, tuned as in Box2D v3): a speculative
-// contact (separation > 0) lets the gap close in one sub-step; an overlap is pushed out
-// softly while use_bias is on; the relax pass (use_bias off) removes that push velocity.
-// The velocity methods call it once per sub-step plus the relax pass, as Box2D v3's soft
-// step does, not once per spring iteration: on the 4000-ball pit that is 2.5 ms per step
-// instead of 6.2 ms, and the pile settles further (0.09 J against 8 J), because the soft
-// contact is a spring and repeating it within a sub-step only stiffens it unevenly.
 // ------------------------------------------------------------------ four contacts at a time
 //
+// solve_one's pair path, lane by lane: its formulas are normal_impulse_step and
+// friction_impulse_step, which a change must make in both (simd_matches_scalar fails otherwise).
 // Contacts of one colour (0 to 62) share no moving particle, so four can be solved at once, as
 // four springs are (springs_simd.c): the same IEEE operations in each lane in the scalar order
 // (no fused multiply-add: CMakeLists.txt sets -ffp-contract=off), so the world is bit-identical
@@ -546,6 +547,15 @@ __attribute__((target("avx2"))) static void solve4(const contact_job *job, sb_co
 #define SB_CONTACT_SIMD 1
 #endif
 
+// Soft non-penetration (seed 003's soft constraint, tuned as in Box2D v3): a speculative
+// contact (separation > 0) lets the gap close in one sub-step; an overlap is pushed out
+// softly while use_bias is on; the relax pass (use_bias off) removes that push velocity.
+// The velocity methods call it once per sub-step plus the relax pass, as Box2D v3's soft
+// step does, not once per spring iteration: on the 4000-ball pit that is 2.5 ms per step
+// instead of 6.2 ms, and the pile settles further (0.09 J against 8 J), because the soft
+// contact is a spring and repeating it within a sub-step only stiffens it unevenly.
+// Between two particles or with a static shape, the contact's own path reads the masses and
+// levers prepare copied; a solid spring's side takes the general one.
 static void solve_one(const contact_job *job, sb_contact *c)
 {
     sb_world *w = job->w;
@@ -553,55 +563,44 @@ static void solve_one(const contact_job *job, sb_contact *c)
     const bool use_bias = job->flag;
     const double inv_h = 1.0 / job->h;
     const bool spinning = w->spinning;
-    sb_vec2 *vel = w->vel;
-    {
-        if (c->normal_mass == 0.0)
-            return;
-        double s = c->separation, bias = 0.0, mass_scale = 1.0, impulse_scale = 0.0;
-        if (s > 0.0) {
-            bias = s * inv_h;
-        } else if (use_bias) {
-            bias = soft.bias_rate * s;
-            bias = bias > -contact_push_max ? bias : -contact_push_max;
-            mass_scale = soft.mass_scale;
-            impulse_scale = soft.impulse_scale;
-        }
-        if (c->b2 >= 0) { // a solid spring: the general path (its ends share the impulse)
-            contact_levers l = levers_of(w, c);
-            sb_vec2 n = c->normal, tn = v2(-n.y, n.x), rv = relative_velocity(w, c);
-            double pn = normal_impulse_step(c, v2_dot(rv, n), bias, mass_scale, impulse_scale);
-            double pt = friction_impulse_step(c, v2_dot(rv, tn) + spin_slip(w, c, &l));
-            apply_impulse(w, c, v2_add(v2_scale(n, pn), v2_scale(tn, pt)));
-            if (l.ia > 0.0)
-                apply_spin(w, c, &l, pt, rolling_impulse_step(w, c, &l));
-            return;
-        }
-        const int a = c->a, b = c->b;
-        const double wa = c->inv_mass_a, wb = c->inv_mass_b;
-        const double nx = c->normal.x, ny = c->normal.y, tx = -ny, ty = nx;
-        // relative velocity b - a, kept current as impulses are applied
-        double rvx = -vel[a].x, rvy = -vel[a].y;
-        if (b >= 0) {
-            rvx += vel[b].x;
-            rvy += vel[b].y;
-        }
-        double pn = normal_impulse_step(c, rvx * nx + rvy * ny, bias, mass_scale, impulse_scale);
-        // The normal impulse changes the relative velocity only along the normal, and turns
-        // nothing (it passes through the centres).
-        const contact_levers l = prepared_levers(c);
-        double pt = friction_impulse_step(c, rvx * tx + rvy * ty + (spinning ? spin_slip(w, c, &l) : 0.0));
-        double px = pn * nx + pt * tx, py = pn * ny + pt * ty;
-        if (wa > 0.0) { // a fixed particle is never written (contacts_color)
-            vel[a].x -= wa * px;
-            vel[a].y -= wa * py;
-        }
-        if (wb > 0.0) {
-            vel[b].x += wb * px;
-            vel[b].y += wb * py;
-        }
-        if (l.ia > 0.0 || l.ib > 0.0)
-            apply_spin(w, c, &l, pt, rolling_impulse_step(w, c, &l));
+    const sb_vec2 *vel = w->vel;
+    if (c->normal_mass == 0.0)
+        return;
+    double s = c->separation, bias = 0.0, mass_scale = 1.0, impulse_scale = 0.0;
+    if (s > 0.0) {
+        bias = s * inv_h;
+    } else if (use_bias) {
+        bias = soft.bias_rate * s;
+        bias = bias > -contact_push_max ? bias : -contact_push_max;
+        mass_scale = soft.mass_scale;
+        impulse_scale = soft.impulse_scale;
     }
+    if (c->b2 >= 0) { // a solid spring: the general path (its ends share the impulse)
+        contact_levers l = levers_of(w, c);
+        sb_vec2 n = c->normal, tn = v2(-n.y, n.x), rv = relative_velocity(w, c);
+        double pn = normal_impulse_step(c, v2_dot(rv, n), bias, mass_scale, impulse_scale);
+        double pt = friction_impulse_step(c, v2_dot(rv, tn) + spin_slip(w, c, &l));
+        apply_impulse(w, c, v2_add(v2_scale(n, pn), v2_scale(tn, pt)));
+        if (l.ia > 0.0)
+            apply_spin(w, c, &l, pt, rolling_impulse_step(w, c, &l));
+        return;
+    }
+    const int a = c->a, b = c->b;
+    const double nx = c->normal.x, ny = c->normal.y, tx = -ny, ty = nx;
+    // relative velocity b - a, kept current as impulses are applied
+    double rvx = -vel[a].x, rvy = -vel[a].y;
+    if (b >= 0) {
+        rvx += vel[b].x;
+        rvy += vel[b].y;
+    }
+    double pn = normal_impulse_step(c, rvx * nx + rvy * ny, bias, mass_scale, impulse_scale);
+    // The normal impulse changes the relative velocity only along the normal, and turns
+    // nothing (it passes through the centres).
+    const contact_levers l = prepared_levers(c);
+    double pt = friction_impulse_step(c, rvx * tx + rvy * ty + (spinning ? spin_slip(w, c, &l) : 0.0));
+    apply_prepared(w, c, v2(pn * nx + pt * tx, pn * ny + pt * ty));
+    if (l.ia > 0.0 || l.ib > 0.0)
+        apply_spin(w, c, &l, pt, rolling_impulse_step(w, c, &l));
 }
 
 /// A contact the vector path takes: between two particles, solvable, no rolling resistance.
@@ -615,7 +614,7 @@ static void solve_range(void *ctx, int from, int to)
     const contact_job *job = ctx;
     int k = from;
 #ifdef SB_CONTACT_SIMD
-    if (job->base != job->w->contact_color_start[63] && springs_simd_active()) {
+    if (job->base != job->w->contact_color_start[63] && vector_passes_active()) {
         for (; k + 4 <= to; k += 4) {
             sb_contact *c[4] = {job_contact(job, k), job_contact(job, k + 1), job_contact(job, k + 2), job_contact(job, k + 3)};
             if (simple_pair(c[0]) && simple_pair(c[1]) && simple_pair(c[2]) && simple_pair(c[3])) {

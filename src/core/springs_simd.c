@@ -246,9 +246,9 @@ __attribute__((target("avx2"))) static void project4(sb_world *w, int k)
 
 static int simd_allowed = 1;
 
-void springs_simd_allow(bool allow) { simd_allowed = allow; }
+void vector_passes_allow(bool allow) { simd_allowed = allow; }
 
-bool springs_simd_active(void)
+bool vector_passes_active(void)
 {
 #ifdef SB_X86
     static int supported = -1;
@@ -322,7 +322,7 @@ static void run_pass(sb_world *w, pass which)
         run_scalar(w, which, 0, w->order_count);
         return;
     }
-    pass_job job = {w, which, 0, springs_simd_active()};
+    pass_job job = {w, which, 0, vector_passes_active()};
     for (int c = 0; c < w->colors; ++c) {
         int k = w->color_start[c], end = w->color_start[c + 1];
         if (c == 63) { // the overflow colour may share particles: one at a time, in order

@@ -482,10 +482,10 @@ void soft_solve_pass(sb_world *w, double h);
 void soft_relax_pass(sb_world *w, double h);
 /// One position sweep over the rigid springs (solver.c, rigid_springs_project).
 void rigid_project_pass(sb_world *w);
-/// Tests: force the scalar passes (false) or allow the vector ones (true, the default).
-void springs_simd_allow(bool allow);
-/// True when the vector passes run on this CPU.
-bool springs_simd_active(void);
+/// Tests: force the scalar passes of springs and contacts (false) or allow the vector ones (true, the default).
+void vector_passes_allow(bool allow);
+/// True when the vector passes (springs here, contacts in contact.c) run on this CPU.
+bool vector_passes_active(void);
 
 // ---------------------------------------------------------------- shared by the world's files
 
