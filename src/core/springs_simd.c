@@ -312,9 +312,6 @@ static void run_chunk(void *ctx, int from, int to)
     run_scalar(job->w, job->which, job->base + from, job->base + to);
 }
 
-/// Springs a thread takes at the least: below it a colour runs on the caller (waking a worker
-/// costs about what 256 springs do).
-enum { SPRINGS_PER_THREAD = 256 };
 
 static void run_pass(sb_world *w, pass which)
 {

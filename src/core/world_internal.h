@@ -57,7 +57,7 @@ typedef struct sb_soft { double bias_rate, mass_scale, impulse_scale; } sb_soft;
 
 /// The least work a thread takes in a split pass (sb_pool.h): waking a worker costs about what
 /// this many items do, so a smaller range runs on the caller.
-enum { CONTACTS_PER_THREAD = 256, PARTICLES_PER_THREAD = 1024 };
+enum { CONTACTS_PER_THREAD = 256, SPRINGS_PER_THREAD = 256, PARTICLES_PER_THREAD = 1024 };
 
 /// A particle in the broad phase's grid, with what the narrow phase reads of it, so that a
 /// bucket's candidates are read in memory order (contact.c).
