@@ -312,7 +312,6 @@ static void run_chunk(void *ctx, int from, int to)
     run_scalar(job->w, job->which, job->base + from, job->base + to);
 }
 
-
 static void run_pass(sb_world *w, pass which)
 {
     if (w->colors == 0) {
