@@ -627,18 +627,17 @@ static double pile_overlap(sb_method method, int substeps, int n, double *ke, in
 
 // Issue 19 item 5: in a pile of 1000 balls no two overlap by a quarter of a radius after 10 s at
 // the default sub-steps, in every method (the velocity methods' reached 30% with a 30 Hz contact,
-// 87% in the 4000-ball pit), and nothing leaves the box. The velocity methods' piles are at rest
-// (under 0.1 J) at 1, 2 and 6 sub-steps. Printed: the velocity methods' overlap at 1 and 2
-// sub-steps, where the contact's frequency is a quarter of 60 and 120 Hz and the pile squeezes
-// further, and the kinetic energy of verlet's and xpbd's piles, which still move (0.1 to 0.6 J at
-// 6 sub-steps, mostly spin; item 6, open).
+// 87% in the 4000-ball pit), and nothing leaves the box. Item 6: the velocity methods' piles are
+// at rest (under 0.1 J) at 1, 2 and 6 sub-steps. Verlet's and xpbd's are not: their projection
+// sweeps do not converge down a pile, which keeps creeping at about a centimetre a second (0.1 to
+// 0.3 J at 6 sub-steps, 0.2 to 0.5 J at 2, 2 to 3 J at 1; item 6, open). Asserted for them: under
+// 1 J at 2 and 6 sub-steps (xpbd's pile kept 3.2 J at 2 sub-steps while its friction ran right
+// after each contact's projection).
 TEST(resting_piles_overlap_under_a_quarter_of_a_radius)
 {
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
         for (int si = 0; si < 3; ++si) {
             bool velocity_method = m != SB_METHOD_VERLET && m != SB_METHOD_XPBD;
-            if (substep_counts[si] < 6 && !velocity_method)
-                continue;
             double ke;
             int escaped;
             double worst = pile_overlap((sb_method)m, substep_counts[si], 1000, &ke, &escaped);
@@ -648,6 +647,8 @@ TEST(resting_piles_overlap_under_a_quarter_of_a_radius)
             ENSURE(escaped == 0);
             if (velocity_method)
                 ENSURE(ke < 0.1);
+            else if (substep_counts[si] > 1)
+                ENSURE(ke < 1.0);
             if (substep_counts[si] == 6)
                 ENSURE(worst < 0.25);
         }

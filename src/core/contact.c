@@ -958,23 +958,41 @@ void contacts_friction_verlet(sb_world *w)
     for_each_color(w, friction_verlet_range, &job);
 }
 
+// xpbd's normal projection; the push is kept for the friction sweep that follows (xpbd has no
+// tangent impulse, so the field holds this pass's push).
 static void project_xpbd_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
         double push = separate(job->w, c, job->h);
-        if (push == 0.0)
-            continue;
         c->normal_impulse += push;
-        friction_by_position(job->w, c, push);
+        c->tangent_impulse = push;
     }
 }
 
+static void friction_xpbd_range(void *ctx, int from, int to)
+{
+    const contact_job *job = ctx;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
+        if (c->tangent_impulse != 0.0 && c->friction > 0.0)
+            friction_by_position(job->w, c, c->tangent_impulse);
+    }
+}
+
+// One xpbd contact pass: every normal projection first, then every contact's friction on the
+// push it just got (issue 19 item 6). With friction right after each contact's own projection,
+// a friction correction moved the particles the next contacts were about to project, and the
+// 1000-ball pile never came to rest (kinetic energy after 10 s: 9.4, 3.2 and 0.59 J at 1, 2
+// and 6 sub-steps; 2.5, 0.16 and 0.018 J with the sweeps apart). Friction once a sub-step on the
+// summed push, as verlet has it, rested the pile as well but let a 100:1 net gain energy (it
+// moved particles after the springs' last pass).
 void contacts_project_xpbd(sb_world *w, double h)
 {
     contact_job job = {w, 0, h, false, {0, 0, 0}};
     for_each_color(w, project_xpbd_range, &job);
+    for_each_color(w, friction_xpbd_range, &job);
 }
 
 static void xpbd_velocity_range(void *ctx, int from, int to)

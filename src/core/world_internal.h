@@ -25,7 +25,7 @@ typedef struct sb_contact {
     sb_vec2 normal;
     double separation;
     double normal_mass, friction, restitution;
-    double normal_impulse, tangent_impulse, max_normal_impulse;
+    double normal_impulse, tangent_impulse, max_normal_impulse; // xpbd: tangent_impulse is the push of its last pass
     double tangent_mass;       // 1 / (wa + wb + ra^2 / Ia + rb^2 / Ib): the normal mass unless an end rolls
     double rolling_resistance, rolling_impulse; // angular impulse against relative spin, N m s (warm started)
     double relative_velocity;  // normal velocity when the step began (for restitution)
