@@ -1,5 +1,6 @@
-// Finding contacts: a spatial hash grid rebuilt every step by counting sort, so the cost is
-// linear in the number of particles; candidate pairs, walls, bounds and solid springs become
+// Finding contacts: a spatial hash grid rebuilt by counting sort, so the cost is linear in the
+// number of particles, whenever the pairs list it leaves (a Verlet list: partners within reach
+// plus a skin) no longer holds; candidate pairs, walls, bounds and solid springs become
 // speculative contacts, warm-started from the last step, coloured so that a colour's contacts
 // share no moving particle, and ordered for the solver (contact.c).
 #include "sb_pool.h"
@@ -27,6 +28,14 @@ bool contacts_reserve(sb_world *w)
         if (!ARRAY_GROW(w->grid_items, w->p_cap) || !ARRAY_GROW(w->grid_entries, w->p_cap))
             return false;
         w->grid_items_cap = w->p_cap;
+    }
+    if (w->p_high > w->pairs_cap) {
+        if (!ARRAY_GROW(w->pairs_start, w->p_cap + 1) || !ARRAY_GROW(w->pairs_pos, w->p_cap) ||
+            !ARRAY_GROW(w->pairs_reach, w->p_cap) || !ARRAY_GROW(w->pairs_radius, w->p_cap) ||
+            !ARRAY_GROW(w->pairs_collides, w->p_cap))
+            return false;
+        w->pairs_cap = w->p_cap;
+        w->pairs_valid = false;
     }
     return true;
 }
@@ -282,7 +291,101 @@ static void push_to(contact_buffer *out, const sb_contact *c)
     (*out->items)[(*out->count)++] = *c;
 }
 
-typedef struct narrow_job { sb_world *w; bool pairs; } narrow_job;
+/// pairs: particles collide with each other this step; reuse: their candidates come from the
+/// pairs list instead of the grid; keep: the grid makes the list anew.
+typedef struct narrow_job { sb_world *w; bool pairs, reuse, keep; } narrow_job;
+
+/// Most partners within reach a particle takes in a step, and most it keeps in the pairs list
+/// (past that the list is not reused).
+enum { NEAR_MAX = 512, PAIRS_PER_PARTICLE = 256 };
+
+// Appends i's partners to its chunk's part of the pairs list.
+static void push_partners(sb_world *w, int chunk, const int *partners, int n)
+{
+    if (n == 0)
+        return;
+    int **items = chunk == 0 ? &w->pairs_list : &w->chunk_pairs[chunk];
+    int *count = chunk == 0 ? &w->pairs_list_count : &w->chunk_pair_count[chunk];
+    int *cap = chunk == 0 ? &w->pairs_list_cap : &w->chunk_pair_cap[chunk];
+    if (!array_reserve((void **)items, cap, *count + n, sizeof **items)) {
+        w->chunk_pairs_overflow[chunk] = true; // out of memory: the list is incomplete, so not reused
+        return;
+    }
+    memcpy(*items + *count, partners, sizeof *partners * (size_t)n);
+    *count += n;
+}
+
+// Partners within reach of i (j > i, not both fixed), from the grid, unsorted; those within reach
+// plus the skin go to the pairs list, sorted, for the steps that reuse it. Returns the count.
+static int near_from_grid(sb_world *w, int chunk, int i, bool keep, int near[NEAR_MAX], sb_vec2 near_d[NEAR_MAX])
+{
+    int count = 0, kept = 0;
+    int partners[PAIRS_PER_PARTICLE];
+    const double xi = w->pos[i].x, yi = w->pos[i].y, ri = w->radius[i], reach_i = w->reach[i];
+    const bool fixed_i = w->inv_mass[i] == 0.0;
+    const double skin = w->pair_skin;
+    const int cell_x = w->cell_x[i], cell_y = w->cell_y[i];
+    for (int dy = -1; dy <= 1; ++dy) {
+        for (int dx = -1; dx <= 1; ++dx) {
+            int cx = cell_x + dx, cy = cell_y + dy;
+            unsigned hsh = cell_hash(cx, cy, w->grid_size);
+            for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
+                const grid_entry *e = &w->grid_entries[k];
+                int j = e->index;
+                // j's own cell must be the one asked for: buckets are shared by
+                // colliding hashes, and this keeps every pair found exactly once.
+                if (j <= i || e->cx != cx || e->cy != cy)
+                    continue;
+                double reach = ri + e->radius + (reach_i > e->reach ? reach_i : e->reach);
+                double ddx = e->x - xi, ddy = e->y - yi, d2 = ddx * ddx + ddy * ddy;
+                if (keep && d2 < (reach + skin) * (reach + skin)) {
+                    if (kept < PAIRS_PER_PARTICLE)
+                        partners[kept++] = j;
+                    else
+                        w->chunk_pairs_overflow[chunk] = true;
+                }
+                if ((fixed_i && w->inv_mass[j] == 0.0) || d2 >= reach * reach)
+                    continue;
+                if (count < NEAR_MAX) {
+                    near[count] = j;
+                    near_d[count] = v2(ddx, ddy);
+                    count += 1;
+                }
+            }
+        }
+    }
+    for (int k = 1; k < kept; ++k) { // in key order, as the reuse reads them
+        int j = partners[k], m = k;
+        for (; m > 0 && partners[m - 1] > j; --m)
+            partners[m] = partners[m - 1];
+        partners[m] = j;
+    }
+    if (keep) {
+        w->pairs_start[i + 1] = kept;
+        push_partners(w, chunk, partners, kept);
+    }
+    return count;
+}
+
+// The same partners from the pairs list: a superset of what the grid would give (contacts_build),
+// already in key order, put through the same test.
+static int near_from_pairs_list(const sb_world *w, int i, int near[NEAR_MAX], sb_vec2 near_d[NEAR_MAX])
+{
+    int count = 0;
+    const double xi = w->pos[i].x, yi = w->pos[i].y, ri = w->radius[i], reach_i = w->reach[i];
+    const bool fixed_i = w->inv_mass[i] == 0.0;
+    for (int k = w->pairs_start[i]; k < w->pairs_start[i + 1]; ++k) {
+        int j = w->pairs_list[k];
+        double reach = ri + w->radius[j] + (reach_i > w->reach[j] ? reach_i : w->reach[j]);
+        double ddx = w->pos[j].x - xi, ddy = w->pos[j].y - yi;
+        if ((fixed_i && w->inv_mass[j] == 0.0) || ddx * ddx + ddy * ddy >= reach * reach)
+            continue;
+        near[count] = j; // at most PAIRS_PER_PARTICLE < NEAR_MAX
+        near_d[count] = v2(ddx, ddy);
+        count += 1;
+    }
+    return count;
+}
 
 // The narrow phase of particles [from, to): their walls, bounds and pairs (j > i) within reach,
 // each particle's in key order. Particles are independent here (each reads positions and the
@@ -296,9 +399,11 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
                                        : (contact_buffer){&w->chunk_contacts[chunk], &w->chunk_contact_count[chunk],
                                                           &w->chunk_contact_cap[chunk]};
     contact_buffer *out = &buffer;
-    int near[512];
-    sb_vec2 near_d[512]; // from i to each candidate
+    int near[NEAR_MAX];
+    sb_vec2 near_d[NEAR_MAX]; // from i to each candidate
     for (int i = from; i < to; ++i) {
+        if (job->keep)
+            w->pairs_start[i + 1] = 0; // near_from_grid sets it where i has partners to look for
         if (!particle_alive(w, i))
             continue;
         sb_contact c;
@@ -332,35 +437,8 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
         }
         if (!pairs || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
             continue;
-        int count = 0;
-        const double xi = w->pos[i].x, yi = w->pos[i].y, ri = w->radius[i], reach_i = w->reach[i];
-        const bool fixed_i = w->inv_mass[i] == 0.0;
-        const int cell_x = w->cell_x[i], cell_y = w->cell_y[i];
-        for (int dy = -1; dy <= 1; ++dy) {
-            for (int dx = -1; dx <= 1; ++dx) {
-                int cx = cell_x + dx, cy = cell_y + dy;
-                unsigned hsh = cell_hash(cx, cy, w->grid_size);
-                for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
-                    const grid_entry *e = &w->grid_entries[k];
-                    int j = e->index;
-                    // j's own cell must be the one asked for: buckets are shared by
-                    // colliding hashes, and this keeps every pair found exactly once.
-                    if (j <= i || e->cx != cx || e->cy != cy)
-                        continue;
-                    if (fixed_i && w->inv_mass[j] == 0.0)
-                        continue;
-                    double reach = ri + e->radius + (reach_i > e->reach ? reach_i : e->reach);
-                    double ddx = e->x - xi, ddy = e->y - yi;
-                    if (ddx * ddx + ddy * ddy >= reach * reach)
-                        continue;
-                    if (count < (int)(sizeof near / sizeof near[0])) {
-                        near[count] = j;
-                        near_d[count] = v2(ddx, ddy);
-                        count += 1;
-                    }
-                }
-            }
-        }
+        const double ri = w->radius[i];
+        int count = job->reuse ? near_from_pairs_list(w, i, near, near_d) : near_from_grid(w, chunk, i, job->keep, near, near_d);
         if (count == 0)
             continue;
         // in key order, for the warm starts' merge: a handful each, so an insertion sort (qsort's
@@ -397,6 +475,61 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
 
 }
 
+// The pairs list holds while no particle has moved, grown or widened its reach by more than half
+// the skin since it was made, and the same particles are in the grid: a pair missing from it was
+// farther apart than the sum of its radii and its larger reach plus the skin, and each of its two
+// has since closed at most half the skin of that gap.
+static bool pairs_list_holds(const sb_world *w)
+{
+    if (!w->pairs_valid || w->pairs_p_high != w->p_high)
+        return false;
+    const double half_skin = 0.5 * w->pair_skin;
+    for (int i = 0; i < w->p_high; ++i) {
+        bool collides = particle_alive(w, i) && (w->p_flags[i] & PARTICLE_COLLIDE) && w->radius[i] > 0.0;
+        if (collides != (bool)w->pairs_collides[i])
+            return false;
+        if (!collides)
+            continue;
+        double grew = w->radius[i] - w->pairs_radius[i], widened = w->reach[i] - w->pairs_reach[i];
+        double closed = v2_len(v2_sub(w->pos[i], w->pairs_pos[i])) + (grew > 0.0 ? grew : 0.0) +
+                        (widened > 0.0 ? widened : 0.0);
+        if (closed > half_skin)
+            return false;
+    }
+    return true;
+}
+
+// After the grid ran: the chunks' partners appended in chunk order (particle order), the counts
+// made starts, and what each particle was when the list was made.
+static void pairs_list_finish(sb_world *w, int chunks)
+{
+    bool ok = true;
+    for (int k = 0; k < chunks; ++k)
+        ok = ok && !w->chunk_pairs_overflow[k];
+    for (int k = 1; k < chunks && ok; ++k) {
+        int n = w->chunk_pair_count[k];
+        if (n > 0 && !array_reserve((void **)&w->pairs_list, &w->pairs_list_cap, w->pairs_list_count + n, sizeof *w->pairs_list))
+            ok = false;
+        else if (n > 0) {
+            memcpy(w->pairs_list + w->pairs_list_count, w->chunk_pairs[k], sizeof *w->pairs_list * (size_t)n);
+            w->pairs_list_count += n;
+        }
+    }
+    w->pairs_valid = ok;
+    w->pairs_builds += 1;
+    if (!ok)
+        return;
+    w->pairs_start[0] = 0;
+    for (int i = 0; i < w->p_high; ++i) {
+        w->pairs_start[i + 1] += w->pairs_start[i];
+        w->pairs_pos[i] = w->pos[i];
+        w->pairs_reach[i] = w->reach[i];
+        w->pairs_radius[i] = w->radius[i];
+        w->pairs_collides[i] = particle_alive(w, i) && (w->p_flags[i] & PARTICLE_COLLIDE) && w->radius[i] > 0.0;
+    }
+    w->pairs_p_high = w->p_high;
+}
+
 void contacts_build(sb_world *w)
 {
     if (w->walls_dirty)
@@ -431,9 +564,14 @@ void contacts_build(sb_world *w)
     }
 
     const bool pairs = w->def.collisions && colliders > 1;
+    // Solid springs take their candidates from the grid, so with any the grid runs every step.
+    const bool list_kept = pairs && w->solid_springs == 0 && w->solid_constraints == 0;
+    const bool reuse = list_kept && pairs_list_holds(w);
+    if (!reuse) // a quarter of the largest radius: a resting pile keeps its list for good
+        w->pair_skin = list_kept ? 0.25 * rmax : 0.0;
     double inv_cell = 0.0;
-    if (pairs) {
-        inv_cell = 1.0 / (2.0 * rmax + margin);
+    if (pairs && !reuse) {
+        inv_cell = 1.0 / (2.0 * rmax + margin + w->pair_skin);
         int size = w->grid_size;
         memset(w->grid_start, 0, sizeof(int) * (size_t)(size + 1));
         for (int i = 0; i < w->p_high; ++i) {
@@ -460,9 +598,18 @@ void contacts_build(sb_world *w)
     }
 
     // The narrow phase on the world's threads, 512 particles a chunk at the least.
-    narrow_job job = {w, pairs};
+    narrow_job job = {w, pairs, reuse, list_kept && !reuse};
     memset(w->chunk_contact_count, 0, sizeof w->chunk_contact_count);
+    if (job.keep) {
+        w->pairs_list_count = 0;
+        memset(w->chunk_pair_count, 0, sizeof w->chunk_pair_count);
+        memset(w->chunk_pairs_overflow, 0, sizeof w->chunk_pairs_overflow);
+    }
     int chunks = sb_pool_for_chunks(w->pool, w->p_high, 512, narrow_range, &job);
+    if (job.keep)
+        pairs_list_finish(w, chunks);
+    else if (!reuse)
+        w->pairs_valid = false;
     for (int k = 1; k < chunks; ++k) { // in chunk order: key order
         int n = w->chunk_contact_count[k];
         if (n == 0 || !array_reserve((void **)&w->contacts_next, &w->contact_next_cap, w->contact_next_count + n,

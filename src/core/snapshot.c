@@ -120,6 +120,14 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     dst->grid_items = NULL;
     dst->grid_entries = NULL;
     dst->grid_size = dst->grid_items_cap = 0;
+    dst->pairs_list = dst->pairs_start = NULL;
+    dst->pairs_pos = NULL;
+    dst->pairs_reach = dst->pairs_radius = NULL;
+    dst->pairs_collides = NULL;
+    dst->pairs_list_count = dst->pairs_list_cap = dst->pairs_cap = dst->pairs_p_high = 0;
+    dst->pairs_valid = false;
+    memset(dst->chunk_pairs, 0, sizeof dst->chunk_pairs);
+    memset(dst->chunk_pair_cap, 0, sizeof dst->chunk_pair_cap);
     // ramps and events
     DUP(ramps, src->ramp_count);
     dst->ramp_cap = src->ramp_count;

@@ -205,6 +205,22 @@ struct sb_world {
     int *grid_start, *grid_items, *cell_x, *cell_y;
     int grid_items_cap;
     struct grid_entry *grid_entries; // grid_items with what the narrow phase reads of each, side by side
+    // The pairs list (a Verlet list, issue 25): when the grid runs, each particle's partners j > i
+    // within its reach plus `pair_skin`, sorted; a step reuses them, without the grid, while no
+    // particle has moved, grown or widened its reach by half the skin since (contacts_build).
+    int *pairs_list, pairs_list_count, pairs_list_cap;
+    int *pairs_start;         // p_high + 1: where each particle's partners begin in pairs_list
+    sb_vec2 *pairs_pos;       // each particle's position, reach and radius when the list was made
+    double *pairs_reach, *pairs_radius;
+    uint8_t *pairs_collides;  // and whether it was in the grid
+    int pairs_cap;            // of the per-particle arrays above
+    int pairs_p_high;         // p_high when the list was made
+    double pair_skin;         // m
+    bool pairs_valid;         // the list may be reused
+    int pairs_builds;         // how many times the grid has made the list (tests)
+    int *chunk_pairs[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks' partners past the first
+    int chunk_pair_count[SB_POOL_MAX_THREADS], chunk_pair_cap[SB_POOL_MAX_THREADS];
+    bool chunk_pairs_overflow[SB_POOL_MAX_THREADS]; // a chunk could not keep all its partners (no reuse)
 
     // The energy ledger of the methods with explicit springs (world.c, energy_ledger_*).
     bool energy_tracking;      // an undisturbed run is being watched
