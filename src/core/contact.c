@@ -756,20 +756,23 @@ void contacts_restitution(sb_world *w)
 }
 
 // Moves one end by `step` along n; in the position methods a move becomes velocity (pos - prev),
-// so only the first contact_push_max * h of it does: prev follows the rest. Box2D caps its soft
-// contact's push-out speed the same way; without the cap a 1 kg circle squeezed under 2000 kg
-// left at 553 m/s and the pile exploded.
-static void move_end(sb_world *w, int i, double step, sb_vec2 n, double max_step)
+// so only the share `kept` of it does: prev follows the rest. Box2D caps its soft contact's
+// push-out speed the same way; without the cap a 1 kg circle squeezed under 2000 kg left at
+// 553 m/s and the pile exploded.
+static void move_end(sb_world *w, int i, double step, sb_vec2 n, double kept)
 {
     if (w->inv_mass[i] == 0.0) // a fixed particle is never written (contacts_color)
         return;
     w->pos[i] = v2_mad(w->pos[i], step, n);
-    double excess = fabs(step) - max_step;
-    if (excess > 0.0)
-        w->prev[i] = v2_mad(w->prev[i], step > 0.0 ? excess : -excess, n);
+    if (kept < 1.0)
+        w->prev[i] = v2_mad(w->prev[i], (1.0 - kept) * step, n);
 }
 
-// Moves the ends of an overlapping contact apart, inverse-mass weighted. Returns the push.
+// Moves the ends of an overlapping contact apart, inverse-mass weighted. Returns the push. The
+// end that moves farthest keeps at most contact_push_max * h of its move as velocity, and every
+// end keeps the same share, so the push adds no momentum (each end capped alone, a light ball's
+// capped move beside a heavy one's whole move cost two verlet blobs that hit each other 71% of
+// their momentum: core.momentum_conservation).
 static inline double separate(sb_world *w, sb_contact *c, double h)
 {
     contact_geometry(w, c);
@@ -778,14 +781,18 @@ static inline double separate(sb_world *w, sb_contact *c, double h)
     double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = wa + inv_mass_b(w, c);
     if (wsum == 0.0)
         return 0.0;
+    const bool segment = c->b >= 0 && c->b2 >= 0; // a solid spring's ends move by their shares
     double push = -c->separation / wsum, max_step = contact_push_max * h;
-    move_end(w, c->a, -wa * push, c->normal, max_step);
-    if (c->b >= 0 && c->b2 < 0) {
-        move_end(w, c->b, wb * push, c->normal, max_step);
-    } else if (c->b >= 0) { // a solid spring's ends, by their shares
-        move_end(w, c->b, wb * (1.0 - c->t) * push, c->normal, max_step);
-        move_end(w, c->b2, w->inv_mass[c->b2] * c->t * push, c->normal, max_step);
-    }
+    double step_a = wa * push, step_b = segment ? wb * (1.0 - c->t) * push : wb * push;
+    double step_b2 = segment ? w->inv_mass[c->b2] * c->t * push : 0.0;
+    double farthest = step_a > step_b ? step_a : step_b;
+    farthest = farthest > step_b2 ? farthest : step_b2;
+    double kept = farthest > max_step ? max_step / farthest : 1.0;
+    move_end(w, c->a, -step_a, c->normal, kept);
+    if (c->b >= 0)
+        move_end(w, c->b, step_b, c->normal, kept);
+    if (segment)
+        move_end(w, c->b2, step_b2, c->normal, kept);
     c->separation = 0.0;
     return push;
 }

@@ -292,8 +292,30 @@ static void push_to(contact_buffer *out, const sb_contact *c)
 }
 
 /// pairs: particles collide with each other this step; reuse: their candidates come from the
-/// pairs list instead of the grid; keep: the grid makes the list anew.
-typedef struct narrow_job { sb_world *w; bool pairs, reuse, keep; } narrow_job;
+/// pairs list instead of the grid; keep: the grid makes the list anew. A pair's speculative
+/// margin is twice the speed at which its two close over the frame, up to `cap`, plus `slop`
+/// (pair_margin); `reach_cap` (cap + slop) bounds it.
+typedef struct narrow_job {
+    sb_world *w;
+    bool pairs, reuse, keep;
+    double twice_dt, cap, slop, reach_cap;
+} narrow_job;
+
+/// How near two particles' surfaces must be for their pair to be listed this frame: what their
+/// relative speed can close in it, twice over, within reason (issue 25 item 2).
+static inline double pair_margin(const narrow_job *job, sb_vec2 va, sb_vec2 vb)
+{
+    double m = v2_len(v2_sub(va, vb)) * job->twice_dt;
+    return (m < job->cap ? m : job->cap) + job->slop;
+}
+
+/// A bound on pair_margin from the two particles' own reaches (each twice its own speed over the
+/// frame, capped, plus the slop): the relative speed is at most the sum of the two speeds.
+static inline double pair_reach(const narrow_job *job, double reach_a, double reach_b)
+{
+    double r = reach_a + reach_b;
+    return r < job->reach_cap ? r : job->reach_cap;
+}
 
 /// Most partners within reach a particle takes in a step, and most it keeps in the pairs list
 /// (past that the list is not reused).
@@ -317,8 +339,11 @@ static void push_partners(sb_world *w, int chunk, const int *partners, int n)
 
 // Partners within reach of i (j > i, not both fixed), from the grid, unsorted; those within reach
 // plus the skin go to the pairs list, sorted, for the steps that reuse it. Returns the count.
-static int near_from_grid(sb_world *w, int chunk, int i, bool keep, int near[NEAR_MAX], sb_vec2 near_d[NEAR_MAX])
+static int near_from_grid(const narrow_job *job, int chunk, int i, int near[NEAR_MAX], sb_vec2 near_d[NEAR_MAX])
 {
+    sb_world *w = job->w;
+    const bool keep = job->keep;
+    const sb_vec2 vi = w->vel[i];
     int count = 0, kept = 0;
     int partners[PAIRS_PER_PARTICLE];
     const double xi = w->pos[i].x, yi = w->pos[i].y, ri = w->radius[i], reach_i = w->reach[i];
@@ -336,7 +361,7 @@ static int near_from_grid(sb_world *w, int chunk, int i, bool keep, int near[NEA
                 // colliding hashes, and this keeps every pair found exactly once.
                 if (j <= i || e->cx != cx || e->cy != cy)
                     continue;
-                double reach = ri + e->radius + (reach_i > e->reach ? reach_i : e->reach);
+                double reach = ri + e->radius + pair_reach(job, reach_i, e->reach);
                 double ddx = e->x - xi, ddy = e->y - yi, d2 = ddx * ddx + ddy * ddy;
                 if (keep && d2 < (reach + skin) * (reach + skin)) {
                     if (kept < PAIRS_PER_PARTICLE)
@@ -345,6 +370,9 @@ static int near_from_grid(sb_world *w, int chunk, int i, bool keep, int near[NEA
                         w->chunk_pairs_overflow[chunk] = true;
                 }
                 if ((fixed_i && w->inv_mass[j] == 0.0) || d2 >= reach * reach)
+                    continue;
+                reach = ri + e->radius + pair_margin(job, vi, v2(e->vx, e->vy));
+                if (d2 >= reach * reach)
                     continue;
                 if (count < NEAR_MAX) {
                     near[count] = j;
@@ -369,16 +397,21 @@ static int near_from_grid(sb_world *w, int chunk, int i, bool keep, int near[NEA
 
 // The same partners from the pairs list: a superset of what the grid would give (contacts_build),
 // already in key order, put through the same test.
-static int near_from_pairs_list(const sb_world *w, int i, int near[NEAR_MAX], sb_vec2 near_d[NEAR_MAX])
+static int near_from_pairs_list(const narrow_job *job, int i, int near[NEAR_MAX], sb_vec2 near_d[NEAR_MAX])
 {
+    const sb_world *w = job->w;
+    const sb_vec2 vi = w->vel[i];
     int count = 0;
     const double xi = w->pos[i].x, yi = w->pos[i].y, ri = w->radius[i], reach_i = w->reach[i];
     const bool fixed_i = w->inv_mass[i] == 0.0;
     for (int k = w->pairs_start[i]; k < w->pairs_start[i + 1]; ++k) {
         int j = w->pairs_list[k];
-        double reach = ri + w->radius[j] + (reach_i > w->reach[j] ? reach_i : w->reach[j]);
-        double ddx = w->pos[j].x - xi, ddy = w->pos[j].y - yi;
-        if ((fixed_i && w->inv_mass[j] == 0.0) || ddx * ddx + ddy * ddy >= reach * reach)
+        double reach = ri + w->radius[j] + pair_reach(job, reach_i, w->reach[j]);
+        double ddx = w->pos[j].x - xi, ddy = w->pos[j].y - yi, d2 = ddx * ddx + ddy * ddy;
+        if ((fixed_i && w->inv_mass[j] == 0.0) || d2 >= reach * reach)
+            continue;
+        reach = ri + w->radius[j] + pair_margin(job, vi, w->vel[j]);
+        if (d2 >= reach * reach)
             continue;
         near[count] = j; // at most PAIRS_PER_PARTICLE < NEAR_MAX
         near_d[count] = v2(ddx, ddy);
@@ -438,7 +471,7 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
         if (!pairs || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
             continue;
         const double ri = w->radius[i];
-        int count = job->reuse ? near_from_pairs_list(w, i, near, near_d) : near_from_grid(w, chunk, i, job->keep, near, near_d);
+        int count = job->reuse ? near_from_pairs_list(job, i, near, near_d) : near_from_grid(job, chunk, i, near, near_d);
         if (count == 0)
             continue;
         // in key order, for the warm starts' merge: a handful each, so an insertion sort (qsort's
@@ -476,9 +509,9 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
 }
 
 // The pairs list holds while no particle has moved, grown or widened its reach by more than half
-// the skin since it was made, and the same particles are in the grid: a pair missing from it was
-// farther apart than the sum of its radii and its larger reach plus the skin, and each of its two
-// has since closed at most half the skin of that gap.
+// the skin since it was made, the same particles are in the grid and the cap on a pair's reach
+// has not grown: a pair missing from it was farther apart than its radii and its pair_reach plus
+// the skin, and each of its two has since closed at most half the skin of that gap.
 static bool pairs_list_holds(const sb_world *w)
 {
     if (!w->pairs_valid || w->pairs_p_high != w->p_high)
@@ -551,10 +584,12 @@ void contacts_build(sb_world *w)
         }
     }
     // Speculative margin: what can close in one frame, within reason; beyond it, use sub-steps.
-    // `margin` is the world's largest (the grid's cells and the solid springs take it); each
-    // particle's own reach is twice its speed over the frame and each pair takes the larger of
-    // its two (issue 25 item 2): a margin from the world's fastest particle alone listed 225k
-    // contacts for 31k touching in a 16000-ball pit, one fast ball widening every slow pair.
+    // Each particle's own reach is twice its speed over the frame (its walls and bounds take it;
+    // `margin` is the world's largest, which the solid springs take) and each pair's is twice
+    // the speed its two close at (pair_margin; issue 25 item 2). A margin from the world's
+    // fastest particle listed 225k contacts for 31k touching in a 16000-ball pit, one fast ball
+    // widening every slow pair; the larger of a pair's own reaches still listed 120k for 13k
+    // touching while the pit fell, every ball beside its neighbour falling as fast.
     const double margin_cap = rmax > 0.0 ? 4.0 * rmax : 0.5, slop = 0.05 * (rmax > 0.0 ? rmax : 0.1);
     double margin = vmax * w->def.dt * 2.0;
     margin = (margin < margin_cap ? margin : margin_cap) + slop;
@@ -566,12 +601,16 @@ void contacts_build(sb_world *w)
     const bool pairs = w->def.collisions && colliders > 1;
     // Solid springs take their candidates from the grid, so with any the grid runs every step.
     const bool list_kept = pairs && w->solid_springs == 0 && w->solid_constraints == 0;
-    const bool reuse = list_kept && pairs_list_holds(w);
-    if (!reuse) // a quarter of the largest radius: a resting pile keeps its list for good
+    const bool reuse = list_kept && margin_cap + slop <= w->pairs_reach_cap && pairs_list_holds(w);
+    if (!reuse) { // a quarter of the largest radius: a resting pile keeps its list for good
         w->pair_skin = list_kept ? 0.25 * rmax : 0.0;
+        w->pairs_reach_cap = margin_cap + slop;
+    }
     double inv_cell = 0.0;
+    // the most a pair's reach can be (pair_reach): the grid's cells hold it and the skin
+    const double pair_reach_max = 2.0 * margin < margin_cap + slop ? 2.0 * margin : margin_cap + slop;
     if (pairs && !reuse) {
-        inv_cell = 1.0 / (2.0 * rmax + margin + w->pair_skin);
+        inv_cell = 1.0 / (2.0 * rmax + pair_reach_max + w->pair_skin);
         int size = w->grid_size;
         memset(w->grid_start, 0, sizeof(int) * (size_t)(size + 1));
         for (int i = 0; i < w->p_high; ++i) {
@@ -590,7 +629,8 @@ void contacts_build(sb_world *w)
             unsigned hsh = cell_hash(w->cell_x[i], w->cell_y[i], size);
             int slot = w->grid_start[hsh]++;
             w->grid_items[slot] = i;
-            w->grid_entries[slot] = (grid_entry){w->pos[i].x, w->pos[i].y, w->radius[i], w->reach[i], i, w->cell_x[i], w->cell_y[i]};
+            w->grid_entries[slot] = (grid_entry){w->pos[i].x, w->pos[i].y, w->vel[i].x, w->vel[i].y, w->radius[i],
+                                                 w->reach[i], i, w->cell_x[i], w->cell_y[i]};
         }
         for (int k = size; k > 0; --k) // undo the shift left by filling
             w->grid_start[k] = w->grid_start[k - 1];
@@ -598,7 +638,7 @@ void contacts_build(sb_world *w)
     }
 
     // The narrow phase on the world's threads, 512 particles a chunk at the least.
-    narrow_job job = {w, pairs, reuse, list_kept && !reuse};
+    narrow_job job = {w, pairs, reuse, list_kept && !reuse, 2.0 * w->def.dt, margin_cap, slop, margin_cap + slop};
     memset(w->chunk_contact_count, 0, sizeof w->chunk_contact_count);
     if (job.keep) {
         w->pairs_list_count = 0;

@@ -61,7 +61,7 @@ enum { CONTACTS_PER_THREAD = 256, SPRINGS_PER_THREAD = 256, PARTICLES_PER_THREAD
 
 /// A particle in the broad phase's grid, with what the narrow phase reads of it, so that a
 /// bucket's candidates are read in memory order (contact.c).
-typedef struct grid_entry { double x, y, radius, reach; int index, cx, cy; } grid_entry;
+typedef struct grid_entry { double x, y, vx, vy, radius, reach; int index, cx, cy; } grid_entry;
 
 struct sb_world {
     sb_world_def def;
@@ -216,6 +216,7 @@ struct sb_world {
     int pairs_cap;            // of the per-particle arrays above
     int pairs_p_high;         // p_high when the list was made
     double pair_skin;         // m
+    double pairs_reach_cap;   // the most a pair's reach could be when the list was made (pair_reach)
     bool pairs_valid;         // the list may be reused
     int pairs_builds;         // how many times the grid has made the list (tests)
     int *chunk_pairs[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks' partners past the first
