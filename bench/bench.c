@@ -27,6 +27,7 @@ static void scene_alloc(bench_scene *s, const char *name, int np, int nl)
     s->links = calloc((size_t)(nl > 0 ? nl : 1), sizeof *s->links);
     s->dt = 1.0 / 60.0;
     s->gravity = -10.0;
+    s->friction = 0.3;
 }
 
 void scene_free(bench_scene *s)
@@ -181,7 +182,7 @@ void *sb_create(const bench_scene *s)
     def.gravity.y = s->gravity;
     def.dt = s->dt;
     def.collisions = s->collisions != 0;
-    def.friction = 0.3;
+    def.friction = s->friction;
     if (s->collisions && !s->open_top && !s->no_box) {
         def.has_bounds = true;
         def.bounds = (sb_bounds){0.0, 0.0, s->box_width, s->box_height};
@@ -482,7 +483,7 @@ int main(int argc, char **argv)
         }
     }
 
-    enum { SCENES = 10 };
+    enum { SCENES = 12 };
     bench_scene scenes[SCENES];
     int steps[SCENES];
     make_cloth(&scenes[0], 32), steps[0] = 300;
@@ -495,6 +496,10 @@ int main(int argc, char **argv)
     make_walled_pile(&scenes[7], 4000), steps[7] = 600;
     make_column(&scenes[8]), steps[8] = 600;
     make_heavy_net(&scenes[9]), steps[9] = 600;
+    make_ball_pit(&scenes[10], 16000), steps[10] = 600; // issue 25: four times the balls, four times the time
+    make_ball_pit(&scenes[11], 4000), steps[11] = 600;  // issue 25: every engine builds the same pile
+    scenes[11].friction = 0.0;
+    snprintf(scenes[11].name, sizeof scenes[11].name, "frictionless pit 4000");
 
     sb_world_def defaults = sb_default_world_def();
     engine_entry engines[SB_METHOD_COUNT + 7];

@@ -23,6 +23,7 @@ typedef struct bench_scene {
     int measure;             // quality: 0 the default, BENCH_SINK the last particle's drop, BENCH_BELOW_NET the last particle's height
     double dt;               // 1/60
     double gravity;          // -10
+    double friction;         // every shape's, 0.3
 } bench_scene;
 
 enum { BENCH_SINK = 1, BENCH_BELOW_NET = 2 };

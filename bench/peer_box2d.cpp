@@ -37,7 +37,7 @@ void *b2_create(const bench_scene *s)
             b2FixtureDef fd;
             fd.shape = &circle;
             fd.density = (float)(p.mass / (M_PI * p.radius * p.radius));
-            fd.friction = 0.3f;
+            fd.friction = (float)s->friction;
             b->CreateFixture(&fd);
         } else if (!p.fixed) {
             b2MassData md;
@@ -71,7 +71,7 @@ void *b2_create(const bench_scene *s)
             edge.SetTwoSided(c[k], c[(k + 1) % 4]);
             b2FixtureDef fd;
             fd.shape = &edge;
-            fd.friction = 0.3f;
+            fd.friction = (float)s->friction;
             ground->CreateFixture(&fd);
         }
     }

@@ -1,7 +1,7 @@
 // Box2D v3 (built from source beside the project: cmake -DSPRINGBOX_BOX2D_V3=<its folder>, which
 // holds include/ and build/src/libbox2d.a) building the benchmark scenes as its samples would:
 // circles that rotate (as springbox's free particles roll), rigid distance joints, segments for
-// the box, friction 0.3 as every engine here, 4 sub-steps (its default), sleeping and continuous
+// the box, the scene's friction (0.3 unless it says) as every engine here, 4 sub-steps (its default), sleeping and continuous
 // collision off as for the other peers. One engine runs on one worker (Box2D's serial path), the
 // other on two, with Box2D's own scheduler (workerCount, no task callbacks).
 #include "bench_scene.h"
@@ -39,7 +39,7 @@ static void *b3_create_with(const bench_scene *s, int workers)
         b2BodyId body = b2CreateBody(w->world, &bd);
         b2ShapeDef sd = b2DefaultShapeDef();
         sd.density = (float)(p->mass / (3.14159265358979323846 * p->radius * p->radius));
-        sd.material.friction = 0.3f;
+        sd.material.friction = (float)s->friction;
         if (!s->collisions)
             sd.filter.maskBits = 0; // mass from the circle, no contacts
         b2Circle circle = {{0.0f, 0.0f}, (float)p->radius};
@@ -59,7 +59,7 @@ static void *b3_create_with(const bench_scene *s, int workers)
         b2BodyDef gd = b2DefaultBodyDef();
         b2BodyId ground = b2CreateBody(w->world, &gd);
         b2ShapeDef sd = b2DefaultShapeDef();
-        sd.material.friction = 0.3f;
+        sd.material.friction = (float)s->friction;
         float bw = (float)s->box_width, bh = (float)s->box_height;
         b2Vec2 c[4] = {{0, 0}, {bw, 0}, {bw, bh}, {0, bh}};
         for (int k = 0; k < 4; ++k) {

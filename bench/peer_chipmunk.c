@@ -26,7 +26,7 @@ static void *cm_create(const bench_scene *s)
         w->bodies[i] = b;
         if (s->collisions) {
             cpShape *c = cpSpaceAddShape(w->space, cpCircleShapeNew(b, p->radius, cpvzero));
-            cpShapeSetFriction(c, 0.3);
+            cpShapeSetFriction(c, s->friction);
         }
     }
     for (int k = 0; k < s->nl; ++k) {
@@ -40,7 +40,7 @@ static void *cm_create(const bench_scene *s)
             if (s->open_top && k == 2)
                 continue; // the lid
             cpShape *seg = cpSpaceAddShape(w->space, cpSegmentShapeNew(ground, c[k], c[(k + 1) % 4], 0.0));
-            cpShapeSetFriction(seg, 0.3);
+            cpShapeSetFriction(seg, s->friction);
         }
     }
     return w;
