@@ -200,7 +200,7 @@ typedef struct contact_job {
     sb_world *w;
     int base;
     double h;
-    bool flag;   // the pass's switch (use_bias, first_substep, preserve_impulse)
+    bool flag;   // the pass's switch (use_bias, first_substep, preserve_impulse, summed push)
     sb_soft soft;
 } contact_job;
 
@@ -943,26 +943,31 @@ void contacts_project_verlet(sb_world *w, double h)
     for_each_color(w, project_verlet_range, &job);
 }
 
+// Friction by position on each contact's push: verlet's summed push of the sub-step (job flag
+// set: taken, then cleared), or xpbd's push of the pass just made (tangent_impulse).
+static void friction_range(void *ctx, int from, int to)
+{
+    const contact_job *job = ctx;
+    const bool summed = job->flag;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
+        double push = summed ? c->normal_impulse : c->tangent_impulse;
+        if (push != 0.0 && c->friction > 0.0)
+            friction_by_position(job->w, c, push);
+        if (summed)
+            c->normal_impulse = 0.0;
+    }
+}
+
 // Verlet's friction, once per sub-step after its collide passes, on the summed push. The article
 // has no friction; without it a particle slid down a 30 degree slope at g sin (4.9 m/s^2) with
 // mu 0.3 asked (issue 19), as the push alone only acts along the normal. Applied within every
 // pass instead, the corrections of a pile's many contacts fought each other: the 4000-ball pit
 // never settled (5.5 J, against 0.38 J without friction).
-static void friction_verlet_range(void *ctx, int from, int to)
-{
-    const contact_job *job = ctx;
-    for (int k = from; k < to; ++k) {
-        sb_contact *c = job_contact(job, k);
-        if (c->normal_impulse != 0.0 && c->friction > 0.0)
-            friction_by_position(job->w, c, c->normal_impulse);
-        c->normal_impulse = 0.0;
-    }
-}
-
 void contacts_friction_verlet(sb_world *w)
 {
-    contact_job job = {w, 0, 0.0, false, {0, 0, 0}};
-    for_each_color(w, friction_verlet_range, &job);
+    contact_job job = {w, 0, 0.0, true, {0, 0, 0}};
+    for_each_color(w, friction_range, &job);
 }
 
 // xpbd's normal projection; the push is kept for the friction sweep that follows (xpbd has no
@@ -978,16 +983,6 @@ static void project_xpbd_range(void *ctx, int from, int to)
     }
 }
 
-static void friction_xpbd_range(void *ctx, int from, int to)
-{
-    const contact_job *job = ctx;
-    for (int k = from; k < to; ++k) {
-        sb_contact *c = job_contact(job, k);
-        if (c->tangent_impulse != 0.0 && c->friction > 0.0)
-            friction_by_position(job->w, c, c->tangent_impulse);
-    }
-}
-
 // One xpbd contact pass: every normal projection first, then every contact's friction on the
 // push it just got (issue 19 item 6). With friction right after each contact's own projection,
 // a friction correction moved the particles the next contacts were about to project, and the
@@ -999,7 +994,7 @@ void contacts_project_xpbd(sb_world *w, double h)
 {
     contact_job job = {w, 0, h, false, {0, 0, 0}};
     for_each_color(w, project_xpbd_range, &job);
-    for_each_color(w, friction_xpbd_range, &job);
+    for_each_color(w, friction_range, &job);
 }
 
 static void xpbd_velocity_range(void *ctx, int from, int to)
