@@ -546,7 +546,8 @@ static double column_sink(sb_method method, int substeps, double r, double m, do
 // quarter is 15 and 30 Hz, the column sinks more (printed; the README's table says how much) but
 // stands and has stopped sinking, in every method. A 100 kg ball on top of the 1 kg balls stands
 // at the default sub-steps (the position methods still settle by 1 to 2 mm a second); at 1 and 2
-// sub-steps it crushes the column, printed here: heavy on light is issue 19 item 4.
+// sub-steps it crushes the column, printed here: heavy on light is issue 19 item 4. xpbd's column
+// sinks under the issue's 100 mm at one sub-step.
 TEST(columns_sink_a_fifth_of_box2d_v3s_at_the_defaults)
 {
     const double sizes[] = {0.02, 0.05, 0.5}, masses[] = {0.01, 1.0, 10.0};
@@ -577,6 +578,10 @@ TEST(columns_sink_a_fifth_of_box2d_v3s_at_the_defaults)
                     continue; // crushed to a radius a contact and more (issue 19 item 4; the README says so)
                 ENSURE(sink > 0.0 && sink < (heavy ? 0.2 : 0.45));
                 ENSURE(fabs(creep) < (heavy ? 2e-3 : 2e-4));
+                // xpbd warm-starts its pushes: 94 mm at one sub-step (134 without), under the
+                // issue's 100 mm; verlet's 134 and the velocity methods' 442 are over it
+                if (m == SB_METHOD_XPBD && !heavy)
+                    ENSURE(sink < (substep_counts[si] == 1 ? 0.1 : 0.025));
             }
         fflush(stdout);
     }
@@ -628,10 +633,11 @@ static double pile_overlap(sb_method method, int substeps, int n, double *ke, in
 // Issue 19 item 5: in a pile of 1000 balls no two overlap by a quarter of a radius after 10 s at
 // the default sub-steps, in every method (the velocity methods' reached 30% with a 30 Hz contact,
 // 87% in the 4000-ball pit), and nothing leaves the box. Item 6: the velocity methods' piles are
-// at rest (under 0.1 J) at 1, 2 and 6 sub-steps. Verlet's and xpbd's are not: their projection
-// sweeps do not converge down a pile, which keeps creeping at about a centimetre a second (0.1 to
-// 0.3 J at 6 sub-steps, 0.2 to 0.5 J at 2, 2 to 3 J at 1; item 6, open). Asserted for them: under
-// 1 J at 2 and 6 sub-steps (xpbd's pile kept 3.2 J at 2 sub-steps while its friction ran right
+// at rest (under 0.1 J) at 1, 2 and 6 sub-steps, and verlet's and xpbd's at 6 (0.039 and
+// 0.011 J; xpbd's 0.04 J without the warm start of its pushes, 0.12 J before the friction sweep
+// and the pairs' margins from their closing speed). At 1 and 2 sub-steps theirs still creep at
+// about a centimetre a second (verlet 3.3 and 0.19 J, xpbd 1.0 and 0.11 J; item 6, open):
+// asserted under 1 J at 2 sub-steps (xpbd's pile kept 3.2 J there while its friction ran right
 // after each contact's projection).
 TEST(resting_piles_overlap_under_a_quarter_of_a_radius)
 {
@@ -645,7 +651,7 @@ TEST(resting_piles_overlap_under_a_quarter_of_a_radius)
                    method_names[m], substep_counts[si], 100.0 * worst, ke, escaped);
             fflush(stdout);
             ENSURE(escaped == 0);
-            if (velocity_method)
+            if (velocity_method || substep_counts[si] == 6)
                 ENSURE(ke < 0.1);
             else if (substep_counts[si] > 1)
                 ENSURE(ke < 1.0);

@@ -447,6 +447,7 @@ static void substep_positions(sb_world *w, const sb_method_kernels *m, double h,
         pos[i] = v2_mad(pos[i], h, w->vel[i]);
     }
     turns_predict(w, h);
+    contacts_warm_push_xpbd(w);
     run_pass(m->springs_begin, w, h);
     run_pass(m->constraints_begin, w, h);
     iterate_positions(w, m, h, contacts_project_xpbd);
