@@ -926,14 +926,35 @@ static inline void friction_by_position(sb_world *w, const sb_contact *c, double
     }
 }
 
+// What a warm start pushed apart too far comes back together, down to touching and at most what
+// was pushed (normal_impulse, the sub-step's push so far): the accumulated push stays >= 0, as
+// Box2D's accumulated impulses do. Returns the (negative) push.
+static double pull_back(sb_world *w, sb_contact *c)
+{
+    if (c->normal_impulse <= 0.0 || c->separation <= 0.0 || c->b2 >= 0)
+        return 0.0;
+    double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = wa + wb;
+    double push = wsum > 0.0 ? -c->separation / wsum : 0.0;
+    push = push > -c->normal_impulse ? push : -c->normal_impulse;
+    move_end(w, c->a, -wa * push, c->normal, 1.0);
+    if (c->b >= 0)
+        move_end(w, c->b, wb * push, c->normal, 1.0);
+    c->separation += -push * wsum;
+    return push;
+}
+
 // Verlet's first collide pass (seed 004, without impulse preservation): overlaps are moved apart,
-// which cancels the acceleration of a body at rest; the pushes are summed for the friction pass.
+// which cancels the acceleration of a body at rest, and what the warm start pushed too far comes
+// back; the pushes are summed for the friction pass and the next sub-step's warm start.
 static void project_verlet_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
-        c->normal_impulse += separate(job->w, c, job->h);
+        double push = separate(job->w, c, job->h);
+        if (push == 0.0)
+            push = pull_back(job->w, c);
+        c->normal_impulse += push;
     }
 }
 
@@ -944,7 +965,8 @@ void contacts_project_verlet(sb_world *w, double h)
 }
 
 // Friction by position on each contact's push: verlet's summed push of the sub-step (job flag
-// set: taken, then cleared), or xpbd's push of the pass just made (tangent_impulse).
+// set; kept for the next sub-step's warm start), or xpbd's push of the pass just made
+// (tangent_impulse, then cleared).
 static void friction_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
@@ -954,9 +976,7 @@ static void friction_range(void *ctx, int from, int to)
         double push = summed ? c->normal_impulse : c->tangent_impulse;
         if (push > 0.0 && c->friction > 0.0)
             friction_by_position(job->w, c, push);
-        if (summed)
-            c->normal_impulse = 0.0;
-        else
+        if (!summed)
             c->tangent_impulse = 0.0;
     }
 }
@@ -972,19 +992,19 @@ void contacts_friction_verlet(sb_world *w)
     for_each_color(w, friction_range, &job);
 }
 
-/// xpbd's contacts start each sub-step from this share of the push they made in the last one.
-/// Measured on a column of 20 balls and a 1000-ball pile at 1, 2 and 6 sub-steps (sink; kinetic
-/// energy after 10 s): none 134, 34, 3.7 mm and 3.0, 0.27, 0.014 J; 0.3 gives 94, 24, 2.6 mm and
-/// 0.96, 0.034, 0.023 J; 0.5 gives 53, 16, 1.9 mm but the column rang at one sub-step and a
-/// heavy walled pile kept 8.5 J; 0.8 and 1 threw the column apart (the last push holds the
-/// corrections of that sub-step's new overlaps as well as the load, and they come again).
-static const double xpbd_warm_push = 0.3;
+/// The position methods' contacts start each sub-step from this share of the push they made in
+/// the last one. Measured on a column of 20 balls and a 1000-ball pile at 1, 2 and 6 sub-steps
+/// (sink; kinetic energy after 10 s), xpbd: none 134, 34, 3.7 mm and 3.0, 0.27, 0.014 J; 0.3
+/// gives 94, 24, 2.6 mm and 0.96, 0.034, 0.023 J; 0.5 gives 53, 16, 1.9 mm but the column rang at
+/// one sub-step and a heavy walled pile kept 8.5 J; 0.8 and 1 threw the column apart (the last
+/// push holds the corrections of that sub-step's new overlaps as well as the load, and they come
+/// again). verlet at 0.3: 134, 33, 3.7 -> 94, 23, 2.6 mm and 2.1, 0.19, 0.083 -> 0.97, 0.17,
+/// 0.017 J.
+static const double position_warm_push = 0.3;
 
-// xpbd's normal projection: pushes apart what overlaps, and pulls back together, down to
-// touching, what the warm start pushed apart too far (at most what it pushed: the accumulated
-// push stays >= 0, as Box2D's accumulated impulses do). normal_impulse holds the sub-step's
-// push; tangent_impulse what the friction sweep that follows has yet to take (xpbd has no
-// tangent impulse).
+// xpbd's normal projection: pushes apart what overlaps and pulls back what the warm start pushed
+// too far. normal_impulse holds the sub-step's push; tangent_impulse what the friction sweep that
+// follows has yet to take (xpbd has no tangent impulse).
 static void project_xpbd_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
@@ -992,22 +1012,16 @@ static void project_xpbd_range(void *ctx, int from, int to)
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
         double push = separate(w, c, job->h);
-        if (push == 0.0 && c->normal_impulse > 0.0 && c->separation > 0.0 && c->b2 < 0) {
-            double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = wa + wb;
-            push = wsum > 0.0 ? -c->separation / wsum : 0.0;
-            push = push > -c->normal_impulse ? push : -c->normal_impulse;
-            move_end(w, c->a, -wa * push, c->normal, 1.0);
-            if (c->b >= 0)
-                move_end(w, c->b, wb * push, c->normal, 1.0);
-        }
+        if (push == 0.0)
+            push = pull_back(w, c);
         c->normal_impulse += push;
         c->tangent_impulse += push;
     }
 }
 
 // The position form of warm starting (seed 000's sequential impulses start from the last
-// step's): the ends of each contact are pushed apart by xpbd_warm_push of the last sub-step's
-// push before the sub-step projects, so a resting pile's prediction already carries most of its
+// step's), for verlet and xpbd: the ends of each contact are pushed apart by position_warm_push
+// of the last sub-step's push (normal_impulse) before the sub-step projects, so a resting pile's prediction already carries most of its
 // support and the projections only mend the rest (Gauss-Seidel did not carry a column's load to
 // the floor in four passes: the pile crept, 3 J at one sub-step). A solid spring's contacts
 // start from nothing.
@@ -1017,9 +1031,9 @@ static void warm_push_range(void *ctx, int from, int to)
     sb_world *w = job->w;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
-        double push = c->b2 < 0 ? xpbd_warm_push * c->normal_impulse : 0.0;
+        double push = c->b2 < 0 ? position_warm_push * c->normal_impulse : 0.0;
         c->normal_impulse = push;
-        c->tangent_impulse = push; // the first pass's friction takes it
+        c->tangent_impulse = push; // xpbd's first friction sweep takes it
         if (push <= 0.0)
             continue;
         move_end(w, c->a, -inv_mass_of(w, c->a) * push, c->normal, 1.0);
@@ -1028,11 +1042,12 @@ static void warm_push_range(void *ctx, int from, int to)
     }
 }
 
-void contacts_warm_push_xpbd(sb_world *w)
+void contacts_warm_push(sb_world *w)
 {
     contact_job job = {w, 0, 0.0, false, {0, 0, 0}};
     for_each_color(w, warm_push_range, &job);
 }
+
 
 // One xpbd contact pass: every normal projection first, then every contact's friction on the
 // push it just got (issue 19 item 6). With friction right after each contact's own projection,

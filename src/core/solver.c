@@ -447,7 +447,7 @@ static void substep_positions(sb_world *w, const sb_method_kernels *m, double h,
         pos[i] = v2_mad(pos[i], h, w->vel[i]);
     }
     turns_predict(w, h);
-    contacts_warm_push_xpbd(w);
+    contacts_warm_push(w);
     run_pass(m->springs_begin, w, h);
     run_pass(m->constraints_begin, w, h);
     iterate_positions(w, m, h, contacts_project_xpbd);
@@ -483,6 +483,7 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
     kicks_and_begin_passes(w, m, h);
     for (int i = 0; i < w->p_high; ++i)
         pos[i] = v2_mad(prev[i], h, w->vel[i]);
+    contacts_warm_push(w);
     iterate_positions(w, m, h, contacts_project_verlet);
     contacts_friction_verlet(w);
     // inertia

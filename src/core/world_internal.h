@@ -300,7 +300,7 @@ void walls_hold_centres(sb_world *w);           // no centre crosses a wall in a
 void contacts_project(sb_world *w, bool preserve_impulse, double h); // verlet second pass (seed 004)
 void contacts_project_verlet(sb_world *w, double h);                 // verlet first pass
 void contacts_friction_verlet(sb_world *w);                          // verlet friction, after it
-void contacts_warm_push_xpbd(sb_world *w);                           // xpbd: last sub-step's push, in part
+void contacts_warm_push(sb_world *w);  // verlet and xpbd: a share of the last sub-step's push
 void contacts_project_xpbd(sb_world *w, double h);
 void contacts_xpbd_velocity(sb_world *w);
 int contacts_touching(const sb_world *w);
