@@ -274,21 +274,33 @@ static sb_world *hub(const sb_world_def *def)
 TEST(simd_matches_scalar)
 {
     printf("vector passes %s on this CPU\n", vector_passes_active() ? "active" : "not available (scalar only)");
-    // the ball pit: contacts four at a time too (contact.c), its balls rolling
-    const char *names[] = {"cloth", "bridge", "wrecking_ball", "hub", "ball_pit"};
-    for (int n = 0; n < 5; ++n) {
+    // the ball pit: contacts four at a time too (contact.c), its balls rolling; then without
+    // friction (every group of four takes the frictionless path), and with half its balls
+    // frictionless (groups that mix the two paths)
+    const char *names[] = {"cloth", "bridge", "wrecking_ball", "hub", "ball_pit", "ball_pit", "ball_pit"};
+    for (int n = 0; n < 7; ++n) {
         uint64_t hash[2];
         for (int allow = 0; allow <= 1; ++allow) {
             vector_passes_allow(allow);
             sb_world_def def = sb_default_world_def();
+            def.friction = n == 5 ? 0.0 : def.friction;
             sb_world *w = n == 3 ? hub(&def) : sb_sample_find(names[n])->build(&def, n == 0 ? 21 : sb_sample_find(names[n])->default_size);
+            for (int i = 0; n == 6 && i < w->p_high; i += 2) {
+                sb_particle_def p;
+                sb_particle_id id = {(uint32_t)i, w->p_gen[i]};
+                if (sb_particle_get(w, id, &p) == SB_OK) {
+                    p.friction = 0.0;
+                    sb_particle_set(w, id, &p, NULL);
+                }
+            }
             for (int f = 0; f < 90; ++f)
                 sb_world_step(w);
             hash[allow] = sb_world_state_hash(w);
             sb_world_destroy(w);
         }
         vector_passes_allow(true);
-        printf("%-14s scalar %016llx vector %016llx\n", names[n], (unsigned long long)hash[0], (unsigned long long)hash[1]);
+        printf("%-14s %-13s scalar %016llx vector %016llx\n", names[n], n == 5 ? "frictionless" : n == 6 ? "half of it" : "",
+               (unsigned long long)hash[0], (unsigned long long)hash[1]);
         ENSURE(hash[0] == hash[1]);
     }
     return 0;

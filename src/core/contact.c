@@ -376,6 +376,14 @@ void contacts_prepare(sb_world *w, double h, bool first_substep)
     sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, prepare_range, &job);
 }
 
+/// A contact with no friction, no rolling resistance and no tangent impulse left: its solve is
+/// the normal impulse alone (friction_impulse_step would clamp the tangent to zero and the
+/// spin to nothing). The frictionless 4000-ball pit: 2.27 -> 2.04 ms a step.
+static inline bool frictionless(const sb_contact *c)
+{
+    return c->friction == 0.0 && c->tangent_impulse == 0.0 && c->rolling_resistance <= 0.0;
+}
+
 static void warm_start_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
@@ -391,7 +399,7 @@ static void warm_start_range(void *ctx, int from, int to)
         if (c->rolling_resistance <= 0.0)
             c->rolling_impulse = 0.0;
         contact_levers l = prepared_levers(c);
-        if (l.ia > 0.0 || l.ib > 0.0)
+        if ((l.ia > 0.0 || l.ib > 0.0) && !frictionless(c)) // (a frictionless one's spin is 0 exactly)
             apply_spin(w, c, &l, c->tangent_impulse, c->rolling_impulse);
     }
 }
@@ -499,6 +507,28 @@ __attribute__((target("avx2"))) static void solve4(const contact_job *job, sb_co
     const __m256d pn = _mm256_sub_pd(total, ni);
     const __m256d max_ni = LANES(c, max_normal_impulse);
     const __m256d new_max = _mm256_blendv_pd(max_ni, total, _mm256_cmp_pd(total, max_ni, _CMP_GT_OQ));
+    const bool slides[4] = {frictionless(c[0]), frictionless(c[1]), frictionless(c[2]), frictionless(c[3])};
+    const __m256d wa = LANES(c, inv_mass_a), wb = LANES(c, inv_mass_b);
+    double out_ax[4], out_ay[4], out_bx[4], out_by[4], out_ni[4], out_ti[4], out_max[4], out_pt[4];
+    if (slides[0] && slides[1] && slides[2] && slides[3]) { // solve_one's frictionless path in every lane
+        const __m256d px = _mm256_mul_pd(pn, nx), py = _mm256_mul_pd(pn, ny);
+        _mm256_storeu_pd(out_ax, _mm256_sub_pd(vax, _mm256_mul_pd(wa, px)));
+        _mm256_storeu_pd(out_ay, _mm256_sub_pd(vay, _mm256_mul_pd(wa, py)));
+        _mm256_storeu_pd(out_bx, _mm256_add_pd(vbx, _mm256_mul_pd(wb, px)));
+        _mm256_storeu_pd(out_by, _mm256_add_pd(vby, _mm256_mul_pd(wb, py)));
+        _mm256_storeu_pd(out_ni, total);
+        _mm256_storeu_pd(out_max, new_max);
+        for (int i = 0; i < 4; ++i) {
+            sb_contact *ci = c[i];
+            ci->normal_impulse = out_ni[i];
+            ci->max_normal_impulse = out_max[i];
+            if (ci->inv_mass_a > 0.0)
+                w->vel[ci->a] = v2(out_ax[i], out_ay[i]);
+            if (ci->inv_mass_b > 0.0)
+                w->vel[ci->b] = v2(out_bx[i], out_by[i]);
+        }
+        return;
+    }
     // friction_impulse_step, the surfaces' spin included
     const __m256d ra = LANES(c, lever_a), rb = LANES(c, lever_b);
     __m256d spin = zero;
@@ -516,10 +546,11 @@ __attribute__((target("avx2"))) static void solve4(const contact_job *job, sb_co
     tangent = _mm256_blendv_pd(tangent, limit, _mm256_cmp_pd(tangent, limit, _CMP_GT_OQ));
     tangent = _mm256_blendv_pd(tangent, neg_limit, below);
     const __m256d pt = _mm256_sub_pd(tangent, ti);
-    const __m256d px = _mm256_add_pd(_mm256_mul_pd(pn, nx), _mm256_mul_pd(pt, tx));
-    const __m256d py = _mm256_add_pd(_mm256_mul_pd(pn, ny), _mm256_mul_pd(pt, ty));
-    const __m256d wa = LANES(c, inv_mass_a), wb = LANES(c, inv_mass_b);
-    double out_ax[4], out_ay[4], out_bx[4], out_by[4], out_ni[4], out_ti[4], out_max[4], out_pt[4];
+    // a frictionless lane takes solve_one's frictionless path: the normal impulse alone
+    const __m256d fast = _mm256_castsi256_pd(_mm256_set_epi64x(slides[3] ? -1 : 0, slides[2] ? -1 : 0, slides[1] ? -1 : 0, slides[0] ? -1 : 0));
+    const __m256d px = _mm256_blendv_pd(_mm256_add_pd(_mm256_mul_pd(pn, nx), _mm256_mul_pd(pt, tx)), _mm256_mul_pd(pn, nx), fast);
+    const __m256d py = _mm256_blendv_pd(_mm256_add_pd(_mm256_mul_pd(pn, ny), _mm256_mul_pd(pt, ty)), _mm256_mul_pd(pn, ny), fast);
+    tangent = _mm256_blendv_pd(tangent, ti, fast);
     _mm256_storeu_pd(out_ax, _mm256_sub_pd(vax, _mm256_mul_pd(wa, px)));
     _mm256_storeu_pd(out_ay, _mm256_sub_pd(vay, _mm256_mul_pd(wa, py)));
     _mm256_storeu_pd(out_bx, _mm256_add_pd(vbx, _mm256_mul_pd(wb, px)));
@@ -539,7 +570,7 @@ __attribute__((target("avx2"))) static void solve4(const contact_job *job, sb_co
             w->vel[ci->b] = v2(out_bx[i], out_by[i]);
         // apply_spin with no rolling impulse (these have no rolling resistance)
         const contact_levers l = prepared_levers(ci);
-        if (l.ia > 0.0 || l.ib > 0.0)
+        if (!slides[i] && (l.ia > 0.0 || l.ib > 0.0))
             apply_spin(w, ci, &l, out_pt[i], 0.0);
     }
 }
@@ -594,6 +625,10 @@ static void solve_one(const contact_job *job, sb_contact *c)
         rvy += vel[b].y;
     }
     double pn = normal_impulse_step(c, rvx * nx + rvy * ny, bias, mass_scale, impulse_scale);
+    if (frictionless(c)) { // no tangent impulse, so nothing turns
+        apply_prepared(w, c, v2(pn * nx, pn * ny));
+        return;
+    }
     // The normal impulse changes the relative velocity only along the normal, and turns
     // nothing (it passes through the centres).
     const contact_levers l = prepared_levers(c);
