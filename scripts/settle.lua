@@ -9,6 +9,7 @@ local tune = sb.tune{ substeps = {6, 1, 8}, count = {800, 100, 3000} }
 
 local methods = { "soft", "verlet", "xpbd" }
 local boxes = {}
+local worlds = {} -- run side by side
 
 local function pour(w, x0)
   local seed = 2024 -- a tiny LCG: the same pour in every box
@@ -29,11 +30,9 @@ for i, method in ipairs(methods) do
   w:polyline{ x0 - 1.9, 12, x0 - 1.9, 0, x0 + 1.9, 0, x0 + 1.9, 12 }
   pour(w, x0)
   boxes[i] = { world = w, method = method, x0 = x0 }
+  worlds[i] = w
 end
 sb.camera.look(0, 2.7, 11) -- the floor clear of the plots
-
-local worlds = {}
-for i, b in ipairs(boxes) do worlds[i] = b.world end
 
 return {
   world = worlds[1], worlds = worlds, title = "Three piles settle",

@@ -9,6 +9,7 @@ local tune = sb.tune{ heavy_mass = {10, 1, 100} }
 
 local r, n = 0.1, 20
 local towers = {}
+local worlds = {} -- run side by side
 for i, substeps in ipairs{ 1, 2, 6 } do
   local x0 = (i - 2) * 4
   local w = sb.world{ substeps = substeps, friction = 0.5 }
@@ -27,11 +28,9 @@ for i, substeps in ipairs{ 1, 2, 6 } do
     end
   end
   towers[i] = { world = w, substeps = substeps, top = top, x0 = x0, start = top.y }
+  worlds[i] = w
 end
 sb.camera.look(0, 2.4, 10) -- the floor clear of the plots
-
-local worlds = {}
-for i, t in ipairs(towers) do worlds[i] = t.world end
 
 return {
   world = worlds[1], worlds = worlds, title = "Towers at 1, 2 and 6 sub-steps",

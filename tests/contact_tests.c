@@ -588,6 +588,14 @@ TEST(columns_sink_a_fifth_of_box2d_v3s_at_the_defaults)
     return 0;
 }
 
+/// The pits' generator (a 32-bit LCG, Numerical Recipes' constants): the next seed, and its top
+/// 24 bits as a fraction in [0, 1).
+static double next_unit(unsigned *seed)
+{
+    *seed = *seed * 1664525u + 1013904223u;
+    return (*seed >> 8) / 16777216.0;
+}
+
 /// A pit of n balls of radius 5 to 10 cm and 1 kg poured in rows into a box 10 m wide, at the
 /// defaults but for the method and sub-steps, after 10 s: the deepest overlap of two balls over
 /// the smaller radius, the kinetic energy, and how many left the box.
@@ -602,9 +610,8 @@ static double pile_overlap(sb_method method, int substeps, int n, double *ke, in
     sb_particle_id *ids = malloc((size_t)n * sizeof *ids);
     unsigned seed = 2024;
     for (int i = 0; i < n; ++i) {
-        seed = seed * 1664525u + 1013904223u;
-        sb_particle_def p = ball(0.2 + (i % 49) * 0.2 + 0.001 * (i % 7), 0.15 + (i / 49) * 0.21,
-                                 0.05 + 0.05 * (seed >> 8) / 16777216.0, 0, 0);
+        double r = 0.05 + 0.05 * next_unit(&seed);
+        sb_particle_def p = ball(0.2 + (i % 49) * 0.2 + 0.001 * (i % 7), 0.15 + (i / 49) * 0.21, r, 0, 0);
         ids[i] = sb_world_add_particle(w, &p, NULL);
     }
     for (int f = 0; f < 600; ++f)
@@ -664,8 +671,9 @@ TEST(resting_piles_overlap_under_a_quarter_of_a_radius)
 // A pile that is stirred (issue 25): a step that takes its partners from the pairs list finds the
 // contacts the grid finds, to the bit, through a teleport into the pile, a ball that grows, a
 // kick, a removal and an addition, a ball that stops and starts colliding, a ball made fixed, and
-// a wall, each done once the pile has come to rest (two seconds apart); on one thread and two, in a velocity method and in xpbd. And once the pile rests the
-// grid stops running: the list is kept (soft's 4000-ball pit at rest: 2.28 -> 1.78 ms a step).
+// a wall, each done once the pile has come to rest (two seconds apart); on one thread and two, in
+// a velocity method and in xpbd. And once the pile rests the grid stops running: the list is kept
+// (soft's 4000-ball pit at rest: 2.28 -> 1.78 ms a step).
 static sb_world *stirred_pile(sb_method method, int threads, sb_particle_id *ids, int n)
 {
     sb_world_def def = sb_default_world_def();
@@ -677,9 +685,9 @@ static sb_world *stirred_pile(sb_method method, int threads, sb_particle_id *ids
     sb_world_add_wall(w, v2(0.0, 1.0), v2(1.5, 0.0), NULL);
     unsigned seed = 7;
     for (int i = 0; i < n; ++i) {
-        seed = seed * 1664525u + 1013904223u;
+        double r = 0.04 + 0.05 * next_unit(&seed);
         double jitter = 0.01 * ((seed >> 4 & 255) / 255.0 - 0.5); // so that the columns fall into a pile
-        sb_particle_def p = ball(0.15 + (i % 19) * 0.2 + jitter, 0.3 + (i / 19) * 0.21, 0.04 + 0.05 * (seed >> 8) / 16777216.0, 0, 0);
+        sb_particle_def p = ball(0.15 + (i % 19) * 0.2 + jitter, 0.3 + (i / 19) * 0.21, r, 0, 0);
         p.fixed = i == 5;
         ids[i] = sb_world_add_particle(w, &p, NULL);
     }
@@ -757,10 +765,8 @@ TEST(falling_piles_list_about_what_touches)
         sb_world *w = sb_world_create(&def);
         unsigned seed = 2024;
         for (int i = 0; i < N; ++i) {
-            seed = seed * 1664525u + 1013904223u;
-            double r = 0.05 + 0.05 * (seed >> 8) / 16777216.0;
-            seed = seed * 1664525u + 1013904223u;
-            sb_particle_def p = ball(0.2 + (i % 49) * 0.2 + 0.008 * ((seed >> 8) / 16777216.0 - 0.5), 0.15 + (i / 49) * 0.21, r, 0, 0);
+            double r = 0.05 + 0.05 * next_unit(&seed);
+            sb_particle_def p = ball(0.2 + (i % 49) * 0.2 + 0.008 * (next_unit(&seed) - 0.5), 0.15 + (i / 49) * 0.21, r, 0, 0);
             sb_world_add_particle(w, &p, NULL);
         }
         double most = 0.0;

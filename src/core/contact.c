@@ -507,50 +507,35 @@ __attribute__((target("avx2"))) static void solve4(const contact_job *job, sb_co
     const __m256d pn = _mm256_sub_pd(total, ni);
     const __m256d max_ni = LANES(c, max_normal_impulse);
     const __m256d new_max = _mm256_blendv_pd(max_ni, total, _mm256_cmp_pd(total, max_ni, _CMP_GT_OQ));
+    // a frictionless lane takes solve_one's frictionless path (the normal impulse alone); a group
+    // of four such skips the tangent altogether
     const bool slides[4] = {frictionless(c[0]), frictionless(c[1]), frictionless(c[2]), frictionless(c[3])};
+    const __m256d ti = LANES(c, tangent_impulse);
+    __m256d px = _mm256_mul_pd(pn, nx), py = _mm256_mul_pd(pn, ny), tangent = ti, pt = zero;
+    if (!(slides[0] && slides[1] && slides[2] && slides[3])) {
+        // friction_impulse_step, the surfaces' spin included
+        const __m256d ra = LANES(c, lever_a), rb = LANES(c, lever_b);
+        __m256d spin = zero;
+        if (w->spinning) {
+            const double *om = w->omega;
+            const __m256d oa = _mm256_set_pd(om[c[3]->a], om[c[2]->a], om[c[1]->a], om[c[0]->a]);
+            const __m256d ob = _mm256_set_pd(om[c[3]->b], om[c[2]->b], om[c[1]->b], om[c[0]->b]);
+            spin = _mm256_sub_pd(_mm256_mul_pd(_mm256_sub_pd(zero, oa), ra), _mm256_mul_pd(ob, rb));
+        }
+        const __m256d vt = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(rvx, tx), _mm256_mul_pd(rvy, ty)), spin);
+        const __m256d limit = _mm256_mul_pd(LANES(c, friction), total), neg_limit = _mm256_sub_pd(zero, limit);
+        __m256d t = _mm256_sub_pd(ti, _mm256_mul_pd(LANES(c, tangent_mass), vt));
+        const __m256d below = _mm256_cmp_pd(t, neg_limit, _CMP_LT_OQ);
+        t = _mm256_blendv_pd(t, limit, _mm256_cmp_pd(t, limit, _CMP_GT_OQ));
+        t = _mm256_blendv_pd(t, neg_limit, below);
+        const __m256d fast = _mm256_castsi256_pd(_mm256_set_epi64x(-slides[3], -slides[2], -slides[1], -slides[0]));
+        pt = _mm256_sub_pd(t, ti);
+        px = _mm256_blendv_pd(_mm256_add_pd(px, _mm256_mul_pd(pt, tx)), px, fast);
+        py = _mm256_blendv_pd(_mm256_add_pd(py, _mm256_mul_pd(pt, ty)), py, fast);
+        tangent = _mm256_blendv_pd(t, ti, fast);
+    }
     const __m256d wa = LANES(c, inv_mass_a), wb = LANES(c, inv_mass_b);
     double out_ax[4], out_ay[4], out_bx[4], out_by[4], out_ni[4], out_ti[4], out_max[4], out_pt[4];
-    if (slides[0] && slides[1] && slides[2] && slides[3]) { // solve_one's frictionless path in every lane
-        const __m256d px = _mm256_mul_pd(pn, nx), py = _mm256_mul_pd(pn, ny);
-        _mm256_storeu_pd(out_ax, _mm256_sub_pd(vax, _mm256_mul_pd(wa, px)));
-        _mm256_storeu_pd(out_ay, _mm256_sub_pd(vay, _mm256_mul_pd(wa, py)));
-        _mm256_storeu_pd(out_bx, _mm256_add_pd(vbx, _mm256_mul_pd(wb, px)));
-        _mm256_storeu_pd(out_by, _mm256_add_pd(vby, _mm256_mul_pd(wb, py)));
-        _mm256_storeu_pd(out_ni, total);
-        _mm256_storeu_pd(out_max, new_max);
-        for (int i = 0; i < 4; ++i) {
-            sb_contact *ci = c[i];
-            ci->normal_impulse = out_ni[i];
-            ci->max_normal_impulse = out_max[i];
-            if (ci->inv_mass_a > 0.0)
-                w->vel[ci->a] = v2(out_ax[i], out_ay[i]);
-            if (ci->inv_mass_b > 0.0)
-                w->vel[ci->b] = v2(out_bx[i], out_by[i]);
-        }
-        return;
-    }
-    // friction_impulse_step, the surfaces' spin included
-    const __m256d ra = LANES(c, lever_a), rb = LANES(c, lever_b);
-    __m256d spin = zero;
-    if (w->spinning) {
-        const double *om = w->omega;
-        const __m256d oa = _mm256_set_pd(om[c[3]->a], om[c[2]->a], om[c[1]->a], om[c[0]->a]);
-        const __m256d ob = _mm256_set_pd(om[c[3]->b], om[c[2]->b], om[c[1]->b], om[c[0]->b]);
-        spin = _mm256_sub_pd(_mm256_mul_pd(_mm256_sub_pd(zero, oa), ra), _mm256_mul_pd(ob, rb));
-    }
-    const __m256d vt = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(rvx, tx), _mm256_mul_pd(rvy, ty)), spin);
-    const __m256d limit = _mm256_mul_pd(LANES(c, friction), total), neg_limit = _mm256_sub_pd(zero, limit);
-    const __m256d ti = LANES(c, tangent_impulse);
-    __m256d tangent = _mm256_sub_pd(ti, _mm256_mul_pd(LANES(c, tangent_mass), vt));
-    const __m256d below = _mm256_cmp_pd(tangent, neg_limit, _CMP_LT_OQ);
-    tangent = _mm256_blendv_pd(tangent, limit, _mm256_cmp_pd(tangent, limit, _CMP_GT_OQ));
-    tangent = _mm256_blendv_pd(tangent, neg_limit, below);
-    const __m256d pt = _mm256_sub_pd(tangent, ti);
-    // a frictionless lane takes solve_one's frictionless path: the normal impulse alone
-    const __m256d fast = _mm256_castsi256_pd(_mm256_set_epi64x(slides[3] ? -1 : 0, slides[2] ? -1 : 0, slides[1] ? -1 : 0, slides[0] ? -1 : 0));
-    const __m256d px = _mm256_blendv_pd(_mm256_add_pd(_mm256_mul_pd(pn, nx), _mm256_mul_pd(pt, tx)), _mm256_mul_pd(pn, nx), fast);
-    const __m256d py = _mm256_blendv_pd(_mm256_add_pd(_mm256_mul_pd(pn, ny), _mm256_mul_pd(pt, ty)), _mm256_mul_pd(pn, ny), fast);
-    tangent = _mm256_blendv_pd(tangent, ti, fast);
     _mm256_storeu_pd(out_ax, _mm256_sub_pd(vax, _mm256_mul_pd(wa, px)));
     _mm256_storeu_pd(out_ay, _mm256_sub_pd(vay, _mm256_mul_pd(wa, py)));
     _mm256_storeu_pd(out_bx, _mm256_add_pd(vbx, _mm256_mul_pd(wb, px)));
@@ -803,6 +788,15 @@ static void move_end(sb_world *w, int i, double step, sb_vec2 n, double kept)
         w->prev[i] = v2_mad(w->prev[i], (1.0 - kept) * step, n);
 }
 
+// Moves the ends of a contact between two particles or with a static shape apart by `push`
+// (negative: together), inverse-mass weighted, all of each move becoming velocity.
+static void push_apart(sb_world *w, const sb_contact *c, double push)
+{
+    move_end(w, c->a, -inv_mass_of(w, c->a) * push, c->normal, 1.0);
+    if (c->b >= 0)
+        move_end(w, c->b, inv_mass_of(w, c->b) * push, c->normal, 1.0);
+}
+
 // Moves the ends of an overlapping contact apart, inverse-mass weighted. Returns the push. The
 // end that moves farthest keeps at most contact_push_max * h of its move as velocity, and every
 // end keeps the same share, so the push adds no momentum (each end capped alone, a light ball's
@@ -968,12 +962,10 @@ static double pull_back(sb_world *w, sb_contact *c)
 {
     if (c->normal_impulse <= 0.0 || c->separation <= 0.0 || c->b2 >= 0)
         return 0.0;
-    double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = wa + wb;
+    double wsum = inv_mass_of(w, c->a) + inv_mass_of(w, c->b);
     double push = wsum > 0.0 ? -c->separation / wsum : 0.0;
     push = push > -c->normal_impulse ? push : -c->normal_impulse;
-    move_end(w, c->a, -wa * push, c->normal, 1.0);
-    if (c->b >= 0)
-        move_end(w, c->b, wb * push, c->normal, 1.0);
+    push_apart(w, c, push);
     c->separation += -push * wsum;
     return push;
 }
@@ -1056,10 +1048,10 @@ static void project_xpbd_range(void *ctx, int from, int to)
 
 // The position form of warm starting (seed 000's sequential impulses start from the last
 // step's), for verlet and xpbd: the ends of each contact are pushed apart by position_warm_push
-// of the last sub-step's push (normal_impulse) before the sub-step projects, so a resting pile's prediction already carries most of its
-// support and the projections only mend the rest (Gauss-Seidel did not carry a column's load to
-// the floor in four passes: the pile crept, 3 J at one sub-step). A solid spring's contacts
-// start from nothing.
+// of the last sub-step's push (normal_impulse) before the sub-step projects, so a resting pile's
+// prediction already carries most of its support and the projections only mend the rest
+// (Gauss-Seidel did not carry a column's load to the floor in four passes: the pile crept, 3 J
+// at one sub-step). A solid spring's contacts start from nothing.
 static void warm_push_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
@@ -1069,11 +1061,8 @@ static void warm_push_range(void *ctx, int from, int to)
         double push = c->b2 < 0 ? position_warm_push * c->normal_impulse : 0.0;
         c->normal_impulse = push;
         c->tangent_impulse = push; // xpbd's first friction sweep takes it
-        if (push <= 0.0)
-            continue;
-        move_end(w, c->a, -inv_mass_of(w, c->a) * push, c->normal, 1.0);
-        if (c->b >= 0)
-            move_end(w, c->b, inv_mass_of(w, c->b) * push, c->normal, 1.0);
+        if (push > 0.0)
+            push_apart(w, c, push);
     }
 }
 
@@ -1082,7 +1071,6 @@ void contacts_warm_push(sb_world *w)
     contact_job job = {w, 0, 0.0, false, {0, 0, 0}};
     for_each_color(w, warm_push_range, &job);
 }
-
 
 // One xpbd contact pass: every normal projection first, then every contact's friction on the
 // push it just got (issue 19 item 6). With friction right after each contact's own projection,

@@ -60,6 +60,19 @@ static inline int cell_coord(double x, double inv_cell)
     return c < -1e9 ? -1000000000 : c > 1e9 ? 1000000000 : (int)c;
 }
 
+/// A particle that collides with particles: alive, colliding and with a radius (the grid holds it).
+static inline bool in_grid(const sb_world *w, int i)
+{
+    return particle_alive(w, i) && (w->p_flags[i] & PARTICLE_COLLIDE) && w->radius[i] > 0.0;
+}
+
+/// A speculative margin: what closes at `closing` m over the frame, within reason (up to `cap`),
+/// plus the slop. A particle's own reach, the world's largest and a pair's take it (contacts_build).
+static inline double capped_margin(double closing, double cap, double slop)
+{
+    return (closing < cap ? closing : cap) + slop;
+}
+
 static bool joined_by_spring(const sb_world *w, int a, int b)
 {
     uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b; // a < b
@@ -259,7 +272,7 @@ static void segment_contacts_build(sb_world *w, double inv_cell, double rmax, do
                 }
         } else { // no grid, or a spring longer than the grid is wide: every particle once
             for (int j = 0; j < w->p_high; ++j)
-                if (particle_alive(w, j) && (w->p_flags[j] & PARTICLE_COLLIDE) && w->radius[j] > 0.0)
+                if (in_grid(w, j))
                     segment_candidate(w, &c, j, lo, hi, margin);
         }
     }
@@ -294,27 +307,33 @@ static void push_to(contact_buffer *out, const sb_contact *c)
 /// pairs: particles collide with each other this step; reuse: their candidates come from the
 /// pairs list instead of the grid; keep: the grid makes the list anew. A pair's speculative
 /// margin is twice the speed at which its two close over the frame, up to `cap`, plus `slop`
-/// (pair_margin); `reach_cap` (cap + slop) bounds it.
+/// (pair_margin).
 typedef struct narrow_job {
     sb_world *w;
     bool pairs, reuse, keep;
-    double twice_dt, cap, slop, reach_cap;
+    double twice_dt, cap, slop;
 } narrow_job;
 
 /// How near two particles' surfaces must be for their pair to be listed this frame: what their
 /// relative speed can close in it, twice over, within reason (issue 25 item 2).
 static inline double pair_margin(const narrow_job *job, sb_vec2 va, sb_vec2 vb)
 {
-    double m = v2_len(v2_sub(va, vb)) * job->twice_dt;
-    return (m < job->cap ? m : job->cap) + job->slop;
+    return capped_margin(v2_len(v2_sub(va, vb)) * job->twice_dt, job->cap, job->slop);
 }
 
 /// A bound on pair_margin from the two particles' own reaches (each twice its own speed over the
 /// frame, capped, plus the slop): the relative speed is at most the sum of the two speeds.
 static inline double pair_reach(const narrow_job *job, double reach_a, double reach_b)
 {
-    double r = reach_a + reach_b;
-    return r < job->reach_cap ? r : job->reach_cap;
+    double r = reach_a + reach_b, most = job->cap + job->slop;
+    return r < most ? r : most;
+}
+
+/// The pair's own test, once pair_reach has let it through: its surfaces are within its margin.
+static inline bool within_pair_margin(const narrow_job *job, double d2, double radii, sb_vec2 va, sb_vec2 vb)
+{
+    double reach = radii + pair_margin(job, va, vb);
+    return d2 < reach * reach;
 }
 
 /// Most partners within reach a particle takes in a step, and most it keeps in the pairs list
@@ -369,10 +388,8 @@ static int near_from_grid(const narrow_job *job, int chunk, int i, int near[NEAR
                     else
                         w->chunk_pairs_overflow[chunk] = true;
                 }
-                if ((fixed_i && w->inv_mass[j] == 0.0) || d2 >= reach * reach)
-                    continue;
-                reach = ri + e->radius + pair_margin(job, vi, v2(e->vx, e->vy));
-                if (d2 >= reach * reach)
+                if ((fixed_i && w->inv_mass[j] == 0.0) || d2 >= reach * reach ||
+                    !within_pair_margin(job, d2, ri + e->radius, vi, v2(e->vx, e->vy)))
                     continue;
                 if (count < NEAR_MAX) {
                     near[count] = j;
@@ -408,10 +425,8 @@ static int near_from_pairs_list(const narrow_job *job, int i, int near[NEAR_MAX]
         int j = w->pairs_list[k];
         double reach = ri + w->radius[j] + pair_reach(job, reach_i, w->reach[j]);
         double ddx = w->pos[j].x - xi, ddy = w->pos[j].y - yi, d2 = ddx * ddx + ddy * ddy;
-        if ((fixed_i && w->inv_mass[j] == 0.0) || d2 >= reach * reach)
-            continue;
-        reach = ri + w->radius[j] + pair_margin(job, vi, w->vel[j]);
-        if (d2 >= reach * reach)
+        if ((fixed_i && w->inv_mass[j] == 0.0) || d2 >= reach * reach ||
+            !within_pair_margin(job, d2, ri + w->radius[j], vi, w->vel[j]))
             continue;
         near[count] = j; // at most PAIRS_PER_PARTICLE < NEAR_MAX
         near_d[count] = v2(ddx, ddy);
@@ -468,7 +483,7 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
                 }
             }
         }
-        if (!pairs || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
+        if (!pairs || !in_grid(w, i))
             continue;
         const double ri = w->radius[i];
         int count = job->reuse ? near_from_pairs_list(job, i, near, near_d) : near_from_grid(job, chunk, i, near, near_d);
@@ -518,7 +533,7 @@ static bool pairs_list_holds(const sb_world *w)
         return false;
     const double half_skin = 0.5 * w->pair_skin;
     for (int i = 0; i < w->p_high; ++i) {
-        bool collides = particle_alive(w, i) && (w->p_flags[i] & PARTICLE_COLLIDE) && w->radius[i] > 0.0;
+        bool collides = in_grid(w, i);
         if (collides != (bool)w->pairs_collides[i])
             return false;
         if (!collides)
@@ -558,7 +573,7 @@ static void pairs_list_finish(sb_world *w, int chunks)
         w->pairs_pos[i] = w->pos[i];
         w->pairs_reach[i] = w->reach[i];
         w->pairs_radius[i] = w->radius[i];
-        w->pairs_collides[i] = particle_alive(w, i) && (w->p_flags[i] & PARTICLE_COLLIDE) && w->radius[i] > 0.0;
+        w->pairs_collides[i] = in_grid(w, i);
     }
     w->pairs_p_high = w->p_high;
 }
@@ -572,9 +587,9 @@ void contacts_build(sb_world *w)
     double rmax = 0.0, vmax = 0.0;
     int colliders = 0;
     for (int i = 0; i < w->p_high; ++i) {
+        double speed = w->reach[i] = v2_len(w->vel[i]); // made a reach below, once rmax is known
         if (!particle_alive(w, i))
             continue;
-        double speed = v2_len(w->vel[i]);
         if (speed > vmax)
             vmax = speed;
         if ((w->p_flags[i] & PARTICLE_COLLIDE) && w->radius[i] > 0.0) {
@@ -591,12 +606,9 @@ void contacts_build(sb_world *w)
     // widening every slow pair; the larger of a pair's own reaches still listed 120k for 13k
     // touching while the pit fell, every ball beside its neighbour falling as fast.
     const double margin_cap = rmax > 0.0 ? 4.0 * rmax : 0.5, slop = 0.05 * (rmax > 0.0 ? rmax : 0.1);
-    double margin = vmax * w->def.dt * 2.0;
-    margin = (margin < margin_cap ? margin : margin_cap) + slop;
-    for (int i = 0; i < w->p_high; ++i) {
-        double own = v2_len(w->vel[i]) * w->def.dt * 2.0;
-        w->reach[i] = (own < margin_cap ? own : margin_cap) + slop;
-    }
+    const double twice_dt = 2.0 * w->def.dt, margin = capped_margin(vmax * twice_dt, margin_cap, slop);
+    for (int i = 0; i < w->p_high; ++i)
+        w->reach[i] = capped_margin(w->reach[i] * twice_dt, margin_cap, slop);
 
     const bool pairs = w->def.collisions && colliders > 1;
     // Solid springs take their candidates from the grid, so with any the grid runs every step.
@@ -614,7 +626,7 @@ void contacts_build(sb_world *w)
         int size = w->grid_size;
         memset(w->grid_start, 0, sizeof(int) * (size_t)(size + 1));
         for (int i = 0; i < w->p_high; ++i) {
-            if (!particle_alive(w, i) || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
+            if (!in_grid(w, i))
                 continue;
             w->cell_x[i] = cell_coord(w->pos[i].x, inv_cell);
             w->cell_y[i] = cell_coord(w->pos[i].y, inv_cell);
@@ -624,7 +636,7 @@ void contacts_build(sb_world *w)
             w->grid_start[k + 1] += w->grid_start[k];
         // Counting sort into buckets; filled in particle order, so deterministic.
         for (int i = 0; i < w->p_high; ++i) {
-            if (!particle_alive(w, i) || !(w->p_flags[i] & PARTICLE_COLLIDE) || w->radius[i] <= 0.0)
+            if (!in_grid(w, i))
                 continue;
             unsigned hsh = cell_hash(w->cell_x[i], w->cell_y[i], size);
             int slot = w->grid_start[hsh]++;
@@ -638,7 +650,7 @@ void contacts_build(sb_world *w)
     }
 
     // The narrow phase on the world's threads, 512 particles a chunk at the least.
-    narrow_job job = {w, pairs, reuse, list_kept && !reuse, 2.0 * w->def.dt, margin_cap, slop, margin_cap + slop};
+    narrow_job job = {w, pairs, reuse, list_kept && !reuse, twice_dt, margin_cap, slop};
     memset(w->chunk_contact_count, 0, sizeof w->chunk_contact_count);
     if (job.keep) {
         w->pairs_list_count = 0;

@@ -25,7 +25,9 @@ typedef struct sb_contact {
     sb_vec2 normal;
     double separation;
     double normal_mass, friction, restitution;
-    double normal_impulse, tangent_impulse, max_normal_impulse; // xpbd: tangent_impulse is the push of its last pass
+    // verlet and xpbd: normal_impulse is the sub-step's push (kept for the next one's warm start),
+    // and xpbd's tangent_impulse what of it its friction sweep has yet to take
+    double normal_impulse, tangent_impulse, max_normal_impulse;
     double tangent_mass;       // 1 / (wa + wb + ra^2 / Ia + rb^2 / Ib): the normal mass unless an end rolls
     double rolling_resistance, rolling_impulse; // angular impulse against relative spin, N m s (warm started)
     double relative_velocity;  // normal velocity when the step began (for restitution)
