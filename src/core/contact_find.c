@@ -14,14 +14,18 @@ static const double touching_slop = 1e-3;
 
 static void contacts_color(sb_world *w);
 
+static const velocity_box empty_box = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+
 bool contacts_reserve(sb_world *w)
 {
     int want = 16;
     while (want < 2 * w->p_high)
         want *= 2;
     if (want > w->grid_size) {
-        if (!ARRAY_GROW(w->grid_start, want + 1))
+        if (!ARRAY_GROW(w->grid_start, want + 1) || !ARRAY_GROW(w->block_velocity, want))
             return false;
+        for (int k = 0; k < want; ++k)
+            w->block_velocity[k] = empty_box;
         w->grid_size = want;
     }
     if (w->p_high > w->grid_items_cap) {
@@ -308,10 +312,16 @@ static void push_to(contact_buffer *out, const sb_contact *c)
 /// pairs list instead of the grid; keep: the grid makes the list anew. A pair's speculative
 /// margin is twice the speed at which its two close over the frame, up to `cap`, plus `slop`
 /// (pair_margin).
+/// block: while things move fast, the cells a block of the grid has on a side, whose velocities
+/// (block_velocity) tell which particles find every partner in the 3 x 3 cells around their own
+/// (0: all do); cell, rmax, slow_margin and most_reach size the search of those that do not
+/// (scan_cells).
 typedef struct narrow_job {
     sb_world *w;
     bool pairs, reuse, keep;
     double twice_dt, cap, slop;
+    int block;
+    double cell, rmax, slow_margin, most_reach;
 } narrow_job;
 
 /// How near two particles' surfaces must be for their pair to be listed this frame: what their
@@ -334,6 +344,45 @@ static inline bool within_pair_margin(const narrow_job *job, double d2, double r
 {
     double reach = radii + pair_margin(job, va, vb);
     return d2 < reach * reach;
+}
+
+static inline int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/// The velocities of the block of cells that particle i is in (contacts_build).
+static inline velocity_box *block_box(const sb_world *w, int i, int block)
+{
+    return &w->block_velocity[cell_hash(floor_div(w->cell_x[i], block), floor_div(w->cell_y[i], block), w->grid_size)];
+}
+
+/// How many cells either side of its own particle i searches. Cells are at least as wide as two
+/// radii and the margin of a pair that closes slowly (slow_margin), so a particle whose every
+/// possible partner moves within that of its own velocity finds them all next door, however fast
+/// the pile falls; only where velocities differ (where balls land, a ball shot through a pile)
+/// does a particle search as far as its own reach and the fastest other's can take it. The
+/// partners it could have are all in the 3 x 3 blocks around its own (a block is as wide as the
+/// farthest search), whose velocities block_velocity bounds.
+static int scan_cells(const narrow_job *job, int i)
+{
+    if (job->block == 0)
+        return 1;
+    const sb_world *w = job->w;
+    const int bx = floor_div(w->cell_x[i], job->block), by = floor_div(w->cell_y[i], job->block);
+    velocity_box near = empty_box;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+            const velocity_box *b = &w->block_velocity[cell_hash(bx + dx, by + dy, w->grid_size)];
+            near.lo_x = b->lo_x < near.lo_x ? b->lo_x : near.lo_x;
+            near.hi_x = b->hi_x > near.hi_x ? b->hi_x : near.hi_x;
+            near.lo_y = b->lo_y < near.lo_y ? b->lo_y : near.lo_y;
+            near.hi_y = b->hi_y > near.hi_y ? b->hi_y : near.hi_y;
+        }
+    const sb_vec2 v = w->vel[i];
+    const double ux = v.x - near.lo_x > near.hi_x - v.x ? v.x - near.lo_x : near.hi_x - v.x;
+    const double uy = v.y - near.lo_y > near.hi_y - v.y ? v.y - near.lo_y : near.hi_y - v.y;
+    // the most any of i's pair_margins can be, and how far apart that pair can be listed
+    const double range = w->radius[i] + job->rmax + capped_margin(sqrt(ux * ux + uy * uy) * job->twice_dt, job->cap, job->slop);
+    const int n = (int)ceil(range / job->cell);
+    return n < 1 ? 1 : n > job->block ? job->block : n;
 }
 
 /// Most partners within reach a particle takes in a step, and most it keeps in the pairs list
@@ -368,9 +417,10 @@ static int near_from_grid(const narrow_job *job, int chunk, int i, int near[NEAR
     const double xi = w->pos[i].x, yi = w->pos[i].y, ri = w->radius[i], reach_i = w->reach[i];
     const bool fixed_i = w->inv_mass[i] == 0.0;
     const double skin = w->pair_skin;
-    const int cell_x = w->cell_x[i], cell_y = w->cell_y[i];
-    for (int dy = -1; dy <= 1; ++dy) {
-        for (int dx = -1; dx <= 1; ++dx) {
+    const int cell_x = w->cell_x[i], cell_y = w->cell_y[i], n = scan_cells(job, i);
+    w->chunk_wide_searches[chunk] += n > 1;
+    for (int dy = -n; dy <= n; ++dy) {
+        for (int dx = -n; dx <= n; ++dx) {
             int cx = cell_x + dx, cy = cell_y + dy;
             unsigned hsh = cell_hash(cx, cy, w->grid_size);
             for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
@@ -614,15 +664,27 @@ void contacts_build(sb_world *w)
     // Solid springs take their candidates from the grid, so with any the grid runs every step.
     const bool list_kept = pairs && w->solid_springs == 0 && w->solid_constraints == 0;
     const bool reuse = list_kept && margin_cap + slop <= w->pairs_reach_cap && pairs_list_holds(w);
-    if (!reuse) { // a quarter of the largest radius: a resting pile keeps its list for good
-        w->pair_skin = list_kept ? 0.25 * rmax : 0.0;
-        w->pairs_reach_cap = margin_cap + slop;
-    }
-    double inv_cell = 0.0;
     // the most a pair's reach can be (pair_reach): the grid's cells hold it and the skin
     const double pair_reach_max = 2.0 * margin < margin_cap + slop ? 2.0 * margin : margin_cap + slop;
+    // While something moves fast, cells that hold the fastest pair's reach are three times as wide
+    // as the balls: each ball of a falling 16000-ball pit read 160 others a step, where its
+    // neighbours fall with it. Then cells hold a slowly closing pair (slow_margin) and a particle
+    // searches farther only where velocities around it differ (scan_cells); the pairs list,
+    // which a fast particle would void at once, is not kept.
+    const double slow_margin = 0.5 * rmax + slop;
+    const bool fast = pairs && !reuse && pair_reach_max > 2.0 * slow_margin && !w->cells_for_fastest;
+    const bool keep = list_kept && !reuse && !fast;
+    if (!reuse) { // a quarter of the largest radius: a resting pile keeps its list for good
+        w->pair_skin = keep ? 0.25 * rmax : 0.0;
+        w->pairs_reach_cap = margin_cap + slop;
+    }
+    double inv_cell = 0.0, cell = 0.0;
+    int block = 0;
     if (pairs && !reuse) {
-        inv_cell = 1.0 / (2.0 * rmax + pair_reach_max + w->pair_skin);
+        // (a pair within a cell's width of each other is in neighbouring cells, rounding aside)
+        cell = fast ? (2.0 * rmax + slow_margin) * (1.0 + 1e-9) : 2.0 * rmax + pair_reach_max + w->pair_skin;
+        block = fast ? (int)ceil((2.0 * rmax + pair_reach_max) / cell) : 0;
+        inv_cell = 1.0 / cell;
         int size = w->grid_size;
         memset(w->grid_start, 0, sizeof(int) * (size_t)(size + 1));
         for (int i = 0; i < w->p_high; ++i) {
@@ -647,17 +709,33 @@ void contacts_build(sb_world *w)
         for (int k = size; k > 0; --k) // undo the shift left by filling
             w->grid_start[k] = w->grid_start[k - 1];
         w->grid_start[0] = 0;
+        for (int i = 0; block > 0 && i < w->p_high; ++i)
+            if (in_grid(w, i)) {
+                velocity_box *b = block_box(w, i, block);
+                const sb_vec2 v = w->vel[i];
+                b->lo_x = v.x < b->lo_x ? v.x : b->lo_x;
+                b->hi_x = v.x > b->hi_x ? v.x : b->hi_x;
+                b->lo_y = v.y < b->lo_y ? v.y : b->lo_y;
+                b->hi_y = v.y > b->hi_y ? v.y : b->hi_y;
+            }
     }
 
     // The narrow phase on the world's threads, 512 particles a chunk at the least.
-    narrow_job job = {w, pairs, reuse, list_kept && !reuse, twice_dt, margin_cap, slop};
+    narrow_job job = {w, pairs, reuse, keep, twice_dt, margin_cap, slop, block, cell, rmax, slow_margin, margin};
     memset(w->chunk_contact_count, 0, sizeof w->chunk_contact_count);
+    memset(w->chunk_wide_searches, 0, sizeof w->chunk_wide_searches);
     if (job.keep) {
         w->pairs_list_count = 0;
         memset(w->chunk_pair_count, 0, sizeof w->chunk_pair_count);
         memset(w->chunk_pairs_overflow, 0, sizeof w->chunk_pairs_overflow);
     }
     int chunks = sb_pool_for_chunks(w->pool, w->p_high, 512, narrow_range, &job);
+    for (int i = 0; block > 0 && i < w->p_high; ++i) // empty again, for the next step's blocks
+        if (in_grid(w, i))
+            *block_box(w, i, block) = empty_box;
+    w->wide_searches = 0;
+    for (int k = 0; k < chunks; ++k)
+        w->wide_searches += w->chunk_wide_searches[k];
     if (job.keep)
         pairs_list_finish(w, chunks);
     else if (!reuse)

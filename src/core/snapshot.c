@@ -119,6 +119,7 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     dst->grid_start = NULL;
     dst->grid_items = NULL;
     dst->grid_entries = NULL;
+    dst->block_velocity = NULL;
     dst->grid_size = dst->grid_items_cap = 0;
     dst->pairs_list = dst->pairs_start = NULL;
     dst->pairs_pos = NULL;

@@ -64,6 +64,8 @@ enum { CONTACTS_PER_THREAD = 256, SPRINGS_PER_THREAD = 256, PARTICLES_PER_THREAD
 /// A particle in the broad phase's grid, with what the narrow phase reads of it, so that a
 /// bucket's candidates are read in memory order (contact.c).
 typedef struct grid_entry { double x, y, vx, vy, radius, reach; int index, cx, cy; } grid_entry;
+/// The velocities of a block of grid cells lie within lo..hi (contacts_build).
+typedef struct velocity_box { double lo_x, hi_x, lo_y, hi_y; } velocity_box;
 
 struct sb_world {
     sb_world_def def;
@@ -207,6 +209,7 @@ struct sb_world {
     int *grid_start, *grid_items, *cell_x, *cell_y;
     int grid_items_cap;
     struct grid_entry *grid_entries; // grid_items with what the narrow phase reads of each, side by side
+    struct velocity_box *block_velocity; // grid_size: each block of cells' velocities, by hash, while things move fast
     // The pairs list (a Verlet list, issue 25): when the grid runs, each particle's partners j > i
     // within its reach plus `pair_skin`, sorted; a step reuses them, without the grid, while no
     // particle has moved, grown or widened its reach by half the skin since (contacts_build).
@@ -221,6 +224,9 @@ struct sb_world {
     double pairs_reach_cap;   // the most a pair's reach could be when the list was made (pair_reach)
     bool pairs_valid;         // the list may be reused
     int pairs_builds;         // how many times the grid has made the list (tests)
+    bool cells_for_fastest;   // tests: the grid's cells hold the fastest pair's reach, as before blocks
+    int wide_searches;        // tests: particles that searched past the 3 x 3 cells around them, last step
+    int chunk_wide_searches[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks' wide_searches
     int *chunk_pairs[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks' partners past the first
     int chunk_pair_count[SB_POOL_MAX_THREADS], chunk_pair_cap[SB_POOL_MAX_THREADS];
     bool chunk_pairs_overflow[SB_POOL_MAX_THREADS]; // a chunk could not keep all its partners (no reuse)
