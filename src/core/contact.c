@@ -340,38 +340,51 @@ static inline void apply_spin(sb_world *w, const sb_contact *c, const contact_le
         w->omega[c->b] += l->ib * (pr - l->rb * pt);
 }
 
-static void prepare_range(void *ctx, int from, int to)
+/// A contact's masses and levers for this sub-step (its geometry found): in the first sub-step,
+/// and in every one for a solid spring's contact, whose share of each end moves (masses change
+/// between steps only: retune.c ramps them there).
+static inline void prepare_contact(const sb_world *w, sb_contact *c, bool first_substep)
 {
-    const contact_job *job = ctx;
-    sb_world *w = job->w;
-    for (int k = from; k < to; ++k) {
-        sb_contact *c = &w->contacts_next[k];
-        contact_geometry(w, c);
-        // masses change between steps only (retune.c ramps them there), so after the first
-        // sub-step only a solid spring's contact, whose share of each end moves, needs them again
-        if (!job->flag && c->b2 < 0)
-            continue;
-        c->inv_mass_a = inv_mass_of(w, c->a);
-        c->inv_mass_b = c->b >= 0 && c->b2 < 0 ? w->inv_mass[c->b] : 0.0; // a solid spring's: unused
-        double wsum = c->inv_mass_a + inv_mass_b(w, c);
-        c->normal_mass = wsum > 0.0 ? 1.0 / wsum : 0.0;
-        // the tangent moves the ends and turns them: its mass is lighter where they roll
-        contact_levers l = levers_of(w, c);
-        double tsum = tangent_sum(wsum, &l);
-        c->tangent_mass = tsum > 0.0 ? 1.0 / tsum : 0.0;
-        c->lever_a = l.ra;
-        c->lever_b = l.rb;
-        c->inv_inertia_a = l.ia;
-        c->inv_inertia_b = l.ib;
-        if (job->flag) { // the first sub-step
-            c->relative_velocity = v2_dot(relative_velocity(w, c), c->normal);
-            c->max_normal_impulse = 0.0;
-        }
+    if (!first_substep && c->b2 < 0)
+        return;
+    c->inv_mass_a = inv_mass_of(w, c->a);
+    c->inv_mass_b = c->b >= 0 && c->b2 < 0 ? w->inv_mass[c->b] : 0.0; // a solid spring's: unused
+    double wsum = c->inv_mass_a + inv_mass_b(w, c);
+    c->normal_mass = wsum > 0.0 ? 1.0 / wsum : 0.0;
+    // the tangent moves the ends and turns them: its mass is lighter where they roll
+    contact_levers l = levers_of(w, c);
+    double tsum = tangent_sum(wsum, &l);
+    c->tangent_mass = tsum > 0.0 ? 1.0 / tsum : 0.0;
+    c->lever_a = l.ra;
+    c->lever_b = l.rb;
+    c->inv_inertia_a = l.ia;
+    c->inv_inertia_b = l.ib;
+    if (first_substep) {
+        c->relative_velocity = v2_dot(relative_velocity(w, c), c->normal);
+        c->max_normal_impulse = 0.0;
     }
 }
 
-void contacts_prepare(sb_world *w, double h, bool first_substep)
+static void prepare_range(void *ctx, int from, int to)
 {
+    const contact_job *job = ctx;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = &job->w->contacts_next[k];
+        contact_geometry(job->w, c);
+        prepare_contact(job->w, c, job->flag);
+    }
+}
+
+void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_current)
+{
+    if (geometry_current && !first_substep) {
+        // nothing has moved since the geometry was found, so only a solid spring's contact has
+        // anything to prepare (skipping the rest: the frictionless 4000-ball pit 1.91 -> 1.77 ms a
+        // step); those are in colour 63, the last
+        for (int k = w->contact_color_start[63]; k < w->contact_next_count; ++k)
+            prepare_contact(w, &w->contacts_next[k], false);
+        return;
+    }
     contact_job job = {w, 0, h, first_substep, {0, 0, 0}};
     sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, prepare_range, &job);
 }

@@ -398,11 +398,13 @@ static void kicks_and_begin_passes(sb_world *w, const sb_method_kernels *m, doub
     run_pass(m->constraints_after_kicks, w, h);
 }
 
-static void substep_velocities(sb_world *w, const sb_method_kernels *m, double h, bool first_substep)
+/// geometry_current: no particle has moved since the last sub-step found the contacts' geometry
+/// (the walls' hold, between sub-steps, moves them); prepare then skips finding it again.
+static void substep_velocities(sb_world *w, const sb_method_kernels *m, double h, bool first_substep, bool geometry_current)
 {
     constraints_begin_substep(w, h);
     kicks_and_begin_passes(w, m, h);
-    contacts_prepare(w, h, first_substep);
+    contacts_prepare(w, h, first_substep, geometry_current);
     contacts_warm_start(w);
     if (m->springs_iterate || m->constraints_iterate) {
         for (int it = 0; it < w->def.iterations; ++it) {
@@ -441,7 +443,7 @@ static void substep_positions(sb_world *w, const sb_method_kernels *m, double h,
     sb_vec2 *pos = w->pos, *prev = w->prev;
     constraints_begin_substep(w, h);
     apply_gravity_and_drag(w, h);
-    contacts_prepare(w, h, first_substep);
+    contacts_prepare(w, h, first_substep, false);
     for (int i = 0; i < w->p_high; ++i) {
         prev[i] = pos[i];
         pos[i] = v2_mad(pos[i], h, w->vel[i]);
@@ -563,7 +565,7 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
         if (walls)
             memcpy(w->start, w->pos, sizeof *w->pos * (size_t)w->p_high);
         switch (kernels->order) {
-        case SB_ORDER_VELOCITIES: substep_velocities(w, kernels, h, first); break;
+        case SB_ORDER_VELOCITIES: substep_velocities(w, kernels, h, first, !walls); break;
         case SB_ORDER_POSITIONS: substep_positions(w, kernels, h, first); break;
         case SB_ORDER_VERLET: substep_verlet_order(w, kernels, h); break;
         }

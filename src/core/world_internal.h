@@ -299,7 +299,7 @@ void contacts_report_overlaps(sb_world *w);      // the first step's sb_stats.ov
 void contacts_build(sb_world *w);                 // broad + narrow phase into contacts_next, in colour order
 void contacts_key_order(sb_world *w);             // contacts_next back in key order, to be committed
 void contacts_update_geometry(sb_world *w);       // normal and separation from positions
-void contacts_prepare(sb_world *w, double h, bool first_substep);
+void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_current);
 void contacts_warm_start(sb_world *w);
 void contacts_solve(sb_world *w, double h, bool use_bias);
 void contacts_restitution(sb_world *w);
