@@ -412,16 +412,15 @@ static void substep_velocities(sb_world *w, const sb_method_kernels *m, double h
             run_pass(m->constraints_iterate, w, h);
         }
     }
-    contacts_solve(w, h, true);
+    contacts_solve(w, h);
     integrate_positions(w, h);
     if (m->project_rigid_springs)
         rigid_springs_project(w);
     tethers_project(w, true);
     contacts_confine_to_bounds(w);
-    contacts_update_geometry(w);
     run_pass(m->springs_relax, w, h);
     run_pass(m->constraints_relax, w, h);
-    contacts_solve(w, h, false);
+    contacts_relax(w, h); // with the contacts' geometry where the sub-step has moved them
     run_pass(m->springs_end, w, h);
     springs_store_axis(w);
 }

@@ -298,10 +298,10 @@ bool contacts_reserve(sb_world *w);
 void contacts_report_overlaps(sb_world *w);      // the first step's sb_stats.overlapping_pairs
 void contacts_build(sb_world *w);                 // broad + narrow phase into contacts_next, in colour order
 void contacts_key_order(sb_world *w);             // contacts_next back in key order, to be committed
-void contacts_update_geometry(sb_world *w);       // normal and separation from positions
 void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_current);
 void contacts_warm_start(sb_world *w);
-void contacts_solve(sb_world *w, double h, bool use_bias);
+void contacts_solve(sb_world *w, double h);      // the soft non-penetration impulses, biased
+void contacts_relax(sb_world *w, double h);      // the geometry where positions are now, then unbiased
 void contacts_restitution(sb_world *w);
 void contacts_confine_to_bounds(sb_world *w);   // hold particle centres inside the bounds
 void walls_hold_centres(sb_world *w);           // no centre crosses a wall in a sub-step (from w->start)
