@@ -748,7 +748,8 @@ TEST(pairs_list_finds_what_the_grid_finds)
 
 // A pile that falls while balls are shot through it (issue 25): while something moves fast the
 // grid's cells hold only a slowly closing pair, and a particle searches farther only where the
-// velocities around it differ. It finds what cells sized for the fastest pair find, to the bit,
+// velocities around it differ; while the occupied cells fit, they are kept in rows rather than
+// hashed. It finds what hashed cells sized for the fastest pair find, to the bit,
 // every step: balls of 0.02 to 0.1 m pouring in, shots at 3 to 60 m/s across and down into the
 // pile, a ball that grows, on one thread and two, in a velocity method and in xpbd. (A falling
 // 16000-ball pit read 2.6 million grid entries a step with cells for the fastest pair; 0.65
@@ -761,7 +762,7 @@ TEST(fast_things_in_a_pile_are_found_by_their_own_search)
     for (int m = 0; m < 2; ++m)
         for (int threads = 1; threads <= 2; ++threads) {
             sb_world *worlds[2];
-            sb_particle_id grower[2];
+            sb_particle_id grower[2], lookout[2];
             for (int k = 0; k < 2; ++k) {
                 sb_world_def def = sb_default_world_def();
                 def.method = methods[m];
@@ -769,7 +770,7 @@ TEST(fast_things_in_a_pile_are_found_by_their_own_search)
                 def.has_bounds = true;
                 def.bounds = (sb_bounds){0.0, 0.0, 5.0, 40.0};
                 sb_world *w = worlds[k] = sb_world_create(&def);
-                w->cells_for_fastest = k == 1;
+                w->grid_as_before = k == 1;
                 unsigned seed = 11;
                 for (int i = 0; i < N; ++i) {
                     double r = 0.02 + 0.08 * next_unit(&seed);
@@ -779,7 +780,7 @@ TEST(fast_things_in_a_pile_are_found_by_their_own_search)
                         grower[k] = id;
                 }
             }
-            int differ = 0, wide = 0, steps_wide = 0;
+            int differ = 0, wide = 0, steps_wide = 0, rows = 0;
             for (int f = 0; f < 400; ++f) {
                 for (int k = 0; k < 2; ++k) {
                     sb_world *w = worlds[k];
@@ -788,6 +789,13 @@ TEST(fast_things_in_a_pile_are_found_by_their_own_search)
                         sb_particle_def p = f % 50 == 10 ? ball(0.1, 0.6 + 0.002 * f, 0.05, v, 0.5) : ball(2.5, 12.0, 0.08, 0.3, -v);
                         sb_world_add_particle(w, &p, NULL);
                     }
+                    if (f == 150) { // a fixed ball up high: the occupied cells no longer fit in rows
+                        sb_particle_def p = ball(4.9, 39.5, 0.05, 0.0, 0.0);
+                        p.fixed = true;
+                        lookout[k] = sb_world_add_particle(w, &p, NULL);
+                    }
+                    if (f == 250)
+                        sb_world_remove_particle(w, lookout[k]);
                     if (f == 200) { // a ball grows into the largest, widening every cell
                         sb_particle_def p = particle_now(w, grower[k]);
                         p.radius = 0.15;
@@ -798,13 +806,16 @@ TEST(fast_things_in_a_pile_are_found_by_their_own_search)
                 }
                 differ += sb_world_state_hash(worlds[0]) != sb_world_state_hash(worlds[1]);
                 wide += worlds[0]->wide_searches;
+                rows += worlds[0]->grid_dense;
                 steps_wide += worlds[0]->wide_searches > 0;
                 ENSURE(worlds[1]->wide_searches == 0);
             }
-            printf("  %-5s %d thread(s): %d of 400 steps differ; %d steps had particles search past their 3 x 3 cells, %d searches in all\n",
-                   method_names[methods[m]], threads, differ, steps_wide, wide);
+            printf("  %-5s %d thread(s): %d of 400 steps differ; %d steps had particles search past their 3 x 3 cells, %d searches in all; "
+                   "%d steps with the cells in rows, %d hashed\n",
+                   method_names[methods[m]], threads, differ, steps_wide, wide, rows, 400 - rows);
             ENSURE(differ == 0);
             ENSURE(steps_wide > 50); // the wide search is exercised, not skipped
+            ENSURE(rows > 50 && rows < 350); // and both ways of keeping the cells
             for (int k = 0; k < 2; ++k)
                 sb_world_destroy(worlds[k]);
         }

@@ -6,6 +6,7 @@
 #include "sb_pool.h"
 #include "world_internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,17 @@ static bool push_segment_contact(sb_world *w, const sb_contact *c)
 static inline unsigned cell_hash(int cx, int cy, int size)
 {
     return ((unsigned)cx * 73856093u ^ (unsigned)cy * 19349663u) & (unsigned)(size - 1);
+}
+
+/// The bucket of cell (cx, cy): while the occupied cells' box fits in the buckets, row by row
+/// (neighbouring cells side by side in memory, and no two cells sharing a bucket), with every
+/// cell outside the box in the last bucket, which stays empty; else hashed.
+static inline unsigned grid_bucket(const sb_world *w, int cx, int cy)
+{
+    if (!w->grid_dense)
+        return cell_hash(cx, cy, w->grid_size);
+    const long long x = (long long)cx - w->grid_x0, y = (long long)cy - w->grid_y0;
+    return x >= 0 && x < w->grid_nx && y >= 0 && y < w->grid_ny ? (unsigned)(y * w->grid_nx + x) : (unsigned)w->grid_size - 1;
 }
 
 static inline int cell_coord(double x, double inv_cell)
@@ -267,7 +279,7 @@ static void segment_contacts_build(sb_world *w, double inv_cell, double rmax, do
         if (grid && (double)(cx1 - cx0 + 1) * (double)(cy1 - cy0 + 1) <= 4.0 * w->grid_size) {
             for (int cy = cy0; cy <= cy1; ++cy)
                 for (int cx = cx0; cx <= cx1; ++cx) {
-                    unsigned hsh = cell_hash(cx, cy, w->grid_size);
+                    unsigned hsh = grid_bucket(w, cx, cy);
                     for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
                         int j = w->grid_items[k];
                         if (w->cell_x[j] == cx && w->cell_y[j] == cy) // buckets are shared
@@ -422,7 +434,7 @@ static int near_from_grid(const narrow_job *job, int chunk, int i, int near[NEAR
     for (int dy = -n; dy <= n; ++dy) {
         for (int dx = -n; dx <= n; ++dx) {
             int cx = cell_x + dx, cy = cell_y + dy;
-            unsigned hsh = cell_hash(cx, cy, w->grid_size);
+            unsigned hsh = grid_bucket(w, cx, cy);
             for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
                 const grid_entry *e = &w->grid_entries[k];
                 int j = e->index;
@@ -672,7 +684,7 @@ void contacts_build(sb_world *w)
     // searches farther only where velocities around it differ (scan_cells); the pairs list,
     // which a fast particle would void at once, is not kept.
     const double slow_margin = 0.5 * rmax + slop;
-    const bool fast = pairs && !reuse && pair_reach_max > 2.0 * slow_margin && !w->cells_for_fastest;
+    const bool fast = pairs && !reuse && pair_reach_max > 2.0 * slow_margin && !w->grid_as_before;
     const bool keep = list_kept && !reuse && !fast;
     if (!reuse) { // a quarter of the largest radius: a resting pile keeps its list for good
         w->pair_skin = keep ? 0.25 * rmax : 0.0;
@@ -687,20 +699,33 @@ void contacts_build(sb_world *w)
         inv_cell = 1.0 / cell;
         int size = w->grid_size;
         memset(w->grid_start, 0, sizeof(int) * (size_t)(size + 1));
+        int x0 = INT_MAX, y0 = INT_MAX, x1 = INT_MIN, y1 = INT_MIN;
         for (int i = 0; i < w->p_high; ++i) {
             if (!in_grid(w, i))
                 continue;
-            w->cell_x[i] = cell_coord(w->pos[i].x, inv_cell);
-            w->cell_y[i] = cell_coord(w->pos[i].y, inv_cell);
-            w->grid_start[cell_hash(w->cell_x[i], w->cell_y[i], size) + 1] += 1;
+            const int cx = w->cell_x[i] = cell_coord(w->pos[i].x, inv_cell);
+            const int cy = w->cell_y[i] = cell_coord(w->pos[i].y, inv_cell);
+            x0 = cx < x0 ? cx : x0;
+            x1 = cx > x1 ? cx : x1;
+            y0 = cy < y0 ? cy : y0;
+            y1 = cy > y1 ? cy : y1;
         }
+        const double cells = ((double)x1 - x0 + 1.0) * ((double)y1 - y0 + 1.0);
+        w->grid_dense = x0 <= x1 && cells < size && !w->grid_as_before; // (the last bucket kept empty for the cells outside)
+        w->grid_x0 = x0;
+        w->grid_y0 = y0;
+        w->grid_nx = w->grid_dense ? x1 - x0 + 1 : 0;
+        w->grid_ny = w->grid_dense ? y1 - y0 + 1 : 0;
+        for (int i = 0; i < w->p_high; ++i)
+            if (in_grid(w, i))
+                w->grid_start[grid_bucket(w, w->cell_x[i], w->cell_y[i]) + 1] += 1;
         for (int k = 0; k < size; ++k)
             w->grid_start[k + 1] += w->grid_start[k];
         // Counting sort into buckets; filled in particle order, so deterministic.
         for (int i = 0; i < w->p_high; ++i) {
             if (!in_grid(w, i))
                 continue;
-            unsigned hsh = cell_hash(w->cell_x[i], w->cell_y[i], size);
+            unsigned hsh = grid_bucket(w, w->cell_x[i], w->cell_y[i]);
             int slot = w->grid_start[hsh]++;
             w->grid_items[slot] = i;
             w->grid_entries[slot] = (grid_entry){w->pos[i].x, w->pos[i].y, w->vel[i].x, w->vel[i].y, w->radius[i],

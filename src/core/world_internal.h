@@ -206,6 +206,8 @@ struct sb_world {
     int segment_contact_count, segment_contact_cap;
     // Broad phase: spatial hash grid rebuilt each step by counting sort.
     int grid_size;            // buckets, power of two
+    bool grid_dense;          // the occupied cells fit: bucket = row-major cell in grid_x0.. (else hashed)
+    int grid_x0, grid_y0, grid_nx, grid_ny;
     int *grid_start, *grid_items, *cell_x, *cell_y;
     int grid_items_cap;
     struct grid_entry *grid_entries; // grid_items with what the narrow phase reads of each, side by side
@@ -224,7 +226,7 @@ struct sb_world {
     double pairs_reach_cap;   // the most a pair's reach could be when the list was made (pair_reach)
     bool pairs_valid;         // the list may be reused
     int pairs_builds;         // how many times the grid has made the list (tests)
-    bool cells_for_fastest;   // tests: the grid's cells hold the fastest pair's reach, as before blocks
+    bool grid_as_before;      // tests: cells hold the fastest pair's reach, hashed, as before blocks and rows
     int wide_searches;        // tests: particles that searched past the 3 x 3 cells around them, last step
     int chunk_wide_searches[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks' wide_searches
     int *chunk_pairs[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks' partners past the first
