@@ -430,17 +430,23 @@ static int near_from_grid(const narrow_job *job, int chunk, int i, int near[NEAR
     const bool fixed_i = w->inv_mass[i] == 0.0;
     const double skin = w->pair_skin;
     const int cell_x = w->cell_x[i], cell_y = w->cell_y[i], n = scan_cells(job, i);
+    const bool dense = w->grid_dense;
     w->chunk_wide_searches[chunk] += n > 1;
     for (int dy = -n; dy <= n; ++dy) {
         for (int dx = -n; dx <= n; ++dx) {
             int cx = cell_x + dx, cy = cell_y + dy;
-            unsigned hsh = grid_bucket(w, cx, cy);
-            for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
+            const unsigned hsh = grid_bucket(w, cx, cy);
+            const int k0 = w->grid_start[hsh], k1 = w->grid_start[hsh + 1];
+            int k = k0;
+            if (dense) // a bucket is one cell, its particles in index order: those after i at its end
+                for (k = k1; k > k0 && w->grid_entries[k - 1].index > i; --k) {
+                }
+            for (; k < k1; ++k) {
                 const grid_entry *e = &w->grid_entries[k];
                 int j = e->index;
-                // j's own cell must be the one asked for: buckets are shared by
-                // colliding hashes, and this keeps every pair found exactly once.
-                if (j <= i || e->cx != cx || e->cy != cy)
+                // j's own cell must be the one asked for: hashed buckets are shared by
+                // colliding cells, and this keeps every pair found exactly once.
+                if (!dense && (j <= i || e->cx != cx || e->cy != cy))
                     continue;
                 double reach = ri + e->radius + pair_reach(job, reach_i, e->reach);
                 double ddx = e->x - xi, ddy = e->y - yi, d2 = ddx * ddx + ddy * ddy;
