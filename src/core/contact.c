@@ -692,17 +692,23 @@ static inline void confine_axis(double *p, double *v, double lo, double hi)
     }
 }
 
-void contacts_confine_to_bounds(sb_world *w)
+static void confine_range(void *ctx, int from, int to)
 {
-    if (!w->def.has_bounds)
-        return;
+    sb_world *w = ctx;
     const sb_bounds b = w->def.bounds;
-    for (int i = 0; i < w->p_high; ++i) {
+    for (int i = from; i < to; ++i) {
         if (w->inv_mass[i] == 0.0) // fixed (or dead) particles stay where they are put
             continue;
         confine_axis(&w->pos[i].x, &w->vel[i].x, b.xmin, b.xmax);
         confine_axis(&w->pos[i].y, &w->vel[i].y, b.ymin, b.ymax);
     }
+}
+
+// Each particle on its own: on the world's threads.
+void contacts_confine_to_bounds(sb_world *w)
+{
+    if (w->def.has_bounds)
+        sb_pool_for(w->pool, w->p_high, 1, PARTICLES_PER_THREAD, confine_range, w);
 }
 
 // Continuous collision of centres with walls: a sub-step's path from w->start to the new position

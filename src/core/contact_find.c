@@ -646,6 +646,40 @@ static void pairs_list_finish(sb_world *w, int chunks)
     w->pairs_p_high = w->p_high;
 }
 
+// Warm start from the last committed step: both lists are sorted by key, so a range of the new
+// one finds where its first key would be in the old one and walks both from there. Each contact
+// on its own: on the world's threads.
+static void warm_range(void *ctx, int from, int to)
+{
+    sb_world *w = ctx;
+    if (from >= to)
+        return;
+    int old = 0, hi = w->contact_count;
+    const uint64_t first = w->contacts_next[from].key;
+    while (old < hi) {
+        int mid = (old + hi) / 2;
+        if (w->contacts[mid].key < first)
+            old = mid + 1;
+        else
+            hi = mid;
+    }
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        while (old < w->contact_count && w->contacts[old].key < c->key)
+            old += 1;
+        if (old < w->contact_count && w->contacts[old].key == c->key) {
+            c->normal_impulse = w->contacts[old].normal_impulse;
+            c->tangent_impulse = w->contacts[old].tangent_impulse;
+            c->rolling_impulse = w->contacts[old].rolling_impulse;
+            if (w->contacts[old].side != 0) // a wall's face, once taken, is kept (static_geometry)
+                c->side = w->contacts[old].side;
+        }
+        c->friction = contact_combined_friction(w, c->a, c->b);
+        c->restitution = contact_combined_restitution(w, c->a, c->b);
+        c->rolling_resistance = contact_combined_rolling_resistance(w, c->a, c->b);
+    }
+}
+
 void contacts_build(sb_world *w)
 {
     if (w->walls_dirty)
@@ -783,23 +817,7 @@ void contacts_build(sb_world *w)
     if ((w->solid_springs > 0 || w->solid_constraints > 0) && w->def.collisions && colliders > 0)
         segment_contacts_build(w, inv_cell, rmax, margin, pairs);
 
-    // Warm start from the last committed step: both lists are sorted by key.
-    int old = 0;
-    for (int k = 0; k < w->contact_next_count; ++k) {
-        sb_contact *c = &w->contacts_next[k];
-        while (old < w->contact_count && w->contacts[old].key < c->key)
-            old += 1;
-        if (old < w->contact_count && w->contacts[old].key == c->key) {
-            c->normal_impulse = w->contacts[old].normal_impulse;
-            c->tangent_impulse = w->contacts[old].tangent_impulse;
-            c->rolling_impulse = w->contacts[old].rolling_impulse;
-            if (w->contacts[old].side != 0) // a wall's face, once taken, is kept (static_geometry)
-                c->side = w->contacts[old].side;
-        }
-        c->friction = contact_combined_friction(w, c->a, c->b);
-        c->restitution = contact_combined_restitution(w, c->a, c->b);
-        c->rolling_resistance = contact_combined_rolling_resistance(w, c->a, c->b);
-    }
+    sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, warm_range, w);
     contacts_color(w);
 }
 
