@@ -10,11 +10,8 @@ local tune = sb.tune{ hail_speed = {30, 5, 80}, shot_speed = {25, 5, 60}, count 
 local w = sb.world{ friction = 0.4 }
 w:polyline{ -4, 14, -4, 0, 4, 0, 4, 14 }
 
-local seed = 7 -- a tiny LCG: the same pour each time
-local function random(lo, hi)
-  seed = (seed * 1103515245 + 12345) % 2147483648
-  return lo + (hi - lo) * seed / 2147483648
-end
+math.randomseed(7) -- the same pour each time
+local function random(lo, hi) return lo + (hi - lo) * math.random() end
 
 for i = 0, math.floor(tune.count) - 1 do
   local col, row = i % 38, i // 38
