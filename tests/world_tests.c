@@ -367,7 +367,7 @@ TEST(broad_phase_matches_brute_force)
             }
     }
     ENSURE(colored == w->contact_next_count && w->contact_color_start[1] > 0);
-    contacts_key_order(w); // as the step commits them
+    contacts_commit(w); // as the step commits them
     int overlapping = 0, found = 0;
     for (int i = 0; i < w->p_high; ++i) {
         for (int j = i + 1; j < w->p_high; ++j) {
@@ -375,8 +375,8 @@ TEST(broad_phase_matches_brute_force)
                 continue;
             overlapping += 1;
             uint64_t key = ((uint64_t)i << 32) | SHAPE_PARTICLE | (uint32_t)j;
-            for (int k = 0; k < w->contact_next_count; ++k)
-                if (w->contacts_next[k].key == key) {
+            for (int k = 0; k < w->contact_count; ++k)
+                if (w->contacts[k].key == key) {
                     found += 1;
                     break;
                 }
@@ -384,8 +384,11 @@ TEST(broad_phase_matches_brute_force)
     }
     ENSURE(overlapping > 100);
     ENSURE(found == overlapping);
-    for (int k = 1; k < w->contact_next_count; ++k) // sorted and unique, for warm starting
-        ENSURE(w->contacts_next[k - 1].key < w->contacts_next[k].key);
+    for (int k = 0; k < w->contact_count; ++k) { // the warm starts sorted and unique, each naming its contact
+        ENSURE(k == 0 || w->warm[k - 1].key < w->warm[k].key);
+        ENSURE(w->warm[k].slot >= 0 && w->warm[k].slot < w->contact_count);
+        ENSURE(w->contacts[w->warm[k].slot].key == w->warm[k].key);
+    }
     sb_world_destroy(w);
     return 0;
 }

@@ -94,8 +94,8 @@ static void contact_events(sb_world *w)
     uint64_t *keys = NULL;
     sb_contact_event *events = NULL;
     int count = 0, cap = 0, ecap = 0;
-    for (int k = 0; k < w->contact_count; ++k) {
-        const sb_contact *c = &w->contacts[k];
+    for (int k = 0; k < w->contact_count; ++k) { // in key order
+        const sb_contact *c = &w->contacts[w->warm[k].slot];
         if (w->event_particles == 0 || !contact_is_touching(c) || !wants_events(w, c))
             continue;
         int kc = cap;

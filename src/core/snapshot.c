@@ -104,6 +104,8 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     // the solid springs' contacts, the broad phase's grid) starts empty and grows as it does
     DUP(contacts, src->contact_count);
     dst->contact_cap = src->contact_count;
+    DUP(warm, src->contact_count);
+    dst->warm_cap = src->contact_count;
     dst->contacts_next = NULL;
     dst->contact_order = NULL;
     dst->contact_order_cap = 0;
@@ -300,6 +302,13 @@ sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)
         dst->contacts = c;
         dst->contact_cap = src->contact_count;
     }
+    if (src->contact_count > dst->warm_cap) {
+        sb_warm *warm = realloc(dst->warm, sizeof *warm * (size_t)src->contact_count);
+        if (!warm)
+            return SB_ERR_NO_MEMORY;
+        dst->warm = warm;
+        dst->warm_cap = src->contact_count;
+    }
     copy_array(dst->pos, src->pos, sizeof *src->pos * (size_t)src->p_high);
     copy_array(dst->vel, src->vel, sizeof *src->vel * (size_t)src->p_high);
     copy_array(dst->angle, src->angle, sizeof *src->angle * (size_t)src->p_high);
@@ -309,6 +318,7 @@ sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)
     if (!ramps_copy(dst, src))
         return SB_ERR_NO_MEMORY;
     copy_array(dst->contacts, src->contacts, sizeof *src->contacts * (size_t)src->contact_count);
+    copy_array(dst->warm, src->warm, sizeof *src->warm * (size_t)src->contact_count);
     dst->contact_count = src->contact_count;
     dst->last_method = src->last_method; // warm starts stay valid only for the method that made them
     dst->drag_active = src->drag_active;

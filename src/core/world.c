@@ -163,7 +163,7 @@ void world_free_storage(sb_world *w)
         w->s_gen, w->s_next_free, w->axis_prev, w->impulse, w->order, w->ka, w->kb, w->kwa, w->kwb, w->kmass,
         w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kstiff, w->kdamp, w->kscale, w->kg, w->kimp,
         w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen, w->w_one_sided, w->wall_nb,
-        w->w_alive_flag, w->contacts, w->contacts_next, w->segment_contacts, w->grid_start, w->grid_items, w->grid_entries, w->block_velocity, w->pairs_list, w->pairs_start,
+        w->w_alive_flag, w->contacts, w->warm, w->contacts_next, w->segment_contacts, w->grid_start, w->grid_items, w->grid_entries, w->block_velocity, w->pairs_list, w->pairs_start,
         w->pairs_pos, w->pairs_reach, w->pairs_radius, w->pairs_collides, w->cell_x,
         w->cell_y, w->snap_pos, w->snap_vel, w->snap_spin, w->contact_mask, w->contact_order, w->contacts_scratch, w->snap_axis, w->snap_impulse, w->tether_p,
         w->tether_anchor, w->tether_length, w->p_load, w->start, w->hold_frac, w->hold_wall, w->ramps, w->force, w->group,
@@ -444,14 +444,7 @@ sb_status sb_world_step(sb_world *w)
         return SB_ERR_HALTED;
     }
     // Commit: the contacts of this step become the warm start of the next.
-    contacts_key_order(w);
-    sb_contact *tmp = w->contacts;
-    w->contacts = w->contacts_next;
-    w->contacts_next = tmp;
-    int tcap = w->contact_cap;
-    w->contact_cap = w->contact_next_cap;
-    w->contact_next_cap = tcap;
-    w->contact_count = w->contact_next_count;
+    contacts_commit(w);
 
     w->stats.steps += 1;
     w->stats.time += w->def.dt;

@@ -64,6 +64,12 @@ enum { CONTACTS_PER_THREAD = 256, SPRINGS_PER_THREAD = 256, PARTICLES_PER_THREAD
 /// A particle in the broad phase's grid, with what the narrow phase reads of it, so that a
 /// bucket's candidates are read in memory order (contact.c).
 typedef struct grid_entry { double x, y, vx, vy, radius, reach; int index, cx, cy; } grid_entry;
+/// A committed contact as the next step's warm start needs it, and where it is in `contacts`.
+typedef struct sb_warm {
+    uint64_t key;
+    double normal_impulse, tangent_impulse, rolling_impulse;
+    int side, slot;
+} sb_warm;
 /// The velocities of a block of grid cells lie within lo..hi (contacts_build).
 typedef struct velocity_box { double lo_x, hi_x, lo_y, hi_y; } velocity_box;
 
@@ -189,15 +195,19 @@ struct sb_world {
     int *wall_nb;              // per wall, 2 entries: the wall sharing its end a, its end b (-1: none)
     bool walls_dirty;          // walls added or removed: wall_nb is rebuilt before the next contacts
 
-    // Contacts: `contacts` holds the committed list of the last step (warm start);
-    // a step builds `contacts_next` and swaps only once the step is finite.
+    // Contacts: `contacts` holds the committed list of the last step, in the order its step
+    // solved them (colours); `warm` the same contacts by key, what the next step's warm start
+    // and the contact events read (contacts_commit). A step builds `contacts_next` and swaps
+    // only once the step is finite.
     sb_contact *contacts, *contacts_next;
     int contact_count, contact_next_count, contact_cap, contact_next_cap;
+    struct sb_warm *warm;                 // contact_count of them, in key order
+    int warm_cap;
     int *contact_order, contact_order_cap; // the key rank of each position of contacts_next while it is in
-                                          // colour order (contacts_color), for contacts_key_order
-    sb_contact *contacts_scratch;         // the other buffer of those two reorderings
+                                          // colour order (contacts_color), for contacts_commit
+    sb_contact *contacts_scratch;         // the other buffer of the colour ordering
     int contacts_scratch_cap;
-    bool contacts_permuted;               // contacts_next is in colour order (until contacts_key_order)
+    bool contacts_permuted;               // contacts_next is in colour order (contacts_color)
     sb_contact *chunk_contacts[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks past the first
     int chunk_contact_count[SB_POOL_MAX_THREADS], chunk_contact_cap[SB_POOL_MAX_THREADS];
     int contact_color_start[65];          // where each colour begins in contact_order; [64] = the count
@@ -299,7 +309,7 @@ void world_free_storage(sb_world *w); // every array a world owns, not the struc
 bool contacts_reserve(sb_world *w);
 void contacts_report_overlaps(sb_world *w);      // the first step's sb_stats.overlapping_pairs
 void contacts_build(sb_world *w);                 // broad + narrow phase into contacts_next, in colour order
-void contacts_key_order(sb_world *w);             // contacts_next back in key order, to be committed
+void contacts_commit(sb_world *w);                // contacts_next becomes the committed list, with its warm starts by key
 void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_current);
 void contacts_warm_start(sb_world *w);
 void contacts_solve(sb_world *w, double h);      // the soft non-penetration impulses, biased
