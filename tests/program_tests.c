@@ -284,6 +284,56 @@ TEST(contact_events_begin_and_end)
     return 0;
 }
 
+// A pile of 300 balls that all listen, poured onto a floor: the contacts that have begun and
+// not ended are, every step, the touching contacts the world counts. The step solves its
+// contacts in colours and keeps them so; the events walk them by key, through the warm starts.
+TEST(contact_events_follow_a_pile)
+{
+    const sb_method methods[] = {SB_METHOD_SOFT, SB_METHOD_XPBD};
+    for (int m = 0; m < 2; ++m)
+        for (int threads = 1; threads <= 2; ++threads) {
+            sb_world *w = world_with(methods[m], 4, vec(0, -9.81));
+            sb_world_def def = sb_world_get_def(w);
+            def.threads = threads;
+            ENSURE(sb_world_set_def(w, &def, NULL) == SB_OK);
+            sb_world_add_wall(w, vec(-5, 0), vec(5, 0), NULL);
+            for (int i = 0; i < 300; ++i) {
+                sb_particle_def p = sb_default_particle_def();
+                p.position = vec(-1.0 + 0.105 * (i % 20) + 0.002 * (i % 3), 0.1 + 0.105 * (i / 20));
+                p.radius = 0.05;
+                p.events = true;
+                sb_world_add_particle(w, &p, NULL);
+            }
+            // which pairs are touching by the events: a ball against a ball, or against the floor (b = 300)
+            static bool touching[301 * 301];
+            memset(touching, 0, sizeof touching);
+            int open = 0, most = 0, wrong = 0, begins = 0, twice = 0;
+            for (int i = 0; i < 240; ++i) {
+                sb_world_step(w);
+                const sb_contact_event *b, *e;
+                int nb, ne;
+                sb_world_contact_events(w, &b, &nb, &e, &ne);
+                for (int k = 0; k < nb + ne; ++k) {
+                    const sb_contact_event *ev = k < nb ? &b[k] : &e[k - nb];
+                    const int pair = (int)ev->a.index * 301 + (ev->b.generation ? (int)ev->b.index : 300);
+                    twice += touching[pair] == (k < nb); // a begin of a touching pair, or an end of one that is not
+                    touching[pair] = k < nb;
+                }
+                open += nb - ne;
+                begins += nb;
+                most = open > most ? open : most;
+                wrong += open != sb_world_get_stats(w)->contacts;
+            }
+            printf("  %s, %d thread(s): %d contacts begun in all, %d touching at most, %d steps where the events "
+                   "disagree with the count, %d events that repeat the last\n",
+                   methods[m] == SB_METHOD_SOFT ? "soft" : "xpbd", threads, begins, most, wrong, twice);
+            ENSURE(most > 300); // a pile, not a row
+            ENSURE(wrong == 0 && twice == 0);
+            sb_world_destroy(w);
+        }
+    return 0;
+}
+
 // A world with no listening particle keeps no event state at all (the ball pit pays nothing).
 TEST(no_events_without_listeners)
 {
@@ -665,6 +715,7 @@ static const test_entry tests[] = {
     ENTRY(springs_break_at_their_thresholds),
     ENTRY(collision_filter_follows_box2d_rules),
     ENTRY(contact_events_begin_and_end),
+    ENTRY(contact_events_follow_a_pile),
     ENTRY(no_events_without_listeners),
     ENTRY(queries_find_particles_and_walls),
     ENTRY(ropes_pull_only_and_struts_push_only),
