@@ -660,17 +660,15 @@ static void solve_range(void *ctx, int from, int to)
     }
 }
 
-void contacts_solve(sb_world *w, double h)
+static void solve_pass(sb_world *w, double h, bool use_bias)
 {
-    contact_job job = {w, 0, h, true, soft_from_hertz(contact_hertz(h), contact_damping_ratio, h)};
+    contact_job job = {w, 0, h, use_bias, soft_from_hertz(contact_hertz(h), contact_damping_ratio, h)};
     for_each_color(w, solve_range, &job);
 }
 
-void contacts_relax(sb_world *w, double h)
-{
-    contact_job job = {w, 0, h, false, soft_from_hertz(contact_hertz(h), contact_damping_ratio, h)};
-    for_each_color(w, solve_range, &job);
-}
+void contacts_solve(sb_world *w, double h) { solve_pass(w, h, true); }
+
+void contacts_relax(sb_world *w, double h) { solve_pass(w, h, false); }
 
 // The bounds are a box the particles are confined to (sb_world_def), so the velocity
 // methods also keep every centre inside it at the end of each sub-step: a soft contact

@@ -325,15 +325,14 @@ static void push_to(contact_buffer *out, const sb_contact *c)
 /// margin is twice the speed at which its two close over the frame, up to `cap`, plus `slop`
 /// (pair_margin).
 /// block: while things move fast, the cells a block of the grid has on a side, whose velocities
-/// (block_velocity) tell which particles find every partner in the 3 x 3 cells around their own
-/// (0: all do); cell, rmax, slow_margin and most_reach size the search of those that do not
-/// (scan_cells).
+/// (block_velocity) tell how far each particle searches (0: 3 x 3 cells for all); cell and rmax
+/// size that search (scan_cells).
 typedef struct narrow_job {
     sb_world *w;
     bool pairs, reuse, keep;
     double twice_dt, cap, slop;
     int block;
-    double cell, rmax, slow_margin, most_reach;
+    double cell, rmax;
 } narrow_job;
 
 /// How near two particles' surfaces must be for their pair to be listed this frame: what their
@@ -360,10 +359,27 @@ static inline bool within_pair_margin(const narrow_job *job, double d2, double r
 
 static inline int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-/// The velocities of the block of cells that particle i is in (contacts_build).
-static inline velocity_box *block_box(const sb_world *w, int i, int block)
+/// The velocities of block (bx, by) of the grid (hashed like cells: colliding blocks share a box,
+/// which only widens it).
+static inline velocity_box *block_at(const sb_world *w, int bx, int by)
 {
-    return &w->block_velocity[cell_hash(floor_div(w->cell_x[i], block), floor_div(w->cell_y[i], block), w->grid_size)];
+    return &w->block_velocity[cell_hash(bx, by, w->grid_size)];
+}
+
+/// The block of cells that particle i is in, `block` cells a side.
+static inline void block_of(const sb_world *w, int i, int block, int *bx, int *by)
+{
+    *bx = floor_div(w->cell_x[i], block);
+    *by = floor_div(w->cell_y[i], block);
+}
+
+/// Widens box a to hold box b.
+static inline void box_take(velocity_box *a, velocity_box b)
+{
+    a->lo_x = b.lo_x < a->lo_x ? b.lo_x : a->lo_x;
+    a->hi_x = b.hi_x > a->hi_x ? b.hi_x : a->hi_x;
+    a->lo_y = b.lo_y < a->lo_y ? b.lo_y : a->lo_y;
+    a->hi_y = b.hi_y > a->hi_y ? b.hi_y : a->hi_y;
 }
 
 /// How many cells either side of its own particle i searches. Cells are at least as wide as two
@@ -378,16 +394,12 @@ static int scan_cells(const narrow_job *job, int i)
     if (job->block == 0)
         return 1;
     const sb_world *w = job->w;
-    const int bx = floor_div(w->cell_x[i], job->block), by = floor_div(w->cell_y[i], job->block);
+    int bx, by;
+    block_of(w, i, job->block, &bx, &by);
     velocity_box near = empty_box;
     for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-            const velocity_box *b = &w->block_velocity[cell_hash(bx + dx, by + dy, w->grid_size)];
-            near.lo_x = b->lo_x < near.lo_x ? b->lo_x : near.lo_x;
-            near.hi_x = b->hi_x > near.hi_x ? b->hi_x : near.hi_x;
-            near.lo_y = b->lo_y < near.lo_y ? b->lo_y : near.lo_y;
-            near.hi_y = b->hi_y > near.hi_y ? b->hi_y : near.hi_y;
-        }
+        for (int dx = -1; dx <= 1; ++dx)
+            box_take(&near, *block_at(w, bx + dx, by + dy));
     const sb_vec2 v = w->vel[i];
     const double ux = v.x - near.lo_x > near.hi_x - v.x ? v.x - near.lo_x : near.hi_x - v.x;
     const double uy = v.y - near.lo_y > near.hi_y - v.y ? v.y - near.lo_y : near.hi_y - v.y;
@@ -648,8 +660,7 @@ static void pairs_list_finish(sb_world *w, int chunks)
 
 // Warm start from the last committed step: the new list and its warm starts are both sorted by
 // key, so a range of the new one finds where its first key would be in the old one and walks
-// both from there. Each contact
-// on its own: on the world's threads.
+// both from there. Each contact on its own: on the world's threads.
 static void warm_range(void *ctx, int from, int to)
 {
     sb_world *w = ctx;
@@ -778,17 +789,14 @@ void contacts_build(sb_world *w)
         w->grid_start[0] = 0;
         for (int i = 0; block > 0 && i < w->p_high; ++i)
             if (in_grid(w, i)) {
-                velocity_box *b = block_box(w, i, block);
-                const sb_vec2 v = w->vel[i];
-                b->lo_x = v.x < b->lo_x ? v.x : b->lo_x;
-                b->hi_x = v.x > b->hi_x ? v.x : b->hi_x;
-                b->lo_y = v.y < b->lo_y ? v.y : b->lo_y;
-                b->hi_y = v.y > b->hi_y ? v.y : b->hi_y;
+                int bx, by;
+                block_of(w, i, block, &bx, &by);
+                box_take(block_at(w, bx, by), (velocity_box){w->vel[i].x, w->vel[i].x, w->vel[i].y, w->vel[i].y});
             }
     }
 
     // The narrow phase on the world's threads, 512 particles a chunk at the least.
-    narrow_job job = {w, pairs, reuse, keep, twice_dt, margin_cap, slop, block, cell, rmax, slow_margin, margin};
+    narrow_job job = {w, pairs, reuse, keep, twice_dt, margin_cap, slop, block, cell, rmax};
     memset(w->chunk_contact_count, 0, sizeof w->chunk_contact_count);
     memset(w->chunk_wide_searches, 0, sizeof w->chunk_wide_searches);
     if (job.keep) {
@@ -798,8 +806,11 @@ void contacts_build(sb_world *w)
     }
     int chunks = sb_pool_for_chunks(w->pool, w->p_high, 512, narrow_range, &job);
     for (int i = 0; block > 0 && i < w->p_high; ++i) // empty again, for the next step's blocks
-        if (in_grid(w, i))
-            *block_box(w, i, block) = empty_box;
+        if (in_grid(w, i)) {
+            int bx, by;
+            block_of(w, i, block, &bx, &by);
+            *block_at(w, bx, by) = empty_box;
+        }
     w->wide_searches = 0;
     for (int k = 0; k < chunks; ++k)
         w->wide_searches += w->chunk_wide_searches[k];
@@ -832,14 +843,14 @@ void contacts_build(sb_world *w)
 // with whatever finds the first 63 taken, and colour 63 runs last, in key order, on one thread.
 // Every pass runs the colours in order, each in key order: the contacts' Gauss-Seidel order is
 // this one for any thread count.
-static void swap_contact_buffers(sb_world *w)
+static void swap_contact_lists(sb_contact **a, int *a_cap, sb_contact **b, int *b_cap)
 {
-    sb_contact *t = w->contacts_next;
-    w->contacts_next = w->contacts_scratch;
-    w->contacts_scratch = t;
-    int cap = w->contact_next_cap;
-    w->contact_next_cap = w->contacts_scratch_cap;
-    w->contacts_scratch_cap = cap;
+    sb_contact *t = *a;
+    *a = *b;
+    *b = t;
+    int cap = *a_cap;
+    *a_cap = *b_cap;
+    *b_cap = cap;
 }
 
 // Each slot written once: on the world's threads.
@@ -902,7 +913,7 @@ static void contacts_color(sb_world *w)
         return;
     }
     sb_pool_for(w->pool, n, 1, CONTACTS_PER_THREAD, gather_range, w);
-    swap_contact_buffers(w);
+    swap_contact_lists(&w->contacts_next, &w->contact_next_cap, &w->contacts_scratch, &w->contacts_scratch_cap);
     w->contacts_permuted = true;
 }
 
@@ -927,12 +938,7 @@ void contacts_commit(sb_world *w)
     const bool keep = array_reserve((void **)&w->warm, &w->warm_cap, n > 0 ? n : 1, sizeof *w->warm);
     if (keep)
         sb_pool_for(w->pool, n, 1, CONTACTS_PER_THREAD, commit_range, w);
-    sb_contact *t = w->contacts;
-    w->contacts = w->contacts_next;
-    w->contacts_next = t;
-    int cap = w->contact_cap;
-    w->contact_cap = w->contact_next_cap;
-    w->contact_next_cap = cap;
+    swap_contact_lists(&w->contacts, &w->contact_cap, &w->contacts_next, &w->contact_next_cap);
     w->contact_count = keep ? n : 0; // out of memory: no warm starts next step, no contact events
     w->contacts_permuted = false;
 }

@@ -295,20 +295,9 @@ sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)
 {
     if (!sb_world_can_copy_state(dst, src))
         return SB_ERR_INVALID;
-    if (src->contact_count > dst->contact_cap) {
-        sb_contact *c = realloc(dst->contacts, sizeof *c * (size_t)src->contact_count);
-        if (!c)
-            return SB_ERR_NO_MEMORY;
-        dst->contacts = c;
-        dst->contact_cap = src->contact_count;
-    }
-    if (src->contact_count > dst->warm_cap) {
-        sb_warm *warm = realloc(dst->warm, sizeof *warm * (size_t)src->contact_count);
-        if (!warm)
-            return SB_ERR_NO_MEMORY;
-        dst->warm = warm;
-        dst->warm_cap = src->contact_count;
-    }
+    if (!array_reserve((void **)&dst->contacts, &dst->contact_cap, src->contact_count, sizeof *dst->contacts) ||
+        !array_reserve((void **)&dst->warm, &dst->warm_cap, src->contact_count, sizeof *dst->warm))
+        return SB_ERR_NO_MEMORY;
     copy_array(dst->pos, src->pos, sizeof *src->pos * (size_t)src->p_high);
     copy_array(dst->vel, src->vel, sizeof *src->vel * (size_t)src->p_high);
     copy_array(dst->angle, src->angle, sizeof *src->angle * (size_t)src->p_high);

@@ -201,7 +201,7 @@ struct sb_world {
     // only once the step is finite.
     sb_contact *contacts, *contacts_next;
     int contact_count, contact_next_count, contact_cap, contact_next_cap;
-    struct sb_warm *warm;                 // contact_count of them, in key order
+    sb_warm *warm;                        // contact_count of them, in key order
     int warm_cap;
     int *contact_order, contact_order_cap; // the key rank of each position of contacts_next while it is in
                                           // colour order (contacts_color), for contacts_commit
