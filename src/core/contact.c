@@ -181,6 +181,12 @@ static inline void contact_geometry(const sb_world *w, sb_contact *c)
         static_shape_geometry(w, c);
 }
 
+void contact_find_geometry(const sb_world *w, sb_contact *c) { contact_geometry(w, c); }
+
+sb_soft contact_softness(double h) { return soft_from_hertz(contact_hertz(h), contact_damping_ratio, h); }
+
+double contact_push_limit(void) { return contact_push_max; }
+
 /// A pass over contacts, colour by colour (contacts_color): `base` is the colour's start in
 /// contact_order while its range runs.
 typedef struct contact_job {
@@ -390,6 +396,8 @@ static void warm_start_range(void *ctx, int from, int to)
     sb_world *w = job->w;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
+        if (c->art) // solved whole each time (articulation.c)
+            continue;
         sb_vec2 t = v2(-c->normal.y, c->normal.x);
         sb_vec2 p = v2_add(v2_scale(c->normal, c->normal_impulse), v2_scale(t, c->tangent_impulse));
         if (c->b2 < 0)
@@ -654,6 +662,8 @@ static void solve_range(void *ctx, int from, int to)
     }
 #endif
     for (; k < to; ++k) {
+        if (job_contact(job, k)->art) // articulations_solve_velocities
+            continue;
         if (find_geometry)
             contact_geometry(job->w, job_contact(job, k));
         solve_one(job, job_contact(job, k));
@@ -662,8 +672,9 @@ static void solve_range(void *ctx, int from, int to)
 
 static void solve_pass(sb_world *w, double h, bool use_bias)
 {
-    contact_job job = {w, 0, h, use_bias, soft_from_hertz(contact_hertz(h), contact_damping_ratio, h)};
+    contact_job job = {w, 0, h, use_bias, contact_softness(h)};
     for_each_color(w, solve_range, &job);
+    articulations_solve_velocities(w, h, use_bias); // the heavy contacts on structures (articulation.c)
 }
 
 void contacts_solve(sb_world *w, double h) { solve_pass(w, h, true); }
@@ -777,7 +788,7 @@ static void restitution_range(void *ctx, int from, int to)
     sb_world *w = job->w;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
-        if (c->restitution == 0.0 || c->relative_velocity > -restitution_threshold || c->max_normal_impulse == 0.0)
+        if (c->restitution == 0.0 || c->relative_velocity > -restitution_threshold || c->max_normal_impulse == 0.0 || c->art)
             continue;
         double vn = v2_dot(relative_velocity(w, c), c->normal);
         double impulse = -c->normal_mass * (vn + c->restitution * c->relative_velocity);
@@ -859,6 +870,8 @@ static void project_range(void *ctx, int from, int to)
     const double h = job->h;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
+        if (c->art) // articulations_project
+            continue;
         int a = c->a, b = c->b, b2 = c->b2;
         // the motion of this sub-step (pos - prev) of each body, kept through the push
         sb_vec2 va = v2_sub(w->pos[a], w->prev[a]);
@@ -998,6 +1011,8 @@ static void project_verlet_range(void *ctx, int from, int to)
     const contact_job *job = ctx;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
+        if (c->art) // articulations_project
+            continue;
         double push = separate(job->w, c, job->h);
         if (push == 0.0)
             push = pull_back(job->w, c);
@@ -1021,7 +1036,7 @@ static void friction_range(void *ctx, int from, int to)
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
         double push = summed ? c->normal_impulse : c->tangent_impulse;
-        if (push > 0.0 && c->friction > 0.0)
+        if (push > 0.0 && c->friction > 0.0 && !c->art) // (articulations_project has its friction)
             friction_by_position(job->w, c, push);
         if (!summed)
             c->tangent_impulse = 0.0;
@@ -1058,6 +1073,8 @@ static void project_xpbd_range(void *ctx, int from, int to)
     sb_world *w = job->w;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
+        if (c->art) // articulations_project
+            continue;
         double push = separate(w, c, job->h);
         if (push == 0.0)
             push = pull_back(w, c);
@@ -1078,7 +1095,7 @@ static void warm_push_range(void *ctx, int from, int to)
     sb_world *w = job->w;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
-        double push = c->b2 < 0 ? position_warm_push * c->normal_impulse : 0.0;
+        double push = c->b2 < 0 && !c->art ? position_warm_push * c->normal_impulse : 0.0;
         c->normal_impulse = push;
         c->tangent_impulse = push; // xpbd's first friction sweep takes it
         if (push > 0.0)
@@ -1112,7 +1129,7 @@ static void xpbd_velocity_range(void *ctx, int from, int to)
     sb_world *w = job->w;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
-        if (c->normal_impulse == 0.0 || c->normal_mass == 0.0)
+        if (c->normal_impulse == 0.0 || c->normal_mass == 0.0 || c->art)
             continue;
         double vn = v2_dot(relative_velocity(w, c), c->normal);
         double target = c->relative_velocity < -restitution_threshold ? -c->restitution * c->relative_velocity : 0.0;

@@ -831,6 +831,7 @@ void contacts_build(sb_world *w)
         segment_contacts_build(w, inv_cell, rmax, margin, pairs);
 
     sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, warm_range, w);
+    articulations_find(w);
     contacts_color(w);
 }
 
@@ -839,7 +840,8 @@ void contacts_build(sb_world *w)
 // graph colours do (solver.c). Each contact takes the lowest colour that neither of its moving
 // particles has yet (greedy, in key order, with a 64-bit mask of colours per particle; a pile
 // of balls takes about ten). A fixed particle or a wall is never written, so contacts may share
-// it within a colour. A solid spring's contact moves three particles: it goes to colour 63,
+// it within a colour. A solid spring's contact moves three particles and an articulated one a
+// whole structure (articulation.c): they go to colour 63,
 // with whatever finds the first 63 taken, and colour 63 runs last, in key order, on one thread.
 // Every pass runs the colours in order, each in key order: the contacts' Gauss-Seidel order is
 // this one for any thread count.
@@ -877,7 +879,7 @@ static void contacts_color(sb_world *w)
     for (int k = 0; k < n; ++k) {
         sb_contact *c = &w->contacts_next[k];
         int color = 63;
-        if (c->b2 < 0) {
+        if (c->b2 < 0 && !c->art) {
             const bool moves_a = w->inv_mass[c->a] > 0.0, moves_b = c->b >= 0 && w->inv_mass[c->b] > 0.0;
             uint64_t used = (moves_a ? w->contact_mask[c->a] : 0u) | (moves_b ? w->contact_mask[c->b] : 0u);
             uint64_t open = ~used & below_63;

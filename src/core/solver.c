@@ -416,6 +416,7 @@ static void substep_velocities(sb_world *w, const sb_method_kernels *m, double h
     integrate_positions(w, h);
     if (m->project_rigid_springs)
         rigid_springs_project(w);
+    articulations_sweep(w, h); // a heavy particle's structures, with it (articulation.c)
     tethers_project(w, true);
     contacts_confine_to_bounds(w);
     run_pass(m->springs_relax, w, h);
@@ -452,6 +453,7 @@ static void substep_positions(sb_world *w, const sb_method_kernels *m, double h,
     run_pass(m->springs_begin, w, h);
     run_pass(m->constraints_begin, w, h);
     iterate_positions(w, m, h, contacts_project_xpbd);
+    articulations_project(w, h, false); // a heavy particle's structures, with it (articulation.c)
     tethers_project(w, false);
     for (int i = 0; i < w->p_high; ++i)
         w->vel[i] = v2_scale(v2_sub(pos[i], prev[i]), 1.0 / h);
@@ -486,6 +488,7 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
         pos[i] = v2_mad(prev[i], h, w->vel[i]);
     contacts_warm_push(w);
     iterate_positions(w, m, h, contacts_project_verlet);
+    articulations_project(w, h, false); // a heavy particle's structures, with it (articulation.c)
     contacts_friction_verlet(w);
     // inertia
     for (int i = 0; i < w->p_high; ++i) {
@@ -498,6 +501,9 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
     // inertia (seed 004): without it a strut hit at 3 m/s gave way by v h, 5 cm at one sub-step.
     constraints_project_rigid(w, 0.0, true);
     contacts_project(w, w->def.verlet_preserve_impulse, h);
+    articulations_project(w, h, w->def.verlet_preserve_impulse);
+    if (w->def.verlet_preserve_impulse)
+        articulations_exchange_motion(w, h);
     for (int i = 0; i < w->p_high; ++i) {
         w->vel[i] = v2_scale(v2_sub(pos[i], prev[i]), 1.0 / h);
         pos[i] = prev[i]; // px: the motion itself (above)

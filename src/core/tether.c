@@ -13,19 +13,15 @@
 //
 // L is the shortest path over rigid springs (Dijkstra from every fixed particle at once);
 // each particle is tethered to its nearest fixed particle. Hertz springs do not take part:
-// they are meant to stretch; nor do springs that can break (tether_link).
+// they are meant to stretch; nor do springs that can break (spring_is_rigid_link).
 #include "sb_pool.h"
 #include "world_internal.h"
 
 #include <stdlib.h>
 
-// A breakable spring is no link: a tether beside it would carry load the spring never feels,
-// and a rope rated for a load would hold any load (in the explicit methods the tethers hold
-// half of a hanging weight).
-static bool tether_link(const sb_world *w, int s)
-{
-    return w->s_a[s] >= 0 && w->s_rigid[s] && w->break_stretch[s] == 0.0 && w->break_force[s] == 0.0;
-}
+// A breakable spring is no link (spring_is_rigid_link): a tether beside it would carry load the
+// spring never feels, and a rope rated for a load would hold any load (in the explicit methods
+// the tethers hold half of a hanging weight).
 
 typedef struct heap_item { double dist; int node; } heap_item;
 
@@ -84,7 +80,7 @@ void tethers_build(sb_world *w)
     int *first = calloc((size_t)n + 1, sizeof *first);
     int rigid = 0;
     for (int s = 0; s < w->s_high; ++s)
-        rigid += tether_link(w, s);
+        rigid += spring_is_rigid_link(w, s);
     int *edge_to = malloc(sizeof *edge_to * (size_t)(2 * rigid + 1));
     double *edge_len = malloc(sizeof *edge_len * (size_t)(2 * rigid + 1));
     double *dist = malloc(sizeof *dist * (size_t)n);
@@ -104,14 +100,14 @@ void tethers_build(sb_world *w)
 
     // Adjacency of the rigid springs (compressed rows).
     for (int s = 0; s < w->s_high; ++s)
-        if (tether_link(w, s)) {
+        if (spring_is_rigid_link(w, s)) {
             first[w->s_a[s] + 1] += 1;
             first[w->s_b[s] + 1] += 1;
         }
     for (int i = 0; i < n; ++i)
         first[i + 1] += first[i];
     for (int s = 0; s < w->s_high; ++s)
-        if (tether_link(w, s)) {
+        if (spring_is_rigid_link(w, s)) {
             int a = w->s_a[s], b = w->s_b[s];
             edge_to[first[a]] = b;
             edge_len[first[a]++] = w->rest[s];
@@ -176,6 +172,8 @@ static void tethers_range(void *ctx, int from, int to)
     sb_vec2 *pos = w->pos, *vel = w->vel;
     for (int t = from; t < to; ++t) {
         int p = w->tether_p[t], a = w->tether_anchor[t];
+        if (w->art && articulation_holds(w, p))
+            continue;
         double dx = pos[p].x - pos[a].x, dy = pos[p].y - pos[a].y;
         double d2 = dx * dx + dy * dy, L = w->tether_length[t];
         if (d2 <= L * L)

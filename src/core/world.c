@@ -176,6 +176,7 @@ void world_free_storage(sb_world *w)
     }
     events_free(w);
     constraints_free(w);
+    articulations_free(w);
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
         free(arrays[i]);
 }

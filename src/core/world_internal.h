@@ -20,6 +20,7 @@ typedef struct sb_contact {
     uint64_t key;              // (a << 32) | shape code, emitted in increasing order
     int a, b;                  // b = -1 for a static shape
     int b2;                    // a solid spring's contact: the other end (b the first); else -1
+    int art;                   // 1 + its record when articulated (articulation.c: a heavy particle on a structure); 0: not
     double t;                  // where along the spring b -> b2 the contact is (b2's share of it)
     uint32_t shape;            // wall slot, SHAPE_BOUND + side, or SHAPE_PARTICLE | b
     sb_vec2 normal;
@@ -72,6 +73,8 @@ typedef struct sb_warm {
 } sb_warm;
 /// The velocities of a block of grid cells lie within lo..hi (contacts_build).
 typedef struct velocity_box { double lo_x, hi_x, lo_y, hi_y; } velocity_box;
+/// The step's articulated contacts and the structures they push on (articulation.c).
+typedef struct sb_articulations sb_articulations;
 
 struct sb_world {
     sb_world_def def;
@@ -214,6 +217,7 @@ struct sb_world {
     uint64_t *contact_mask;               // scratch: the colours each particle has a contact in (contacts_color)
     sb_contact *segment_contacts;  // scratch: this step's contacts with solid springs, merged in by key
     int segment_contact_count, segment_contact_cap;
+    sb_articulations *art;         // scratch: this step's articulated contacts (articulation.c); NULL until one
     // Broad phase: spatial hash grid rebuilt each step by counting sort.
     int grid_size;            // buckets, power of two
     bool grid_dense;          // the occupied cells fit: bucket = row-major cell in grid_x0.. (else hashed)
@@ -371,6 +375,28 @@ void events_after_step(sb_world *w);
 void events_free(sb_world *w);
 /// Frees a spring slot (world.c), for breaking.
 void world_free_spring_slot(sb_world *w, int s);
+
+// articulation.c: a heavy particle's contacts with a light structure of rigid springs.
+/// A spring structures (and tethers) are made of: rigid and unbreakable.
+bool spring_is_rigid_link(const sb_world *w, int s);
+/// Marks this step's articulated contacts (contacts_next, before the colours) and finds their structures.
+void articulations_find(sb_world *w);
+/// The velocity methods' contact pass over the articulated contacts (after every other contact):
+/// each structure's rigid springs and its contacts solved together for the velocities now.
+void articulations_solve_velocities(sb_world *w, double h, bool use_bias);
+/// The position methods' contact pass over them: one Newton step of each structure's rigid
+/// springs and its contacts at the positions now. keep_motion: the moves change pos and prev alike.
+void articulations_project(sb_world *w, double h, bool keep_motion);
+/// The velocity methods' position sweep over them, after integrating (rigid_springs_project's):
+/// one Newton step of each structure's springs and contacts on positions alone.
+void articulations_sweep(sb_world *w, double h);
+/// verlet's second pass, after articulations_project(keep_motion): the contacts' exchange on the
+/// motion pos - prev (inelastic, with friction), through the structures.
+void articulations_exchange_motion(sb_world *w, double h);
+void articulations_free(sb_world *w);
+/// Particle i is in a structure that is solved directly this step (its tethers wait: they would
+/// move it without the heavy particle on it).
+bool articulation_holds(const sb_world *w, int i);
 
 // tether.c: long range attachments.
 void tethers_build(sb_world *w);
@@ -572,5 +598,9 @@ bool ledger_end(sb_world *w, double before, double after, double scale, double g
 // finding of contacts (contact_find.c) uses it for walls, bounds and solid springs.
 void static_shape_geometry(const sb_world *w, sb_contact *c);
 void segment_geometry(const sb_world *w, sb_contact *c);
+void contact_find_geometry(const sb_world *w, sb_contact *c); // any contact's
+/// The contacts' softness at sub-step h (a quarter of the sub-step rate) and the most they push out, m/s.
+sb_soft contact_softness(double h);
+double contact_push_limit(void);
 
 #endif

@@ -1,0 +1,848 @@
+// Articulated contacts: a heavy particle on a light structure of rigid springs (issue 19 item
+// 4). Not one of the seeds.
+//
+// Why: every method passes a contact's load to the bead it touches, and the bead passes it on
+// one link an iteration. Between a 100 kg ball and 0.1 kg beads a contact's pass gives the ball
+// a thousandth of the push that would stop it and the bead the rest, which the links then take
+// back from the bead: a ball dropped on a net of rigid links went through it in all six methods
+// (460 to 490 m below it after 10 s, links stretched 30% to 800%), as it does in Box2D v3.
+// Giving each contact the structure's response instead of the bead's (the structure's
+// effective mass with its springs held rigid) did not hold it either (tried): a net that the
+// ball has pulled taut is rigid only together with the ball's other contacts, and the springs'
+// own passes, which still saw light beads, let the stretch grow under the load.
+//
+// What: the rigid springs of the structure and the heavy contacts on it are solved together,
+// directly, as one system (constrained dynamics with Lagrange multipliers: Baraff, "Linear-Time
+// Dynamics using Lagrange Multipliers", SIGGRAPH 1996; Catto's J M^-1 J^T of seed 000 for all of
+// the rows at once). With the springs' rows L (unit axis u, u . (x_b - x_a)) and the contacts'
+// rows C (normal and tangent of each), W the inverse masses and inertias:
+//     [A  B] [lambda_L]   [r_L]      A = L W L^T, B = L W C^T, D = C W C^T,
+//     [B' D] [lambda_C] = [r_C],     r = target - J x for the velocities or positions x now.
+// A is banded (the springs in breadth-first order: 2 for a chain, about twice the width for a
+// cloth) and factored by Cholesky; the contacts' part is its Schur complement
+// S = D - B' A^-1 B, small and dense, where the contacts' bounds (a push is >= 0, friction within
+// mu times it) are met by projected Gauss-Seidel; then lambda_L = A^-1 (r_L - B lambda_C). The
+// springs' rows hold exactly, so the ball's weight goes through the links to the fixed particles
+// at once. Where the sub-step solves it:
+// - the velocity methods, after their other contacts: the springs take no stretching speed, the
+//   contacts their soft push-out; again in the relax, without it (Box2D v3's soft step). After
+//   integrating, a sweep takes Newton steps of the same system on positions, each move becoming
+//   velocity as in xpbd: a hanging net that the ball pulls taut is rigid only at second order
+//   (a straight chain can lengthen sideways to first order), so velocities alone let it stretch
+//   under the ball (15 to 30%, and the ball went through).
+// - the position methods, after their iterations: the same Newton steps, with friction on the
+//   slide since the sub-step began; verlet also in its second pass, keeping the motion, then the
+//   exchange on the motion pos - prev.
+// A fixed particle ends a structure: its springs are rows with one end. The tethers of a
+// structure solved this step wait (tether.c): they would move its beads without the ball.
+//
+// Which contacts: between a particle and a particle or solid spring on a side at least
+// articulate_mass_ratio times lighter and joined by rigid springs (the tethers' links: rigid and
+// unbreakable, as a breakable spring must feel its load; a hertz spring is meant to give). The
+// cost is the structure's springs times its band squared a factorization, paid only where such a
+// contact is (a 100 kg ball on a 20 x 20 cloth with diagonals: 6 to 13 ms a step; on a net of
+// 21 beads, nothing measurable); a structure past structure_cost_max is solved as before.
+//
+// Limits, measured: a straight taut chain between two fixed particles cannot take a load at all
+// without stretching, and a ball dropped on one rings on it (held, but 20 to 150 J left after
+// 10 s); at one sub-step the catch stretches the net 40 to 110%.
+#include "world_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/// A contact is articulated where the heavier side is at least this many times the lighter's mass.
+static const double articulate_mass_ratio = 4.0;
+/// The most multiply-adds a structure's factorization may take (springs x band^2): five times a
+/// 20 x 20 cloth with diagonals (1121 springs, band 59: 4e6). A larger structure's contacts are
+/// solved as the others are.
+static const double structure_cost_max = 2e7;
+/// Contacts a structure solves together; further ones are solved as the others are.
+enum { STRUCTURE_CONTACTS_MAX = 32, ROWS_MAX = 2 * STRUCTURE_CONTACTS_MAX };
+/// Projected Gauss-Seidel sweeps over the contacts' Schur complement (a few dozen rows).
+static const int schur_sweeps = 40;
+/// Newton steps a position pass takes at most (it stops once the errors are a hundred-thousandth
+/// of the shortest spring), each at most this share of the shortest spring for any particle.
+/// Measured on a 100 kg ball dropped 1 m onto a sagging net of 21 beads of 0.1 kg at the
+/// defaults, the links' worst stretch during the catch: 4 steps of a fifth, 5 to 9%; 8 of a half,
+/// 2 to 6%, and the net then also holds it at two sub-steps (a fifth: xpbd dropped it).
+enum { newton_steps = 8 };
+static const double newton_step_most = 0.5;
+
+/// A rigid spring of a structure: its ends' indices in the structure (-1: a fixed end), their
+/// world slots, its rest length and its unit axis a -> b at the last solve.
+typedef struct art_link { int a, b, slot_a, slot_b; double rest; sb_vec2 u; } art_link;
+
+/// A contact's row, its normal or its tangent: up to three particles with their gradients (along
+/// x, y and the spin) and their index in the structure (-1: not in it).
+typedef struct art_row { int count, slot[3], local[3]; double gx[3], gy[3], gw[3]; } art_row;
+
+typedef struct art_structure {
+    int first_particle, particle_count; // art->particles (world slots), breadth-first
+    int first_link, link_count;         // art->links, breadth-first
+    int band;                           // A's half-bandwidth in that order
+    int first_factor;                   // art->factor: link_count * (band + 1)
+    bool usable;                        // small enough to factor
+    int contact_count;                  // marked this step (articulations_find)
+    double shortest;                    // its shortest spring's rest length
+    double max_move;                    // the most a Newton step moves a particle (structure_solve)
+} art_structure;
+
+struct sb_articulations {
+    art_structure *structures;
+    int structure_count, structure_cap;
+    int *particles, particle_count, particle_cap;
+    art_link *links;
+    int link_count, link_cap;
+    int *incident_first, incident_first_cap; // per structure particle_count + 1: its links in `incident`
+    int *incident, incident_cap;
+    double *factor;
+    int factor_count, factor_cap;
+    // per world particle slot: its structure this step (-1: none) and its index there
+    int *structure_of, *local_of, slots_cap;
+    // the world's rigid springs by particle (compressed rows), rebuilt each step it is needed
+    int *adj_first, *adj_spring, adj_first_cap, adj_spring_cap;
+    // a solve's scratch: B and A^-1 B (links x rows), the links' right side, a motion per slot
+    double *b, *y, *z;
+    int b_cap, y_cap, z_cap;
+    sb_vec2 *move; // per structure particle: a Newton step's move
+    int move_cap;
+    sb_vec2 *motion;
+    int motion_cap;
+};
+
+void articulations_free(sb_world *w)
+{
+    sb_articulations *art = w->art;
+    if (!art)
+        return;
+    free(art->structures);
+    free(art->particles);
+    free(art->links);
+    free(art->incident_first);
+    free(art->incident);
+    free(art->factor);
+    free(art->structure_of);
+    free(art->local_of);
+    free(art->adj_first);
+    free(art->adj_spring);
+    free(art->b);
+    free(art->y);
+    free(art->z);
+    free(art->motion);
+    free(art->move);
+    free(art);
+    w->art = NULL;
+}
+
+bool spring_is_rigid_link(const sb_world *w, int s)
+{
+    return w->s_a[s] >= 0 && w->s_rigid[s] && w->break_stretch[s] == 0.0 && w->break_force[s] == 0.0;
+}
+
+static bool build_adjacency(sb_world *w, sb_articulations *art)
+{
+    const int n = w->p_high;
+    if (!array_reserve((void **)&art->adj_first, &art->adj_first_cap, n + 1, sizeof *art->adj_first))
+        return false;
+    memset(art->adj_first, 0, sizeof *art->adj_first * (size_t)(n + 1));
+    int ends = 0;
+    for (int s = 0; s < w->s_high; ++s)
+        if (spring_is_rigid_link(w, s)) {
+            art->adj_first[w->s_a[s] + 1] += 1;
+            art->adj_first[w->s_b[s] + 1] += 1;
+            ends += 2;
+        }
+    if (!array_reserve((void **)&art->adj_spring, &art->adj_spring_cap, ends > 0 ? ends : 1, sizeof *art->adj_spring))
+        return false;
+    for (int i = 0; i < n; ++i)
+        art->adj_first[i + 1] += art->adj_first[i];
+    for (int s = 0; s < w->s_high; ++s)
+        if (spring_is_rigid_link(w, s)) {
+            art->adj_spring[art->adj_first[w->s_a[s]]++] = s;
+            art->adj_spring[art->adj_first[w->s_b[s]]++] = s;
+        }
+    for (int i = n; i > 0; --i) // the fill moved each row start to the next row's start
+        art->adj_first[i] = art->adj_first[i - 1];
+    art->adj_first[0] = 0;
+    return true;
+}
+
+bool articulation_holds(const sb_world *w, int i)
+{
+    const sb_articulations *art = w->art;
+    if (!art || i >= art->slots_cap || art->structure_of[i] < 0)
+        return false;
+    return art->structures[art->structure_of[i]].contact_count > 0;
+}
+
+static bool has_links(const sb_articulations *art, int i) { return art->adj_first[i + 1] > art->adj_first[i]; }
+
+/// The structure of rigid springs that particle `start` is in, breadth-first; -1 when memory is short.
+/// Appends the particles and rigid springs reached from `start` to structure `id`, breadth-first.
+static bool structure_walk(sb_world *w, sb_articulations *art, int id, int start)
+{
+    art_structure *st = &art->structures[id];
+    if (!array_reserve((void **)&art->particles, &art->particle_cap, art->particle_count + 1, sizeof *art->particles))
+        return false;
+    art->particles[art->particle_count++] = start;
+    art->structure_of[start] = id;
+    art->local_of[start] = 0;
+    for (int q = st->first_particle; q < art->particle_count; ++q) {
+        const int i = art->particles[q], local_i = q - st->first_particle;
+        for (int e = art->adj_first[i]; e < art->adj_first[i + 1]; ++e) {
+            const int s = art->adj_spring[e];
+            const int o = w->s_a[s] == i ? w->s_b[s] : w->s_a[s];
+            const bool fixed = w->inv_mass[o] == 0.0;
+            if (!fixed && art->structure_of[o] != id) { // found: it joins the queue
+                if (!array_reserve((void **)&art->particles, &art->particle_cap, art->particle_count + 1, sizeof *art->particles))
+                    return false;
+                art->structure_of[o] = id;
+                art->local_of[o] = art->particle_count - st->first_particle;
+                art->particles[art->particle_count++] = o;
+            }
+            // each spring once: from the end taken from the queue first (or its one free end)
+            if (!fixed && art->local_of[o] < local_i)
+                continue;
+            if (!array_reserve((void **)&art->links, &art->link_cap, art->link_count + 1, sizeof *art->links))
+                return false;
+            const bool i_is_a = w->s_a[s] == i;
+            const int local_o = fixed ? -1 : art->local_of[o];
+            art->links[art->link_count++] = (art_link){i_is_a ? local_i : local_o, i_is_a ? local_o : local_i,
+                                                       w->s_a[s], w->s_b[s], w->rest[s], {0, 0}};
+        }
+    }
+    return true;
+}
+
+static int structure_build(sb_world *w, sb_articulations *art, int start)
+{
+    if (!array_reserve((void **)&art->structures, &art->structure_cap, art->structure_count + 1, sizeof *art->structures))
+        return -1;
+    const int id = art->structure_count;
+    art_structure *st = &art->structures[id];
+    memset(st, 0, sizeof *st);
+    st->first_particle = art->particle_count;
+    st->first_link = art->link_count;
+    // The band is narrowest when the walk starts at an end of the structure (Cuthill and McKee's
+    // ordering from a pseudo-peripheral particle: the last one a first walk reaches): from the
+    // middle of a cloth the fronts are twice as wide, and the factorization 4 times the work.
+    if (!structure_walk(w, art, id, start))
+        return -1;
+    const int far = art->particles[art->particle_count - 1];
+    for (int q = st->first_particle; q < art->particle_count; ++q)
+        art->structure_of[art->particles[q]] = -1;
+    art->particle_count = st->first_particle;
+    art->link_count = st->first_link;
+    if (!structure_walk(w, art, id, far))
+        return -1;
+    st->particle_count = art->particle_count - st->first_particle;
+    st->link_count = art->link_count - st->first_link;
+
+    // Each particle's springs, and the band: the farthest apart two springs of one particle are.
+    const int np = st->particle_count, nl = st->link_count;
+    const int first_incident = st->first_particle + id; // one more row start per structure
+    if (!array_reserve((void **)&art->incident_first, &art->incident_first_cap, first_incident + np + 1,
+                       sizeof *art->incident_first) ||
+        !array_reserve((void **)&art->incident, &art->incident_cap, 2 * (st->first_link + nl) + 1, sizeof *art->incident))
+        return -1;
+    int *row = art->incident_first + first_incident;
+    memset(row, 0, sizeof *row * (size_t)(np + 1));
+    const art_link *links = art->links + st->first_link;
+    for (int l = 0; l < nl; ++l) {
+        if (links[l].a >= 0)
+            row[links[l].a + 1] += 1;
+        if (links[l].b >= 0)
+            row[links[l].b + 1] += 1;
+    }
+    row[0] = 2 * st->first_link;
+    for (int i = 0; i < np; ++i)
+        row[i + 1] += row[i];
+    int *fill = malloc(sizeof *fill * (size_t)(np > 0 ? np : 1));
+    if (!fill)
+        return -1;
+    memcpy(fill, row, sizeof *fill * (size_t)np);
+    for (int l = 0; l < nl; ++l) {
+        if (links[l].a >= 0)
+            art->incident[fill[links[l].a]++] = l;
+        if (links[l].b >= 0)
+            art->incident[fill[links[l].b]++] = l;
+    }
+    free(fill);
+    int band = 0;
+    for (int i = 0; i < np; ++i)
+        for (int e = row[i]; e < row[i + 1]; ++e)
+            for (int f = row[i]; f < e; ++f) {
+                int d = abs(art->incident[e] - art->incident[f]);
+                band = d > band ? d : band;
+            }
+    st->band = band;
+    double shortest = INFINITY;
+    for (int l = 0; l < nl; ++l)
+        shortest = links[l].rest < shortest ? links[l].rest : shortest;
+    st->shortest = shortest > 0.0 && shortest < INFINITY ? shortest : 0.01;
+    st->max_move = newton_step_most * st->shortest;
+    st->usable = nl > 0 && (double)nl * (band + 1.0) * (band + 1.0) <= structure_cost_max;
+    if (st->usable) {
+        st->first_factor = art->factor_count;
+        if (!array_reserve((void **)&art->factor, &art->factor_cap, art->factor_count + nl * (band + 1), sizeof *art->factor))
+            return -1;
+        art->factor_count += nl * (band + 1);
+    }
+    art->structure_count += 1;
+    return id;
+}
+
+static sb_articulations *articulations_get(sb_world *w)
+{
+    if (!w->art)
+        w->art = calloc(1, sizeof *w->art);
+    return w->art;
+}
+
+static bool reserve_slots(sb_world *w, sb_articulations *art)
+{
+    if (art->slots_cap >= w->p_high)
+        return true;
+    int cap = art->slots_cap;
+    if (!array_reserve((void **)&art->structure_of, &cap, w->p_high, sizeof *art->structure_of))
+        return false;
+    cap = art->slots_cap;
+    if (!array_reserve((void **)&art->local_of, &cap, w->p_high, sizeof *art->local_of))
+        return false;
+    for (int i = art->slots_cap; i < cap; ++i)
+        art->structure_of[i] = -1;
+    art->slots_cap = cap;
+    return true;
+}
+
+
+/// The inverse mass of a contact's side: a particle's, or a solid spring's lighter end's.
+static double side_inverse_mass(const sb_world *w, const sb_contact *c, int side)
+{
+    if (side == 0)
+        return w->inv_mass[c->a];
+    double wb = w->inv_mass[c->b];
+    return c->b2 < 0 ? wb : (w->inv_mass[c->b2] > wb ? w->inv_mass[c->b2] : wb);
+}
+
+/// The contact's side that a structure takes: the lighter, where it is articulate_mass_ratio
+/// times lighter and joined by rigid springs; -1 for none.
+static int light_side(const sb_world *w, const sb_articulations *art, const sb_contact *c)
+{
+    if (c->b < 0)
+        return -1; // a wall or a bound: nothing to be heavy against
+    const double wa = side_inverse_mass(w, c, 0), wb = side_inverse_mass(w, c, 1);
+    if (c->b2 < 0 && wb > 0.0 && wa >= articulate_mass_ratio * wb && has_links(art, c->a))
+        return 0;
+    if (wa > 0.0 && wb >= articulate_mass_ratio * wa && has_links(art, c->b))
+        return 1;
+    return -1;
+}
+
+void articulations_find(sb_world *w)
+{
+    sb_articulations *art = w->art;
+    if (art) { // last step's marks go
+        for (int k = 0; k < art->particle_count; ++k)
+            if (art->particles[k] < art->slots_cap)
+                art->structure_of[art->particles[k]] = -1;
+        art->structure_count = art->particle_count = art->link_count = art->factor_count = 0;
+    }
+    if (w->s_alive == 0 || w->contact_next_count == 0)
+        return;
+    bool any = false; // a contact of two particles far apart in mass first: the pits pay only this
+    for (int k = 0; k < w->contact_next_count && !any; ++k) {
+        const sb_contact *c = &w->contacts_next[k];
+        if (c->b < 0)
+            continue;
+        const double wa = side_inverse_mass(w, c, 0), wb = side_inverse_mass(w, c, 1);
+        any = (wb > 0.0 && wa >= articulate_mass_ratio * wb) || (wa > 0.0 && wb >= articulate_mass_ratio * wa);
+    }
+    if (!any || !(art = articulations_get(w)) || !reserve_slots(w, art) || !build_adjacency(w, art))
+        return;
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        if (c->b < 0)
+            continue;
+        const int side = light_side(w, art, c);
+        if (side < 0)
+            continue;
+        const int light = side == 0 ? c->a : c->b, heavy = side == 0 ? c->b : c->a;
+        int s = art->structure_of[light];
+        if (s < 0 && (s = structure_build(w, art, light)) < 0)
+            return; // memory is short: the rest are solved as before
+        art_structure *st = &art->structures[s];
+        if (!st->usable || art->structure_of[heavy] == s || st->contact_count == STRUCTURE_CONTACTS_MAX)
+            continue; // too large, the heavy one is in it (the springs' passes hold that), or full
+        if (c->b2 >= 0 && art->structure_of[c->b2] != s && w->inv_mass[c->b2] > 0.0)
+            continue; // a solid spring across two structures (a hertz spring's): as before
+        st->contact_count += 1;
+        c->art = s + 1;
+    }
+}
+
+// ------------------------------------------------------------------ one solve
+
+/// A = L W L^T of the structure at the positions now, in band storage (row l holds columns
+/// l - band .. l), factored in place: A = R R^T (Cholesky).
+static void structure_factor(sb_world *w, sb_articulations *art, int id)
+{
+    const art_structure *st = &art->structures[id];
+    art_link *links = art->links + st->first_link;
+    const int nl = st->link_count, band = st->band, width = band + 1;
+    double *L = art->factor + st->first_factor;
+    for (int l = 0; l < nl; ++l) {
+        sb_vec2 d = v2_sub(w->pos[links[l].slot_b], w->pos[links[l].slot_a]);
+        double len = v2_len(d);
+        links[l].u = len > 0.0 ? v2_scale(d, 1.0 / len) : v2(1.0, 0.0);
+    }
+    memset(L, 0, sizeof *L * (size_t)(nl * width));
+    const int *row = art->incident_first + st->first_particle + id;
+    for (int i = 0; i < st->particle_count; ++i) {
+        const double wi = w->inv_mass[art->particles[st->first_particle + i]];
+        for (int e = row[i]; e < row[i + 1]; ++e) {
+            const int l = art->incident[e];
+            const double sl = links[l].b == i ? 1.0 : -1.0;
+            for (int f = row[i]; f < row[i + 1]; ++f) {
+                const int m = art->incident[f];
+                if (m > l)
+                    continue;
+                const double sm = links[m].b == i ? 1.0 : -1.0;
+                L[l * width + (l - m)] += sl * sm * wi * v2_dot(links[l].u, links[m].u);
+            }
+        }
+    }
+    // A straight chain between two fixed particles has one spring more than it has coordinates
+    // along it, so A is singular there: a pivot is kept above a billionth of its diagonal (that
+    // direction asks a push no finite load does).
+    for (int i = 0; i < nl; ++i) {
+        const int j0 = i - band > 0 ? i - band : 0;
+        for (int j = j0; j <= i; ++j) {
+            double sum = L[i * width + (i - j)];
+            for (int k = j0; k < j; ++k)
+                sum -= L[i * width + (i - k)] * L[j * width + (j - k)];
+            if (j == i) {
+                const double floor = 1e-9 * L[i * width] + 1e-300;
+                L[i * width] = sqrt(sum > floor ? sum : floor);
+            } else {
+                L[i * width + (i - j)] = sum / L[j * width];
+            }
+        }
+    }
+}
+
+/// Solves A x = b in place with the factor (x strided by `stride`).
+static void band_solve(const sb_articulations *art, const art_structure *st, double *x, int stride)
+{
+    const int nl = st->link_count, band = st->band, width = band + 1;
+    const double *L = art->factor + st->first_factor;
+    for (int i = 0; i < nl; ++i) {
+        double sum = x[i * stride];
+        for (int k = i - band > 0 ? i - band : 0; k < i; ++k)
+            sum -= L[i * width + (i - k)] * x[k * stride];
+        x[i * stride] = sum / L[i * width];
+    }
+    for (int i = nl - 1; i >= 0; --i) {
+        double sum = x[i * stride];
+        for (int k = i + 1; k <= i + band && k < nl; ++k)
+            sum -= L[k * width + (k - i)] * x[k * stride];
+        x[i * stride] = sum / L[i * width];
+    }
+}
+
+/// The normal and tangent rows of a contact (its geometry found): a's side has the gradient
+/// -n (-t, and -r_a on its spin where it rolls), b's side +n shared by (1 - t, t) on a solid
+/// spring (+t, and -r_b on a rolling particle's spin); spin_slip's convention (contact.c).
+static void contact_rows(const sb_world *w, const sb_articulations *art, int id, const sb_contact *c, art_row *rn, art_row *rt)
+{
+    const sb_vec2 n = c->normal, t = v2(-n.y, n.x);
+    int slots[3] = {c->a, c->b, c->b2};
+    double share[3] = {-1.0, c->b2 >= 0 ? 1.0 - c->t : 1.0, c->b2 >= 0 ? c->t : 0.0};
+    const int count = c->b2 >= 0 ? 3 : 2;
+    rn->count = rt->count = count;
+    for (int e = 0; e < count; ++e) {
+        const int p = slots[e];
+        const bool turns = w->inv_inertia[p] > 0.0 && (e == 0 || c->b2 < 0);
+        rn->slot[e] = rt->slot[e] = p;
+        rn->local[e] = rt->local[e] = art->structure_of[p] == id ? art->local_of[p] : -1;
+        rn->gx[e] = share[e] * n.x;
+        rn->gy[e] = share[e] * n.y;
+        rn->gw[e] = 0.0;
+        rt->gx[e] = share[e] * t.x;
+        rt->gy[e] = share[e] * t.y;
+        rt->gw[e] = turns ? -w->radius[p] : 0.0;
+    }
+}
+
+static double row_dot(const sb_world *w, const art_row *r, const sb_vec2 *x, const double *spin)
+{
+    double v = 0.0;
+    for (int e = 0; e < r->count; ++e) {
+        v += r->gx[e] * x[r->slot[e]].x + r->gy[e] * x[r->slot[e]].y;
+        if (spin && r->gw[e] != 0.0)
+            v += r->gw[e] * spin[r->slot[e]];
+    }
+    (void)w;
+    return v;
+}
+
+/// What the solve works on: the velocities and spins, or the positions and turns, and where a
+/// share of each move also goes (the position methods' prev), and the targets of its rows.
+typedef struct solve_input {
+    sb_vec2 *x;
+    double *spin;         // NULL: spins take no part
+    sb_vec2 *prev;        // NULL: none
+    double prev_share;
+    // positions: the targets are the rows' errors to undo (-C), not values of J x to reach
+    bool errors;
+    // the position methods' friction: the tangent rows target the slide since these positions
+    // and turns (the sub-step's start); NULL: the tangent rows target no slip of x itself
+    const sb_vec2 *slide_from;
+    const double *spin_from;
+} solve_input;
+
+/// One direct solve of structure `id` with its contacts: rows' targets in `target` (links first,
+/// then each contact's normal and tangent), the contacts' friction in `mu`. Returns each contact
+/// row's lambda in `lambda`.
+static bool structure_solve(sb_world *w, sb_articulations *art, int id, const solve_input *in, const art_row *rows,
+                            int m, const double *target_links, const double *target_rows, const double *mu, double *lambda)
+{
+    art_structure *st = &art->structures[id];
+    const art_link *links = art->links + st->first_link;
+    const int nl = st->link_count;
+    if (!array_reserve((void **)&art->b, &art->b_cap, nl * m + 1, sizeof *art->b) ||
+        !array_reserve((void **)&art->y, &art->y_cap, nl * m + 1, sizeof *art->y) ||
+        !array_reserve((void **)&art->z, &art->z_cap, nl + 1, sizeof *art->z) ||
+        !array_reserve((void **)&art->move, &art->move_cap, st->particle_count + 1, sizeof *art->move))
+        return false;
+    double *B = art->b, *Y = art->y, *z = art->z;
+    memset(B, 0, sizeof *B * (size_t)(nl * m));
+    const int *row = art->incident_first + st->first_particle + id;
+    for (int r = 0; r < m; ++r)
+        for (int e = 0; e < rows[r].count; ++e) {
+            const int i = rows[r].local[e];
+            if (i < 0)
+                continue;
+            const double wi = w->inv_mass[rows[r].slot[e]];
+            const sb_vec2 g = v2(rows[r].gx[e], rows[r].gy[e]);
+            for (int k = row[i]; k < row[i + 1]; ++k) {
+                const int l = art->incident[k];
+                B[l * m + r] += (links[l].b == i ? wi : -wi) * v2_dot(links[l].u, g);
+            }
+        }
+    memcpy(Y, B, sizeof *Y * (size_t)(nl * m));
+    for (int r = 0; r < m; ++r)
+        band_solve(art, st, Y + r, m);
+    // S = D - B' A^-1 B
+    double S[ROWS_MAX][ROWS_MAX];
+    for (int r = 0; r < m; ++r)
+        for (int q = 0; q <= r; ++q) {
+            double d = 0.0;
+            for (int e = 0; e < rows[r].count; ++e)
+                for (int f = 0; f < rows[q].count; ++f) {
+                    const int p = rows[r].slot[e];
+                    if (p != rows[q].slot[f])
+                        continue;
+                    d += w->inv_mass[p] * (rows[r].gx[e] * rows[q].gx[f] + rows[r].gy[e] * rows[q].gy[f]);
+                    if (in->spin)
+                        d += w->inv_inertia[p] * rows[r].gw[e] * rows[q].gw[f];
+                }
+            for (int l = 0; l < nl; ++l)
+                d -= B[l * m + r] * Y[l * m + q];
+            S[r][q] = S[q][r] = d;
+        }
+    // the residuals: the links' (then A^-1 of it) and the contacts' less what the links take
+    for (int l = 0; l < nl; ++l)
+        z[l] = target_links[l] - (in->errors ? 0.0 : v2_dot(links[l].u, v2_sub(in->x[links[l].slot_b], in->x[links[l].slot_a])));
+    band_solve(art, st, z, 1);
+    double q[ROWS_MAX];
+    for (int r = 0; r < m; ++r) {
+        double v = 0.0;
+        if (!in->errors)
+            v = row_dot(w, &rows[r], in->x, in->spin);
+        else if (in->slide_from && (r & 1)) // the slide since the sub-step began
+            v = row_dot(w, &rows[r], in->x, in->spin) - row_dot(w, &rows[r], in->slide_from, in->spin_from);
+        q[r] = target_rows[r] - v;
+        for (int l = 0; l < nl; ++l)
+            q[r] -= B[l * m + r] * z[l];
+        lambda[r] = 0.0;
+    }
+    // the contacts' bounds: pushes >= 0, friction within mu times the push (projected Gauss-Seidel)
+    for (int sweep = 0; sweep < schur_sweeps; ++sweep)
+        for (int r = 0; r < m; ++r) {
+            if (S[r][r] <= 0.0)
+                continue;
+            double res = q[r];
+            for (int c = 0; c < m; ++c)
+                res -= S[r][c] * lambda[c];
+            double next = lambda[r] + res / S[r][r];
+            if ((r & 1) == 0) {
+                next = next > 0.0 ? next : 0.0;
+            } else {
+                const double limit = mu[r / 2] * lambda[r - 1];
+                next = next < -limit ? -limit : next > limit ? limit : next;
+            }
+            lambda[r] = next;
+        }
+    // lambda_L = A^-1 r_L - A^-1 B lambda_C (into z), then x += W J^T lambda
+    for (int l = 0; l < nl; ++l)
+        for (int r = 0; r < m; ++r)
+            z[l] -= Y[l * m + r] * lambda[r];
+    double scale = 1.0;
+    if (in->errors) {
+        // A Newton step on positions is a linearisation: near a taut straight chain it asks for
+        // moves far larger than the errors (a stretched straight chain cannot be mended to first
+        // order), and taking them whole stretched the net further. The step is cut to a fifth of
+        // the structure's shortest spring; the next pass goes on from there.
+        double most = 0.0;
+        for (int i = 0; i < st->particle_count; ++i)
+            art->move[i] = v2(0.0, 0.0);
+        for (int l = 0; l < nl; ++l) {
+            const sb_vec2 p = v2_scale(links[l].u, z[l]);
+            if (links[l].a >= 0)
+                art->move[links[l].a] = v2_mad(art->move[links[l].a], -w->inv_mass[links[l].slot_a], p);
+            if (links[l].b >= 0)
+                art->move[links[l].b] = v2_mad(art->move[links[l].b], w->inv_mass[links[l].slot_b], p);
+        }
+        for (int r = 0; r < m; ++r)
+            for (int e = 0; e < rows[r].count; ++e) {
+                const int i = rows[r].local[e];
+                const double step = w->inv_mass[rows[r].slot[e]] * lambda[r];
+                if (i >= 0)
+                    art->move[i] = v2_add(art->move[i], v2(rows[r].gx[e] * step, rows[r].gy[e] * step));
+                else { // the heavy particle
+                    double d = fabs(step) * sqrt(rows[r].gx[e] * rows[r].gx[e] + rows[r].gy[e] * rows[r].gy[e]);
+                    most = d > most ? d : most;
+                }
+            }
+        for (int i = 0; i < st->particle_count; ++i) {
+            double d = v2_len(art->move[i]);
+            most = d > most ? d : most;
+        }
+        if (most > st->max_move)
+            scale = st->max_move / most;
+    }
+    for (int r = 0; r < m; ++r)
+        lambda[r] *= scale;
+    for (int l = 0; l < nl; ++l) {
+        const sb_vec2 p = v2_scale(links[l].u, z[l] * scale);
+        const int ends[2] = {links[l].slot_a, links[l].slot_b};
+        for (int e = 0; e < 2; ++e) {
+            const int s = ends[e];
+            const double step = (e == 0 ? -1.0 : 1.0) * w->inv_mass[s];
+            if (step == 0.0) // a fixed particle is never written
+                continue;
+            in->x[s] = v2_mad(in->x[s], step, p);
+            if (in->prev)
+                in->prev[s] = v2_mad(in->prev[s], step * in->prev_share, p);
+        }
+    }
+    for (int r = 0; r < m; ++r)
+        for (int e = 0; e < rows[r].count; ++e) {
+            const int s = rows[r].slot[e];
+            if (w->inv_mass[s] == 0.0)
+                continue;
+            const sb_vec2 p = v2(rows[r].gx[e] * lambda[r], rows[r].gy[e] * lambda[r]);
+            in->x[s] = v2_mad(in->x[s], w->inv_mass[s], p);
+            if (in->prev)
+                in->prev[s] = v2_mad(in->prev[s], w->inv_mass[s] * in->prev_share, p);
+            if (in->spin && rows[r].gw[e] != 0.0)
+                in->spin[s] += w->inv_inertia[s] * rows[r].gw[e] * lambda[r];
+        }
+    return true;
+}
+
+/// Runs `fn` on each structure with contacts this step, with the rows of its contacts (their
+/// geometry found now) and their positions in contacts_next.
+typedef void structure_fn(sb_world *w, int id, art_row *rows, sb_contact **contacts, int k, void *ctx);
+
+static void for_each_structure(sb_world *w, structure_fn *fn, void *ctx)
+{
+    sb_articulations *art = w->art;
+    if (!art || art->structure_count == 0)
+        return;
+    for (int id = 0; id < art->structure_count; ++id) {
+        const art_structure *st = &art->structures[id];
+        if (st->contact_count == 0)
+            continue;
+        art_row rows[ROWS_MAX];
+        sb_contact *contacts[STRUCTURE_CONTACTS_MAX];
+        int k = 0;
+        for (int j = w->contact_color_start[63]; j < w->contact_next_count && k < STRUCTURE_CONTACTS_MAX; ++j) {
+            sb_contact *c = &w->contacts_next[j];
+            if (c->art != id + 1)
+                continue;
+            contact_find_geometry(w, c);
+            contact_rows(w, art, id, c, &rows[2 * k], &rows[2 * k + 1]);
+            contacts[k++] = c;
+        }
+        if (k > 0)
+            fn(w, id, rows, contacts, k, ctx);
+    }
+}
+
+static double link_stretch(const sb_world *w, const art_link *l) { return v2_len(v2_sub(w->pos[l->slot_b], w->pos[l->slot_a])) - l->rest; }
+
+typedef struct velocity_pass { double h; bool use_bias; } velocity_pass;
+
+// The velocity methods: the links close their stretch and the contacts their overlap at the
+// contacts' soft rate (a quarter of the sub-step rate), a speculative contact lets its gap close
+// (seed 003's speculative contacts), and the relax targets no push-out at all (Box2D v3).
+static void solve_velocities(sb_world *w, int id, art_row *rows, sb_contact **contacts, int k, void *ctx)
+{
+    const velocity_pass *pass = ctx;
+    sb_articulations *art = w->art;
+    const art_structure *st = &art->structures[id];
+    const sb_soft soft = contact_softness(pass->h);
+    double *target_links = malloc(sizeof *target_links * (size_t)(st->link_count + 1));
+    if (!target_links)
+        return;
+    // (the springs' stretch is mended by articulations_sweep, with the velocity it takes)
+    for (int l = 0; l < st->link_count; ++l)
+        target_links[l] = 0.0;
+    double target[ROWS_MAX] = {0}, mu[STRUCTURE_CONTACTS_MAX] = {0}, lambda[ROWS_MAX] = {0};
+    if (pass->use_bias) // the relax keeps the solve's factor: the springs have turned by v h since
+        structure_factor(w, art, id);
+    for (int i = 0; i < k; ++i) {
+        const double s = contacts[i]->separation;
+        double push = 0.0;
+        if (s > 0.0)
+            push = -s / pass->h;
+        else if (pass->use_bias)
+            push = -soft.bias_rate * s < contact_push_limit() ? -soft.bias_rate * s : contact_push_limit();
+        target[2 * i] = push;
+        target[2 * i + 1] = 0.0;
+        mu[i] = contacts[i]->friction;
+    }
+    solve_input in = {w->vel, w->spinning ? w->omega : NULL, NULL, 0.0, false, NULL, NULL};
+    const bool ok = structure_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda);
+    if (ok)
+        for (int i = 0; i < k; ++i) {
+            contacts[i]->normal_impulse = lambda[2 * i];
+            contacts[i]->tangent_impulse = lambda[2 * i + 1];
+            if (lambda[2 * i] > contacts[i]->max_normal_impulse)
+                contacts[i]->max_normal_impulse = lambda[2 * i];
+        }
+    free(target_links);
+}
+
+void articulations_solve_velocities(sb_world *w, double h, bool use_bias)
+{
+    velocity_pass pass = {h, use_bias};
+    for_each_structure(w, solve_velocities, &pass);
+}
+
+typedef struct position_pass { bool keep_motion, motion, sweep; double h; } position_pass;
+
+// The position methods: one Newton step to the links' rest lengths and out of every overlap,
+// with friction cancelling the contacts' slide since the sub-step began, within mu times the push.
+static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **contacts, int k, void *ctx)
+{
+    const position_pass *pass = ctx;
+    sb_articulations *art = w->art;
+    const art_structure *st = &art->structures[id];
+    double *target_links = malloc(sizeof *target_links * (size_t)(st->link_count + 1));
+    if (!target_links)
+        return;
+    double target[ROWS_MAX] = {0}, mu[STRUCTURE_CONTACTS_MAX] = {0}, lambda[ROWS_MAX] = {0};
+    // (verlet's second pass keeps the motion and leaves friction to the exchange)
+    solve_input in = {w->pos, w->spinning ? w->angle : NULL, w->prev, pass->keep_motion ? 1.0 : 0.0, true,
+                      pass->keep_motion ? NULL : w->prev, w->spinning ? w->angle_prev : NULL};
+    if (pass->sweep) // the velocity methods' sweep: each move becomes velocity, as in xpbd; no friction
+        in = (solve_input){w->pos, NULL, w->vel, 1.0 / pass->h, true, NULL, NULL};
+    if (pass->motion) { // verlet's exchange: the motion pos - prev keeps the links and closes no contact
+        sb_vec2 *motion = art->motion;
+        for (int l = 0; l < st->link_count; ++l)
+            target_links[l] = 0.0;
+        for (int i = 0; i < k; ++i) {
+            target[2 * i] = target[2 * i + 1] = 0.0;
+            mu[i] = contacts[i]->friction;
+        }
+        in = (solve_input){motion, NULL, NULL, 0.0, false, NULL, NULL};
+        structure_factor(w, art, id);
+        if (!structure_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda)) {
+            free(target_links);
+            return;
+        }
+    } else {
+        for (int it = 0; it < newton_steps; ++it) {
+            if (it > 0) // the geometry where the last step left it
+                for (int i = 0; i < k; ++i) {
+                    contact_find_geometry(w, contacts[i]);
+                    contact_rows(w, art, id, contacts[i], &rows[2 * i], &rows[2 * i + 1]);
+                }
+            // done once every spring is within a hundred-thousandth of its length and no contact
+            // overlaps by more (at rest the sweeps mostly stop here, before factoring)
+            double worst = 0.0;
+            for (int l = 0; l < st->link_count; ++l) {
+                const art_link *link = &art->links[st->first_link + l];
+                const double c = fabs(link_stretch(w, link)) / link->rest;
+                worst = c > worst ? c : worst;
+            }
+            const bool friction = !pass->keep_motion && !pass->sweep;
+            for (int i = 0; i < k; ++i) {
+                double e = -contacts[i]->separation;
+                if (friction && contacts[i]->friction > 0.0 && e > -1e-3 * st->shortest) // touching: its slide too
+                    e = fmax(e, fabs(row_dot(w, &rows[2 * i + 1], w->pos, in.spin) - row_dot(w, &rows[2 * i + 1], w->prev, in.spin_from)));
+                worst = e / st->shortest > worst ? e / st->shortest : worst;
+            }
+            if (worst < 1e-5)
+                break;
+            structure_factor(w, art, id);
+            for (int l = 0; l < st->link_count; ++l)
+                target_links[l] = -link_stretch(w, &art->links[st->first_link + l]);
+            for (int i = 0; i < k; ++i) {
+                target[2 * i] = -contacts[i]->separation;
+                target[2 * i + 1] = 0.0;
+                mu[i] = pass->keep_motion || pass->sweep ? 0.0 : contacts[i]->friction;
+            }
+            if (!structure_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda)) {
+                free(target_links);
+                return;
+            }
+        }
+        for (int i = 0; i < k && !pass->sweep; ++i) // the push (the next sub-step's warm start, the events)
+            contacts[i]->normal_impulse = lambda[2 * i];
+    }
+    free(target_links);
+}
+
+void articulations_project(sb_world *w, double h, bool keep_motion)
+{
+    (void)h;
+    position_pass pass = {keep_motion, false, false, h};
+    for_each_structure(w, project_positions, &pass);
+}
+
+void articulations_sweep(sb_world *w, double h)
+{
+    position_pass pass = {false, false, true, h};
+    for_each_structure(w, project_positions, &pass);
+}
+
+void articulations_exchange_motion(sb_world *w, double h)
+{
+    (void)h;
+    sb_articulations *art = w->art;
+    if (!art || art->structure_count == 0)
+        return;
+    if (!array_reserve((void **)&art->motion, &art->motion_cap, w->p_high, sizeof *art->motion))
+        return;
+    for (int i = 0; i < w->p_high; ++i)
+        art->motion[i] = v2_sub(w->pos[i], w->prev[i]);
+    position_pass pass = {false, true, false, h};
+    for_each_structure(w, project_positions, &pass);
+    // prev follows the new motion where it changed: the structures' particles and their contacts' other ends
+    for (int j = w->contact_color_start[63]; j < w->contact_next_count; ++j) {
+        const sb_contact *c = &w->contacts_next[j];
+        if (c->art && w->inv_mass[c->a] > 0.0)
+            w->prev[c->a] = v2_sub(w->pos[c->a], art->motion[c->a]);
+        if (c->art && c->b >= 0 && w->inv_mass[c->b] > 0.0)
+            w->prev[c->b] = v2_sub(w->pos[c->b], art->motion[c->b]);
+    }
+    for (int k = 0; k < art->particle_count; ++k) {
+        const int i = art->particles[k];
+        w->prev[i] = v2_sub(w->pos[i], art->motion[i]);
+    }
+}
