@@ -23,6 +23,7 @@ void make_ball_pit(bench_scene *s, int n);
 /// column 20: issue 19's stack, 20 balls of radius 0.05 m and 1 kg resting on the floor of a box
 /// 1 m wide, each on the one below. Quality: how far the top one sinks in 10 s (mm).
 void make_column(bench_scene *s);
+void make_heavy_net(bench_scene *s);
 /// chain 30: issue 10's chain, 30 rigid links of 0.1 m pinned at one end, released horizontal.
 void make_chain(bench_scene *s);
 /// springbox as a bench engine, with the settings its runs take (method, tethers, rolling,
