@@ -943,8 +943,8 @@ static heavy_catch heavy_ball_on_net(sb_method method, int threads, double span,
 // A 100 kg ball (1000:1) and a 10 kg one (100:1), let go on the net and dropped on it from 1 m,
 // on nets that sag 0.6 and 1.1 m, of solid links and of beads alone, in every method at the
 // defaults: the ball is on the net after 10 s (before articulation.c every method dropped it
-// 460 to 490 m below); the links end within 1% of their length and stretch at most 25% while
-// they catch it (2 to 21% measured); the world has gained no energy after the drop, and none in
+// 460 to 490 m below); the links end within 1% of their length and stretch at most 15% while
+// they catch it (0 to 9.3% measured); the world has gained no energy after the drop, and none in
 // the last 5 s. On one thread and two, the same bits; a snapshot taken while the net catches the
 // ball plays the catch again to the bit.
 TEST(heavy_balls_rest_on_light_nets)
@@ -964,7 +964,7 @@ TEST(heavy_balls_rest_on_light_nets)
             ENSURE(r.above > 0.0);
             ENSURE(r.replays);
             ENSURE(r.end < 0.01);
-            ENSURE(r.worst < 0.25);
+            ENSURE(r.worst < 0.15);
             ENSURE(r.e10 < r.e0 + 0.01 * cases[k].mass);
             ENSURE(r.e10 < r.e5 + 0.01 * cases[k].mass);
             if (m == SB_METHOD_SOFT || m == SB_METHOD_XPBD) {
@@ -1034,8 +1034,8 @@ TEST(heavy_balls_rest_on_light_cloths)
             ENSURE(above > 0.0);
             ENSURE(st->max_stretch < 0.01);
             ENSURE(gained < 1.0);
-            // the explicit methods' rigid links are Nissen's safe springs: 20 to 31% while they catch it
-            ENSURE(worst < (m == SB_METHOD_FORCE || m == SB_METHOD_IMPULSE ? 0.5 : 0.05));
+            // the explicit methods' rigid links are Nissen's safe springs: 5 to 45% while they catch it
+            ENSURE(worst < (m == SB_METHOD_FORCE || m == SB_METHOD_IMPULSE ? 0.6 : 0.05));
             free(id);
             sb_world_destroy(w);
         }

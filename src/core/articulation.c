@@ -40,12 +40,13 @@
 // articulate_mass_ratio times lighter and joined by rigid springs (the tethers' links: rigid and
 // unbreakable, as a breakable spring must feel its load; a hertz spring is meant to give). The
 // cost is the structure's springs times its band squared a factorization, paid only where such a
-// contact is (a 100 kg ball on a 20 x 20 cloth with diagonals: 6 to 13 ms a step; on a net of
-// 21 beads, nothing measurable); a structure past structure_cost_max is solved as before.
+// contact is (a 100 kg ball on a 20 x 20 cloth with diagonals: 6 to 12 ms a step; sixty 5 kg
+// balls on a 15 x 15 cloth, 7 ms; on a net of 21 beads, nothing measurable); a structure past
+// structure_cost_max is solved as before.
 //
 // Limits, measured: a straight taut chain between two fixed particles cannot take a load at all
-// without stretching, and a ball dropped on one rings on it (held, but 20 to 150 J left after
-// 10 s); at one sub-step the catch stretches the net 40 to 110%. Ropes are not links: taking a
+// without stretching, and a ball dropped on one rocks on it (held, 1 to 18 J left after 10 s);
+// at one sub-step the net ends stretched 34 to 59% under the ball, and xpbd drops it. Ropes are not links: taking a
 // net's taut ropes as links held the ball in five methods and threw it up in xpbd, and letting
 // go of a rope that would push then dropped it in force (tried).
 #include "world_internal.h"
@@ -53,21 +54,30 @@
 #include <math.h>
 #include <stdlib.h>
 
-/// A contact is articulated where the heavier side is at least this many times the lighter's mass.
-static const double articulate_mass_ratio = 4.0;
+/// A contact is articulated where the heavier side is at least this many times the lighter's
+/// mass. Below it the springs' own passes hold: a ball dropped 1 m onto the sagging net of 0.1 kg
+/// beads, solved as before, leaves its links within 0.4% at 10:1 (6% at worst while they catch
+/// it), 0.6% at 20:1 (16%), 1.1% at 40:1 (26%), and drops through at 100:1; and a pile of sixty
+/// 1 kg balls on a 15 x 15 cloth costs 2.2 ms a step solved as before, 6.7 ms articulated.
+static const double articulate_mass_ratio = 20.0;
 /// The most multiply-adds a structure's factorization may take (springs x band^2): five times a
 /// 20 x 20 cloth with diagonals (1121 springs, band 59: 4e6). A larger structure's contacts are
 /// solved as the others are.
 static const double structure_cost_max = 2e7;
 /// Contacts a structure solves together; further ones are solved as the others are.
-enum { STRUCTURE_CONTACTS_MAX = 32, ROWS_MAX = 2 * STRUCTURE_CONTACTS_MAX };
+enum { STRUCTURE_CONTACTS_MAX = 16, ROWS_MAX = 2 * STRUCTURE_CONTACTS_MAX };
+/// The springs one contact row can meet: three particles' (a particle with more is cut there).
+enum { ROW_LINKS_MAX = 48 };
 /// Projected Gauss-Seidel sweeps over the contacts' Schur complement (a few dozen rows).
 static const int schur_sweeps = 40;
 /// Newton steps a position pass takes at most (it stops once the errors are a hundred-thousandth
-/// of the shortest spring), each at most this share of the shortest spring for any particle.
-/// Measured on a 100 kg ball dropped 1 m onto a sagging net of 21 beads of 0.1 kg at the
-/// defaults, the links' worst stretch during the catch: 4 steps of a fifth, 5 to 9%; 8 of a half,
-/// 2 to 6%, and the net then also holds it at two sub-steps (a fifth: xpbd dropped it).
+/// of the shortest spring), each at most this share of the shortest spring for any particle, and
+/// halved up to three times where it made the errors worse (a line search). Measured on a 100 kg
+/// ball dropped 1 m onto a sagging net of 21 beads of 0.1 kg at the defaults, the links' worst
+/// stretch during the catch: 4 steps of a fifth, 5 to 9%; 8 of a half, 1 to 36% (xpbd's one
+/// frame of 36%: a full step overshot near a straight stretch); with the line search 0.7 to 3%,
+/// and 18 to 35% at two sub-steps (50 to 75% without). Two steps in the velocity methods' sweep
+/// instead of 8 left the net 22% long at two sub-steps.
 enum { newton_steps = 8 };
 static const double newton_step_most = 0.5;
 
@@ -111,6 +121,11 @@ struct sb_articulations {
     int move_cap;
     sb_vec2 *motion;
     int motion_cap;
+    // a position pass's particles, where they started, and where its last step started
+    int *moved;
+    sb_vec2 *origin, *step_from;
+    double *turn_from;
+    int moved_cap;
 };
 
 void articulations_free(sb_world *w)
@@ -133,6 +148,10 @@ void articulations_free(sb_world *w)
     free(art->z);
     free(art->motion);
     free(art->move);
+    free(art->moved);
+    free(art->origin);
+    free(art->step_from);
+    free(art->turn_from);
     free(art);
     w->art = NULL;
 }
@@ -337,7 +356,8 @@ static int light_side(const sb_world *w, const sb_articulations *art, const sb_c
     const double wa = side_inverse_mass(w, c, 0), wb = side_inverse_mass(w, c, 1);
     if (c->b2 < 0 && wb > 0.0 && wa >= articulate_mass_ratio * wb && has_links(art, c->a))
         return 0;
-    if (wa > 0.0 && wb >= articulate_mass_ratio * wa && has_links(art, c->b))
+    const int free_b = c->b2 >= 0 && w->inv_mass[c->b] == 0.0 ? c->b2 : c->b;
+    if (wa > 0.0 && wb >= articulate_mass_ratio * wa && has_links(art, free_b))
         return 1;
     return -1;
 }
@@ -370,14 +390,17 @@ void articulations_find(sb_world *w)
         const int side = light_side(w, art, c);
         if (side < 0)
             continue;
-        const int light = side == 0 ? c->a : c->b, heavy = side == 0 ? c->b : c->a;
+        // (a solid spring's side starts from its free end: a fixed one is no part of a structure)
+        const int light = side == 0 ? c->a : c->b2 >= 0 && w->inv_mass[c->b] == 0.0 ? c->b2 : c->b;
+        const int heavy = side == 0 ? c->b : c->a;
         int s = art->structure_of[light];
         if (s < 0 && (s = structure_build(w, art, light)) < 0)
             return; // memory is short: the rest are solved as before
         art_structure *st = &art->structures[s];
         if (!st->usable || art->structure_of[heavy] == s || st->contact_count == STRUCTURE_CONTACTS_MAX)
             continue; // too large, the heavy one is in it (the springs' passes hold that), or full
-        if (c->b2 >= 0 && art->structure_of[c->b2] != s && w->inv_mass[c->b2] > 0.0)
+        if (c->b2 >= 0 && ((art->structure_of[c->b2] != s && w->inv_mass[c->b2] > 0.0) ||
+                           (art->structure_of[c->b] != s && w->inv_mass[c->b] > 0.0)))
             continue; // a solid spring across two structures (a hertz spring's): as before
         st->contact_count += 1;
         c->art = s + 1;
@@ -453,6 +476,39 @@ static void band_solve(const sb_articulations *art, const art_structure *st, dou
     }
 }
 
+/// Solves A X = B in place for the m columns of X (row-major, nl x m) at once: each step is a
+/// row of m multiply-adds, where a column at a time was a chain of dependent ones read m apart
+/// (45% of a pile of balls on a cloth went to that loop).
+static void band_solve_rows(const sb_articulations *art, const art_structure *st, double *X, int m)
+{
+    const int nl = st->link_count, band = st->band, width = band + 1;
+    const double *L = art->factor + st->first_factor;
+    for (int i = 0; i < nl; ++i) {
+        double *xi = X + (size_t)i * m;
+        for (int k = i - band > 0 ? i - band : 0; k < i; ++k) {
+            const double l = L[i * width + (i - k)];
+            const double *xk = X + (size_t)k * m;
+            for (int c = 0; c < m; ++c)
+                xi[c] -= l * xk[c];
+        }
+        const double d = L[i * width];
+        for (int c = 0; c < m; ++c)
+            xi[c] /= d;
+    }
+    for (int i = nl - 1; i >= 0; --i) {
+        double *xi = X + (size_t)i * m;
+        for (int k = i + 1; k <= i + band && k < nl; ++k) {
+            const double l = L[k * width + (k - i)];
+            const double *xk = X + (size_t)k * m;
+            for (int c = 0; c < m; ++c)
+                xi[c] -= l * xk[c];
+        }
+        const double d = L[i * width];
+        for (int c = 0; c < m; ++c)
+            xi[c] /= d;
+    }
+}
+
 /// The normal and tangent rows of a contact (its geometry found): a's side has the gradient
 /// -n (-t, and -r_a on its spin where it rolls), b's side +n shared by (1 - t, t) on a solid
 /// spring (+t, and -r_b on a rolling particle's spin); spin_slip's convention (contact.c).
@@ -521,7 +577,12 @@ static bool structure_solve(sb_world *w, sb_articulations *art, int id, const so
     double *B = art->b, *Y = art->y, *z = art->z;
     memset(B, 0, sizeof *B * (size_t)(nl * m));
     const int *row = art->incident_first + st->first_particle + id;
-    for (int r = 0; r < m; ++r)
+    // B is sparse: a contact's row meets the springs of its two or three particles only, so each
+    // row keeps the list of them, and S and the residuals read those, not every spring (a pile of
+    // balls on a 15 x 15 cloth: 480 ms a step with dense products, issue 19 item 4)
+    int touched[ROWS_MAX][ROW_LINKS_MAX], touched_count[ROWS_MAX];
+    for (int r = 0; r < m; ++r) {
+        touched_count[r] = 0;
         for (int e = 0; e < rows[r].count; ++e) {
             const int i = rows[r].local[e];
             if (i < 0)
@@ -530,12 +591,17 @@ static bool structure_solve(sb_world *w, sb_articulations *art, int id, const so
             const sb_vec2 g = v2(rows[r].gx[e], rows[r].gy[e]);
             for (int k = row[i]; k < row[i + 1]; ++k) {
                 const int l = art->incident[k];
+                bool listed = false;
+                for (int t = 0; t < touched_count[r]; ++t)
+                    listed = listed || touched[r][t] == l;
+                if (!listed && touched_count[r] < ROW_LINKS_MAX)
+                    touched[r][touched_count[r]++] = l;
                 B[l * m + r] += (links[l].b == i ? wi : -wi) * v2_dot(links[l].u, g);
             }
         }
+    }
     memcpy(Y, B, sizeof *Y * (size_t)(nl * m));
-    for (int r = 0; r < m; ++r)
-        band_solve(art, st, Y + r, m);
+    band_solve_rows(art, st, Y, m);
     // S = D - B' A^-1 B
     double S[ROWS_MAX][ROWS_MAX];
     for (int r = 0; r < m; ++r)
@@ -550,8 +616,8 @@ static bool structure_solve(sb_world *w, sb_articulations *art, int id, const so
                     if (in->spin)
                         d += w->inv_inertia[p] * rows[r].gw[e] * rows[q].gw[f];
                 }
-            for (int l = 0; l < nl; ++l)
-                d -= B[l * m + r] * Y[l * m + q];
+            for (int t = 0; t < touched_count[r]; ++t)
+                d -= B[touched[r][t] * m + r] * Y[touched[r][t] * m + q];
             S[r][q] = S[q][r] = d;
         }
     // the residuals: the links' (then A^-1 of it) and the contacts' less what the links take
@@ -566,8 +632,8 @@ static bool structure_solve(sb_world *w, sb_articulations *art, int id, const so
         else if (in->slide_from && (r & 1)) // the slide since the sub-step began
             v = row_dot(w, &rows[r], in->x, in->spin) - row_dot(w, &rows[r], in->slide_from, in->spin_from);
         q[r] = target_rows[r] - v;
-        for (int l = 0; l < nl; ++l)
-            q[r] -= B[l * m + r] * z[l];
+        for (int t = 0; t < touched_count[r]; ++t)
+            q[r] -= B[touched[r][t] * m + r] * z[touched[r][t]];
         lambda[r] = 0.0;
     }
     // the contacts' bounds: pushes >= 0, friction within mu times the push (projected Gauss-Seidel)
@@ -739,6 +805,31 @@ typedef struct position_pass { bool keep_motion, motion, sweep; double h; } posi
 
 // The position methods: one Newton step to the links' rest lengths and out of every overlap,
 // with friction cancelling the contacts' slide since the sub-step began, within mu times the push.
+/// The worst error of a structure and its contacts at the positions now (their geometry and rows
+/// found again): a spring's stretch over its rest length, a contact's overlap (and, where
+/// friction acts, its slide since the sub-step began) over the shortest spring.
+static double group_error(sb_world *w, const sb_articulations *art, int id, art_row *rows, sb_contact **contacts,
+                          int k, const position_pass *pass, const solve_input *in)
+{
+    const art_structure *st = &art->structures[id];
+    double worst = 0.0;
+    for (int l = 0; l < st->link_count; ++l) {
+        const art_link *link = &art->links[st->first_link + l];
+        worst = fmax(worst, fabs(link_stretch(w, link)) / link->rest);
+    }
+    const bool friction = !pass->keep_motion && !pass->sweep;
+    for (int i = 0; i < k; ++i) {
+        contact_find_geometry(w, contacts[i]);
+        contact_rows(w, art, id, contacts[i], &rows[2 * i], &rows[2 * i + 1]);
+        double e = -contacts[i]->separation;
+        if (friction && contacts[i]->friction > 0.0 && e > -1e-3 * st->shortest) // touching: its slide too
+            e = fmax(e, fabs(row_dot(w, &rows[2 * i + 1], w->pos, in->spin) -
+                             row_dot(w, &rows[2 * i + 1], w->prev, in->spin_from)));
+        worst = fmax(worst, e / st->shortest);
+    }
+    return worst;
+}
+
 static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **contacts, int k, void *ctx)
 {
     const position_pass *pass = ctx;
@@ -768,29 +859,55 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
             return;
         }
     } else {
-        for (int it = 0; it < newton_steps; ++it) {
-            if (it > 0) // the geometry where the last step left it
-                for (int i = 0; i < k; ++i) {
-                    contact_find_geometry(w, contacts[i]);
-                    contact_rows(w, art, id, contacts[i], &rows[2 * i], &rows[2 * i + 1]);
+        // The particles the steps move: the structure's and the contacts' other ends. Where they
+        // start, for the velocity the moves make (below), and where each step starts, to take
+        // back half of a step that made the errors worse (a line search: a full Newton step
+        // near a straight, taut stretch of net overshot, a 36% stretch in one frame of xpbd).
+        const int most = st->particle_count + 2 * k + 1;
+        if (art->moved_cap < most) {
+            int *m1 = realloc(art->moved, sizeof *m1 * (size_t)most);
+            if (m1)
+                art->moved = m1;
+            sb_vec2 *o = realloc(art->origin, sizeof *o * (size_t)most);
+            if (o)
+                art->origin = o;
+            sb_vec2 *f = realloc(art->step_from, sizeof *f * (size_t)most);
+            if (f)
+                art->step_from = f;
+            double *t = realloc(art->turn_from, sizeof *t * (size_t)most);
+            if (t)
+                art->turn_from = t;
+            if (!m1 || !o || !f || !t) {
+                free(target_links);
+                return; // memory is short: this pass leaves the structure as it is
+            }
+            art->moved_cap = most;
+        }
+        int *moved = art->moved, count = 0;
+        for (int i = 0; i < st->particle_count; ++i)
+            moved[count++] = art->particles[st->first_particle + i];
+        for (int r = 0; r < 2 * k; r += 2)
+            for (int e = 0; e < rows[r].count; ++e)
+                if (rows[r].local[e] < 0 && w->inv_mass[rows[r].slot[e]] > 0.0) {
+                    bool listed = false;
+                    for (int q = st->particle_count; q < count; ++q)
+                        listed = listed || moved[q] == rows[r].slot[e];
+                    if (!listed)
+                        moved[count++] = rows[r].slot[e];
                 }
-            // done once every spring is within a hundred-thousandth of its length and no contact
-            // overlaps by more (at rest the sweeps mostly stop here, before factoring)
-            double worst = 0.0;
-            for (int l = 0; l < st->link_count; ++l) {
-                const art_link *link = &art->links[st->first_link + l];
-                const double c = fabs(link_stretch(w, link)) / link->rest;
-                worst = c > worst ? c : worst;
+        sb_vec2 *origin = art->origin, *step_from = art->step_from;
+        double *turn_from = art->turn_from;
+        for (int q = 0; q < count; ++q)
+            origin[q] = w->pos[moved[q]];
+        in.prev = NULL; // the moves become velocity below, from the whole of them
+        double worst = group_error(w, art, id, rows, contacts, k, pass, &in);
+        for (int it = 0; it < newton_steps && worst >= 1e-5; ++it) {
+            // (done once every spring is within a hundred-thousandth of its length and no contact
+            // overlaps by more: at rest the sweeps mostly stop before factoring)
+            for (int q = 0; q < count; ++q) {
+                step_from[q] = w->pos[moved[q]];
+                turn_from[q] = in.spin ? in.spin[moved[q]] : 0.0;
             }
-            const bool friction = !pass->keep_motion && !pass->sweep;
-            for (int i = 0; i < k; ++i) {
-                double e = -contacts[i]->separation;
-                if (friction && contacts[i]->friction > 0.0 && e > -1e-3 * st->shortest) // touching: its slide too
-                    e = fmax(e, fabs(row_dot(w, &rows[2 * i + 1], w->pos, in.spin) - row_dot(w, &rows[2 * i + 1], w->prev, in.spin_from)));
-                worst = e / st->shortest > worst ? e / st->shortest : worst;
-            }
-            if (worst < 1e-5)
-                break;
             structure_factor(w, art, id);
             for (int l = 0; l < st->link_count; ++l)
                 target_links[l] = -link_stretch(w, &art->links[st->first_link + l]);
@@ -803,6 +920,25 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
                 free(target_links);
                 return;
             }
+            double after = group_error(w, art, id, rows, contacts, k, pass, &in);
+            for (int half = 0; half < 3 && after > worst; ++half) {
+                for (int q = 0; q < count; ++q) {
+                    w->pos[moved[q]] = v2_add(step_from[q], v2_scale(v2_sub(w->pos[moved[q]], step_from[q]), 0.5));
+                    if (in.spin)
+                        in.spin[moved[q]] = turn_from[q] + 0.5 * (in.spin[moved[q]] - turn_from[q]);
+                }
+                for (int i = 0; i < k; ++i)
+                    lambda[2 * i] *= 0.5;
+                after = group_error(w, art, id, rows, contacts, k, pass, &in);
+            }
+            worst = after;
+        }
+        for (int q = 0; q < count; ++q) { // the moves' velocity: xpbd's rule for the velocity methods' sweep
+            const sb_vec2 d = v2_sub(w->pos[moved[q]], origin[q]);
+            if (pass->sweep)
+                w->vel[moved[q]] = v2_mad(w->vel[moved[q]], 1.0 / pass->h, d);
+            else if (pass->keep_motion) // verlet's second pass: the motion is kept
+                w->prev[moved[q]] = v2_add(w->prev[moved[q]], d);
         }
         for (int i = 0; i < k && !pass->sweep; ++i) // the push (the next sub-step's warm start, the events)
             contacts[i]->normal_impulse = lambda[2 * i];
