@@ -156,37 +156,9 @@ void articulations_free(sb_world *w)
     w->art = NULL;
 }
 
-bool spring_is_rigid_link(const sb_world *w, int s)
-{
-    return w->s_a[s] >= 0 && w->s_rigid[s] && w->break_stretch[s] == 0.0 && w->break_force[s] == 0.0;
-}
-
 static bool build_adjacency(sb_world *w, sb_articulations *art)
 {
-    const int n = w->p_high;
-    if (!array_reserve((void **)&art->adj_first, &art->adj_first_cap, n + 1, sizeof *art->adj_first))
-        return false;
-    memset(art->adj_first, 0, sizeof *art->adj_first * (size_t)(n + 1));
-    int ends = 0;
-    for (int s = 0; s < w->s_high; ++s)
-        if (spring_is_rigid_link(w, s)) {
-            art->adj_first[w->s_a[s] + 1] += 1;
-            art->adj_first[w->s_b[s] + 1] += 1;
-            ends += 2;
-        }
-    if (!array_reserve((void **)&art->adj_spring, &art->adj_spring_cap, ends > 0 ? ends : 1, sizeof *art->adj_spring))
-        return false;
-    for (int i = 0; i < n; ++i)
-        art->adj_first[i + 1] += art->adj_first[i];
-    for (int s = 0; s < w->s_high; ++s)
-        if (spring_is_rigid_link(w, s)) {
-            art->adj_spring[art->adj_first[w->s_a[s]]++] = s;
-            art->adj_spring[art->adj_first[w->s_b[s]]++] = s;
-        }
-    for (int i = n; i > 0; --i) // the fill moved each row start to the next row's start
-        art->adj_first[i] = art->adj_first[i - 1];
-    art->adj_first[0] = 0;
-    return true;
+    return rigid_links_by_particle(w, &art->adj_first, &art->adj_first_cap, &art->adj_spring, &art->adj_spring_cap);
 }
 
 bool articulation_holds(const sb_world *w, int i)
@@ -457,25 +429,6 @@ static void structure_factor(sb_world *w, sb_articulations *art, int id)
     }
 }
 
-/// Solves A x = b in place with the factor (x strided by `stride`).
-static void band_solve(const sb_articulations *art, const art_structure *st, double *x, int stride)
-{
-    const int nl = st->link_count, band = st->band, width = band + 1;
-    const double *L = art->factor + st->first_factor;
-    for (int i = 0; i < nl; ++i) {
-        double sum = x[i * stride];
-        for (int k = i - band > 0 ? i - band : 0; k < i; ++k)
-            sum -= L[i * width + (i - k)] * x[k * stride];
-        x[i * stride] = sum / L[i * width];
-    }
-    for (int i = nl - 1; i >= 0; --i) {
-        double sum = x[i * stride];
-        for (int k = i + 1; k <= i + band && k < nl; ++k)
-            sum -= L[k * width + (k - i)] * x[k * stride];
-        x[i * stride] = sum / L[i * width];
-    }
-}
-
 /// Solves A X = B in place for the m columns of X (row-major, nl x m) at once: each step is a
 /// row of m multiply-adds, where a column at a time was a chain of dependent ones read m apart
 /// (45% of a pile of balls on a cloth went to that loop).
@@ -545,13 +498,11 @@ static double row_dot(const sb_world *w, const art_row *r, const sb_vec2 *x, con
     return v;
 }
 
-/// What the solve works on: the velocities and spins, or the positions and turns, and where a
-/// share of each move also goes (the position methods' prev), and the targets of its rows.
+/// What the solve works on: the velocities and spins, or the positions and turns (a position
+/// pass turns the moves into velocity itself, from the whole of them: project_positions).
 typedef struct solve_input {
     sb_vec2 *x;
     double *spin;         // NULL: spins take no part
-    sb_vec2 *prev;        // NULL: none
-    double prev_share;
     // positions: the targets are the rows' errors to undo (-C), not values of J x to reach
     bool errors;
     // the position methods' friction: the tangent rows target the slide since these positions
@@ -623,7 +574,7 @@ static bool structure_solve(sb_world *w, sb_articulations *art, int id, const so
     // the residuals: the links' (then A^-1 of it) and the contacts' less what the links take
     for (int l = 0; l < nl; ++l)
         z[l] = target_links[l] - (in->errors ? 0.0 : v2_dot(links[l].u, v2_sub(in->x[links[l].slot_b], in->x[links[l].slot_a])));
-    band_solve(art, st, z, 1);
+    band_solve_rows(art, st, z, 1); // (one column)
     double q[ROWS_MAX];
     for (int r = 0; r < m; ++r) {
         double v = 0.0;
@@ -702,8 +653,6 @@ static bool structure_solve(sb_world *w, sb_articulations *art, int id, const so
             if (step == 0.0) // a fixed particle is never written
                 continue;
             in->x[s] = v2_mad(in->x[s], step, p);
-            if (in->prev)
-                in->prev[s] = v2_mad(in->prev[s], step * in->prev_share, p);
         }
     }
     for (int r = 0; r < m; ++r)
@@ -713,8 +662,6 @@ static bool structure_solve(sb_world *w, sb_articulations *art, int id, const so
                 continue;
             const sb_vec2 p = v2(rows[r].gx[e] * lambda[r], rows[r].gy[e] * lambda[r]);
             in->x[s] = v2_mad(in->x[s], w->inv_mass[s], p);
-            if (in->prev)
-                in->prev[s] = v2_mad(in->prev[s], w->inv_mass[s] * in->prev_share, p);
             if (in->spin && rows[r].gw[e] != 0.0)
                 in->spin[s] += w->inv_inertia[s] * rows[r].gw[e] * lambda[r];
         }
@@ -783,7 +730,7 @@ static void solve_velocities(sb_world *w, int id, art_row *rows, sb_contact **co
         target[2 * i + 1] = 0.0;
         mu[i] = contacts[i]->friction;
     }
-    solve_input in = {w->vel, w->spinning ? w->omega : NULL, NULL, 0.0, false, NULL, NULL};
+    solve_input in = {w->vel, w->spinning ? w->omega : NULL, false, NULL, NULL};
     const bool ok = structure_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda);
     if (ok)
         for (int i = 0; i < k; ++i) {
@@ -839,11 +786,12 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
     if (!target_links)
         return;
     double target[ROWS_MAX] = {0}, mu[STRUCTURE_CONTACTS_MAX] = {0}, lambda[ROWS_MAX] = {0};
-    // (verlet's second pass keeps the motion and leaves friction to the exchange)
-    solve_input in = {w->pos, w->spinning ? w->angle : NULL, w->prev, pass->keep_motion ? 1.0 : 0.0, true,
-                      pass->keep_motion ? NULL : w->prev, w->spinning ? w->angle_prev : NULL};
-    if (pass->sweep) // the velocity methods' sweep: each move becomes velocity, as in xpbd; no friction
-        in = (solve_input){w->pos, NULL, w->vel, 1.0 / pass->h, true, NULL, NULL};
+    // (verlet's second pass keeps the motion and leaves friction to the exchange; the velocity
+    // methods' sweep has no friction either)
+    solve_input in = {w->pos, w->spinning ? w->angle : NULL, true, pass->keep_motion ? NULL : w->prev,
+                      w->spinning ? w->angle_prev : NULL};
+    if (pass->sweep)
+        in = (solve_input){w->pos, NULL, true, NULL, NULL};
     if (pass->motion) { // verlet's exchange: the motion pos - prev keeps the links and closes no contact
         sb_vec2 *motion = art->motion;
         for (int l = 0; l < st->link_count; ++l)
@@ -852,7 +800,7 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
             target[2 * i] = target[2 * i + 1] = 0.0;
             mu[i] = contacts[i]->friction;
         }
-        in = (solve_input){motion, NULL, NULL, 0.0, false, NULL, NULL};
+        in = (solve_input){motion, NULL, false, NULL, NULL};
         structure_factor(w, art, id);
         if (!structure_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda)) {
             free(target_links);
@@ -899,7 +847,6 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
         double *turn_from = art->turn_from;
         for (int q = 0; q < count; ++q)
             origin[q] = w->pos[moved[q]];
-        in.prev = NULL; // the moves become velocity below, from the whole of them
         double worst = group_error(w, art, id, rows, contacts, k, pass, &in);
         for (int it = 0; it < newton_steps && worst >= 1e-5; ++it) {
             // (done once every spring is within a hundred-thousandth of its length and no contact

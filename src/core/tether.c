@@ -69,6 +69,40 @@ static void tethers_clear(sb_world *w)
     w->tethers_dirty = false;
 }
 
+bool spring_is_rigid_link(const sb_world *w, int s)
+{
+    return w->s_a[s] >= 0 && w->s_rigid[s] && w->break_stretch[s] == 0.0 && w->break_force[s] == 0.0;
+}
+
+bool rigid_links_by_particle(const sb_world *w, int **first, int *first_cap, int **links, int *links_cap)
+{
+    const int n = w->p_high;
+    if (!array_reserve((void **)first, first_cap, n + 1, sizeof **first))
+        return false;
+    int *row = *first;
+    memset(row, 0, sizeof *row * (size_t)(n + 1));
+    int ends = 0;
+    for (int s = 0; s < w->s_high; ++s)
+        if (spring_is_rigid_link(w, s)) {
+            row[w->s_a[s] + 1] += 1;
+            row[w->s_b[s] + 1] += 1;
+            ends += 2;
+        }
+    if (!array_reserve((void **)links, links_cap, ends > 0 ? ends : 1, sizeof **links))
+        return false;
+    for (int i = 0; i < n; ++i)
+        row[i + 1] += row[i];
+    for (int s = 0; s < w->s_high; ++s)
+        if (spring_is_rigid_link(w, s)) {
+            (*links)[row[w->s_a[s]]++] = s;
+            (*links)[row[w->s_b[s]]++] = s;
+        }
+    for (int i = n; i > 0; --i) // the fill moved each row start to the next row's start
+        row[i] = row[i - 1];
+    row[0] = 0;
+    return true;
+}
+
 // Rebuilds the tethers from the rigid springs and the fixed particles. Without memory the
 // world simply runs without tethers (they only speed convergence).
 void tethers_build(sb_world *w)
@@ -77,15 +111,12 @@ void tethers_build(sb_world *w)
     const int n = w->p_high;
     if (n == 0)
         return;
-    int *first = calloc((size_t)n + 1, sizeof *first);
-    int rigid = 0;
-    for (int s = 0; s < w->s_high; ++s)
-        rigid += spring_is_rigid_link(w, s);
-    int *edge_to = malloc(sizeof *edge_to * (size_t)(2 * rigid + 1));
-    double *edge_len = malloc(sizeof *edge_len * (size_t)(2 * rigid + 1));
+    int *first = NULL, *links = NULL, first_cap = 0, links_cap = 0;
+    const bool adjacency = rigid_links_by_particle(w, &first, &first_cap, &links, &links_cap);
+    const int ends = adjacency ? first[n] : 0;
     double *dist = malloc(sizeof *dist * (size_t)n);
     int *source = malloc(sizeof *source * (size_t)n);
-    heap_item *heap = malloc(sizeof *heap * (size_t)(2 * rigid + n + 1));
+    heap_item *heap = malloc(sizeof *heap * (size_t)(ends + n + 1));
     int *tp = realloc(w->tether_p, sizeof *tp * (size_t)n);
     if (tp)
         w->tether_p = tp;
@@ -95,28 +126,8 @@ void tethers_build(sb_world *w)
     double *tl = realloc(w->tether_length, sizeof *tl * (size_t)n);
     if (tl)
         w->tether_length = tl;
-    if (!first || !edge_to || !edge_len || !dist || !source || !heap || !tp || !ta || !tl)
+    if (!adjacency || !dist || !source || !heap || !tp || !ta || !tl)
         goto done;
-
-    // Adjacency of the rigid springs (compressed rows).
-    for (int s = 0; s < w->s_high; ++s)
-        if (spring_is_rigid_link(w, s)) {
-            first[w->s_a[s] + 1] += 1;
-            first[w->s_b[s] + 1] += 1;
-        }
-    for (int i = 0; i < n; ++i)
-        first[i + 1] += first[i];
-    for (int s = 0; s < w->s_high; ++s)
-        if (spring_is_rigid_link(w, s)) {
-            int a = w->s_a[s], b = w->s_b[s];
-            edge_to[first[a]] = b;
-            edge_len[first[a]++] = w->rest[s];
-            edge_to[first[b]] = a;
-            edge_len[first[b]++] = w->rest[s];
-        }
-    for (int i = n; i > 0; --i) // the fill moved each row start to the next row's start
-        first[i] = first[i - 1];
-    first[0] = 0;
 
     int heap_n = 0;
     for (int i = 0; i < n; ++i) {
@@ -131,8 +142,8 @@ void tethers_build(sb_world *w)
         if (top.dist > dist[top.node])
             continue; // a stale entry: the node was reached by a shorter path
         for (int e = first[top.node]; e < first[top.node + 1]; ++e) {
-            int next = edge_to[e];
-            double d = top.dist + edge_len[e];
+            const int s = links[e], next = w->s_a[s] == top.node ? w->s_b[s] : w->s_a[s];
+            double d = top.dist + w->rest[s];
             if (d < dist[next]) {
                 dist[next] = d;
                 source[next] = source[top.node];
@@ -150,8 +161,7 @@ void tethers_build(sb_world *w)
     }
 done:
     free(first);
-    free(edge_to);
-    free(edge_len);
+    free(links);
     free(dist);
     free(source);
     free(heap);

@@ -377,8 +377,6 @@ void events_free(sb_world *w);
 void world_free_spring_slot(sb_world *w, int s);
 
 // articulation.c: a heavy particle's contacts with a light structure of rigid springs.
-/// A spring structures (and tethers) are made of: rigid and unbreakable.
-bool spring_is_rigid_link(const sb_world *w, int s);
 /// Marks this step's articulated contacts (contacts_next, before the colours) and finds their structures.
 void articulations_find(sb_world *w);
 /// The velocity methods' contact pass over the articulated contacts (after every other contact):
@@ -398,7 +396,12 @@ void articulations_free(sb_world *w);
 /// move it without the heavy particle on it).
 bool articulation_holds(const sb_world *w, int i);
 
-// tether.c: long range attachments.
+// tether.c: long range attachments, and the rigid links they (and articulation.c) follow.
+/// A link of tethers and structures: a spring that is rigid and unbreakable.
+bool spring_is_rigid_link(const sb_world *w, int s);
+/// The rigid links by particle, compressed rows: particle i's are (*links)[(*first)[i] ..
+/// (*first)[i + 1]), spring slots in slot order; the arrays grow as needed. False when memory is short.
+bool rigid_links_by_particle(const sb_world *w, int **first, int *first_cap, int **links, int *links_cap);
 void tethers_build(sb_world *w);
 void tethers_project(sb_world *w, bool velocities);
 
