@@ -353,6 +353,9 @@ static inline double pair_reach(const narrow_job *job, double reach_a, double re
 /// The pair's own test, once pair_reach has let it through: its surfaces are within its margin.
 static inline bool within_pair_margin(const narrow_job *job, double d2, double radii, sb_vec2 va, sb_vec2 vb)
 {
+    const double least = radii + job->slop; // every margin is at least the slop: no square root
+    if (d2 < least * least)
+        return true;
     double reach = radii + pair_margin(job, va, vb);
     return d2 < reach * reach;
 }
@@ -451,7 +454,7 @@ static int near_from_grid(const narrow_job *job, int chunk, int i, int near[NEAR
             const int k0 = w->grid_start[hsh], k1 = w->grid_start[hsh + 1];
             int k = k0;
             if (dense) // a bucket is one cell, its particles in index order: those after i at its end
-                for (k = k1; k > k0 && w->grid_entries[k - 1].index > i; --k) {
+                for (k = k1; k > k0 && w->grid_items[k - 1] > i; --k) {
                 }
             for (; k < k1; ++k) {
                 const grid_entry *e = &w->grid_entries[k];
