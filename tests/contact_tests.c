@@ -539,33 +539,36 @@ static double column_sink(sb_method method, int substeps, double r, double m, do
 }
 
 // Issue 19 item 5: a column of 20 balls sinks into itself by at most a fifth of Box2D v3's
-// 106 mm at the default sub-steps, in every method, whatever the balls' size (2 to 50 cm) and
-// mass (10 g to 10 kg), on the box's floor and on a wall. A soft contact holds its load at an
-// overlap set by its frequency, not by the balls' size or mass; at 6 sub-steps that is 90 Hz
-// (a quarter of the sub-step rate), 12 mm over the column. At 1 and 2 sub-steps, where the
-// quarter is 15 and 30 Hz, the column sinks more (printed; the README's table says how much) but
-// stands and has stopped sinking, in every method. A 100 kg ball on top of the 1 kg balls stands
-// at the default sub-steps (the position methods still settle by 1 to 2 mm a second); at 1 and 2
+// 106 mm at the default sub-steps, and by at most 100 mm at one and two sub-steps, in every
+// method, whatever the balls' size (2 to 50 cm) and mass (10 g to 10 kg), on the box's floor
+// and on a wall. A soft contact holds its load at an overlap set by its frequency, not by the
+// balls' size or mass; at 6 sub-steps that is 90 Hz (a quarter of the sub-step rate), 12 mm over
+// the column; at one and two sub-steps the quarter would be 15 and 30 Hz (442 and 110 mm), and the
+// contacts are held to 33 Hz with more passes (contact_hertz, contact_passes): 91 mm. Every column
+// has stopped sinking and stands straight. A 100 kg ball on top of the 1 kg balls stands at the
+// default sub-steps (the position methods still settle by 1 to 2 mm a second); at 1 and 2
 // sub-steps it crushes the column, printed here (heavy on light, but on free balls: articulation.c
-// takes structures of rigid springs only, as issue 19 item 4's nets and cloths). verlet's and
-// xpbd's columns sink under the issue's 100 mm at one sub-step.
+// takes structures of rigid springs only, as issue 19 item 4's nets and cloths).
 TEST(columns_sink_a_fifth_of_box2d_v3s_at_the_defaults)
 {
     const double sizes[] = {0.02, 0.05, 0.5}, masses[] = {0.01, 1.0, 10.0};
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
-        double worst = 0.0;
-        for (int k = 0; k < 3; ++k)
-            for (int j = 0; j < 3; ++j)
-                for (int wall = 0; wall < 2; ++wall) {
-                    double creep, drift;
-                    double sink = column_sink((sb_method)m, 6, sizes[k], masses[j], masses[j], wall, &creep, &drift);
-                    worst = sink > worst ? sink : worst;
-                    ENSURE(sink < 0.0212);
-                    ENSURE(fabs(creep) < 1e-4);
-                    ENSURE(drift < 0.01 * sizes[k]);
-                }
-        printf("  %-10s 6 sub-steps: the top sinks at most %5.1f mm (r 2 to 50 cm, 10 g to 10 kg)\n", method_names[m],
-               1e3 * worst);
+        for (int si = 0; si < 3; ++si) {
+            const int n = substep_counts[si];
+            double worst = 0.0;
+            for (int k = 0; k < 3; ++k)
+                for (int j = 0; j < 3; ++j)
+                    for (int wall = 0; wall < 2; ++wall) {
+                        double creep, drift;
+                        double sink = column_sink((sb_method)m, n, sizes[k], masses[j], masses[j], wall, &creep, &drift);
+                        worst = sink > worst ? sink : worst;
+                        ENSURE(sink < (n == 6 ? 0.0212 : 0.1));
+                        ENSURE(fabs(creep) < (n == 6 ? 1e-4 : 2e-4));
+                        ENSURE(drift < 0.01 * sizes[k]);
+                    }
+            printf("  %-10s %d sub-steps: the top sinks at most %5.1f mm (r 2 to 50 cm, 10 g to 10 kg)\n", method_names[m],
+                   n, 1e3 * worst);
+        }
         for (int si = 0; si < 3; ++si)
             for (int heavy = 0; heavy < 2; ++heavy) {
                 double creep, drift;
@@ -577,12 +580,8 @@ TEST(columns_sink_a_fifth_of_box2d_v3s_at_the_defaults)
                 ENSURE(drift < 0.005);
                 if (heavy && substep_counts[si] < 6)
                     continue; // crushed to a radius a contact and more (a stack, not a structure; the README says so)
-                ENSURE(sink > 0.0 && sink < (heavy ? 0.2 : 0.45));
+                ENSURE(sink > 0.0 && sink < (heavy ? 0.2 : 0.1));
                 ENSURE(fabs(creep) < (heavy ? 2e-3 : 2e-4));
-                // verlet and xpbd warm-start their pushes: 94 mm at one sub-step (134 without),
-                // under the issue's 100 mm; the velocity methods' 442 mm are over it
-                if ((m == SB_METHOD_XPBD || m == SB_METHOD_VERLET) && !heavy)
-                    ENSURE(sink < (substep_counts[si] == 1 ? 0.1 : 0.025));
             }
         fflush(stdout);
     }
@@ -640,7 +639,8 @@ static double pile_overlap(sb_method method, int substeps, int n, double *ke, in
 
 // Issue 19 item 5: in a pile of 1000 balls no two overlap by a quarter of a radius after 10 s at
 // the default sub-steps, in every method (the velocity methods' reached 30% with a 30 Hz contact,
-// 87% in the 4000-ball pit), and nothing leaves the box. Item 6: the velocity methods' piles are
+// 87% in the 4000-ball pit), and nothing leaves the box; in the velocity methods at one and two
+// sub-steps as well (23 and 24%, where the quarter-rate contact left 64 and 25%). Item 6: the velocity methods' piles are
 // at rest (under 0.1 J) at 1, 2 and 6 sub-steps, and verlet's and xpbd's at 6 (0.054 and
 // 0.011 J; 0.039 and 0.04 J without the warm start of their pushes, and xpbd 0.12 J before the
 // friction sweep and the pairs' margins from their closing speed). At 1 and 2 sub-steps theirs
@@ -663,7 +663,7 @@ TEST(resting_piles_overlap_under_a_quarter_of_a_radius)
                 ENSURE(ke < 0.1);
             else if (substep_counts[si] > 1)
                 ENSURE(ke < 1.0);
-            if (substep_counts[si] == 6)
+            if (velocity_method || substep_counts[si] == 6)
                 ENSURE(worst < 0.25);
         }
     return 0;

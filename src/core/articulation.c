@@ -702,14 +702,14 @@ static double link_stretch(const sb_world *w, const art_link *l) { return v2_len
 typedef struct velocity_pass { double h; bool use_bias; } velocity_pass;
 
 // The velocity methods: the links close their stretch and the contacts their overlap at the
-// contacts' soft rate (a quarter of the sub-step rate), a speculative contact lets its gap close
+// contacts' soft rate (contact_hertz), a speculative contact lets its gap close
 // (seed 003's speculative contacts), and the relax targets no push-out at all (Box2D v3).
 static void solve_velocities(sb_world *w, int id, art_row *rows, sb_contact **contacts, int k, void *ctx)
 {
     const velocity_pass *pass = ctx;
     sb_articulations *art = w->art;
     const art_structure *st = &art->structures[id];
-    const sb_soft soft = contact_softness(pass->h);
+    const sb_soft soft = contact_softness(pass->h, w->def.dt);
     double *target_links = malloc(sizeof *target_links * (size_t)(st->link_count + 1));
     if (!target_links)
         return;

@@ -380,8 +380,9 @@ static void run_pass(sb_pass *pass, sb_world *w, double h)
 
 /// Impulses on velocities, then integrate (seeds 000-003; Box2D v3's soft step): the method's
 /// springs and constraints begin, contacts prepare and warm start, `iterations` of springs then
-/// constraints, the contacts once (see contacts_solve), integrate, the position sweeps, tethers,
-/// bounds, and the relax: contacts always, rigid springs and constraints where the method has one.
+/// constraints, the contacts (once, or as contact_passes says at one and two sub-steps),
+/// integrate, the position sweeps, tethers, bounds, and the relax: contacts always, rigid springs
+/// and constraints where the method has one.
 /// The sub-step's external kicks and the method's begin passes, in the order the method's map
 /// wants: an explicit spring's damper that read this sub-step's gravity kick as stretching speed
 /// carried c g h of the load, and a chain of 6 Hz, damping ratio 0.5 springs hung 5% short of
