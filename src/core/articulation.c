@@ -161,6 +161,8 @@ static bool build_adjacency(sb_world *w, sb_articulations *art)
     return rigid_links_by_particle(w, &art->adj_first, &art->adj_first_cap, &art->adj_spring, &art->adj_spring_cap);
 }
 
+bool articulations_any(const sb_world *w) { return w->art && w->art->structure_count > 0; }
+
 bool articulation_holds(const sb_world *w, int i)
 {
     const sb_articulations *art = w->art;

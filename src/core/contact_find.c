@@ -134,14 +134,40 @@ static double contact_combined_rolling_resistance(const sb_world *w, int a, int 
 // asked (SB_ROLLING_ON): a cloth's or a rope's beads keep the behaviour their tuning was made
 // with. Particles that do not turn keep no spin; a fixed one keeps the spin it was given (a
 // driven wheel) and is not turned by contacts.
-static void rolling_prepare(sb_world *w)
+/// What each chunk of a particle pass found (its own slot: combined in chunk order afterwards,
+/// and only exact operations combine them: counts, maxima, and and or).
+typedef struct particle_scan { double vmax, rmax; int colliders; bool any; } particle_scan;
+typedef struct scan_job { sb_world *w; particle_scan part[SB_POOL_MAX_THREADS]; } scan_job;
+
+static void turning_range(void *ctx, int chunk, int from, int to)
 {
-    for (int i = 0; i < w->p_high; ++i) {
+    (void)chunk;
+    sb_world *w = ((scan_job *)ctx)->w;
+    for (int i = from; i < to; ++i) {
         const int mode = w->p_rolling[i];
         const double r = w->radius[i], wi = w->inv_mass[i];
         const bool rolls = wi > 0.0 && r > 0.0 && mode != SB_ROLLING_OFF && (mode == SB_ROLLING_ON || w->degree[i] == 0);
         w->inv_inertia[i] = rolls ? wi / (w->inertia[i] * r * r) : 0.0;
     }
+}
+
+static void spinning_range(void *ctx, int chunk, int from, int to)
+{
+    scan_job *job = ctx;
+    sb_world *w = job->w;
+    bool spinning = false;
+    for (int i = from; i < to; ++i) {
+        if (w->inv_inertia[i] == 0.0 && w->inv_mass[i] > 0.0)
+            w->omega[i] = 0.0;
+        spinning = spinning || w->inv_inertia[i] > 0.0 || w->omega[i] != 0.0;
+    }
+    job->part[chunk].any = spinning;
+}
+
+static void rolling_prepare(sb_world *w)
+{
+    scan_job job = {.w = w};
+    sb_pool_for_chunks(w->pool, w->p_high, PARTICLES_PER_THREAD, turning_range, &job);
     for (int c = 0; c < w->c_high; ++c) {
         if (w->c_kind[c] == 0xFF)
             continue;
@@ -151,12 +177,10 @@ static void rolling_prepare(sb_world *w)
                 w->inv_inertia[p] = 0.0;
         }
     }
+    const int chunks = sb_pool_for_chunks(w->pool, w->p_high, PARTICLES_PER_THREAD, spinning_range, &job);
     bool spinning = false;
-    for (int i = 0; i < w->p_high; ++i) {
-        if (w->inv_inertia[i] == 0.0 && w->inv_mass[i] > 0.0)
-            w->omega[i] = 0.0;
-        spinning = spinning || w->inv_inertia[i] > 0.0 || w->omega[i] != 0.0;
-    }
+    for (int k = 0; k < chunks; ++k)
+        spinning = spinning || job.part[k].any;
     w->spinning = spinning;
 }
 
@@ -610,23 +634,37 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
 // the skin since it was made, the same particles are in the grid and the cap on a pair's reach
 // has not grown: a pair missing from it was farther apart than its radii and its pair_reach plus
 // the skin, and each of its two has since closed at most half the skin of that gap.
-static bool pairs_list_holds(const sb_world *w)
+static void holds_range(void *ctx, int chunk, int from, int to)
 {
-    if (!w->pairs_valid || w->pairs_p_high != w->p_high)
-        return false;
+    scan_job *job = ctx;
+    const sb_world *w = job->w;
     const double half_skin = 0.5 * w->pair_skin;
-    for (int i = 0; i < w->p_high; ++i) {
+    bool broken = false;
+    for (int i = from; i < to && !broken; ++i) {
         bool collides = in_grid(w, i);
-        if (collides != (bool)w->pairs_collides[i])
-            return false;
+        if (collides != (bool)w->pairs_collides[i]) {
+            broken = true;
+            break;
+        }
         if (!collides)
             continue;
         double grew = w->radius[i] - w->pairs_radius[i], widened = w->reach[i] - w->pairs_reach[i];
         double closed = v2_len(v2_sub(w->pos[i], w->pairs_pos[i])) + (grew > 0.0 ? grew : 0.0) +
                         (widened > 0.0 ? widened : 0.0);
-        if (closed > half_skin)
-            return false;
+        broken = closed > half_skin;
     }
+    job->part[chunk].any = broken;
+}
+
+static bool pairs_list_holds(sb_world *w)
+{
+    if (!w->pairs_valid || w->pairs_p_high != w->p_high)
+        return false;
+    scan_job job = {.w = w};
+    const int chunks = sb_pool_for_chunks(w->pool, w->p_high, PARTICLES_PER_THREAD, holds_range, &job);
+    for (int k = 0; k < chunks; ++k)
+        if (job.part[k].any)
+            return false;
     return true;
 }
 
@@ -661,6 +699,15 @@ static void pairs_list_finish(sb_world *w, int chunks)
     w->pairs_p_high = w->p_high;
 }
 
+/// What a contact's colour was taken from (sb_warm.moves), articulation aside (articulations_find
+/// marks it later): which of its ends move, and whether it is a solid spring's.
+static uint8_t contact_moves(const sb_world *w, const sb_contact *c)
+{
+    if (c->b2 >= 0)
+        return WARM_SEGMENT;
+    return (uint8_t)((w->inv_mass[c->a] > 0.0 ? WARM_A_MOVES : 0) | (c->b >= 0 && w->inv_mass[c->b] > 0.0 ? WARM_B_MOVES : 0));
+}
+
 // Warm start from the last committed step: the new list and its warm starts are both sorted by
 // key, so a range of the new one finds where its first key would be in the old one and walks
 // both from there. Each contact on its own: on the world's threads.
@@ -679,6 +726,7 @@ static void warm_range(void *ctx, int from, int to)
         else
             hi = mid;
     }
+    int unmatched = 0;
     for (int k = from; k < to; ++k) {
         sb_contact *c = &w->contacts_next[k];
         while (old < w->contact_count && warm[old].key < c->key)
@@ -689,11 +737,49 @@ static void warm_range(void *ctx, int from, int to)
             c->rolling_impulse = warm[old].rolling_impulse;
             if (warm[old].side != 0) // a wall's face, once taken, is kept (static_geometry)
                 c->side = warm[old].side;
+            c->color = warm[old].color;
+            unmatched += warm[old].moves != contact_moves(w, c);
+        } else {
+            unmatched += 1;
         }
         c->friction = contact_combined_friction(w, c->a, c->b);
         c->restitution = contact_combined_restitution(w, c->a, c->b);
         c->rolling_resistance = contact_combined_rolling_resistance(w, c->a, c->b);
     }
+    if (unmatched > 0) // an integer count: the same total whatever the order
+        __atomic_fetch_add(&w->colors_unmatched, unmatched, __ATOMIC_RELAXED);
+}
+
+/// Each particle's speed (made its reach below, once rmax is known), and each chunk's fastest
+/// live particle, largest collider and count of colliders.
+static void speeds_range(void *ctx, int chunk, int from, int to)
+{
+    scan_job *job = ctx;
+    sb_world *w = job->w;
+    particle_scan found = {0.0, 0.0, 0, false};
+    for (int i = from; i < to; ++i) {
+        double speed = w->reach[i] = v2_len(w->vel[i]);
+        if (!particle_alive(w, i))
+            continue;
+        if (speed > found.vmax)
+            found.vmax = speed;
+        if ((w->p_flags[i] & PARTICLE_COLLIDE) && w->radius[i] > 0.0) {
+            found.colliders += 1;
+            if (w->radius[i] > found.rmax)
+                found.rmax = w->radius[i];
+        }
+    }
+    job->part[chunk] = found;
+}
+
+typedef struct reach_job { sb_world *w; double twice_dt, cap, slop; } reach_job;
+
+static void reach_range(void *ctx, int from, int to)
+{
+    const reach_job *job = ctx;
+    double *reach = job->w->reach;
+    for (int i = from; i < to; ++i)
+        reach[i] = capped_margin(reach[i] * job->twice_dt, job->cap, job->slop);
 }
 
 void contacts_build(sb_world *w)
@@ -704,16 +790,13 @@ void contacts_build(sb_world *w)
     w->contact_next_count = 0;
     double rmax = 0.0, vmax = 0.0;
     int colliders = 0;
-    for (int i = 0; i < w->p_high; ++i) {
-        double speed = w->reach[i] = v2_len(w->vel[i]); // made a reach below, once rmax is known
-        if (!particle_alive(w, i))
-            continue;
-        if (speed > vmax)
-            vmax = speed;
-        if ((w->p_flags[i] & PARTICLE_COLLIDE) && w->radius[i] > 0.0) {
-            colliders += 1;
-            if (w->radius[i] > rmax)
-                rmax = w->radius[i];
+    {
+        scan_job job = {.w = w};
+        const int chunks = sb_pool_for_chunks(w->pool, w->p_high, PARTICLES_PER_THREAD, speeds_range, &job);
+        for (int k = 0; k < chunks; ++k) {
+            vmax = job.part[k].vmax > vmax ? job.part[k].vmax : vmax;
+            rmax = job.part[k].rmax > rmax ? job.part[k].rmax : rmax;
+            colliders += job.part[k].colliders;
         }
     }
     // Speculative margin: what can close in one frame, within reason; beyond it, use sub-steps.
@@ -725,8 +808,8 @@ void contacts_build(sb_world *w)
     // touching while the pit fell, every ball beside its neighbour falling as fast.
     const double margin_cap = rmax > 0.0 ? 4.0 * rmax : 0.5, slop = 0.05 * (rmax > 0.0 ? rmax : 0.1);
     const double twice_dt = 2.0 * w->def.dt, margin = capped_margin(vmax * twice_dt, margin_cap, slop);
-    for (int i = 0; i < w->p_high; ++i)
-        w->reach[i] = capped_margin(w->reach[i] * twice_dt, margin_cap, slop);
+    reach_job reaches = {w, twice_dt, margin_cap, slop};
+    sb_pool_for(w->pool, w->p_high, 1, PARTICLES_PER_THREAD, reach_range, &reaches);
 
     const bool pairs = w->def.collisions && colliders > 1;
     // Solid springs take their candidates from the grid, so with any the grid runs every step.
@@ -833,6 +916,7 @@ void contacts_build(sb_world *w)
     if ((w->solid_springs > 0 || w->solid_constraints > 0) && w->def.collisions && colliders > 0)
         segment_contacts_build(w, inv_cell, rmax, margin, pairs);
 
+    w->colors_unmatched = 0;
     sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, warm_range, w);
     articulations_find(w);
     contacts_color(w);
@@ -876,26 +960,35 @@ static void contacts_color(sb_world *w)
         memset(w->contact_color_start, 0, sizeof w->contact_color_start);
         return;
     }
-    if (w->p_high > 0)
-        memset(w->contact_mask, 0, sizeof *w->contact_mask * (size_t)w->p_high);
-    const uint64_t below_63 = (1ull << 63) - 1ull;
-    for (int k = 0; k < n; ++k) {
-        sb_contact *c = &w->contacts_next[k];
-        int color = 63;
-        if (c->b2 < 0 && !c->art) {
-            const bool moves_a = w->inv_mass[c->a] > 0.0, moves_b = c->b >= 0 && w->inv_mass[c->b] > 0.0;
-            uint64_t used = (moves_a ? w->contact_mask[c->a] : 0u) | (moves_b ? w->contact_mask[c->b] : 0u);
-            uint64_t open = ~used & below_63;
-            if (open) {
-                color = __builtin_ctzll(open);
-                if (moves_a)
-                    w->contact_mask[c->a] |= 1ull << color;
-                if (moves_b)
-                    w->contact_mask[c->b] |= 1ull << color;
+    // The same contacts, in the same key order, their ends moving as they did, none articulated
+    // now or then: the greedy colouring gives every one the colour it gave it last step, which
+    // warm_range has put back (a pile at rest: the colouring was half of this function's time)
+    const bool same = w->colors_unmatched == 0 && n == w->contact_count && !articulations_any(w);
+    if (same) {
+        for (int k = 0; k < n; ++k)
+            count[w->contacts_next[k].color] += 1;
+    } else {
+        if (w->p_high > 0)
+            memset(w->contact_mask, 0, sizeof *w->contact_mask * (size_t)w->p_high);
+        const uint64_t below_63 = (1ull << 63) - 1ull;
+        for (int k = 0; k < n; ++k) {
+            sb_contact *c = &w->contacts_next[k];
+            int color = 63;
+            if (c->b2 < 0 && !c->art) {
+                const bool moves_a = w->inv_mass[c->a] > 0.0, moves_b = c->b >= 0 && w->inv_mass[c->b] > 0.0;
+                uint64_t used = (moves_a ? w->contact_mask[c->a] : 0u) | (moves_b ? w->contact_mask[c->b] : 0u);
+                uint64_t open = ~used & below_63;
+                if (open) {
+                    color = __builtin_ctzll(open);
+                    if (moves_a)
+                        w->contact_mask[c->a] |= 1ull << color;
+                    if (moves_b)
+                        w->contact_mask[c->b] |= 1ull << color;
+                }
             }
+            c->color = color;
+            count[color] += 1;
         }
-        c->color = color;
-        count[color] += 1;
     }
     int start = 0;
     for (int color = 0; color < 64; ++color) {
@@ -933,7 +1026,9 @@ static void commit_range(void *ctx, int from, int to)
     for (int k = from; k < to; ++k) {
         const sb_contact *c = &w->contacts_next[k];
         w->warm[permuted ? w->contact_order[k] : k] =
-            (sb_warm){c->key, c->normal_impulse, c->tangent_impulse, c->rolling_impulse, c->side, k};
+            (sb_warm){.key = c->key, .normal_impulse = c->normal_impulse, .tangent_impulse = c->tangent_impulse,
+                      .rolling_impulse = c->rolling_impulse, .slot = k, .side = (int8_t)c->side, .color = (uint8_t)c->color,
+                      .moves = (uint8_t)(contact_moves(w, c) | (c->art ? WARM_ARTICULATED : 0))};
     }
 }
 

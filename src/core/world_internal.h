@@ -69,8 +69,14 @@ typedef struct grid_entry { double x, y, vx, vy, radius, reach; int index, cx, c
 typedef struct sb_warm {
     uint64_t key;
     double normal_impulse, tangent_impulse, rolling_impulse;
-    int side, slot;
+    int slot;
+    int8_t side;
+    uint8_t color; // the colour it took (contacts_color), and what that colour was taken from:
+    uint8_t moves; // WARM_* below
 } sb_warm;
+/// sb_warm.moves: which ends moved when the contact was coloured, and whether it was a solid
+/// spring's or articulated (colour 63).
+enum { WARM_A_MOVES = 1, WARM_B_MOVES = 2, WARM_SEGMENT = 4, WARM_ARTICULATED = 8 };
 /// The velocities of a block of grid cells lie within lo..hi (contacts_build).
 typedef struct velocity_box { double lo_x, hi_x, lo_y, hi_y; } velocity_box;
 /// The step's articulated contacts and the structures they push on (articulation.c).
@@ -211,6 +217,7 @@ struct sb_world {
     sb_contact *contacts_scratch;         // the other buffer of the colour ordering
     int contacts_scratch_cap;
     bool contacts_permuted;               // contacts_next is in colour order (contacts_color)
+    int colors_unmatched;                 // scratch: contacts of this step whose last colour cannot stand (warm_range)
     sb_contact *chunk_contacts[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks past the first
     int chunk_contact_count[SB_POOL_MAX_THREADS], chunk_contact_cap[SB_POOL_MAX_THREADS];
     int contact_color_start[65];          // where each colour begins in contact_order; [64] = the count
@@ -379,6 +386,8 @@ void world_free_spring_slot(sb_world *w, int s);
 // articulation.c: a heavy particle's contacts with a light structure of rigid springs.
 /// Marks this step's articulated contacts (contacts_next, before the colours) and finds their structures.
 void articulations_find(sb_world *w);
+/// This step has articulated contacts (after articulations_find).
+bool articulations_any(const sb_world *w);
 /// The velocity methods' contact pass over the articulated contacts (after every other contact):
 /// each structure's rigid springs and its contacts solved together for the velocities now.
 void articulations_solve_velocities(sb_world *w, double h, bool use_bias);
