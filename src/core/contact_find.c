@@ -1075,11 +1075,23 @@ bool particles_should_collide(const sb_world *w, int a, int b)
     return (w->category[a] & w->mask[b]) != 0 && (w->category[b] & w->mask[a]) != 0;
 }
 
+typedef struct touching_job { const sb_world *w; int count[SB_POOL_MAX_THREADS]; } touching_job;
+
+static void touching_range(void *ctx, int chunk, int from, int to)
+{
+    touching_job *job = ctx;
+    int n = 0;
+    for (int k = from; k < to; ++k)
+        n += contact_is_touching(&job->w->contacts[k]);
+    job->count[chunk] = n;
+}
+
 int contacts_touching(const sb_world *w)
 {
+    touching_job job = {.w = w};
+    const int chunks = sb_pool_for_chunks(w->pool, w->contact_count, CONTACTS_PER_THREAD, touching_range, &job);
     int n = 0;
-    for (int k = 0; k < w->contact_count; ++k)
-        if (contact_is_touching(&w->contacts[k]))
-            n += 1;
+    for (int k = 0; k < chunks; ++k)
+        n += job.count[k];
     return n;
 }

@@ -544,16 +544,36 @@ static bool particle_runaway(const sb_world *w, int i)
 
 /// The first runaway particle, preferring a dynamic one: a fixed particle can only be
 /// infected in the same sub-step (0 * NaN is NaN), never be the source.
-static int first_runaway_particle(const sb_world *w)
+typedef struct runaway_job { const sb_world *w; int dynamic[SB_POOL_MAX_THREADS], any[SB_POOL_MAX_THREADS]; } runaway_job;
+
+static void runaway_range(void *ctx, int chunk, int from, int to)
 {
-    int first = -1;
-    for (int i = 0; i < w->p_high; ++i) {
+    runaway_job *job = ctx;
+    const sb_world *w = job->w;
+    int first = -1, dynamic = -1;
+    for (int i = from; i < to && dynamic < 0; ++i) {
         if (particle_alive(w, i) && particle_runaway(w, i)) {
             if (w->inv_mass[i] > 0.0)
-                return i;
-            if (first < 0)
+                dynamic = i;
+            else if (first < 0)
                 first = i;
         }
+    }
+    job->dynamic[chunk] = dynamic;
+    job->any[chunk] = first;
+}
+
+/// (Chunk by chunk on the world's threads: the first chunk's finds come first, as in one pass.)
+static int first_runaway_particle(const sb_world *w)
+{
+    runaway_job job = {.w = w};
+    const int chunks = sb_pool_for_chunks(w->pool, w->p_high, PARTICLES_PER_THREAD, runaway_range, &job);
+    int first = -1;
+    for (int k = 0; k < chunks; ++k) {
+        if (job.dynamic[k] >= 0)
+            return job.dynamic[k];
+        if (first < 0)
+            first = job.any[k];
     }
     return first;
 }

@@ -248,12 +248,18 @@ void apply_gravity_and_drag(sb_world *w, double h)
     drag_apply(w, h);
 }
 
+static void snapshot_particles_range(void *ctx, int from, int to)
+{
+    sb_world *w = ctx;
+    copy_array(w->snap_pos + from, w->pos + from, sizeof *w->pos * (size_t)(to - from));
+    copy_array(w->snap_vel + from, w->vel + from, sizeof *w->vel * (size_t)(to - from));
+    for (int i = from; i < to; ++i)
+        w->snap_spin[i] = v2(w->angle[i], w->omega[i]);
+}
+
 static void snapshot_save(sb_world *w)
 {
-    copy_array(w->snap_pos, w->pos, sizeof *w->pos * (size_t)w->p_high);
-    copy_array(w->snap_vel, w->vel, sizeof *w->vel * (size_t)w->p_high);
-    for (int i = 0; i < w->p_high; ++i)
-        w->snap_spin[i] = v2(w->angle[i], w->omega[i]);
+    sb_pool_for(w->pool, w->p_high, 1, PARTICLES_PER_THREAD, snapshot_particles_range, w);
     copy_array(w->snap_axis, w->axis_prev, sizeof *w->axis_prev * (size_t)w->s_high);
     copy_array(w->snap_impulse, w->impulse, sizeof *w->impulse * (size_t)w->s_high);
 }
