@@ -728,18 +728,18 @@ TEST(no_method_makes_energy_from_nowhere)
                     sb_world_destroy(w);
                 }
     printf("%d of %d runs halted, naming their springs; the others made no energy\n", halts, runs);
-    // Where energy does come (here from contacts: 3 cm links, so each bead of radius 5 cm starts
-    // deep in the bead after next, and pushing them apart feeds the explicit springs), the world
+    // Where energy does come (here from contacts: 2 cm links, so each bead of radius 5 cm starts
+    // deep in the beads after next, and pushing them apart feeds the explicit springs), the world
     // halts at once and names the springs. The 5 cm chain of the sweep did so at step 468 while
     // its speculative contacts came from the world's fastest bead; with each pair's own (issue 25
-    // item 2) it swings clear of its neighbours' contacts and makes no energy. A 4 cm chain made
-    // energy by step 496 until the contacts took more passes at one sub-step (contact_passes);
-    // now it settles.
+    // item 2) it swings clear of its neighbours' contacts and makes no energy. 4 and 3 cm chains
+    // made energy (by steps 496 and 2) until the contacts took more passes at one sub-step
+    // (contact_passes); now they settle.
     sb_world *w = world_with(SB_METHOD_FORCE, 1, sb_default_world_def().gravity);
     sb_particle_id prev = add_particle(w, 0, 0, 1, true);
     sb_spring_id first = sb_null_spring();
     for (int k = 1; k <= 4; ++k) {
-        sb_particle_id p = add_particle(w, 0.03 * k, 0, 1, false);
+        sb_particle_id p = add_particle(w, 0.02 * k, 0, 1, false);
         sb_spring_id sp = add_spring(w, prev, p, -1.0, sb_tuning_hertz(15.0, 0.0));
         first = k == 1 ? sp : first;
         prev = p;

@@ -44,8 +44,12 @@ enum { CONTACT_STIFF_PASSES = 6 };
 static bool contact_floor_binds(double h, double dt) { return contact_step_fraction / dt > 0.25 / h; }
 
 /// Contact softness frequency for sub-step h of step dt: a quarter of the sub-step rate, and no
-/// less than contact_step_fraction of the step rate.
-double contact_hertz(double h, double dt) { return contact_floor_binds(h, dt) ? contact_step_fraction / dt : 0.25 / h; }
+/// less than contact_step_fraction of the step rate unless an end is joined by springs
+/// (contact_joined).
+double contact_hertz(double h, double dt, bool joined)
+{
+    return !joined && contact_floor_binds(h, dt) ? contact_step_fraction / dt : 0.25 / h;
+}
 
 /// How many passes the contacts' solve, and their relax, take a sub-step: one, or a share of the
 /// stiff contact's passes a step where the floor binds. The position methods project their
@@ -216,7 +220,22 @@ static inline void contact_geometry(const sb_world *w, sb_contact *c)
 
 void contact_find_geometry(const sb_world *w, sb_contact *c) { contact_geometry(w, c); }
 
-sb_soft contact_softness(double h, double dt) { return soft_from_hertz(contact_hertz(h, dt), contact_damping_ratio, h); }
+sb_soft contact_softness(double h, double dt, bool joined)
+{
+    return soft_from_hertz(contact_hertz(h, dt, joined), contact_damping_ratio, h);
+}
+
+/// A contact between particles one of which springs join (a bead of a wheel, a cloth, a net)
+/// keeps the quarter-rate contact: the springs' position sweeps move their beads into what they
+/// touch, and the stiffer contact turned those moves into speed. At one sub-step a car of bead
+/// wheels on rigid spokes (scripts/car.lua) drove itself off at 2 to 6 J with the floor on every
+/// contact; with joined particles left at the quarter it stays at rest as before (1e-4 J). A
+/// particle on a solid spring keeps the floor: at the quarter, with the floor's passes, a 1 kg
+/// ball went through a solid bridge at one sub-step in soft.
+static inline bool contact_joined(const sb_world *w, const sb_contact *c)
+{
+    return w->degree[c->a] > 0 || (c->b >= 0 && c->b2 < 0 && w->degree[c->b] > 0);
+}
 
 double contact_push_limit(void) { return contact_push_max; }
 
@@ -227,7 +246,9 @@ typedef struct contact_job {
     int base;
     double h;
     bool flag;   // the pass's switch (use_bias, first_substep, preserve_impulse, summed push)
-    sb_soft soft;
+    sb_soft soft;        // the solve's softness (contact_softness)
+    sb_soft soft_joined; // and where an end is joined by springs (contact_joined)
+    bool soft_differ;    // the two differ (the floor binds: one and two sub-steps)
 } contact_job;
 
 static void for_each_color(sb_world *w, sb_range_fn *fn, contact_job *job)
@@ -411,7 +432,7 @@ void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_c
             prepare_contact(w, &w->contacts_next[k], false);
         return;
     }
-    contact_job job = {w, 0, h, first_substep, {0, 0, 0}};
+    contact_job job = {w, 0, h, first_substep, {0, 0, 0}, {0, 0, 0}, false};
     sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, prepare_range, &job);
 }
 
@@ -447,7 +468,7 @@ static void warm_start_range(void *ctx, int from, int to)
 
 void contacts_warm_start(sb_world *w)
 {
-    contact_job job = {w, 0, 0.0, false, {0, 0, 0}};
+    contact_job job = {w, 0, 0.0, false, {0, 0, 0}, {0, 0, 0}, false};
     for_each_color(w, warm_start_range, &job);
 }
 
@@ -522,12 +543,23 @@ __attribute__((target("avx2"))) static void solve4(const contact_job *job, sb_co
     __m256d bias = _mm256_blendv_pd(zero, _mm256_mul_pd(s, _mm256_set1_pd(1.0 / job->h)), positive);
     __m256d mass_scale = one, impulse_scale = zero;
     if (job->flag) {
+        __m256d rate = _mm256_set1_pd(soft.bias_rate), ms = _mm256_set1_pd(soft.mass_scale);
+        __m256d is = _mm256_set1_pd(soft.impulse_scale);
+        if (job->soft_differ) { // contact_joined, lane by lane
+            const sb_soft sj = job->soft_joined;
+            const __m256d joined = _mm256_castsi256_pd(_mm256_set_epi64x(
+                -(long long)contact_joined(w, c[3]), -(long long)contact_joined(w, c[2]),
+                -(long long)contact_joined(w, c[1]), -(long long)contact_joined(w, c[0])));
+            rate = _mm256_blendv_pd(rate, _mm256_set1_pd(sj.bias_rate), joined);
+            ms = _mm256_blendv_pd(ms, _mm256_set1_pd(sj.mass_scale), joined);
+            is = _mm256_blendv_pd(is, _mm256_set1_pd(sj.impulse_scale), joined);
+        }
         const __m256d floor = _mm256_set1_pd(-contact_push_max);
-        __m256d soft_bias = _mm256_mul_pd(_mm256_set1_pd(soft.bias_rate), s);
+        __m256d soft_bias = _mm256_mul_pd(rate, s);
         soft_bias = _mm256_blendv_pd(floor, soft_bias, _mm256_cmp_pd(soft_bias, floor, _CMP_GT_OQ));
         bias = _mm256_blendv_pd(soft_bias, bias, positive);
-        mass_scale = _mm256_blendv_pd(_mm256_set1_pd(soft.mass_scale), one, positive);
-        impulse_scale = _mm256_blendv_pd(_mm256_set1_pd(soft.impulse_scale), zero, positive);
+        mass_scale = _mm256_blendv_pd(ms, one, positive);
+        impulse_scale = _mm256_blendv_pd(is, zero, positive);
     }
     const sb_vec2 *vel = w->vel;
     const __m256d vax = _mm256_set_pd(vel[c[3]->a].x, vel[c[2]->a].x, vel[c[1]->a].x, vel[c[0]->a].x);
@@ -627,10 +659,11 @@ static void solve_one(const contact_job *job, sb_contact *c)
     if (s > 0.0) {
         bias = s * inv_h;
     } else if (use_bias) {
-        bias = soft.bias_rate * s;
+        const sb_soft sf = job->soft_differ && contact_joined(w, c) ? job->soft_joined : soft;
+        bias = sf.bias_rate * s;
         bias = bias > -contact_push_max ? bias : -contact_push_max;
-        mass_scale = soft.mass_scale;
-        impulse_scale = soft.impulse_scale;
+        mass_scale = sf.mass_scale;
+        impulse_scale = sf.impulse_scale;
     }
     if (c->b2 >= 0) { // a solid spring: the general path (its ends share the impulse)
         contact_levers l = levers_of(w, c);
@@ -705,7 +738,8 @@ static void solve_range(void *ctx, int from, int to)
 
 static void solve_pass(sb_world *w, double h, bool use_bias)
 {
-    contact_job job = {w, 0, h, use_bias, contact_softness(h, w->def.dt)};
+    contact_job job = {w, 0, h, use_bias, contact_softness(h, w->def.dt, false), contact_softness(h, w->def.dt, true),
+                       contact_floor_binds(h, w->def.dt)};
     const int passes = contact_passes(w, h);
     for (int pass = 0; pass < passes; ++pass)
         for_each_color(w, solve_range, &job);
@@ -837,7 +871,7 @@ static void restitution_range(void *ctx, int from, int to)
 
 void contacts_restitution(sb_world *w)
 {
-    contact_job job = {w, 0, 0.0, false, {0, 0, 0}};
+    contact_job job = {w, 0, 0.0, false, {0, 0, 0}, {0, 0, 0}, false};
     for_each_color(w, restitution_range, &job);
 }
 
@@ -954,7 +988,7 @@ static void project_range(void *ctx, int from, int to)
 
 void contacts_project(sb_world *w, bool preserve_impulse, double h)
 {
-    contact_job job = {w, 0, h, preserve_impulse, {0, 0, 0}};
+    contact_job job = {w, 0, h, preserve_impulse, {0, 0, 0}, {0, 0, 0}, false};
     for_each_color(w, project_range, &job);
 }
 
@@ -1057,7 +1091,7 @@ static void project_verlet_range(void *ctx, int from, int to)
 
 void contacts_project_verlet(sb_world *w, double h)
 {
-    contact_job job = {w, 0, h, false, {0, 0, 0}};
+    contact_job job = {w, 0, h, false, {0, 0, 0}, {0, 0, 0}, false};
     const int passes = contact_passes(w, h);
     for (int pass = 0; pass < passes; ++pass)
         for_each_color(w, project_verlet_range, &job);
@@ -1087,7 +1121,7 @@ static void friction_range(void *ctx, int from, int to)
 // never settled (5.5 J, against 0.38 J without friction).
 void contacts_friction_verlet(sb_world *w)
 {
-    contact_job job = {w, 0, 0.0, true, {0, 0, 0}};
+    contact_job job = {w, 0, 0.0, true, {0, 0, 0}, {0, 0, 0}, false};
     for_each_color(w, friction_range, &job);
 }
 
@@ -1142,7 +1176,7 @@ static void warm_push_range(void *ctx, int from, int to)
 
 void contacts_warm_push(sb_world *w)
 {
-    contact_job job = {w, 0, 0.0, false, {0, 0, 0}};
+    contact_job job = {w, 0, 0.0, false, {0, 0, 0}, {0, 0, 0}, false};
     for_each_color(w, warm_push_range, &job);
 }
 
@@ -1155,7 +1189,7 @@ void contacts_warm_push(sb_world *w)
 // moved particles after the springs' last pass).
 void contacts_project_xpbd(sb_world *w, double h)
 {
-    contact_job job = {w, 0, h, false, {0, 0, 0}};
+    contact_job job = {w, 0, h, false, {0, 0, 0}, {0, 0, 0}, false};
     const int passes = contact_passes(w, h);
     for (int pass = 0; pass < passes; ++pass) {
         for_each_color(w, project_xpbd_range, &job);
@@ -1181,6 +1215,6 @@ static void xpbd_velocity_range(void *ctx, int from, int to)
 
 void contacts_xpbd_velocity(sb_world *w)
 {
-    contact_job job = {w, 0, 0.0, false, {0, 0, 0}};
+    contact_job job = {w, 0, 0.0, false, {0, 0, 0}, {0, 0, 0}, false};
     for_each_color(w, xpbd_velocity_range, &job);
 }
