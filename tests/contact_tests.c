@@ -667,6 +667,77 @@ TEST(resting_piles_overlap_under_a_quarter_of_a_radius)
     return 0;
 }
 
+/// A bead of a car's wheel: mass m, radius r, in collision group `group` (-1: the car's own parts
+/// never touch each other), or one that collides with nothing.
+static sb_particle_id car_part(sb_world *w, double x, double y, double m, double r, int group, bool collide)
+{
+    sb_particle_def p = ball(x, y, r, 0, 0);
+    p.mass = m;
+    p.group = group;
+    p.collide = collide;
+    return sb_world_add_particle(w, &p, NULL);
+}
+
+/// A wheel of radius r at (cx, cy): a hub that collides with nothing, 12 rim beads of 0.2 kg on
+/// rigid spokes, the rim's beads joined to each other by rigid springs. Returns the hub.
+static sb_particle_id car_wheel(sb_world *w, double cx, double cy, double r)
+{
+    sb_particle_id hub = car_part(w, cx, cy, 1.0, 0.05, 0, false), rim[12];
+    for (int i = 0; i < 12; ++i) {
+        double a = 2.0 * 3.14159265358979 * (i + 1) / 12.0;
+        rim[i] = car_part(w, cx + r * cos(a), cy + r * sin(a), 0.2, 0.07, -1, true);
+        link(w, hub, rim[i], false);
+    }
+    for (int i = 0; i < 12; ++i)
+        link(w, rim[i], rim[(i + 1) % 12], false);
+    return hub;
+}
+
+// scripts/car.lua without its keys: two bead wheels on rigid spokes and a 4 kg cab on 3 Hz
+// springs, let down on flat ground with friction 1, stay where they come to rest (from 2 s to
+// 10 s the cab moves under 25 cm), in every method at 1, 2 and 6 sub-steps. With the velocity
+// methods' stiffer contact at one sub-step on every contact (contact_hertz), the car drove
+// itself off: 4.4 m and 1300 J in soft; a contact of a particle that springs join keeps the
+// quarter of the sub-step rate. Sequential at one sub-step rings (up to 8e3 J between 2 and 10 s,
+// the cab 0.67 m on) exactly as it did before the stiffer contact, without the step's energy
+// watch halting it: left out here, found on this car and not yet understood (rigid wheels at one
+// sub-step in Nissen's sequential impulses).
+TEST(bead_wheels_stay_where_they_are_put)
+{
+    for (int m = 0; m < SB_METHOD_COUNT; ++m)
+        for (int si = 0; si < 3; ++si) {
+            sb_world_def def = sb_default_world_def();
+            def.method = (sb_method)m;
+            def.substeps = substep_counts[si];
+            def.iterations = 6;
+            def.friction = 1.0;
+            sb_world *w = sb_world_create(&def);
+            sb_world_add_wall(w, v2(-4, 0), v2(3, 0), NULL);
+            sb_particle_id back = car_wheel(w, -3, 0.6, 0.4), front = car_wheel(w, -1, 0.6, 0.4);
+            sb_particle_id cab = car_part(w, -2, 1.5, 4.0, 0.2, -1, true);
+            link(w, back, front, false);
+            for (int k = 0; k < 2; ++k) {
+                sb_spring_def sd = sb_default_spring_def();
+                sd.a = k == 0 ? back : front;
+                sd.b = cab;
+                sd.tuning = sb_tuning_hertz(3.0, 0.6);
+                sb_world_add_spring(w, &sd, NULL, NULL);
+            }
+            double x0 = 0.0;
+            for (int f = 0; f < 600; ++f) {
+                sb_world_step(w);
+                if (f == 119)
+                    x0 = particle_now(w, cab).position.x;
+            }
+            double moved = particle_now(w, cab).position.x - x0;
+            printf("  %-10s %d sub-steps: the cab moved %+.3f m from 2 to 10 s\n", method_names[m], substep_counts[si], moved);
+            if (!(m == SB_METHOD_SEQUENTIAL && substep_counts[si] == 1))
+                ENSURE(fabs(moved) < 0.25);
+            sb_world_destroy(w);
+        }
+    return 0;
+}
+
 // A pile that is stirred (issue 25): a step that takes its partners from the pairs list finds the
 // contacts the grid finds, to the bit, through a teleport into the pile, a ball that grows, a
 // kick, a removal and an addition, a ball that stops and starts colliding, a ball made fixed, and
@@ -1046,6 +1117,7 @@ static const test_entry tests[] = {
     ENTRY(one_sided_walls_are_solid_from_the_front_only),
     ENTRY(friction_is_coulomb_in_every_method),
     ENTRY(solid_links_hold_a_ball_between_their_beads),
+    ENTRY(bead_wheels_stay_where_they_are_put),
     ENTRY(solid_ropes_hold_a_ball_between_their_beads),
     ENTRY(solid_rings_do_not_slip_into_each_other),
     ENTRY(solid_chains_do_not_catch_on_themselves),
