@@ -815,19 +815,12 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
         // near a straight, taut stretch of net overshot, a 36% stretch in one frame of xpbd).
         const int most = st->particle_count + 2 * k + 1;
         if (art->moved_cap < most) {
-            int *m1 = realloc(art->moved, sizeof *m1 * (size_t)most);
-            if (m1)
-                art->moved = m1;
-            sb_vec2 *o = realloc(art->origin, sizeof *o * (size_t)most);
-            if (o)
-                art->origin = o;
-            sb_vec2 *f = realloc(art->step_from, sizeof *f * (size_t)most);
-            if (f)
-                art->step_from = f;
-            double *t = realloc(art->turn_from, sizeof *t * (size_t)most);
-            if (t)
-                art->turn_from = t;
-            if (!m1 || !o || !f || !t) {
+            // (each array keeps its old block if its growing fails: all are freed with the rest)
+            bool grown = ARRAY_GROW(art->moved, most);
+            grown = ARRAY_GROW(art->origin, most) && grown;
+            grown = ARRAY_GROW(art->step_from, most) && grown;
+            grown = ARRAY_GROW(art->turn_from, most) && grown;
+            if (!grown) {
                 free(target_links);
                 return; // memory is short: this pass leaves the structure as it is
             }

@@ -432,7 +432,7 @@ void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_c
             prepare_contact(w, &w->contacts_next[k], false);
         return;
     }
-    contact_job job = {w, 0, h, first_substep, {0, 0, 0}, {0, 0, 0}, false};
+    contact_job job = {.w = w, .h = h, .flag = first_substep};
     sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, prepare_range, &job);
 }
 
@@ -468,7 +468,7 @@ static void warm_start_range(void *ctx, int from, int to)
 
 void contacts_warm_start(sb_world *w)
 {
-    contact_job job = {w, 0, 0.0, false, {0, 0, 0}, {0, 0, 0}, false};
+    contact_job job = {.w = w};
     for_each_color(w, warm_start_range, &job);
 }
 
@@ -640,8 +640,8 @@ __attribute__((target("avx2"))) static void solve4(const contact_job *job, sb_co
 // contact (separation > 0) lets the gap close in one sub-step; an overlap is pushed out
 // softly while use_bias is on; the relax pass (use_bias off) removes that push velocity.
 // The velocity methods call it once per sub-step plus the relax pass, as Box2D v3's soft
-// step does (at one and two sub-steps more: contact_passes), not once per spring iteration: on the 4000-ball pit that is 2.5 ms per step
-// instead of 6.2 ms, and the pile settles further (0.09 J against 8 J), because the soft
+// step does (at one and two sub-steps more: contact_passes), not once per spring iteration:
+// on the 4000-ball pit that is 2.5 ms per step instead of 6.2 ms, and the pile settles further (0.09 J against 8 J), because the soft
 // contact is a spring and repeating it within a sub-step only stiffens it unevenly.
 // Between two particles or with a static shape, the contact's own path reads the masses and
 // levers prepare copied; a solid spring's side takes the general one.
@@ -738,8 +738,8 @@ static void solve_range(void *ctx, int from, int to)
 
 static void solve_pass(sb_world *w, double h, bool use_bias)
 {
-    contact_job job = {w, 0, h, use_bias, contact_softness(h, w->def.dt, false), contact_softness(h, w->def.dt, true),
-                       contact_floor_binds(h, w->def.dt)};
+    contact_job job = {.w = w, .h = h, .flag = use_bias, .soft = contact_softness(h, w->def.dt, false),
+                       .soft_joined = contact_softness(h, w->def.dt, true), .soft_differ = contact_floor_binds(h, w->def.dt)};
     const int passes = contact_passes(w, h);
     for (int pass = 0; pass < passes; ++pass)
         for_each_color(w, solve_range, &job);
@@ -871,7 +871,7 @@ static void restitution_range(void *ctx, int from, int to)
 
 void contacts_restitution(sb_world *w)
 {
-    contact_job job = {w, 0, 0.0, false, {0, 0, 0}, {0, 0, 0}, false};
+    contact_job job = {.w = w};
     for_each_color(w, restitution_range, &job);
 }
 
@@ -988,7 +988,7 @@ static void project_range(void *ctx, int from, int to)
 
 void contacts_project(sb_world *w, bool preserve_impulse, double h)
 {
-    contact_job job = {w, 0, h, preserve_impulse, {0, 0, 0}, {0, 0, 0}, false};
+    contact_job job = {.w = w, .h = h, .flag = preserve_impulse};
     for_each_color(w, project_range, &job);
 }
 
@@ -1091,7 +1091,7 @@ static void project_verlet_range(void *ctx, int from, int to)
 
 void contacts_project_verlet(sb_world *w, double h)
 {
-    contact_job job = {w, 0, h, false, {0, 0, 0}, {0, 0, 0}, false};
+    contact_job job = {.w = w, .h = h};
     const int passes = contact_passes(w, h);
     for (int pass = 0; pass < passes; ++pass)
         for_each_color(w, project_verlet_range, &job);
@@ -1121,7 +1121,7 @@ static void friction_range(void *ctx, int from, int to)
 // never settled (5.5 J, against 0.38 J without friction).
 void contacts_friction_verlet(sb_world *w)
 {
-    contact_job job = {w, 0, 0.0, true, {0, 0, 0}, {0, 0, 0}, false};
+    contact_job job = {.w = w, .flag = true};
     for_each_color(w, friction_range, &job);
 }
 
@@ -1176,7 +1176,7 @@ static void warm_push_range(void *ctx, int from, int to)
 
 void contacts_warm_push(sb_world *w)
 {
-    contact_job job = {w, 0, 0.0, false, {0, 0, 0}, {0, 0, 0}, false};
+    contact_job job = {.w = w};
     for_each_color(w, warm_push_range, &job);
 }
 
@@ -1189,7 +1189,7 @@ void contacts_warm_push(sb_world *w)
 // moved particles after the springs' last pass).
 void contacts_project_xpbd(sb_world *w, double h)
 {
-    contact_job job = {w, 0, h, false, {0, 0, 0}, {0, 0, 0}, false};
+    contact_job job = {.w = w, .h = h};
     const int passes = contact_passes(w, h);
     for (int pass = 0; pass < passes; ++pass) {
         for_each_color(w, project_xpbd_range, &job);
@@ -1215,6 +1215,6 @@ static void xpbd_velocity_range(void *ctx, int from, int to)
 
 void contacts_xpbd_velocity(sb_world *w)
 {
-    contact_job job = {w, 0, 0.0, false, {0, 0, 0}, {0, 0, 0}, false};
+    contact_job job = {.w = w};
     for_each_color(w, xpbd_velocity_range, &job);
 }

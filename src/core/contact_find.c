@@ -139,10 +139,9 @@ static double contact_combined_rolling_resistance(const sb_world *w, int a, int 
 typedef struct particle_scan { double vmax, rmax; int colliders; bool any; } particle_scan;
 typedef struct scan_job { sb_world *w; particle_scan part[SB_POOL_MAX_THREADS]; } scan_job;
 
-static void turning_range(void *ctx, int chunk, int from, int to)
+static void turning_range(void *ctx, int from, int to)
 {
-    (void)chunk;
-    sb_world *w = ((scan_job *)ctx)->w;
+    sb_world *w = ctx;
     for (int i = from; i < to; ++i) {
         const int mode = w->p_rolling[i];
         const double r = w->radius[i], wi = w->inv_mass[i];
@@ -166,8 +165,7 @@ static void spinning_range(void *ctx, int chunk, int from, int to)
 
 static void rolling_prepare(sb_world *w)
 {
-    scan_job job = {.w = w};
-    sb_pool_for_chunks(w->pool, w->p_high, PARTICLES_PER_THREAD, turning_range, &job);
+    sb_pool_for(w->pool, w->p_high, 1, PARTICLES_PER_THREAD, turning_range, w);
     for (int c = 0; c < w->c_high; ++c) {
         if (w->c_kind[c] == 0xFF)
             continue;
@@ -177,6 +175,7 @@ static void rolling_prepare(sb_world *w)
                 w->inv_inertia[p] = 0.0;
         }
     }
+    scan_job job = {.w = w};
     const int chunks = sb_pool_for_chunks(w->pool, w->p_high, PARTICLES_PER_THREAD, spinning_range, &job);
     bool spinning = false;
     for (int k = 0; k < chunks; ++k)
@@ -642,11 +641,8 @@ static void holds_range(void *ctx, int chunk, int from, int to)
     bool broken = false;
     for (int i = from; i < to && !broken; ++i) {
         bool collides = in_grid(w, i);
-        if (collides != (bool)w->pairs_collides[i]) {
-            broken = true;
-            break;
-        }
-        if (!collides)
+        broken = collides != (bool)w->pairs_collides[i];
+        if (!collides || broken)
             continue;
         double grew = w->radius[i] - w->pairs_radius[i], widened = w->reach[i] - w->pairs_reach[i];
         double closed = v2_len(v2_sub(w->pos[i], w->pairs_pos[i])) + (grew > 0.0 ? grew : 0.0) +
@@ -975,7 +971,8 @@ static void contacts_color(sb_world *w)
             sb_contact *c = &w->contacts_next[k];
             int color = 63;
             if (c->b2 < 0 && !c->art) {
-                const bool moves_a = w->inv_mass[c->a] > 0.0, moves_b = c->b >= 0 && w->inv_mass[c->b] > 0.0;
+                const uint8_t moves = contact_moves(w, c);
+                const bool moves_a = moves & WARM_A_MOVES, moves_b = moves & WARM_B_MOVES;
                 uint64_t used = (moves_a ? w->contact_mask[c->a] : 0u) | (moves_b ? w->contact_mask[c->b] : 0u);
                 uint64_t open = ~used & below_63;
                 if (open) {

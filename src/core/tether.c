@@ -117,16 +117,10 @@ void tethers_build(sb_world *w)
     double *dist = malloc(sizeof *dist * (size_t)n);
     int *source = malloc(sizeof *source * (size_t)n);
     heap_item *heap = malloc(sizeof *heap * (size_t)(ends + n + 1));
-    int *tp = realloc(w->tether_p, sizeof *tp * (size_t)n);
-    if (tp)
-        w->tether_p = tp;
-    int *ta = realloc(w->tether_anchor, sizeof *ta * (size_t)n);
-    if (ta)
-        w->tether_anchor = ta;
-    double *tl = realloc(w->tether_length, sizeof *tl * (size_t)n);
-    if (tl)
-        w->tether_length = tl;
-    if (!adjacency || !dist || !source || !heap || !tp || !ta || !tl)
+    bool grown = ARRAY_GROW(w->tether_p, n);
+    grown = ARRAY_GROW(w->tether_anchor, n) && grown;
+    grown = ARRAY_GROW(w->tether_length, n) && grown;
+    if (!adjacency || !dist || !source || !heap || !grown)
         goto done;
 
     int heap_n = 0;
