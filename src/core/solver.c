@@ -411,9 +411,11 @@ static void substep_velocities(sb_world *w, const sb_method_kernels *m, double h
         for (int it = 0; it < w->def.iterations; ++it) {
             run_pass(m->springs_iterate, w, h);
             run_pass(m->constraints_iterate, w, h);
+            if (m->joined_contacts_iterate)
+                contacts_solve_joined(w, h);
         }
     }
-    contacts_solve(w, h);
+    contacts_solve(w, h, m->joined_contacts_iterate);
     integrate_positions(w, h);
     if (m->project_rigid_springs)
         rigid_springs_project(w);

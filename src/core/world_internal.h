@@ -213,6 +213,7 @@ struct sb_world {
     // only once the step is finite.
     sb_contact *contacts, *contacts_next;
     int contact_count, contact_next_count, contact_cap, contact_next_cap;
+    int contacts_joined;                  // how many of this step's contacts have an end springs join (contacts_prepare)
     sb_warm *warm;                        // contact_count of them, in key order
     int warm_cap;
     int *contact_order, contact_order_cap; // the key rank of each position of contacts_next while it is in
@@ -326,7 +327,8 @@ void contacts_build(sb_world *w);                 // broad + narrow phase into c
 void contacts_commit(sb_world *w);                // contacts_next becomes the committed list, with its warm starts by key
 void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_current);
 void contacts_warm_start(sb_world *w);
-void contacts_solve(sb_world *w, double h);      // the soft non-penetration impulses, biased
+void contacts_solve(sb_world *w, double h, bool skip_joined); // the soft non-penetration impulses, biased
+void contacts_solve_joined(sb_world *w, double h); // those of contacts an end of which springs join, once
 void contacts_relax(sb_world *w, double h);      // the geometry where positions are now, then unbiased
 void contacts_restitution(sb_world *w);
 void contacts_confine_to_bounds(sb_world *w);   // hold particle centres inside the bounds
@@ -505,6 +507,9 @@ typedef struct sb_method_kernels {
     sb_pass *springs_after_kicks, *constraints_after_kicks;
     /// Each iteration, springs then constraints (then the contacts, for the position orders).
     sb_pass *springs_iterate, *constraints_iterate;
+    /// SB_ORDER_VELOCITIES: the contacts of particles that springs join are solved in each
+    /// iteration after the springs and constraints, the others once after the iterations.
+    bool joined_contacts_iterate;
     /// SB_ORDER_VELOCITIES: position sweeps over the rigid springs after integrating (Box2D 2.4's NGS).
     bool project_rigid_springs;
     /// SB_ORDER_VELOCITIES: after the sweeps, one solve without bias (Box2D v3's relax).
