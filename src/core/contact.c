@@ -439,12 +439,8 @@ void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_c
     }
     contact_job job = {.w = w, .h = h, .flag = first_substep};
     sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, prepare_range, &job);
-    if (first_substep) {
-        int joined = 0;
-        for (int k = 0; w->s_alive > 0 && k < w->contact_next_count; ++k)
-            joined += contact_joined(w, &w->contacts_next[k]);
-        w->contacts_joined = joined;
-    }
+    if (first_substep)
+        w->contacts_joined = -1; // a new step's contacts: counted when a method first asks (joined_contacts)
 }
 
 /// A contact with no friction, no rolling resistance and no tangent impulse left: its solve is
@@ -718,40 +714,42 @@ static inline bool simple_pair(const sb_contact *c)
 // left it: a contact's geometry is its own and nothing moves during the pass, so finding it
 // contact by contact, as the pass reaches it, is the same as a pass of its own before, one read
 // of the contacts fewer a sub-step (the 4000-ball pit: 1.95 -> 1.86 ms a step).
+/// Whether a solve pass over `job->subset` takes contact c.
+static inline bool subset_takes(const contact_job *job, const sb_contact *c)
+{
+    return job->subset == CONTACTS_ALL || contact_joined(job->w, c) == (job->subset == CONTACTS_JOINED);
+}
+
 static void solve_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
-    const bool find_geometry = !job->flag;
+    const bool find_geometry = !job->flag, all = job->subset == CONTACTS_ALL;
     int k = from;
-    if (job->subset != CONTACTS_ALL) { // one at a time: the joined ones are few (a wheel's beads on the ground)
-        for (; k < to; ++k) {
-            sb_contact *c = job_contact(job, k);
-            if (!c->art && contact_joined(job->w, c) == (job->subset == CONTACTS_JOINED))
-                solve_one(job, c);
-        }
-        return;
-    }
 #ifdef SB_CONTACT_SIMD
     if (job->base != job->w->contact_color_start[63] && vector_passes_active()) {
         for (; k + 4 <= to; k += 4) {
             sb_contact *c[4] = {job_contact(job, k), job_contact(job, k + 1), job_contact(job, k + 2), job_contact(job, k + 3)};
             for (int i = 0; i < 4 && find_geometry; ++i)
                 contact_geometry(job->w, c[i]);
-            if (simple_pair(c[0]) && simple_pair(c[1]) && simple_pair(c[2]) && simple_pair(c[3])) {
+            if (simple_pair(c[0]) && simple_pair(c[1]) && simple_pair(c[2]) && simple_pair(c[3]) &&
+                (all || (subset_takes(job, c[0]) && subset_takes(job, c[1]) && subset_takes(job, c[2]) &&
+                         subset_takes(job, c[3])))) {
                 solve4(job, c);
             } else {
                 for (int i = 0; i < 4; ++i)
-                    solve_one(job, c[i]);
+                    if (subset_takes(job, c[i]))
+                        solve_one(job, c[i]);
             }
         }
     }
 #endif
     for (; k < to; ++k) {
-        if (job_contact(job, k)->art) // articulations_solve_velocities
+        sb_contact *c = job_contact(job, k);
+        if (c->art || !subset_takes(job, c)) // articulations_solve_velocities has the articulated
             continue;
         if (find_geometry)
-            contact_geometry(job->w, job_contact(job, k));
-        solve_one(job, job_contact(job, k));
+            contact_geometry(job->w, c);
+        solve_one(job, c);
     }
 }
 
@@ -767,9 +765,22 @@ static void solve_pass(sb_world *w, double h, bool use_bias, contact_subset subs
         articulations_solve_velocities(w, h, use_bias); // the heavy contacts on structures (articulation.c)
 }
 
+/// How many of this step's contacts have an end that springs join, counted once a step and only
+/// for a method that solves them apart (sb_method_kernels.joined_contacts_iterate).
+static int joined_contacts(sb_world *w)
+{
+    if (w->contacts_joined < 0) {
+        int joined = 0;
+        for (int k = 0; w->s_alive > 0 && k < w->contact_next_count; ++k)
+            joined += contact_joined(w, &w->contacts_next[k]);
+        w->contacts_joined = joined;
+    }
+    return w->contacts_joined;
+}
+
 void contacts_solve(sb_world *w, double h, bool skip_joined)
 {
-    solve_pass(w, h, true, skip_joined && w->contacts_joined > 0 ? CONTACTS_FREE : CONTACTS_ALL);
+    solve_pass(w, h, true, skip_joined && joined_contacts(w) > 0 ? CONTACTS_FREE : CONTACTS_ALL);
 }
 
 // Nissen's sequential impulses iterate every constraint together (seed 000). With the contacts
@@ -779,7 +790,7 @@ void contacts_solve(sb_world *w, double h, bool skip_joined)
 // contacts of its beads in each iteration it rests (2e-6 J).
 void contacts_solve_joined(sb_world *w, double h)
 {
-    if (w->contacts_joined > 0)
+    if (joined_contacts(w) > 0)
         solve_pass(w, h, true, CONTACTS_JOINED);
 }
 

@@ -213,7 +213,7 @@ struct sb_world {
     // only once the step is finite.
     sb_contact *contacts, *contacts_next;
     int contact_count, contact_next_count, contact_cap, contact_next_cap;
-    int contacts_joined;                  // how many of this step's contacts have an end springs join (contacts_prepare)
+    int contacts_joined;                  // how many of this step's contacts have an end springs join; -1: not counted yet (contact.c)
     sb_warm *warm;                        // contact_count of them, in key order
     int warm_cap;
     int *contact_order, contact_order_cap; // the key rank of each position of contacts_next while it is in
