@@ -3,8 +3,9 @@
 -- pile comes to rest within seconds; the plot shows each box's kinetic energy falling away (log10
 -- of joules) and the numbers above the boxes are the step time, the contacts touching and the
 -- kinetic energy. Slide the sub-steps to 1 or 2 and pour again (O): soft's pile still rests;
--- at two, verlet's and xpbd's rest too (0.01 to 0.05 J), at one they keep a jiggle of 0.05 to
--- 0.3 J (they crept at a joule before they projected their contacts more often; issue 19 item 6).
+-- verlet's and xpbd's keep 0.01 to 0.1 J at 12 s, ringing in place by a fraction of a millimetre
+-- (xpbd's no longer creeps: static friction keeps an anchor; verlet's still moves a mm or two a
+-- second; issue 19 item 6).
 local sb = require "springbox"
 local tune = sb.tune{ substeps = {6, 1, 8}, count = {800, 100, 3000} }
 

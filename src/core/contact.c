@@ -249,7 +249,7 @@ typedef struct contact_job {
     sb_world *w;
     int base;
     double h;
-    bool flag;   // the pass's switch (use_bias, first_substep, preserve_impulse, summed push)
+    bool flag;   // the pass's switch (use_bias, first_substep, preserve_impulse)
     sb_soft soft;        // the solve's softness (contact_softness)
     sb_soft soft_joined; // and where an end is joined by springs (contact_joined)
     bool soft_differ;    // the two differ (the floor binds: one and two sub-steps)
@@ -1058,11 +1058,31 @@ static inline void rolling_resistance_by_position(sb_world *w, const sb_contact 
         w->angle[b] += l->ib * back;
 }
 
+/// How far b slid past a along the tangent t in this sub-step, their turns aside (a particle's
+/// or a static shape's contact).
+static inline double particle_slip(const sb_world *w, const sb_contact *c, sb_vec2 t)
+{
+    const int a = c->a, b = c->b;
+    sb_vec2 da = v2_sub(w->pos[a], w->prev[a]), db = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
+    return v2_dot(v2_sub(db, da), t);
+}
+
+/// The share of the slip static friction holds (contacts_keep_anchor) that each sub-step's
+/// friction takes back. Measured on six 1000-ball piles at 1, 2, 3, 4 and 6 sub-steps in xpbd
+/// (largest kinetic energy after 10 s; mean motion over the last 5 s): 1 left the piles ringing in
+/// place at one sub-step (0.07 J); 0.5: 0.097 J, 0.1 mm/s; 0.25: 0.067 J, 0.1 mm/s; 0.1 let them
+/// creep again (1.5 mm/s). Without the anchor: 0.26 J and 2 to 10 mm/s. Rolling balls in a pile
+/// still ring in place (scripts/settle.lua, friction 0.4: 0.03 to 0.17 J at one and two
+/// sub-steps, moving 0.1 mm/s; 0.1 rang less there, 0.01 to 0.02 J, and crept 1 mm/s in verlet).
+static const double anchor_return = 0.25;
+
 // Coulomb friction by position (Macklin et al., "Detailed Rigid Body Simulation with Extended
 // Position Based Dynamics", 2020, static friction): the sliding of this sub-step (pos - prev,
 // the motion since its start) is cancelled up to mu times the normal push. A slide shorter than
 // that stops (static friction holds where mu > tan of the slope); a longer one loses mu times
-// the push, the position form of mu N.
+// the push, the position form of mu N. What static friction held in earlier sub-steps counts too
+// (slip, contacts_keep_anchor): it is taken back as well, so that what a sweep leaves at rest
+// does not add up to a creep.
 static inline void friction_by_position(sb_world *w, const sb_contact *c, double push)
 {
     const int a = c->a, b = c->b;
@@ -1081,13 +1101,12 @@ static inline void friction_by_position(sb_world *w, const sb_contact *c, double
     if (tsum == 0.0)
         return;
     double slide;
-    if (c->b2 >= 0) { // a solid spring: its side moves by its ends' shares
+    if (c->b2 >= 0) { // a solid spring: its side moves by its ends' shares (no anchor: its slip stays 0)
         slide = (v2_dot(v2_sub(v2_sub(b_side(c, w->pos), b_side(c, w->prev)), v2_sub(w->pos[a], w->prev[a])), t) + spin) / tsum;
         slide = slide < -limit ? -limit : slide > limit ? limit : slide;
         apply_to(w, c, v2_scale(t, -slide), w->pos); // a moves by +wa slide t, the b side back
     } else { // a particle or a static shape: the pit's hot path, two bodies at most
-        sb_vec2 da = v2_sub(w->pos[a], w->prev[a]), db = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
-        slide = (v2_dot(v2_sub(db, da), t) + spin) / tsum;
+        slide = (particle_slip(w, c, t) + spin + anchor_return * c->slip) / tsum;
         slide = slide < -limit ? -limit : slide > limit ? limit : slide;
         if (wa > 0.0) // a fixed particle is never written (contacts_color)
             w->pos[a] = v2_mad(w->pos[a], wa * slide, t);
@@ -1118,57 +1137,17 @@ static double pull_back(sb_world *w, sb_contact *c)
     return push;
 }
 
-// Verlet's first collide pass (seed 004, without impulse preservation): overlaps are moved apart,
-// which cancels the acceleration of a body at rest, and what the warm start pushed too far comes
-// back; the pushes are summed for the friction pass and the next sub-step's warm start.
-static void project_verlet_range(void *ctx, int from, int to)
-{
-    const contact_job *job = ctx;
-    for (int k = from; k < to; ++k) {
-        sb_contact *c = job_contact(job, k);
-        if (c->art) // articulations_project
-            continue;
-        double push = separate(job->w, c, job->h);
-        if (push == 0.0)
-            push = pull_back(job->w, c);
-        c->normal_impulse += push;
-    }
-}
-
-void contacts_project_verlet(sb_world *w, double h)
-{
-    contact_job job = {.w = w, .h = h};
-    const int passes = contact_passes(w, h);
-    for (int pass = 0; pass < passes; ++pass)
-        for_each_color(w, project_verlet_range, &job);
-}
-
-// Friction by position on each contact's push: verlet's summed push of the sub-step (job flag
-// set; kept for the next sub-step's warm start), or xpbd's push of the pass just made
-// (tangent_impulse, then cleared).
+// Friction by position on the push each contact got in the pass just made (tangent_impulse,
+// then cleared).
 static void friction_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
-    const bool summed = job->flag;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
-        double push = summed ? c->normal_impulse : c->tangent_impulse;
-        if (push > 0.0 && c->friction > 0.0 && !c->art) // (articulations_project has its friction)
-            friction_by_position(job->w, c, push);
-        if (!summed)
-            c->tangent_impulse = 0.0;
+        if (c->tangent_impulse > 0.0 && c->friction > 0.0 && !c->art) // (articulations_project has its friction)
+            friction_by_position(job->w, c, c->tangent_impulse);
+        c->tangent_impulse = 0.0;
     }
-}
-
-// Verlet's friction, once per sub-step after its collide passes, on the summed push. The article
-// has no friction; without it a particle slid down a 30 degree slope at g sin (4.9 m/s^2) with
-// mu 0.3 asked (issue 19), as the push alone only acts along the normal. Applied within every
-// pass instead, the corrections of a pile's many contacts fought each other: the 4000-ball pit
-// never settled (5.5 J, against 0.38 J without friction).
-void contacts_friction_verlet(sb_world *w)
-{
-    contact_job job = {.w = w, .flag = true};
-    for_each_color(w, friction_range, &job);
 }
 
 /// The position methods' contacts start each sub-step from this share of the push they made in
@@ -1181,10 +1160,12 @@ void contacts_friction_verlet(sb_world *w)
 /// 0.017 J.
 static const double position_warm_push = 0.3;
 
-// xpbd's normal projection: pushes apart what overlaps and pulls back what the warm start pushed
-// too far. normal_impulse holds the sub-step's push; tangent_impulse what the friction sweep that
-// follows has yet to take (xpbd has no tangent impulse).
-static void project_xpbd_range(void *ctx, int from, int to)
+// The position methods' normal projection (verlet's first collide pass, seed 004, without
+// impulse preservation; xpbd's contacts): pushes apart what overlaps, which cancels the
+// acceleration of a body at rest, and pulls back what the warm start pushed too far.
+// normal_impulse holds the sub-step's push; tangent_impulse what the friction sweep that follows
+// has yet to take (neither method has a tangent impulse).
+static void project_by_position_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
     sb_world *w = job->w;
@@ -1214,10 +1195,46 @@ static void warm_push_range(void *ctx, int from, int to)
         sb_contact *c = job_contact(job, k);
         double push = c->b2 < 0 && !c->art ? position_warm_push * c->normal_impulse : 0.0;
         c->normal_impulse = push;
-        c->tangent_impulse = push; // xpbd's first friction sweep takes it
+        c->tangent_impulse = push; // the first friction sweep takes it
         if (push > 0.0)
             push_apart(w, c, push);
     }
+}
+
+// Static friction's anchor (issue 19 item 6): a contact that sticks keeps the slip its sweeps
+// left (slip), and the next sub-step's friction takes it back with its own, so the surfaces
+// return to where they stuck. Each sub-step's friction took back only that sub-step's slide, and
+// what the sweeps in colour order left each time, a few micrometres, became a steady creep: a
+// 1000-ball pile moved 3 to 10 mm/s in verlet and xpbd (16 um/s in soft), a pyramid of three
+// balls slid apart. A slip beyond what the sub-step's friction could take back (mu times its
+// push) is sliding, and the anchor goes with the surfaces (slip 0), so Coulomb's sliding friction
+// is as before.
+static void keep_anchor_range(void *ctx, int from, int to)
+{
+    const contact_job *job = ctx;
+    sb_world *w = job->w;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
+        double held = 0.0;
+        if (c->b2 < 0 && !c->art && c->normal_impulse > 0.0 && c->friction > 0.0) {
+            const contact_levers l = levers_of(w, c);
+            const double wsum = inv_mass_of(w, c->a) + inv_mass_b(w, c);
+            const sb_vec2 t = v2(-c->normal.y, c->normal.x);
+            double slip = c->slip + particle_slip(w, c, t), tsum = wsum;
+            if (w->spinning) {
+                slip += turn_slip(w, c, &l);
+                tsum = tangent_sum(wsum, &l);
+            }
+            held = fabs(slip) <= c->friction * c->normal_impulse * tsum ? slip : 0.0;
+        }
+        c->slip = held;
+    }
+}
+
+void contacts_keep_anchor(sb_world *w)
+{
+    contact_job job = {.w = w};
+    for_each_color(w, keep_anchor_range, &job);
 }
 
 void contacts_warm_push(sb_world *w)
@@ -1226,19 +1243,22 @@ void contacts_warm_push(sb_world *w)
     for_each_color(w, warm_push_range, &job);
 }
 
-// One xpbd contact pass: every normal projection first, then every contact's friction on the
-// push it just got (issue 19 item 6). With friction right after each contact's own projection,
-// a friction correction moved the particles the next contacts were about to project, and the
-// 1000-ball pile never came to rest (kinetic energy after 10 s: 9.4, 3.2 and 0.59 J at 1, 2
-// and 6 sub-steps; 2.5, 0.16 and 0.018 J with the sweeps apart). Friction once a sub-step on the
-// summed push, as verlet has it, rested the pile as well but let a 100:1 net gain energy (it
-// moved particles after the springs' last pass).
-void contacts_project_xpbd(sb_world *w, double h)
+// One contact pass of the position methods: every normal projection first, then every contact's
+// friction on the push it just got (issue 19 item 6). With friction right after each contact's
+// own projection, a friction correction moved the particles the next contacts were about to
+// project, and xpbd's 1000-ball pile never came to rest (kinetic energy after 10 s: 9.4, 3.2 and
+// 0.59 J at 1, 2 and 6 sub-steps; 2.5, 0.16 and 0.018 J with the sweeps apart). Friction once a
+// sub-step on the summed push, as verlet had it (the article has no friction), rested piles as
+// well but let a 100:1 net gain energy in xpbd, and let a pyramid of three balls that do not
+// roll slide apart in verlet (9, 5 and 1 cm in 10 s at 1, 2 and 6 sub-steps at mu 0.16, where
+// it stands for mu over 0.137): the friction came after the last projection, with no pass to
+// mend what it moved. Now it holds to 0.1 mm.
+void contacts_project_by_position(sb_world *w, double h)
 {
     contact_job job = {.w = w, .h = h};
     const int passes = contact_passes(w, h);
     for (int pass = 0; pass < passes; ++pass) {
-        for_each_color(w, project_xpbd_range, &job);
+        for_each_color(w, project_by_position_range, &job);
         for_each_color(w, friction_range, &job);
     }
 }

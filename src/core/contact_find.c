@@ -731,6 +731,7 @@ static void warm_range(void *ctx, int from, int to)
             c->normal_impulse = warm[old].normal_impulse;
             c->tangent_impulse = warm[old].tangent_impulse;
             c->rolling_impulse = warm[old].rolling_impulse;
+            c->slip = warm[old].slip;
             if (warm[old].side != 0) // a wall's face, once taken, is kept (static_geometry)
                 c->side = warm[old].side;
             c->color = warm[old].color;
@@ -1013,7 +1014,7 @@ static void contacts_color(sb_world *w)
 }
 
 // The committed contacts stay in the order their step solved them; their warm starts go by key,
-// each with where its contact is. These 40 bytes are written through contact_order where the
+// each with where its contact is. These 48 bytes are written through contact_order where the
 // whole 200-byte contact used to be put back in key order (the 16000-ball pit 9.7 -> 9.3 ms a
 // step, the 4000-ball pit 1%). Each slot written once: on the world's threads.
 static void commit_range(void *ctx, int from, int to)
@@ -1024,7 +1025,7 @@ static void commit_range(void *ctx, int from, int to)
         const sb_contact *c = &w->contacts_next[k];
         w->warm[permuted ? w->contact_order[k] : k] =
             (sb_warm){.key = c->key, .normal_impulse = c->normal_impulse, .tangent_impulse = c->tangent_impulse,
-                      .rolling_impulse = c->rolling_impulse, .slot = k, .side = (int8_t)c->side, .color = (uint8_t)c->color,
+                      .rolling_impulse = c->rolling_impulse, .slip = c->slip, .slot = k, .side = (int8_t)c->side, .color = (uint8_t)c->color,
                       .moves = (uint8_t)(contact_moves(w, c) | (c->art ? WARM_ARTICULATED : 0))};
     }
 }

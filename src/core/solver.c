@@ -429,13 +429,13 @@ static void substep_velocities(sb_world *w, const sb_method_kernels *m, double h
     springs_store_axis(w);
 }
 
-/// Each iteration of a position order: springs, constraints, then the method's contact pass.
-static void iterate_positions(sb_world *w, const sb_method_kernels *m, double h, void (*contacts)(sb_world *, double))
+/// Each iteration of a position order: springs, constraints, then the contacts' projection pass.
+static void iterate_positions(sb_world *w, const sb_method_kernels *m, double h)
 {
     for (int it = 0; it < w->def.iterations; ++it) {
         run_pass(m->springs_iterate, w, h);
         run_pass(m->constraints_iterate, w, h);
-        contacts(w, h);
+        contacts_project_by_position(w, h);
     }
 }
 
@@ -455,9 +455,10 @@ static void substep_positions(sb_world *w, const sb_method_kernels *m, double h,
     contacts_warm_push(w);
     run_pass(m->springs_begin, w, h);
     run_pass(m->constraints_begin, w, h);
-    iterate_positions(w, m, h, contacts_project_xpbd);
+    iterate_positions(w, m, h);
     articulations_project(w, h, false); // a heavy particle's structures, with it (articulation.c)
     tethers_project(w, false);
+    contacts_keep_anchor(w);
     for (int i = 0; i < w->p_high; ++i)
         w->vel[i] = v2_scale(v2_sub(pos[i], prev[i]), 1.0 / h);
     spins_from_turns(w, h);
@@ -490,9 +491,9 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
     for (int i = 0; i < w->p_high; ++i)
         pos[i] = v2_mad(prev[i], h, w->vel[i]);
     contacts_warm_push(w);
-    iterate_positions(w, m, h, contacts_project_verlet);
+    iterate_positions(w, m, h);
     articulations_project(w, h, false); // a heavy particle's structures, with it (articulation.c)
-    contacts_friction_verlet(w);
+    contacts_keep_anchor(w); // px's move in this sub-step is pos - prev (inertia starts from it)
     // inertia
     for (int i = 0; i < w->p_high; ++i) {
         sb_vec2 next = v2_sub(v2_scale(pos[i], 2.0), prev[i]);

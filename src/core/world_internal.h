@@ -29,6 +29,7 @@ typedef struct sb_contact {
     // verlet and xpbd: normal_impulse is the sub-step's push (kept for the next one's warm start),
     // and xpbd's tangent_impulse what of it its friction sweep has yet to take
     double normal_impulse, tangent_impulse, max_normal_impulse;
+    double slip;               // verlet and xpbd: the tangent slip static friction holds since it stuck (contacts_keep_anchor)
     double tangent_mass;       // 1 / (wa + wb + ra^2 / Ia + rb^2 / Ib): the normal mass unless an end rolls
     double rolling_resistance, rolling_impulse; // angular impulse against relative spin, N m s (warm started)
     double relative_velocity;  // normal velocity when the step began (for restitution)
@@ -71,7 +72,7 @@ typedef struct grid_entry { double x, y, vx, vy, radius, reach; int index, cx, c
 /// A committed contact as the next step's warm start needs it, and where it is in `contacts`.
 typedef struct sb_warm {
     uint64_t key;
-    double normal_impulse, tangent_impulse, rolling_impulse;
+    double normal_impulse, tangent_impulse, rolling_impulse, slip;
     int slot;
     int8_t side;
     uint8_t color; // the colour it took (contacts_color), and what that colour was taken from:
@@ -334,10 +335,9 @@ void contacts_restitution(sb_world *w);
 void contacts_confine_to_bounds(sb_world *w);   // hold particle centres inside the bounds
 void walls_hold_centres(sb_world *w);           // no centre crosses a wall in a sub-step (from w->start)
 void contacts_project(sb_world *w, bool preserve_impulse, double h); // verlet second pass (seed 004)
-void contacts_project_verlet(sb_world *w, double h);                 // verlet first pass
-void contacts_friction_verlet(sb_world *w);                          // verlet friction, after it
 void contacts_warm_push(sb_world *w);  // verlet and xpbd: a share of the last sub-step's push
-void contacts_project_xpbd(sb_world *w, double h);
+void contacts_project_by_position(sb_world *w, double h); // verlet and xpbd: a projection pass, then friction
+void contacts_keep_anchor(sb_world *w); // verlet and xpbd: static friction's slip, after their passes
 void contacts_xpbd_velocity(sb_world *w);
 int contacts_touching(const sb_world *w);
 double contact_combined_restitution(const sb_world *w, int a, int b);
