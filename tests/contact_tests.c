@@ -48,9 +48,7 @@ static double hill(double x, double h)
 /// the frames it stood still while its velocity said it moved.
 static void run_over_hill(sb_method m, int substeps, double h, double speed, bool polyline, int *under, int *stuck)
 {
-    sb_world_def def = sb_default_world_def();
-    def.method = m;
-    def.substeps = substeps;
+    sb_world_def def = def_with(m, substeps);
     def.friction = 0.0; // a slide: only the walls' geometry acts on it
     sb_world *w = sb_world_create(&def);
     sb_vec2 pts[3] = {v2(-3, 0), v2(0, h), v2(3, 0)};
@@ -119,9 +117,7 @@ TEST(wall_chains_hold_at_every_crest_and_valley)
 /// its speed after 3 s. A chain's joints must not slow it.
 static double slide_along(sb_method m, int substeps, int segments, bool polyline)
 {
-    sb_world_def def = sb_default_world_def();
-    def.method = m;
-    def.substeps = substeps;
+    sb_world_def def = def_with(m, substeps);
     def.friction = 0.0;
     def.gravity = v2(0, -9.81);
     sb_world *w = sb_world_create(&def);
@@ -168,9 +164,7 @@ TEST(one_sided_walls_are_solid_from_the_front_only)
 {
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
         for (int si = 0; si < 3; ++si) {
-            sb_world_def def = sb_default_world_def();
-            def.method = (sb_method)m;
-            def.substeps = substep_counts[si];
+            sb_world_def def = def_with((sb_method)m, substep_counts[si]);
             sb_world *w = sb_world_create(&def);
             sb_wall_id plat = sb_world_add_wall(w, v2(-1, 3), v2(1, 3), NULL);
             ENSURE(sb_wall_set_one_sided(w, plat, true) == SB_OK && sb_wall_is_one_sided(w, plat));
@@ -202,9 +196,7 @@ TEST(one_sided_walls_are_solid_from_the_front_only)
 static double slide_down(sb_method m, int substeps, double degrees, double mu, double *speed)
 {
     const double th = degrees * 3.14159265358979 / 180.0, r = 0.1, L = 60.0;
-    sb_world_def def = sb_default_world_def();
-    def.method = m;
-    def.substeps = substeps;
+    sb_world_def def = def_with(m, substeps);
     def.friction = mu;
     sb_world *w = sb_world_create(&def);
     sb_world_add_wall(w, v2(0, 0), v2(L * cos(th), -L * sin(th)), NULL);
@@ -255,9 +247,7 @@ TEST(friction_is_coulomb_in_every_method)
 /// friction mu everywhere: returns how far the farthest moved in 10 s.
 static double pyramid_moves(sb_method method, int substeps, double mu)
 {
-    sb_world_def def = sb_default_world_def();
-    def.method = method;
-    def.substeps = substeps;
+    sb_world_def def = def_with(method, substeps);
     def.friction = mu;
     sb_world *w = sb_world_create(&def);
     sb_world_add_wall(w, v2(-5, 0), v2(5, 0), NULL);
@@ -308,9 +298,7 @@ TEST(a_pyramid_stands_on_friction_from_coulombs_threshold)
 /// before the ball reached it.
 static double drop_on_bridge(sb_method method, int substeps, bool solid, double r, double m, double *stretch_before)
 {
-    sb_world_def def = sb_default_world_def();
-    def.method = method;
-    def.substeps = substeps;
+    sb_world_def def = def_with(method, substeps);
     sb_world *w = sb_world_create(&def);
     sb_particle_id prev = sb_null_particle();
     for (int i = 0; i <= 20; ++i) {
@@ -391,9 +379,7 @@ TEST(solid_ropes_hold_a_ball_between_their_beads)
         for (int si = 0; si < 3; ++si) {
             double low[2];
             for (int solid = 0; solid < 2; ++solid) {
-                sb_world_def def = sb_default_world_def();
-                def.method = (sb_method)m;
-                def.substeps = substep_counts[si];
+                sb_world_def def = def_with((sb_method)m, substep_counts[si]);
                 sb_world *w = sb_world_create(&def);
                 sb_particle_id ids[21];
                 for (int i = 0; i <= 20; ++i) {
@@ -490,9 +476,7 @@ TEST(solid_rings_do_not_slip_into_each_other)
         for (int si = 0; si < 3; ++si) {
             int inside[2] = {0, 0};
             for (int solid = 0; solid < 2; ++solid) {
-                sb_world_def def = sb_default_world_def();
-                def.method = (sb_method)m;
-                def.substeps = substep_counts[si];
+                sb_world_def def = def_with((sb_method)m, substep_counts[si]);
                 sb_world *w = sb_world_create(&def);
                 sb_world_add_wall(w, v2(-5, 0), v2(5, 0), NULL);
                 sb_particle_id r[3][12];
@@ -562,9 +546,7 @@ TEST(solid_chains_do_not_catch_on_themselves)
 static double column_sink(sb_method method, int substeps, double r, double m, double m_top, bool on_wall,
                           double *creep, double *drift)
 {
-    sb_world_def def = sb_default_world_def();
-    def.method = method;
-    def.substeps = substeps;
+    sb_world_def def = def_with(method, substeps);
     def.has_bounds = !on_wall;
     def.bounds = (sb_bounds){-1.0, 0.0, 1.0, 100.0};
     sb_world *w = sb_world_create(&def);
@@ -653,9 +635,7 @@ static double next_unit(unsigned *seed)
 /// average each second from 5 s to 10 s (the pile has landed by 3 s).
 static double pile_overlap(sb_method method, int substeps, int n, double *ke, int *escaped, double *creep)
 {
-    sb_world_def def = sb_default_world_def();
-    def.method = method;
-    def.substeps = substeps;
+    sb_world_def def = def_with(method, substeps);
     def.has_bounds = true;
     def.bounds = (sb_bounds){0.0, 0.0, 10.0, 30.0};
     sb_world *w = sb_world_create(&def);
@@ -773,9 +753,7 @@ TEST(bead_wheels_stay_where_they_are_put)
 {
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
         for (int si = 0; si < 3; ++si) {
-            sb_world_def def = sb_default_world_def();
-            def.method = (sb_method)m;
-            def.substeps = substep_counts[si];
+            sb_world_def def = def_with((sb_method)m, substep_counts[si]);
             def.iterations = 6;
             def.friction = 1.0;
             sb_world *w = sb_world_create(&def);

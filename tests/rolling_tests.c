@@ -18,9 +18,7 @@ static sb_vec2 v2(double x, double y) { return (sb_vec2){x, y}; }
 
 static sb_world *world_of(sb_method m, int substeps, double mu)
 {
-    sb_world_def def = sb_default_world_def();
-    def.method = m;
-    def.substeps = substeps;
+    sb_world_def def = def_with(m, substeps);
     def.gravity = v2(0, -g);
     def.friction = mu;
     return sb_world_create(&def);

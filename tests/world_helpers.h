@@ -36,12 +36,19 @@ static inline sb_particle_def particle_now(const sb_world *w, sb_particle_id id)
     return d;
 }
 
-/// A world of the defaults with this method, sub-step count and gravity.
-static inline sb_world *world_with(sb_method method, int substeps, sb_vec2 gravity)
+/// The world defaults with this method and sub-step count.
+static inline sb_world_def def_with(sb_method method, int substeps)
 {
     sb_world_def def = sb_default_world_def();
     def.method = method;
     def.substeps = substeps;
+    return def;
+}
+
+/// A world of the defaults with this method, sub-step count and gravity.
+static inline sb_world *world_with(sb_method method, int substeps, sb_vec2 gravity)
+{
+    sb_world_def def = def_with(method, substeps);
     def.gravity = gravity;
     return sb_world_create(&def);
 }

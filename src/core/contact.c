@@ -1067,6 +1067,17 @@ static inline double particle_slip(const sb_world *w, const sb_contact *c, sb_ve
     return v2_dot(v2_sub(db, da), t);
 }
 
+/// The slip this sub-step's turns made (turn_slip; 0 in a world where nothing turns), and through
+/// *tsum the tangent's inverse mass: the ends' wsum and what turning them adds. A slide's
+/// correction by position turns the ends through it, the position form of the velocity methods'
+/// tangent impulse.
+static inline double turns_and_tangent_mass(const sb_world *w, const sb_contact *c, const contact_levers *l, double wsum,
+                                            double *tsum)
+{
+    *tsum = w->spinning ? tangent_sum(wsum, l) : wsum;
+    return w->spinning ? turn_slip(w, c, l) : 0.0;
+}
+
 /// The share of the slip static friction holds (contacts_keep_anchor) that each sub-step's
 /// friction takes back. Measured on six 1000-ball piles at 1, 2, 3, 4 and 6 sub-steps in xpbd
 /// (largest kinetic energy after 10 s; mean motion over the last 5 s): 1 left the piles ringing in
@@ -1089,15 +1100,10 @@ static inline void friction_by_position(sb_world *w, const sb_contact *c, double
     const double wa = inv_mass_of(w, a), wsum = wa + inv_mass_b(w, c);
     const sb_vec2 t = v2(-c->normal.y, c->normal.x);
     const double limit = c->friction * push;
-    // the ends' turns in this sub-step slip the surfaces too, and a slide's correction turns them
-    // (the position form of the velocity methods' tangent impulse, through the same tangent mass)
     const contact_levers l = levers_of(w, c);
     const bool turns = w->spinning;
-    double spin = 0.0, tsum = wsum;
-    if (turns) {
-        spin = turn_slip(w, c, &l);
-        tsum = tangent_sum(wsum, &l);
-    }
+    double tsum;
+    const double spin = turns_and_tangent_mass(w, c, &l, wsum, &tsum);
     if (tsum == 0.0)
         return;
     double slide;
@@ -1209,23 +1215,19 @@ static void warm_push_range(void *ctx, int from, int to)
 // balls slid apart. A slip beyond what the sub-step's friction could take back (mu times its
 // push) is sliding, and the anchor goes with the surfaces (slip 0), so Coulomb's sliding friction
 // is as before.
+// Each contact writes only its own slip: one pass over the list, not colour by colour.
 static void keep_anchor_range(void *ctx, int from, int to)
 {
-    const contact_job *job = ctx;
-    sb_world *w = job->w;
+    sb_world *w = ctx;
     for (int k = from; k < to; ++k) {
-        sb_contact *c = job_contact(job, k);
+        sb_contact *c = &w->contacts_next[k];
         double held = 0.0;
         if (c->b2 < 0 && !c->art && c->normal_impulse > 0.0 && c->friction > 0.0) {
             const contact_levers l = levers_of(w, c);
             const double wsum = inv_mass_of(w, c->a) + inv_mass_b(w, c);
-            const sb_vec2 t = v2(-c->normal.y, c->normal.x);
-            double slip = c->slip + particle_slip(w, c, t), tsum = wsum;
-            if (w->spinning) {
-                slip += turn_slip(w, c, &l);
-                tsum = tangent_sum(wsum, &l);
-            }
-            held = fabs(slip) <= c->friction * c->normal_impulse * tsum ? slip : 0.0;
+            double tsum, slip = c->slip + particle_slip(w, c, v2(-c->normal.y, c->normal.x));
+            slip += turns_and_tangent_mass(w, c, &l, wsum, &tsum);
+            held = fabs(slip) <= c->friction * c->normal_impulse * tsum ? slip : 0.0; // friction_by_position's limit
         }
         c->slip = held;
     }
@@ -1233,8 +1235,7 @@ static void keep_anchor_range(void *ctx, int from, int to)
 
 void contacts_keep_anchor(sb_world *w)
 {
-    contact_job job = {.w = w};
-    for_each_color(w, keep_anchor_range, &job);
+    sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, keep_anchor_range, w);
 }
 
 void contacts_warm_push(sb_world *w)
