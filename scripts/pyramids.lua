@@ -2,9 +2,9 @@
 -- floor in soft, verlet and xpbd, side by side. Friction is all that holds the bottom row
 -- together. Three balls stand from friction 0.137 (tan(30 deg - atan mu) = 3 mu); six rows need
 -- more. Lower the friction slider below where it stands and save: the pyramid spreads in all
--- three. At 0.3 soft and xpbd hold it still (xpbd's static friction keeps an anchor); verlet's
--- creeps and, after about seven seconds, slides apart: its second collide pass moves the crates
--- after their friction (README, "Static friction"; issue 19 item 6).
+-- three. At 0.3 all three hold it still (0.6, 0.1 and 0.1 mm): the position methods' static
+-- friction keeps an anchor, and verlet's second collide pass no longer moves resting crates
+-- after their friction (it slid this pyramid apart in seven seconds; README, "Static friction").
 local sb = require "springbox"
 local tune = sb.tune{ friction = {0.3, 0.0, 1.0}, substeps = {6, 1, 8} }
 

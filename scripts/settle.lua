@@ -3,9 +3,9 @@
 -- pile comes to rest within seconds; the plot shows each box's kinetic energy falling away (log10
 -- of joules) and the numbers above the boxes are the step time, the contacts touching and the
 -- kinetic energy. Slide the sub-steps to 1 or 2 and pour again (O): soft's pile still rests;
--- verlet's and xpbd's keep 0.01 to 0.1 J at 12 s, ringing in place by a fraction of a millimetre
--- (xpbd's no longer creeps: static friction keeps an anchor; verlet's still moves a mm or two a
--- second; issue 19 item 6).
+-- verlet's and xpbd's ring in place by a fraction of a millimetre (verlet's 0.2 to 0.8 J at one
+-- sub-step, xpbd's 0.03 to 0.17 J) and neither creeps: static friction keeps an anchor, and
+-- verlet's second collide no longer moves resting balls (issue 19 item 6).
 local sb = require "springbox"
 local tune = sb.tune{ substeps = {6, 1, 8}, count = {800, 100, 3000} }
 
