@@ -779,6 +779,47 @@ static void reach_range(void *ctx, int from, int to)
         reach[i] = capped_margin(reach[i] * job->twice_dt, job->cap, job->slop);
 }
 
+typedef struct append_job { sb_world *w; int at[SB_POOL_MAX_THREADS]; } append_job;
+
+static void append_range(void *ctx, int chunk, int from, int to)
+{
+    (void)chunk;
+    append_job *job = ctx;
+    sb_world *w = job->w;
+    for (int k = from; k < to; ++k)
+        if (k > 0)
+            memcpy(w->contacts_next + job->at[k], w->chunk_contacts[k], sizeof *w->contacts_next * (size_t)w->chunk_contact_count[k]);
+}
+
+// The narrow phase's chunks after the first (which wrote into contacts_next) follow it in chunk
+// order, which is key order. Each chunk is copied on the thread that found it, where it is in
+// cache: copied on the caller, the 4000-ball pit's 1.7 MB of contacts a step were 1.5% of a
+// two-thread step and left the other thread waiting.
+static void append_chunk_contacts(sb_world *w, int chunks)
+{
+    append_job job = {.w = w};
+    int total = w->contact_next_count;
+    for (int k = 1; k < chunks; ++k) {
+        job.at[k] = total;
+        total += w->chunk_contact_count[k];
+    }
+    if (total == w->contact_next_count)
+        return;
+    if (array_reserve((void **)&w->contacts_next, &w->contact_next_cap, total, sizeof *w->contacts_next)) {
+        sb_pool_for_chunks(w->pool, chunks, 1, append_range, &job);
+        w->contact_next_count = total;
+        return;
+    }
+    for (int k = 1; k < chunks; ++k) { // out of memory: the chunks that do not fit are skipped this step
+        int n = w->chunk_contact_count[k];
+        if (n == 0 || !array_reserve((void **)&w->contacts_next, &w->contact_next_cap, w->contact_next_count + n,
+                                     sizeof *w->contacts_next))
+            continue;
+        memcpy(w->contacts_next + w->contact_next_count, w->chunk_contacts[k], sizeof *w->contacts_next * (size_t)n);
+        w->contact_next_count += n;
+    }
+}
+
 void contacts_build(sb_world *w)
 {
     if (w->walls_dirty)
@@ -901,14 +942,7 @@ void contacts_build(sb_world *w)
         pairs_list_finish(w, chunks);
     else if (!reuse)
         w->pairs_valid = false;
-    for (int k = 1; k < chunks; ++k) { // in chunk order: key order
-        int n = w->chunk_contact_count[k];
-        if (n == 0 || !array_reserve((void **)&w->contacts_next, &w->contact_next_cap, w->contact_next_count + n,
-                                     sizeof *w->contacts_next))
-            continue; // out of memory: that chunk's contacts are skipped this step
-        memcpy(w->contacts_next + w->contact_next_count, w->chunk_contacts[k], sizeof *w->contacts_next * (size_t)n);
-        w->contact_next_count += n;
-    }
+    append_chunk_contacts(w, chunks);
 
     if ((w->solid_springs > 0 || w->solid_constraints > 0) && w->def.collisions && colliders > 0)
         segment_contacts_build(w, inv_cell, rmax, margin, pairs);
