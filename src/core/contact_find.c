@@ -787,7 +787,7 @@ static void append_range(void *ctx, int chunk, int from, int to)
     append_job *job = ctx;
     sb_world *w = job->w;
     for (int k = from; k < to; ++k)
-        if (k > 0)
+        if (k > 0 && w->chunk_contact_count[k] > 0) // (an empty chunk may have no buffer yet)
             memcpy(w->contacts_next + job->at[k], w->chunk_contacts[k], sizeof *w->contacts_next * (size_t)w->chunk_contact_count[k]);
 }
 
