@@ -943,14 +943,13 @@ static void push_apart(sb_world *w, const sb_contact *c, double push)
         move_end(w, c->b, inv_mass_of(w, c->b) * push, c->normal, 1.0);
 }
 
-// Moves the ends of an overlapping contact apart, inverse-mass weighted. Returns the push. The
-// end that moves farthest keeps at most contact_push_max * h of its move as velocity, and every
-// end keeps the same share, so the push adds no momentum (each end capped alone, a light ball's
-// capped move beside a heavy one's whole move cost two verlet blobs that hit each other 71% of
-// their momentum: core.momentum_conservation).
-static inline double separate(sb_world *w, sb_contact *c, double h)
+// Moves the ends of a contact whose geometry was just found apart, inverse-mass weighted, if they
+// overlap. Returns the push. The end that moves farthest keeps at most contact_push_max * h of
+// its move as velocity, and every end keeps the same share, so the push adds no momentum (each
+// end capped alone, a light ball's capped move beside a heavy one's whole move cost two verlet
+// blobs that hit each other 71% of their momentum: core.momentum_conservation).
+static inline double push_out(sb_world *w, sb_contact *c, double h)
 {
-    contact_geometry(w, c);
     if (c->separation >= 0.0)
         return 0.0;
     double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = wa + inv_mass_b(w, c);
@@ -970,6 +969,13 @@ static inline double separate(sb_world *w, sb_contact *c, double h)
         move_end(w, c->b2, step_b2, c->normal, kept);
     c->separation = 0.0;
     return push;
+}
+
+/// push_out at the contact's geometry now.
+static inline double separate(sb_world *w, sb_contact *c, double h)
+{
+    contact_geometry(w, c);
+    return push_out(w, c, h);
 }
 
 // Verlet collide (seed 004). Without impulse preservation it only moves positions, which
@@ -1018,30 +1024,28 @@ static void project_range(void *ctx, int from, int to)
         // residual overlap must not be bounced back (it would never settle). vn is per sub-step.
         const bool impact = vn < -restitution_threshold * h;
         if (impact)
-            separate(w, c, h);
-        {
-            double e = impact ? c->restitution : 0.0;
-            double j = -(1.0 + e) * vn / wsum;
-            const contact_levers l = levers_of(w, c);
-            double vt = v2_dot(v2_sub(vside, va), t), tsum = wsum;
-            if (w->spinning) { // the turns of this sub-step slip the surfaces, and the exchange turns them
-                vt += turn_slip(w, c, &l);
-                tsum = tangent_sum(wsum, &l);
-            }
-            double jt = -vt / tsum, limit = c->friction * j;
-            jt = jt < -limit ? -limit : jt > limit ? limit : jt;
-            if (w->spinning) {
-                if (l.ia > 0.0)
-                    w->angle[a] -= l.ia * l.ra * jt;
-                if (l.b_turns && l.ib > 0.0)
-                    w->angle[b] -= l.ib * l.rb * jt;
-            }
-            sb_vec2 p = v2_add(v2_scale(n, j), v2_scale(t, jt));
-            va = v2_mad(va, -wa, p);
-            vb = v2_mad(vb, wb * sb, p);
-            if (b2 >= 0)
-                vb2 = v2_mad(vb2, w->inv_mass[b2] * sb2, p);
+            push_out(w, c, h); // (its geometry found above)
+        double e = impact ? c->restitution : 0.0;
+        double j = -(1.0 + e) * vn / wsum;
+        const contact_levers l = levers_of(w, c);
+        double vt = v2_dot(v2_sub(vside, va), t), tsum = wsum;
+        if (w->spinning) { // the turns of this sub-step slip the surfaces, and the exchange turns them
+            vt += turn_slip(w, c, &l);
+            tsum = tangent_sum(wsum, &l);
         }
+        double jt = -vt / tsum, limit = c->friction * j;
+        jt = jt < -limit ? -limit : jt > limit ? limit : jt;
+        if (w->spinning) {
+            if (l.ia > 0.0)
+                w->angle[a] -= l.ia * l.ra * jt;
+            if (l.b_turns && l.ib > 0.0)
+                w->angle[b] -= l.ib * l.rb * jt;
+        }
+        sb_vec2 p = v2_add(v2_scale(n, j), v2_scale(t, jt));
+        va = v2_mad(va, -wa, p);
+        vb = v2_mad(vb, wb * sb, p);
+        if (b2 >= 0)
+            vb2 = v2_mad(vb2, w->inv_mass[b2] * sb2, p);
         // an impact's px follows its pushed x; a resting contact's x follows its px (above)
         sb_vec2 *moved = impact ? w->prev : w->pos;
         const sb_vec2 *kept = impact ? w->pos : w->prev;
