@@ -14,6 +14,7 @@
 static const double touching_slop = 1e-3;
 
 static void contacts_color(sb_world *w);
+static void swap_contact_lists(sb_contact **a, int *a_cap, sb_contact **b, int *b_cap);
 
 static const velocity_box empty_box = {INFINITY, -INFINITY, INFINITY, -INFINITY};
 
@@ -37,7 +38,8 @@ bool contacts_reserve(sb_world *w)
     if (w->p_high > w->pairs_cap) {
         if (!ARRAY_GROW(w->pairs_start, w->p_cap + 1) || !ARRAY_GROW(w->pairs_pos, w->p_cap) ||
             !ARRAY_GROW(w->pairs_reach, w->p_cap) || !ARRAY_GROW(w->pairs_radius, w->p_cap) ||
-            !ARRAY_GROW(w->pairs_collides, w->p_cap))
+            !ARRAY_GROW(w->pairs_collides, w->p_cap) || !ARRAY_GROW(w->stop, w->p_cap) ||
+            !ARRAY_GROW(w->stop_queue, w->p_cap) || !ARRAY_GROW(w->stop_queued, w->p_cap))
             return false;
         w->pairs_cap = w->p_cap;
         w->pairs_valid = false;
@@ -812,6 +814,260 @@ static void append_chunk_contacts(sb_world *w, int chunks)
     w->contact_next_count = total;
 }
 
+// Stops that travel (issue 19). A pair's margin covers the speed at which its two close when the
+// frame begins (pair_margin), so two balls falling together 1 cm apart, closing at 0, were not a
+// pair: when the floor stopped the lower one, the upper went 7 cm into it within the frame,
+// unresisted. A block of 8 x 8 balls with 1 cm between rows, dropped 1 m, ended with balls 113%
+// of a radius into each other (190% in verlet and xpbd, which pushed that out as 100 to 250% of
+// the fall's energy). So each particle also carries what its contacts may do to it this frame
+// (its stop): bring its velocity to any in a box, from some time in the frame on. A listed contact
+// that closes may bring each end to the other's velocity (a wall's end to rest) from when the two
+// meet; a partner that can meet the particle after that, at their relative speed plus how far
+// each one's velocity may move, may be brought to any of those in turn, from then. A stop so
+// travels up a falling column, or through a pack that a ball hits, as far as its gaps close
+// within the frame; boxes only widen to hold their partners' (speeds never add up along a ring of
+// partners), so the walk ends. A pair that a stop can push more than a tenth of the smaller
+// radius into each other within the frame is listed.
+
+/// How fast contact c's two ends approach along its normal (negative: they separate).
+static double contact_closing(const sb_world *w, const sb_contact *c)
+{
+    const sb_vec2 vb = c->b >= 0 ? w->vel[c->b] : v2(0, 0);
+    return v2_dot(v2_sub(w->vel[c->a], vb), c->normal);
+}
+
+/// The overlap, as a fraction of the smaller radius, that a pair no stop listed may reach within
+/// the frame (the next frame's contact takes it up, as it does the slop).
+static const double stop_tolerance = 0.1;
+
+typedef struct stop_walk {
+    sb_world *w;
+    const narrow_job *job;
+    double frame;  // s
+    double slight; // a stop under it closes less than four slops (a fifth of the largest radius) in the frame: left alone
+    double search; // how far past both radii a partner may be listed (the cap)
+    double skin;   // how far a particle may be from where the grid has it (reused: its skin)
+    velocity_box all; // every particle's velocity and rest: contacts bring none outside it
+    double fastest;   // the largest speed in `all`
+    int head, queued;
+} stop_walk;
+
+static velocity_box velocity_point(sb_vec2 v) { return (velocity_box){v.x, v.x, v.y, v.y}; }
+
+/// The fastest any velocity in box b goes along n.
+static double box_support(const velocity_box *b, sb_vec2 n)
+{
+    return (n.x > 0.0 ? b->hi_x : b->lo_x) * n.x + (n.y > 0.0 ? b->hi_y : b->lo_y) * n.y;
+}
+
+/// The largest speed in box b (at its farthest corner).
+static double box_fastest(const velocity_box *b)
+{
+    const double x = -b->lo_x > b->hi_x ? -b->lo_x : b->hi_x, y = -b->lo_y > b->hi_y ? -b->lo_y : b->hi_y;
+    return sqrt(x * x + y * y);
+}
+
+enum { STOP_QUEUED = 1, STOP_WALKER = 2 }; // stop_queued: in the queue; walks (and lists its pairs)
+
+/// The tests the narrow phase puts a pair through besides its margin: not both fixed, they
+/// collide, and no spring joins them.
+static bool stop_pair_collides(const sb_world *w, int i, int j)
+{
+    if ((w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0) || !particles_should_collide(w, i, j))
+        return false;
+    return !(w->degree[i] > 0 && w->degree[j] > 0 && joined_by_spring(w, i, j));
+}
+
+/// j, moving at v, pushed along n by something that moves along it at up to `toward` and whose
+/// inverse mass is inv_pusher, may be brought to this velocity; `slowed`: how much of that took
+/// j toward rest. Slowing may take all of j's speed along n (what pushes may be held by a wall);
+/// past rest, j takes its share of the pusher's momentum (an inelastic hit: two equal balls part
+/// at half the speed).
+static sb_vec2 pushed_velocity(const sb_world *w, int j, sb_vec2 n, double toward, double inv_pusher, double *slowed)
+{
+    const sb_vec2 v = w->vel[j];
+    const double along = v2_dot(v, n);
+    double after = along < 0.0 ? (toward < 0.0 ? toward : 0.0) : along;
+    *slowed = after - along;
+    if (toward > after)
+        after += (toward - after) * w->inv_mass[j] / (w->inv_mass[j] + inv_pusher);
+    return v2_add(v, v2_scale(n, after - along));
+}
+
+/// j may be brought to `velocity` from `time` on: its stop widens, or starts sooner. A particle
+/// that a stop slowed walks, and walks again whenever its stop changes; one only pushed does not
+/// (a push does not travel on: in a pile it spreads over more balls at each row, which a bound of
+/// this kind cannot follow; carried on at full speed it listed four times the pairs of the
+/// 4000-ball pit while it fell). Velocities are rounded out to the slight speed and times down to
+/// an eighth of the frame: the stops then take finitely many values, each only
+/// grows, and the walk ends where it would in any order (the grid's layout, the pile's numbering).
+static void stop_reach(stop_walk *s, int j, sb_vec2 velocity, double time, bool slows)
+{
+    sb_world *w = s->w;
+    if (w->inv_mass[j] == 0.0 || time >= s->frame)
+        return; // a fixed particle is not moved; a stop after the frame is the next frame's
+    particle_stop *p = &w->stop[j];
+    const double q = s->slight, tq = s->frame / 8.0;
+    // (inelastic contacts mix velocities: none goes outside what there is)
+    velocity.x = velocity.x < s->all.lo_x ? s->all.lo_x : velocity.x > s->all.hi_x ? s->all.hi_x : velocity.x;
+    velocity.y = velocity.y < s->all.lo_y ? s->all.lo_y : velocity.y > s->all.hi_y ? s->all.hi_y : velocity.y;
+    const velocity_box before = p->box;
+    box_take(&p->box, (velocity_box){floor(velocity.x / q) * q, ceil(velocity.x / q) * q, floor(velocity.y / q) * q,
+                                     ceil(velocity.y / q) * q});
+    time = floor(time / tq) * tq;
+    bool changed = time < p->time || memcmp(&before, &p->box, sizeof before) != 0;
+    p->time = time < p->time ? time : p->time;
+    if (slows && !(w->stop_queued[j] & STOP_WALKER)) {
+        w->stop_queued[j] |= STOP_WALKER;
+        changed = true;
+    }
+    if (!changed || !(w->stop_queued[j] & STOP_WALKER) || (w->stop_queued[j] & STOP_QUEUED))
+        return;
+    w->stop_queued[j] |= STOP_QUEUED;
+    w->stop_queue[(s->head + s->queued++) % w->p_high] = j;
+}
+
+static void stop_list(sb_world *w, int i, int j, sb_vec2 normal, double separation)
+{
+    const int a = i < j ? i : j, b = i < j ? j : i;
+    sb_contact c;
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    c.b = b;
+    c.b2 = -1;
+    c.shape = SHAPE_PARTICLE | (uint32_t)b;
+    c.key = ((uint64_t)a << 32) | c.shape;
+    c.normal = a == i ? normal : v2_scale(normal, -1.0);
+    c.separation = separation;
+    if (array_reserve((void **)&w->stop_contacts, &w->stop_contact_cap, w->stop_contact_count + 1, sizeof *w->stop_contacts))
+        w->stop_contacts[w->stop_contact_count++] = c; // (out of memory: the pair waits for the next frame)
+}
+
+/// Particle i's partners in the grid that can meet it within the frame, stops counted: walking,
+/// each partner's stop takes i's from when they meet; listing, each pair that can overlap past
+/// the tolerance and that the narrow phase did not list is listed.
+static void stop_visit(stop_walk *s, int i, bool list)
+{
+    sb_world *w = s->w;
+    const narrow_job *job = s->job;
+    const sb_vec2 pi = w->pos[i], vi = w->vel[i];
+    const double ri = w->radius[i], reach_i = w->reach[i], left = s->frame - w->stop[i].time;
+    // no two close faster than i's fastest and the fastest there is
+    const velocity_box *b = &w->stop[i].box;
+    const double fastest_i = box_fastest(b), closes = (fastest_i + s->fastest) * left;
+    const double search = (closes < s->search ? closes : s->search) + s->skin;
+    const int n = (int)ceil((ri + job->rmax + search) / w->grid_cell);
+    for (int dy = -n; dy <= n; ++dy)
+        for (int dx = -n; dx <= n; ++dx) {
+            const int cx = w->cell_x[i] + dx, cy = w->cell_y[i] + dy;
+            const unsigned hsh = grid_bucket(w, cx, cy);
+            for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
+                const grid_entry *e = &w->grid_entries[k];
+                const int j = e->index;
+                // (a grid made this frame has each position beside its index, in the order read)
+                const sb_vec2 d = v2_sub(s->skin > 0.0 ? w->pos[j] : v2(e->x, e->y), pi);
+                const double d2 = v2_dot(d, d), radii = ri + e->radius, far = radii + search;
+                if (d2 >= far * far || j == i || e->cx != cx || e->cy != cy || !in_grid(w, j))
+                    continue;
+                if (list && (w->stop_queued[j] & STOP_WALKER) && j < i) // j lists the pair
+                    continue;
+                const sb_vec2 vj = w->vel[j];
+                const double len = sqrt(d2), gap = len - radii;
+                const sb_vec2 normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1); // from i to j
+                // the fastest the two may close: i at any velocity its stop allows, and j too
+                // when listing; walking, j at its own (what j's stop is at the time must not
+                // matter, or the order of the walk would)
+                const double toward = box_support(&w->stop[i].box, normal);
+                const double closing = toward - (list ? -box_support(&w->stop[j].box, v2_scale(normal, -1.0)) : v2_dot(vj, normal));
+                const double depth = closing * left - (gap > 0.0 ? gap : 0.0); // into each other by the frame's end
+                if (closing <= 0.0 || depth <= (list ? stop_tolerance * (ri < e->radius ? ri : e->radius) : 0.0) ||
+                    !stop_pair_collides(w, i, j))
+                    continue;
+                if (!list) {
+                    // contacts push j away from i, along the normal, as fast as i may come at it
+                    double slowed;
+                    if (toward > v2_dot(vj, normal)) {
+                        const sb_vec2 to = pushed_velocity(w, j, normal, toward, w->inv_mass[i], &slowed);
+                        stop_reach(s, j, to, w->stop[i].time + (gap > 0.0 ? gap / closing : 0.0), slowed >= s->slight);
+                    }
+                    continue;
+                }
+                const double reach = radii + pair_reach(job, reach_i, w->reach[j]);
+                if (d2 < reach * reach && within_pair_margin(job, d2, radii, vi, vj))
+                    continue; // the narrow phase listed it
+                stop_list(w, i, j, normal, gap);
+            }
+        }
+}
+
+static int contact_key_order(const void *a, const void *b)
+{
+    const uint64_t x = ((const sb_contact *)a)->key, y = ((const sb_contact *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/// The stops of this frame, from the contacts the narrow phase listed, carried over the grid to
+/// the partners they reach; the pairs they bring within the tolerance are merged into the list
+/// in key order. Serial: it runs only in a frame where something meets something fast (a landing,
+/// a hit), over the particles the stops reach, in a fixed order, so threads do not change it.
+static void stops_list_pairs(sb_world *w, const narrow_job *job)
+{
+    const double frame = 0.5 * job->twice_dt, slight = 4.0 * job->slop / frame;
+    bool any = false;
+    for (int k = 0; k < w->contact_next_count && !any; ++k)
+        any = w->contacts_next[k].b2 < 0 && contact_closing(w, &w->contacts_next[k]) >= slight;
+    if (!any || w->grid_cell <= 0.0)
+        return;
+    stop_walk s = {.w = w, .job = job, .frame = frame, .slight = slight, .search = job->cap + job->slop,
+                   .skin = job->reuse ? w->pair_skin : 0.0, .all = velocity_point(v2(0, 0))};
+    for (int i = 0; i < w->p_high; ++i) {
+        w->stop[i] = (particle_stop){velocity_point(w->vel[i]), frame};
+        w->stop_queued[i] = 0;
+        box_take(&s.all, w->stop[i].box);
+    }
+    s.fastest = box_fastest(&s.all);
+    // a contact that closes may bring each end to the other's velocity (a wall's to rest), in
+    // its share of the two's momentum past rest, once they meet; each end walks
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        const sb_contact *c = &w->contacts_next[k];
+        const double closing = c->b2 < 0 ? contact_closing(w, c) : 0.0;
+        if (closing < slight)
+            continue;
+        const double meet = c->separation > 0.0 ? c->separation / closing : 0.0;
+        const sb_vec2 n = c->normal, back = v2_scale(n, -1.0);
+        double slowed;
+        stop_reach(&s, c->a,
+                   pushed_velocity(w, c->a, back, c->b >= 0 ? v2_dot(w->vel[c->b], back) : 0.0, c->b >= 0 ? w->inv_mass[c->b] : 0.0, &slowed),
+                   meet, true);
+        if (c->b >= 0)
+            stop_reach(&s, c->b, pushed_velocity(w, c->b, n, v2_dot(w->vel[c->a], n), w->inv_mass[c->a], &slowed), meet, true);
+    }
+    while (s.queued > 0) {
+        const int i = w->stop_queue[s.head];
+        s.head = (s.head + 1) % w->p_high;
+        s.queued -= 1;
+        w->stop_queued[i] &= (uint8_t)~STOP_QUEUED;
+        if (in_grid(w, i))
+            stop_visit(&s, i, false);
+    }
+    w->stop_contact_count = 0;
+    for (int i = 0; i < w->p_high; ++i)
+        if ((w->stop_queued[i] & STOP_WALKER) && in_grid(w, i))
+            stop_visit(&s, i, true);
+    const int extra = w->stop_contact_count, n = w->contact_next_count;
+    if (extra == 0 ||
+        !array_reserve((void **)&w->contacts_scratch, &w->contacts_scratch_cap, n + extra, sizeof *w->contacts_scratch))
+        return; // (out of memory: the pairs wait for the next frame)
+    qsort(w->stop_contacts, (size_t)extra, sizeof *w->stop_contacts, contact_key_order);
+    int a = 0, b = 0, out = 0;
+    while (a < n || b < extra)
+        w->contacts_scratch[out++] = b == extra || (a < n && w->contacts_next[a].key < w->stop_contacts[b].key)
+                                         ? w->contacts_next[a++]
+                                         : w->stop_contacts[b++];
+    swap_contact_lists(&w->contacts_next, &w->contact_next_cap, &w->contacts_scratch, &w->contacts_scratch_cap);
+    w->contact_next_count = out;
+}
+
 void contacts_build(sb_world *w)
 {
     if (w->walls_dirty)
@@ -866,6 +1122,7 @@ void contacts_build(sb_world *w)
         cell = fast ? (2.0 * rmax + slow_margin) * (1.0 + 1e-9) : 2.0 * rmax + pair_reach_max + w->pair_skin;
         block = fast ? (int)ceil((2.0 * rmax + pair_reach_max) / cell) : 0;
         inv_cell = 1.0 / cell;
+        w->grid_cell = cell;
         int size = w->grid_size;
         memset(w->grid_start, 0, sizeof(int) * (size_t)(size + 1));
         int x0 = INT_MAX, y0 = INT_MAX, x1 = INT_MIN, y1 = INT_MIN;
@@ -935,6 +1192,8 @@ void contacts_build(sb_world *w)
     else if (!reuse)
         w->pairs_valid = false;
     append_chunk_contacts(w, chunks);
+    if (pairs)
+        stops_list_pairs(w, &job);
 
     if ((w->solid_springs > 0 || w->solid_constraints > 0) && w->def.collisions && colliders > 0)
         segment_contacts_build(w, inv_cell, rmax, margin, pairs);

@@ -83,6 +83,9 @@ typedef struct sb_warm {
 enum { WARM_A_MOVES = 1, WARM_B_MOVES = 2, WARM_SEGMENT = 4, WARM_ARTICULATED = 8 };
 /// The velocities of a block of grid cells lie within lo..hi (contacts_build).
 typedef struct velocity_box { double lo_x, hi_x, lo_y, hi_y; } velocity_box;
+/// What a particle's contacts may do to it this frame (contact_find.c, stops): bring its velocity to
+/// any in `box`, from `time` (s) into the frame on.
+typedef struct particle_stop { velocity_box box; double time; } particle_stop;
 /// The step's articulated contacts and the structures they push on (articulation.c).
 typedef struct sb_articulations sb_articulations;
 
@@ -251,6 +254,14 @@ struct sb_world {
     double pair_skin;         // m
     double pairs_reach_cap;   // the most a pair's reach could be when the list was made (pair_reach)
     bool pairs_valid;         // the list may be reused
+    // Stops that travel (contacts_build, stops_list_pairs): the velocities each particle's contacts
+    // may bring it to this frame, and the scratch that carries them to its partners.
+    struct particle_stop *stop;
+    int *stop_queue;
+    uint8_t *stop_queued;
+    sb_contact *stop_contacts;  // the pairs the stops listed, merged in by key
+    int stop_contact_count, stop_contact_cap;
+    double grid_cell;           // m: the side of the grid's cells when it last ran
     int pairs_builds;         // how many times the grid has made the list (tests)
     bool grid_as_before;      // tests: cells hold the fastest pair's reach, hashed, as before blocks and rows
     int wide_searches;        // tests: particles that searched past the 3 x 3 cells around them, last step
