@@ -56,7 +56,8 @@ return {
     g.color("#e0e0e0")
     for _, block in ipairs(blocks) do
       g.print(block.method, block.x0 - 1.3, 3.6)
-      g.print(string.format("deepest %.0f%%  %.1g J", block.deepest * 100, block.world:stats().kinetic), block.x0 - 1.3, 3.4)
+      local kinetic = block.world:stats().kinetic
+      g.print(string.format("deepest %.0f%%  %.1g J", block.deepest * 100, kinetic), block.x0 - 1.3, 3.4)
     end
   end,
 }
