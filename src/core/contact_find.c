@@ -39,7 +39,8 @@ bool contacts_reserve(sb_world *w)
         if (!ARRAY_GROW(w->pairs_start, w->p_cap + 1) || !ARRAY_GROW(w->pairs_pos, w->p_cap) ||
             !ARRAY_GROW(w->pairs_reach, w->p_cap) || !ARRAY_GROW(w->pairs_radius, w->p_cap) ||
             !ARRAY_GROW(w->pairs_collides, w->p_cap) || !ARRAY_GROW(w->stop, w->p_cap) ||
-            !ARRAY_GROW(w->stop_queue, w->p_cap) || !ARRAY_GROW(w->stop_queued, w->p_cap))
+            !ARRAY_GROW(w->stop_queue, w->p_cap) || !ARRAY_GROW(w->stop_queued, w->p_cap) ||
+            !ARRAY_GROW(w->stop_cand_at, w->p_cap) || !ARRAY_GROW(w->stop_cand_n, w->p_cap))
             return false;
         w->pairs_cap = w->p_cap;
         w->pairs_valid = false;
@@ -849,6 +850,7 @@ typedef struct stop_walk {
     double skin;   // how far a particle may be from where the grid has it (reused: its skin)
     velocity_box all; // every particle's velocity and rest: contacts bring none outside it
     double fastest;   // the largest speed in `all`
+    double most_search; // how far past both radii any two may meet within the frame (the cap at most)
     int head, queued;
 } stop_walk;
 
@@ -879,29 +881,34 @@ static bool stop_pair_collides(const sb_world *w, int i, int j)
 }
 
 /// j, moving at v, pushed along n by something that moves along it at up to `toward` and whose
-/// inverse mass is inv_pusher, may be brought to this velocity; `slowed`: how much of that took
-/// j toward rest. Slowing may take all of j's speed along n (what pushes may be held by a wall);
-/// past rest, j takes its share of the pusher's momentum (an inelastic hit: two equal balls part
-/// at half the speed).
-static sb_vec2 pushed_velocity(const sb_world *w, int j, sb_vec2 n, double toward, double inv_pusher, double *slowed)
+/// inverse mass is inv_pusher, may be brought to this velocity; *walks: whether that is a stop that
+/// travels on from j: j slowed by the slight speed or more, or pushed that much by something
+/// heavier. Slowing may take all of j's speed along n (what pushes may be held by a wall); past
+/// rest, j takes its share of the pusher's momentum (an inelastic hit: two equal balls part at
+/// half the speed; a ball pushed by one 20 times heavier, at 20/21 of it). A push by an equal or
+/// lighter ball does not travel on: in a pile it spreads over more balls at each row, which this
+/// bound cannot follow, and carried on it listed four times the pairs of the 4000-ball pit while
+/// it fell.
+static sb_vec2 pushed_velocity(const sb_world *w, int j, sb_vec2 n, double toward, double inv_pusher, double slight, bool *walks)
 {
     const sb_vec2 v = w->vel[j];
     const double along = v2_dot(v, n);
     double after = along < 0.0 ? (toward < 0.0 ? toward : 0.0) : along;
-    *slowed = after - along;
+    const double slowed = after - along;
     if (toward > after)
         after += (toward - after) * w->inv_mass[j] / (w->inv_mass[j] + inv_pusher);
+    *walks = slowed >= slight || (after - along >= slight && inv_pusher < w->inv_mass[j]);
     return v2_add(v, v2_scale(n, after - along));
 }
 
-/// j may be brought to `velocity` from `time` on: its stop widens, or starts sooner. A particle
-/// that a stop slowed walks, and walks again whenever its stop changes; one only pushed does not
-/// (a push does not travel on: in a pile it spreads over more balls at each row, which a bound of
-/// this kind cannot follow; carried on at full speed it listed four times the pairs of the
-/// 4000-ball pit while it fell). Velocities are rounded out to the slight speed and times down to
-/// an eighth of the frame: the stops then take finitely many values, each only
-/// grows, and the walk ends where it would in any order (the grid's layout, the pile's numbering).
-static void stop_reach(stop_walk *s, int j, sb_vec2 velocity, double time, bool slows)
+/// j may be brought to `velocity` from `time` on, pushed by something with inverse mass
+/// inv_pusher: its stop widens, starts sooner, or takes a heavier pusher, which j passes on as its
+/// own push (a heavy ball drives a row of light ones before it). j walks once `walks`
+/// (pushed_velocity), and again whenever its stop changes. Velocities are rounded out to
+/// the slight speed and times down to an eighth of the frame, and pushers are particles: a stop
+/// takes finitely many values, each only grows, and the walk ends where it would in any order
+/// (the grid's layout, the pile's numbering, threads).
+static void stop_reach(stop_walk *s, int j, sb_vec2 velocity, double time, double inv_pusher, bool walks)
 {
     sb_world *w = s->w;
     if (w->inv_mass[j] == 0.0 || time >= s->frame)
@@ -915,9 +922,10 @@ static void stop_reach(stop_walk *s, int j, sb_vec2 velocity, double time, bool 
     box_take(&p->box, (velocity_box){floor(velocity.x / q) * q, ceil(velocity.x / q) * q, floor(velocity.y / q) * q,
                                      ceil(velocity.y / q) * q});
     time = floor(time / tq) * tq;
-    bool changed = time < p->time || memcmp(&before, &p->box, sizeof before) != 0;
+    bool changed = time < p->time || inv_pusher < p->inv_pusher || memcmp(&before, &p->box, sizeof before) != 0;
     p->time = time < p->time ? time : p->time;
-    if (slows && !(w->stop_queued[j] & STOP_WALKER)) {
+    p->inv_pusher = inv_pusher < p->inv_pusher ? inv_pusher : p->inv_pusher;
+    if (walks && !(w->stop_queued[j] & STOP_WALKER)) {
         w->stop_queued[j] |= STOP_WALKER;
         changed = true;
     }
@@ -943,20 +951,17 @@ static void stop_list(sb_world *w, int i, int j, sb_vec2 normal, double separati
         w->stop_contacts[w->stop_contact_count++] = c; // (out of memory: the pair waits for the next frame)
 }
 
-/// Particle i's partners in the grid that can meet it within the frame, stops counted: walking,
-/// each partner's stop takes i's from when they meet; listing, each pair that can overlap past
-/// the tolerance and that the narrow phase did not list is listed.
-static void stop_visit(stop_walk *s, int i, bool list)
+/// Particle i's partners from the grid that it may meet within the frame at any stop (the two at
+/// most as fast as the fastest there is, each), that collide with it, kept for its later visits:
+/// a particle walks a few times a frame, and the grid's 7 x 7 cells were most of its cost.
+static bool stop_candidates(stop_walk *s, int i)
 {
     sb_world *w = s->w;
-    const narrow_job *job = s->job;
-    const sb_vec2 pi = w->pos[i], vi = w->vel[i];
-    const double ri = w->radius[i], reach_i = w->reach[i], left = s->frame - w->stop[i].time;
-    // no two close faster than i's fastest and the fastest there is
-    const velocity_box *b = &w->stop[i].box;
-    const double fastest_i = box_fastest(b), closes = (fastest_i + s->fastest) * left;
-    const double search = (closes < s->search ? closes : s->search) + s->skin;
-    const int n = (int)ceil((ri + job->rmax + search) / w->grid_cell);
+    const double ri = w->radius[i], search = s->most_search + s->skin;
+    const sb_vec2 pi = w->pos[i];
+    const int n = (int)ceil((ri + s->job->rmax + search) / w->grid_cell);
+    w->stop_cand_at[i] = w->stop_cand_count;
+    w->stop_cand_n[i] = 0;
     for (int dy = -n; dy <= n; ++dy)
         for (int dx = -n; dx <= n; ++dx) {
             const int cx = w->cell_x[i] + dx, cy = w->cell_y[i] + dy;
@@ -964,40 +969,92 @@ static void stop_visit(stop_walk *s, int i, bool list)
             for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
                 const grid_entry *e = &w->grid_entries[k];
                 const int j = e->index;
-                // (a grid made this frame has each position beside its index, in the order read)
-                const sb_vec2 d = v2_sub(s->skin > 0.0 ? w->pos[j] : v2(e->x, e->y), pi);
-                const double d2 = v2_dot(d, d), radii = ri + e->radius, far = radii + search;
-                if (d2 >= far * far || j == i || e->cx != cx || e->cy != cy || !in_grid(w, j))
+                const sb_vec2 d = v2_sub(w->pos[j], pi);
+                const double d2 = v2_dot(d, d), far = ri + e->radius + search;
+                if (d2 >= far * far || j == i || e->cx != cx || e->cy != cy || !in_grid(w, j) || !stop_pair_collides(w, i, j))
                     continue;
-                if (list && (w->stop_queued[j] & STOP_WALKER) && j < i) // j lists the pair
-                    continue;
-                const sb_vec2 vj = w->vel[j];
-                const double len = sqrt(d2), gap = len - radii;
-                const sb_vec2 normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1); // from i to j
-                // the fastest the two may close: i at any velocity its stop allows, and j too
-                // when listing; walking, j at its own (what j's stop is at the time must not
-                // matter, or the order of the walk would)
-                const double toward = box_support(&w->stop[i].box, normal);
-                const double closing = toward - (list ? -box_support(&w->stop[j].box, v2_scale(normal, -1.0)) : v2_dot(vj, normal));
-                const double depth = closing * left - (gap > 0.0 ? gap : 0.0); // into each other by the frame's end
-                if (closing <= 0.0 || depth <= (list ? stop_tolerance * (ri < e->radius ? ri : e->radius) : 0.0) ||
-                    !stop_pair_collides(w, i, j))
-                    continue;
-                if (!list) {
-                    // contacts push j away from i, along the normal, as fast as i may come at it
-                    double slowed;
-                    if (toward > v2_dot(vj, normal)) {
-                        const sb_vec2 to = pushed_velocity(w, j, normal, toward, w->inv_mass[i], &slowed);
-                        stop_reach(s, j, to, w->stop[i].time + (gap > 0.0 ? gap / closing : 0.0), slowed >= s->slight);
-                    }
-                    continue;
+                if (!array_reserve((void **)&w->stop_cands, &w->stop_cand_cap, w->stop_cand_count + 1, sizeof *w->stop_cands)) {
+                    w->stop_cand_at[i] = -1;
+                    return false;
                 }
-                const double reach = radii + pair_reach(job, reach_i, w->reach[j]);
-                if (d2 < reach * reach && within_pair_margin(job, d2, radii, vi, vj))
-                    continue; // the narrow phase listed it
-                stop_list(w, i, j, normal, gap);
+                w->stop_cands[w->stop_cand_count++] = j;
+                w->stop_cand_n[i] += 1;
             }
         }
+    return true;
+}
+
+/// Particle i's partners in the grid that can meet it within the frame, stops counted: walking,
+/// each partner's stop takes i's from when they meet; listing, each pair that can overlap past
+/// the tolerance and that the narrow phase did not list is listed.
+static void stop_visit(stop_walk *s, int i, bool list)
+{
+    sb_world *w = s->w;
+    const narrow_job *job = s->job;
+    if (w->stop_cand_at[i] < 0 && !stop_candidates(s, i))
+        return; // out of memory: i's pairs wait for the next frame
+    const sb_vec2 pi = w->pos[i], vi = w->vel[i];
+    const double ri = w->radius[i], reach_i = w->reach[i], left = s->frame - w->stop[i].time;
+    const int *cand = w->stop_cands + w->stop_cand_at[i];
+    for (int k = 0; k < w->stop_cand_n[i]; ++k) {
+        const int j = cand[k];
+        if (list && (w->stop_queued[j] & STOP_WALKER) && j < i) // j lists the pair
+            continue;
+        const sb_vec2 d = v2_sub(w->pos[j], pi), vj = w->vel[j];
+        const double d2 = v2_dot(d, d), rj = w->radius[j], radii = ri + rj;
+        const double len = sqrt(d2), gap = len - radii;
+        const sb_vec2 normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1); // from i to j
+        // the fastest the two may close: i at any velocity its stop allows, and j too when
+        // listing; walking, j at its own (what j's stop is at the time must not matter, or the
+        // order of the walk would)
+        const double toward = box_support(&w->stop[i].box, normal);
+        const double closing = toward - (list ? -box_support(&w->stop[j].box, v2_scale(normal, -1.0)) : v2_dot(vj, normal));
+        const double depth = closing * left - (gap > 0.0 ? gap : 0.0); // into each other by the frame's end
+        if (closing <= 0.0 || depth <= (list ? stop_tolerance * (ri < rj ? ri : rj) : 0.0))
+            continue;
+        if (!list) {
+            // contacts push j away from i, along the normal, as fast as i may come at it
+            bool walks;
+            if (toward > v2_dot(vj, normal)) {
+                const double inv_pusher = w->stop[i].inv_pusher; // i, or what pushes it
+                const sb_vec2 to = pushed_velocity(w, j, normal, toward, inv_pusher, s->slight, &walks);
+                stop_reach(s, j, to, w->stop[i].time + (gap > 0.0 ? gap / closing : 0.0), inv_pusher, walks);
+            }
+            continue;
+        }
+        const double reach = radii + pair_reach(job, reach_i, w->reach[j]);
+        if (d2 < reach * reach && within_pair_margin(job, d2, radii, vi, vj))
+            continue; // the narrow phase listed it
+        stop_list(w, i, j, normal, gap);
+    }
+}
+
+/// Walls and bounds that i's stop may bring it more than the tolerance into within the frame, which
+/// the narrow phase did not list (it lists them from i's own speed): a ball pushed toward a wall
+/// by one that hits it.
+static void stop_list_walls(stop_walk *s, int i)
+{
+    sb_world *w = s->w;
+    const double left = s->frame - w->stop[i].time, tolerance = stop_tolerance * w->radius[i];
+    const int shapes = w->w_high + (w->def.has_bounds ? 4 : 0);
+    for (int k = 0; k < shapes; ++k) {
+        if (k < w->w_high && !w->w_alive_flag[k])
+            continue;
+        sb_contact c;
+        memset(&c, 0, sizeof c);
+        c.a = i;
+        c.b = -1;
+        c.b2 = -1;
+        c.shape = k < w->w_high ? (uint32_t)k : SHAPE_BOUND + (uint32_t)(k - w->w_high);
+        static_shape_geometry(w, &c);
+        if (c.separation < w->reach[i]) // listed already
+            continue;
+        if (box_support(&w->stop[i].box, c.normal) * left - c.separation <= tolerance)
+            continue;
+        c.key = ((uint64_t)i << 32) | c.shape;
+        if (array_reserve((void **)&w->stop_contacts, &w->stop_contact_cap, w->stop_contact_count + 1, sizeof *w->stop_contacts))
+            w->stop_contacts[w->stop_contact_count++] = c; // (out of memory: the wall waits for the next frame)
+    }
 }
 
 static int contact_key_order(const void *a, const void *b)
@@ -1021,11 +1078,14 @@ static void stops_list_pairs(sb_world *w, const narrow_job *job)
     stop_walk s = {.w = w, .job = job, .frame = frame, .slight = slight, .search = job->cap + job->slop,
                    .skin = job->reuse ? w->pair_skin : 0.0, .all = velocity_point(v2(0, 0))};
     for (int i = 0; i < w->p_high; ++i) {
-        w->stop[i] = (particle_stop){velocity_point(w->vel[i]), frame};
+        w->stop[i] = (particle_stop){velocity_point(w->vel[i]), frame, w->inv_mass[i]};
         w->stop_queued[i] = 0;
+        w->stop_cand_at[i] = -1;
         box_take(&s.all, w->stop[i].box);
     }
     s.fastest = box_fastest(&s.all);
+    s.most_search = 2.0 * s.fastest * frame < s.search ? 2.0 * s.fastest * frame : s.search;
+    w->stop_cand_count = 0;
     // a contact that closes may bring each end to the other's velocity (a wall's to rest), in
     // its share of the two's momentum past rest, once they meet; each end walks
     for (int k = 0; k < w->contact_next_count; ++k) {
@@ -1035,12 +1095,13 @@ static void stops_list_pairs(sb_world *w, const narrow_job *job)
             continue;
         const double meet = c->separation > 0.0 ? c->separation / closing : 0.0;
         const sb_vec2 n = c->normal, back = v2_scale(n, -1.0);
-        double slowed;
-        stop_reach(&s, c->a,
-                   pushed_velocity(w, c->a, back, c->b >= 0 ? v2_dot(w->vel[c->b], back) : 0.0, c->b >= 0 ? w->inv_mass[c->b] : 0.0, &slowed),
-                   meet, true);
+        const double inv_a = w->inv_mass[c->a], inv_b = c->b >= 0 ? w->inv_mass[c->b] : 0.0;
+        bool walks;
+        const sb_vec2 to_a = pushed_velocity(w, c->a, back, c->b >= 0 ? v2_dot(w->vel[c->b], back) : 0.0, inv_b, slight, &walks);
+        // (a wall or a fixed particle holds, which slowing already allows: it is no pusher to pass on)
+        stop_reach(&s, c->a, to_a, meet, inv_b > 0.0 ? inv_b : inv_a, true);
         if (c->b >= 0)
-            stop_reach(&s, c->b, pushed_velocity(w, c->b, n, v2_dot(w->vel[c->a], n), w->inv_mass[c->a], &slowed), meet, true);
+            stop_reach(&s, c->b, pushed_velocity(w, c->b, n, v2_dot(w->vel[c->a], n), inv_a, slight, &walks), meet, inv_a, true);
     }
     while (s.queued > 0) {
         const int i = w->stop_queue[s.head];
@@ -1052,8 +1113,11 @@ static void stops_list_pairs(sb_world *w, const narrow_job *job)
     }
     w->stop_contact_count = 0;
     for (int i = 0; i < w->p_high; ++i)
-        if ((w->stop_queued[i] & STOP_WALKER) && in_grid(w, i))
-            stop_visit(&s, i, true);
+        if (w->stop_queued[i] & STOP_WALKER) {
+            stop_list_walls(&s, i);
+            if (in_grid(w, i))
+                stop_visit(&s, i, true);
+        }
     const int extra = w->stop_contact_count, n = w->contact_next_count;
     if (extra == 0 ||
         !array_reserve((void **)&w->contacts_scratch, &w->contacts_scratch_cap, n + extra, sizeof *w->contacts_scratch))

@@ -164,7 +164,7 @@ void world_free_storage(sb_world *w)
         w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kstiff, w->kdamp, w->kscale, w->kg, w->kimp,
         w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen, w->w_one_sided, w->wall_nb,
         w->w_alive_flag, w->contacts, w->warm, w->contacts_next, w->segment_contacts, w->grid_start, w->grid_items, w->grid_entries, w->block_velocity, w->pairs_list, w->pairs_start,
-        w->pairs_pos, w->pairs_reach, w->pairs_radius, w->pairs_collides, w->stop, w->stop_queue, w->stop_queued, w->stop_contacts, w->cell_x,
+        w->pairs_pos, w->pairs_reach, w->pairs_radius, w->pairs_collides, w->stop, w->stop_queue, w->stop_queued, w->stop_contacts, w->stop_cand_at, w->stop_cand_n, w->stop_cands, w->cell_x,
         w->cell_y, w->snap_pos, w->snap_vel, w->snap_spin, w->contact_mask, w->contact_order, w->contacts_scratch, w->snap_axis, w->snap_impulse, w->tether_p,
         w->tether_anchor, w->tether_length, w->p_load, w->start, w->hold_frac, w->hold_wall, w->ramps, w->force, w->group,
         w->category, w->mask, w->color, w->ktension, w->tension, w->break_stretch, w->break_force,

@@ -84,8 +84,9 @@ enum { WARM_A_MOVES = 1, WARM_B_MOVES = 2, WARM_SEGMENT = 4, WARM_ARTICULATED = 
 /// The velocities of a block of grid cells lie within lo..hi (contacts_build).
 typedef struct velocity_box { double lo_x, hi_x, lo_y, hi_y; } velocity_box;
 /// What a particle's contacts may do to it this frame (contact_find.c, stops): bring its velocity to
-/// any in `box`, from `time` (s) into the frame on.
-typedef struct particle_stop { velocity_box box; double time; } particle_stop;
+/// any in `box`, from `time` (s) into the frame on, pushed by something of inverse mass inv_pusher
+/// at most (its own, or the heaviest that may push it).
+typedef struct particle_stop { velocity_box box; double time, inv_pusher; } particle_stop;
 /// The step's articulated contacts and the structures they push on (articulation.c).
 typedef struct sb_articulations sb_articulations;
 
@@ -260,6 +261,8 @@ struct sb_world {
     int *stop_queue;
     uint8_t *stop_queued;
     sb_contact *stop_contacts;  // the pairs the stops listed, merged in by key
+    int *stop_cand_at, *stop_cand_n; // each walking particle's partners in stop_cands (-1: not found yet)
+    int *stop_cands, stop_cand_count, stop_cand_cap;
     int stop_contact_count, stop_contact_cap;
     double grid_cell;           // m: the side of the grid's cells when it last ran
     int pairs_builds;         // how many times the grid has made the list (tests)
