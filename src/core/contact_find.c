@@ -819,16 +819,19 @@ static void append_chunk_contacts(sb_world *w, int chunks)
 // frame begins (pair_margin), so two balls falling together 1 cm apart, closing at 0, were not a
 // pair: when the floor stopped the lower one, the upper went 7 cm into it within the frame,
 // unresisted. A block of 8 x 8 balls with 1 cm between rows, dropped 1 m, ended with balls 113%
-// of a radius into each other (190% in verlet and xpbd, which pushed that out as 100 to 250% of
-// the fall's energy). So each particle also carries what its contacts may do to it this frame
-// (its stop): bring its velocity to any in a box, from some time in the frame on. A listed contact
-// that closes may bring each end to the other's velocity (a wall's end to rest) from when the two
-// meet; a partner that can meet the particle after that, at their relative speed plus how far
-// each one's velocity may move, may be brought to any of those in turn, from then. A stop so
-// travels up a falling column, or through a pack that a ball hits, as far as its gaps close
-// within the frame; boxes only widen to hold their partners' (speeds never add up along a ring of
-// partners), so the walk ends. A pair that a stop can push more than a tenth of the smaller
-// radius into each other within the frame is listed.
+// of a radius into each other (190% in verlet and xpbd, which pushed that out as 100 to 256% of
+// the fall's energy), and a heavy ball shot into a row of light ones took them through each
+// other and onto the wall. So each particle also carries what its contacts may do to it this
+// frame, its stop: the velocities they may bring it to (a box), from when, and the heaviest thing
+// that may push it. A listed contact that closes may bring each end toward the other's velocity
+// along its normal (pushed_velocity), from when they meet. A particle slowed that way, or pushed
+// by something heavier, walks: each partner it can meet within the frame (i at any velocity in
+// its box, the partner at its own) may be brought toward i's box in turn, from when they meet. A
+// stop so travels up a falling column, or down a row a heavy ball drives, as far as its gaps
+// close within the frame. Boxes only widen (speeds never add up along a ring of partners) and
+// are rounded, so the walk ends, where it would in any order. Then each pair, and each wall, that
+// a walker's stop can bring more than a tenth of the smaller radius into each other within the
+// frame, which the narrow phase did not list, is listed.
 
 /// How fast contact c's two ends approach along its normal (negative: they separate).
 static double contact_closing(const sb_world *w, const sb_contact *c)
@@ -914,7 +917,7 @@ static void stop_reach(stop_walk *s, int j, sb_vec2 velocity, double time, doubl
     if (w->inv_mass[j] == 0.0 || time >= s->frame)
         return; // a fixed particle is not moved; a stop after the frame is the next frame's
     particle_stop *p = &w->stop[j];
-    const double q = s->slight, tq = s->frame / 8.0;
+    const double q = 0.25 * s->slight, tq = s->frame / 8.0;
     // (inelastic contacts mix velocities: none goes outside what there is)
     velocity.x = velocity.x < s->all.lo_x ? s->all.lo_x : velocity.x > s->all.hi_x ? s->all.hi_x : velocity.x;
     velocity.y = velocity.y < s->all.lo_y ? s->all.lo_y : velocity.y > s->all.hi_y ? s->all.hi_y : velocity.y;
