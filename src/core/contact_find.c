@@ -904,6 +904,16 @@ static sb_vec2 pushed_velocity(const sb_world *w, int j, sb_vec2 n, double towar
     return v2_add(v, v2_scale(n, after - along));
 }
 
+/// The box of the q-grid around v (v on a line of the grid: that line). A stop's box starts as its
+/// particle's own velocity rounded so: a push lands on the segment from that velocity along the
+/// normal, so its rounded box is within the rounded ends', and the box does not depend on which
+/// pushes came first (with the velocity itself unrounded it did: the same pit ended with other bits
+/// when the walk took particles in another order).
+static velocity_box velocity_rounded(sb_vec2 v, double q)
+{
+    return (velocity_box){floor(v.x / q) * q, ceil(v.x / q) * q, floor(v.y / q) * q, ceil(v.y / q) * q};
+}
+
 /// j may be brought to `velocity` from `time` on, pushed by something with inverse mass
 /// inv_pusher: its stop widens, starts sooner, or takes a heavier pusher, which j passes on as its
 /// own push (a heavy ball drives a row of light ones before it). j walks once `walks`
@@ -922,8 +932,7 @@ static void stop_reach(stop_walk *s, int j, sb_vec2 velocity, double time, doubl
     velocity.x = velocity.x < s->all.lo_x ? s->all.lo_x : velocity.x > s->all.hi_x ? s->all.hi_x : velocity.x;
     velocity.y = velocity.y < s->all.lo_y ? s->all.lo_y : velocity.y > s->all.hi_y ? s->all.hi_y : velocity.y;
     const velocity_box before = p->box;
-    box_take(&p->box, (velocity_box){floor(velocity.x / q) * q, ceil(velocity.x / q) * q, floor(velocity.y / q) * q,
-                                     ceil(velocity.y / q) * q});
+    box_take(&p->box, velocity_rounded(velocity, q));
     time = floor(time / tq) * tq;
     bool changed = time < p->time || inv_pusher < p->inv_pusher || memcmp(&before, &p->box, sizeof before) != 0;
     p->time = time < p->time ? time : p->time;
@@ -1081,7 +1090,7 @@ static void stops_list_pairs(sb_world *w, const narrow_job *job)
     stop_walk s = {.w = w, .job = job, .frame = frame, .slight = slight, .search = job->cap + job->slop,
                    .skin = job->reuse ? w->pair_skin : 0.0, .all = velocity_point(v2(0, 0))};
     for (int i = 0; i < w->p_high; ++i) {
-        w->stop[i] = (particle_stop){velocity_point(w->vel[i]), frame, w->inv_mass[i]};
+        w->stop[i] = (particle_stop){velocity_rounded(w->vel[i], 0.25 * slight), frame, w->inv_mass[i]};
         w->stop_queued[i] = 0;
         w->stop_cand_at[i] = -1;
         box_take(&s.all, w->stop[i].box);
@@ -1107,9 +1116,15 @@ static void stops_list_pairs(sb_world *w, const narrow_job *job)
             stop_reach(&s, c->b, pushed_velocity(w, c->b, n, v2_dot(w->vel[c->a], n), inv_a, slight, &walks), meet, inv_a, true);
     }
     while (s.queued > 0) {
-        const int i = w->stop_queue[s.head];
-        s.head = (s.head + 1) % w->p_high;
-        s.queued -= 1;
+        int i;
+        if (w->stops_last_first) { // (tests: the order must not matter)
+            s.queued -= 1;
+            i = w->stop_queue[(s.head + s.queued) % w->p_high];
+        } else {
+            i = w->stop_queue[s.head];
+            s.head = (s.head + 1) % w->p_high;
+            s.queued -= 1;
+        }
         w->stop_queued[i] &= (uint8_t)~STOP_QUEUED;
         if (in_grid(w, i))
             stop_visit(&s, i, false);
