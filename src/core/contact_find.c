@@ -989,7 +989,10 @@ static bool stop_candidates(stop_walk *s, int i)
                     w->stop_cand_at[i] = -1;
                     return false;
                 }
-                w->stop_cands[w->stop_cand_count++] = j;
+                const double len = sqrt(d2);
+                const sb_vec2 normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1);
+                w->stop_cands[w->stop_cand_count++] =
+                    (stop_partner){normal, d2, len - ri - e->radius, v2_dot(w->vel[j], normal), j};
                 w->stop_cand_n[i] += 1;
             }
         }
@@ -1005,36 +1008,34 @@ static void stop_visit(stop_walk *s, int i, bool list)
     const narrow_job *job = s->job;
     if (w->stop_cand_at[i] < 0 && !stop_candidates(s, i))
         return; // out of memory: i's pairs wait for the next frame
-    const sb_vec2 pi = w->pos[i], vi = w->vel[i];
+    const sb_vec2 vi = w->vel[i];
     const double ri = w->radius[i], reach_i = w->reach[i], left = s->frame - w->stop[i].time;
-    const int *cand = w->stop_cands + w->stop_cand_at[i];
+    const stop_partner *cand = w->stop_cands + w->stop_cand_at[i];
     for (int k = 0; k < w->stop_cand_n[i]; ++k) {
-        const int j = cand[k];
+        const int j = cand[k].index;
         if (list && (w->stop_queued[j] & STOP_WALKER) && j < i) // j lists the pair
             continue;
-        const sb_vec2 d = v2_sub(w->pos[j], pi), vj = w->vel[j];
-        const double d2 = v2_dot(d, d), rj = w->radius[j], radii = ri + rj;
-        const double len = sqrt(d2), gap = len - radii;
-        const sb_vec2 normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1); // from i to j
+        const sb_vec2 normal = cand[k].normal, vj = w->vel[j]; // (from i to j)
+        const double gap = cand[k].gap, rj = w->radius[j], radii = ri + rj;
         // the fastest the two may close: i at any velocity its stop allows, and j too when
         // listing; walking, j at its own (what j's stop is at the time must not matter, or the
         // order of the walk would)
         const double toward = box_support(&w->stop[i].box, normal);
-        const double closing = toward - (list ? -box_support(&w->stop[j].box, v2_scale(normal, -1.0)) : v2_dot(vj, normal));
+        const double closing = toward - (list ? -box_support(&w->stop[j].box, v2_scale(normal, -1.0)) : cand[k].along);
         const double depth = closing * left - (gap > 0.0 ? gap : 0.0); // into each other by the frame's end
         if (closing <= 0.0 || depth <= (list ? stop_tolerance * (ri < rj ? ri : rj) : 0.0))
             continue;
         if (!list) {
             // contacts push j away from i, along the normal, as fast as i may come at it
             bool walks;
-            if (toward > v2_dot(vj, normal)) {
+            if (toward > cand[k].along) {
                 const double inv_pusher = w->stop[i].inv_pusher; // i, or what pushes it
                 const sb_vec2 to = pushed_velocity(w, j, normal, toward, inv_pusher, s->slight, &walks);
                 stop_reach(s, j, to, w->stop[i].time + (gap > 0.0 ? gap / closing : 0.0), inv_pusher, walks);
             }
             continue;
         }
-        const double reach = radii + pair_reach(job, reach_i, w->reach[j]);
+        const double reach = radii + pair_reach(job, reach_i, w->reach[j]), d2 = cand[k].d2;
         if (d2 < reach * reach && within_pair_margin(job, d2, radii, vi, vj))
             continue; // the narrow phase listed it
         stop_list(w, i, j, normal, gap);

@@ -133,7 +133,8 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     dst->stop_queued = NULL;
     dst->stop_contacts = NULL;
     dst->stop_contact_count = dst->stop_contact_cap = 0;
-    dst->stop_cand_at = dst->stop_cand_n = dst->stop_cands = NULL;
+    dst->stop_cand_at = dst->stop_cand_n = NULL;
+    dst->stop_cands = NULL;
     dst->stop_cand_count = dst->stop_cand_cap = 0;
     dst->pairs_list_count = dst->pairs_list_cap = dst->pairs_cap = dst->pairs_p_high = 0;
     dst->pairs_valid = false;

@@ -87,6 +87,10 @@ typedef struct velocity_box { double lo_x, hi_x, lo_y, hi_y; } velocity_box;
 /// any in `box`, from `time` (s) into the frame on, pushed by something of inverse mass inv_pusher
 /// at most (its own, or the heaviest that may push it).
 typedef struct particle_stop { velocity_box box; double time, inv_pusher; } particle_stop;
+/// A partner a walking particle may meet this frame, as the frame found it (contact_find.c): the
+/// unit normal from the particle to it, the squared distance between their centres (bit for bit
+/// the narrow phase's), the gap between their surfaces, the partner's velocity along the normal.
+typedef struct stop_partner { sb_vec2 normal; double d2, gap, along; int index; } stop_partner;
 /// The step's articulated contacts and the structures they push on (articulation.c).
 typedef struct sb_articulations sb_articulations;
 
@@ -262,7 +266,8 @@ struct sb_world {
     uint8_t *stop_queued;
     sb_contact *stop_contacts;  // the pairs the stops listed, merged in by key
     int *stop_cand_at, *stop_cand_n; // each walking particle's partners in stop_cands (-1: not found yet)
-    int *stop_cands, stop_cand_count, stop_cand_cap;
+    struct stop_partner *stop_cands;
+    int stop_cand_count, stop_cand_cap;
     int stop_contact_count, stop_contact_cap;
     double grid_cell;           // m: the side of the grid's cells when it last ran
     int pairs_builds;         // how many times the grid has made the list (tests)
