@@ -544,6 +544,17 @@ static int near_from_pairs_list(const narrow_job *job, int i, int near[NEAR_MAX]
     return count;
 }
 
+/// A contact of particle a with nothing yet: no partner, no segment, no impulses.
+static sb_contact contact_of(int a)
+{
+    sb_contact c;
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    c.b = -1;
+    c.b2 = -1;
+    return c;
+}
+
 // The narrow phase of particles [from, to): their walls, bounds and pairs (j > i) within reach,
 // each particle's in key order. Particles are independent here (each reads positions and the
 // grid, writes only its own contacts), so chunks run on the world's threads.
@@ -563,11 +574,7 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
             w->pairs_start[i + 1] = 0; // near_from_grid sets it where i has partners to look for
         if (!particle_alive(w, i))
             continue;
-        sb_contact c;
-        memset(&c, 0, sizeof c);
-        c.a = i;
-        c.b = -1;
-        c.b2 = -1;
+        sb_contact c = contact_of(i);
         if (w->inv_mass[i] > 0.0) {
             for (int k = 0; k < w->w_high; ++k) {
                 if (!w->w_alive_flag[k])
@@ -950,11 +957,8 @@ static void stop_reach(stop_walk *s, int j, sb_vec2 velocity, double time, doubl
 static void stop_list(sb_world *w, int i, int j, sb_vec2 normal, double separation)
 {
     const int a = i < j ? i : j, b = i < j ? j : i;
-    sb_contact c;
-    memset(&c, 0, sizeof c);
-    c.a = a;
+    sb_contact c = contact_of(a);
     c.b = b;
-    c.b2 = -1;
     c.shape = SHAPE_PARTICLE | (uint32_t)b;
     c.key = ((uint64_t)a << 32) | c.shape;
     c.normal = a == i ? normal : v2_scale(normal, -1.0);
@@ -1053,11 +1057,7 @@ static void stop_list_walls(stop_walk *s, int i)
     for (int k = 0; k < shapes; ++k) {
         if (k < w->w_high && !w->w_alive_flag[k])
             continue;
-        sb_contact c;
-        memset(&c, 0, sizeof c);
-        c.a = i;
-        c.b = -1;
-        c.b2 = -1;
+        sb_contact c = contact_of(i);
         c.shape = k < w->w_high ? (uint32_t)k : SHAPE_BOUND + (uint32_t)(k - w->w_high);
         static_shape_geometry(w, &c);
         if (c.separation < w->reach[i]) // listed already
