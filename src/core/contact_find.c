@@ -48,6 +48,9 @@ bool contacts_reserve(sb_world *w)
     return true;
 }
 
+/// The key of particle a's contact with shape: the contact lists' order, by particle, then shape.
+static inline uint64_t contact_key(int a, uint32_t shape) { return ((uint64_t)a << 32) | shape; }
+
 static bool push_segment_contact(sb_world *w, const sb_contact *c)
 {
     if (!array_reserve((void **)&w->segment_contacts, &w->segment_contact_cap, w->segment_contact_count + 1,
@@ -261,7 +264,7 @@ static void segment_candidate(sb_world *w, sb_contact *c, int j, sb_vec2 lo, sb_
     segment_geometry(w, c);
     if (c->separation >= margin)
         return;
-    c->key = ((uint64_t)j << 32) | c->shape;
+    c->key = contact_key(j, c->shape);
     push_segment_contact(w, c);
 }
 
@@ -544,6 +547,25 @@ static int near_from_pairs_list(const narrow_job *job, int i, int near[NEAR_MAX]
     return count;
 }
 
+/// Whether particles i and j may be a contact, their margin aside: they collide (groups, masks)
+/// and no spring joins them (springs own the distance between their ends; a particle with none is
+/// joined to nothing). The narrow phase has already left out pairs that are both fixed.
+static bool pair_may_touch(const sb_world *w, int i, int j)
+{
+    return particles_should_collide(w, i, j) && !(w->degree[i] > 0 && w->degree[j] > 0 && joined_by_spring(w, i, j));
+}
+
+/// The walls and the bounds a particle may touch, numbered 0.. static_shape_count (walls first,
+/// removed ones included: static_shape_at).
+static inline int static_shape_count(const sb_world *w) { return w->w_high + (w->def.has_bounds ? 4 : 0); }
+
+/// The shape of number k (false: a removed wall).
+static inline bool static_shape_at(const sb_world *w, int k, uint32_t *shape)
+{
+    *shape = k < w->w_high ? (uint32_t)k : SHAPE_BOUND + (uint32_t)(k - w->w_high);
+    return k >= w->w_high || w->w_alive_flag[k];
+}
+
 /// A contact of particle a with nothing yet: no partner, no segment, no impulses.
 static sb_contact contact_of(int a)
 {
@@ -575,28 +597,14 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
         if (!particle_alive(w, i))
             continue;
         sb_contact c = contact_of(i);
-        if (w->inv_mass[i] > 0.0) {
-            for (int k = 0; k < w->w_high; ++k) {
-                if (!w->w_alive_flag[k])
-                    continue;
-                c.shape = (uint32_t)k;
-                c.side = 0;
-                static_shape_geometry(w, &c);
-                if (c.separation < w->reach[i]) {
-                    c.key = ((uint64_t)i << 32) | c.shape;
-                    push_to(out, &c);
-                }
-            }
-            if (w->def.has_bounds) {
-                c.side = 0;
-                for (uint32_t side = 0; side < 4; ++side) {
-                    c.shape = SHAPE_BOUND + side;
-                    static_shape_geometry(w, &c);
-                    if (c.separation < w->reach[i]) {
-                        c.key = ((uint64_t)i << 32) | c.shape;
-                        push_to(out, &c);
-                    }
-                }
+        for (int k = 0; w->inv_mass[i] > 0.0 && k < static_shape_count(w); ++k) {
+            if (!static_shape_at(w, k, &c.shape))
+                continue;
+            c.side = 0;
+            static_shape_geometry(w, &c);
+            if (c.separation < w->reach[i]) {
+                c.key = contact_key(i, c.shape);
+                push_to(out, &c);
             }
         }
         if (!pairs || !in_grid(w, i))
@@ -619,14 +627,11 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
         }
         for (int k = 0; k < count; ++k) {
             int j = near[k];
-            if (!particles_should_collide(w, i, j))
-                continue;
-            // springs own the distance between their ends; a particle with none is joined to nothing
-            if (w->degree[i] > 0 && w->degree[j] > 0 && joined_by_spring(w, i, j))
+            if (!pair_may_touch(w, i, j))
                 continue;
             c.b = j;
             c.shape = SHAPE_PARTICLE | (uint32_t)j;
-            c.key = ((uint64_t)i << 32) | c.shape;
+            c.key = contact_key(i, c.shape);
             // pair_geometry's arithmetic on the distance already found
             const sb_vec2 d = near_d[k];
             const double len = v2_len(d);
@@ -856,11 +861,10 @@ typedef struct stop_walk {
     const narrow_job *job;
     double frame;  // s
     double slight; // a stop under it closes less than four slops (a fifth of the largest radius) in the frame: left alone
-    double search; // how far past both radii a partner may be listed (the cap)
     double skin;   // how far a particle may be from where the grid has it (reused: its skin)
     velocity_box all; // every particle's velocity and rest: contacts bring none outside it
     double fastest;   // the largest speed in `all`
-    double most_search; // how far past both radii any two may meet within the frame (the cap at most)
+    double most_search; // how far past both radii any two may meet within the frame (the margin's cap at most)
     int head, queued;
 } stop_walk;
 
@@ -880,15 +884,6 @@ static double box_fastest(const velocity_box *b)
 }
 
 enum { STOP_QUEUED = 1, STOP_WALKER = 2 }; // stop_queued: in the queue; walks (and lists its pairs)
-
-/// The tests the narrow phase puts a pair through besides its margin: not both fixed, they
-/// collide, and no spring joins them.
-static bool stop_pair_collides(const sb_world *w, int i, int j)
-{
-    if ((w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0) || !particles_should_collide(w, i, j))
-        return false;
-    return !(w->degree[i] > 0 && w->degree[j] > 0 && joined_by_spring(w, i, j));
-}
 
 /// j, moving at v, pushed along n by something that moves along it at up to `toward` and whose
 /// inverse mass is inv_pusher, may be brought to this velocity; *walks: whether that is a stop that
@@ -924,8 +919,8 @@ static velocity_box velocity_rounded(sb_vec2 v, double q)
 /// j may be brought to `velocity` from `time` on, pushed by something with inverse mass
 /// inv_pusher: its stop widens, starts sooner, or takes a heavier pusher, which j passes on as its
 /// own push (a heavy ball drives a row of light ones before it). j walks once `walks`
-/// (pushed_velocity), and again whenever its stop changes. Velocities are rounded out to
-/// the slight speed and times down to an eighth of the frame, and pushers are particles: a stop
+/// (pushed_velocity), and again whenever its stop changes. Velocities are rounded out to a
+/// quarter of the slight speed, times down to an eighth of the frame, and pushers are particles: a stop
 /// takes finitely many values, each only grows, and the walk ends where it would in any order
 /// (the grid's layout, the pile's numbering, threads).
 static void stop_reach(stop_walk *s, int j, sb_vec2 velocity, double time, double inv_pusher, bool walks)
@@ -960,11 +955,10 @@ static void stop_list(sb_world *w, int i, int j, sb_vec2 normal, double separati
     sb_contact c = contact_of(a);
     c.b = b;
     c.shape = SHAPE_PARTICLE | (uint32_t)b;
-    c.key = ((uint64_t)a << 32) | c.shape;
+    c.key = contact_key(a, c.shape);
     c.normal = a == i ? normal : v2_scale(normal, -1.0);
     c.separation = separation;
-    if (array_reserve((void **)&w->stop_contacts, &w->stop_contact_cap, w->stop_contact_count + 1, sizeof *w->stop_contacts))
-        w->stop_contacts[w->stop_contact_count++] = c; // (out of memory: the pair waits for the next frame)
+    push_to(&(contact_buffer){&w->stop_contacts, &w->stop_contact_count, &w->stop_contact_cap}, &c);
 }
 
 /// Particle i's partners from the grid that it may meet within the frame at any stop (the two at
@@ -987,7 +981,8 @@ static bool stop_candidates(stop_walk *s, int i)
                 const int j = e->index;
                 const sb_vec2 d = v2_sub(w->pos[j], pi);
                 const double d2 = v2_dot(d, d), far = ri + e->radius + search;
-                if (d2 >= far * far || j == i || e->cx != cx || e->cy != cy || !in_grid(w, j) || !stop_pair_collides(w, i, j))
+                if (d2 >= far * far || j == i || e->cx != cx || e->cy != cy || !in_grid(w, j) ||
+                    (w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0) || !pair_may_touch(w, i, j))
                     continue;
                 if (!array_reserve((void **)&w->stop_cands, &w->stop_cand_cap, w->stop_cand_count + 1, sizeof *w->stop_cands)) {
                     w->stop_cand_at[i] = -1;
@@ -1053,20 +1048,17 @@ static void stop_list_walls(stop_walk *s, int i)
 {
     sb_world *w = s->w;
     const double left = s->frame - w->stop[i].time, tolerance = stop_tolerance * w->radius[i];
-    const int shapes = w->w_high + (w->def.has_bounds ? 4 : 0);
-    for (int k = 0; k < shapes; ++k) {
-        if (k < w->w_high && !w->w_alive_flag[k])
-            continue;
+    for (int k = 0; k < static_shape_count(w); ++k) {
         sb_contact c = contact_of(i);
-        c.shape = k < w->w_high ? (uint32_t)k : SHAPE_BOUND + (uint32_t)(k - w->w_high);
+        if (!static_shape_at(w, k, &c.shape))
+            continue;
         static_shape_geometry(w, &c);
         if (c.separation < w->reach[i]) // listed already
             continue;
         if (box_support(&w->stop[i].box, c.normal) * left - c.separation <= tolerance)
             continue;
-        c.key = ((uint64_t)i << 32) | c.shape;
-        if (array_reserve((void **)&w->stop_contacts, &w->stop_contact_cap, w->stop_contact_count + 1, sizeof *w->stop_contacts))
-            w->stop_contacts[w->stop_contact_count++] = c; // (out of memory: the wall waits for the next frame)
+        c.key = contact_key(i, c.shape);
+        push_to(&(contact_buffer){&w->stop_contacts, &w->stop_contact_count, &w->stop_contact_cap}, &c);
     }
 }
 
@@ -1083,12 +1075,13 @@ static int contact_key_order(const void *a, const void *b)
 static void stops_list_pairs(sb_world *w, const narrow_job *job)
 {
     const double frame = 0.5 * job->twice_dt, slight = 4.0 * job->slop / frame;
-    bool any = false;
-    for (int k = 0; k < w->contact_next_count && !any; ++k)
-        any = w->contacts_next[k].b2 < 0 && contact_closing(w, &w->contacts_next[k]) >= slight;
-    if (!any || w->grid_cell <= 0.0)
+    int first = 0; // the first contact that closes fast (none: no stops this frame)
+    while (first < w->contact_next_count &&
+           (w->contacts_next[first].b2 >= 0 || contact_closing(w, &w->contacts_next[first]) < slight))
+        first += 1;
+    if (first == w->contact_next_count || w->grid_cell <= 0.0)
         return;
-    stop_walk s = {.w = w, .job = job, .frame = frame, .slight = slight, .search = job->cap + job->slop,
+    stop_walk s = {.w = w, .job = job, .frame = frame, .slight = slight,
                    .skin = job->reuse ? w->pair_skin : 0.0, .all = velocity_point(v2(0, 0))};
     for (int i = 0; i < w->p_high; ++i) {
         w->stop[i] = (particle_stop){velocity_rounded(w->vel[i], 0.25 * slight), frame, w->inv_mass[i]};
@@ -1097,11 +1090,12 @@ static void stops_list_pairs(sb_world *w, const narrow_job *job)
         box_take(&s.all, w->stop[i].box);
     }
     s.fastest = box_fastest(&s.all);
-    s.most_search = 2.0 * s.fastest * frame < s.search ? 2.0 * s.fastest * frame : s.search;
+    const double meet_at_most = 2.0 * s.fastest * frame, cap = job->cap + job->slop;
+    s.most_search = meet_at_most < cap ? meet_at_most : cap;
     w->stop_cand_count = 0;
     // a contact that closes may bring each end to the other's velocity (a wall's to rest), in
     // its share of the two's momentum past rest, once they meet; each end walks
-    for (int k = 0; k < w->contact_next_count; ++k) {
+    for (int k = first; k < w->contact_next_count; ++k) {
         const sb_contact *c = &w->contacts_next[k];
         const double closing = c->b2 < 0 ? contact_closing(w, c) : 0.0;
         if (closing < slight)

@@ -264,11 +264,11 @@ struct sb_world {
     struct particle_stop *stop;
     int *stop_queue;
     uint8_t *stop_queued;
-    sb_contact *stop_contacts;  // the pairs the stops listed, merged in by key
+    sb_contact *stop_contacts;  // the pairs and walls the stops listed, merged in by key
+    int stop_contact_count, stop_contact_cap;
     int *stop_cand_at, *stop_cand_n; // each walking particle's partners in stop_cands (-1: not found yet)
     struct stop_partner *stop_cands;
     int stop_cand_count, stop_cand_cap;
-    int stop_contact_count, stop_contact_cap;
     double grid_cell;           // m: the side of the grid's cells when it last ran
     int pairs_builds;         // how many times the grid has made the list (tests)
     bool grid_as_before;      // tests: cells hold the fastest pair's reach, hashed, as before blocks and rows
