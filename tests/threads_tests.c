@@ -8,6 +8,7 @@
 #include "sb_world.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,10 +207,62 @@ TEST(the_pool_runs_every_item_once)
     return 0;
 }
 
+typedef struct owners { pthread_t *by; } owners;
+
+static void note_owner(void *ctx, int from, int to)
+{
+    owners *o = ctx;
+    for (int i = from; i < to; ++i)
+        o->by[i] = pthread_self();
+}
+
+// A pass over several segments at once (the contacts' colours, one job) runs every item once,
+// each on the thread that the segment-by-segment pass gives it: a colour's contacts stay in one
+// core's cache from the passes over all of them to the passes colour by colour. Segments that
+// are empty, too small to split, and as large as the pit's colours, on 2, 3 and 8 threads.
+TEST(a_pass_over_segments_gives_each_item_the_thread_its_segment_would)
+{
+    const int sizes[] = {0, 5, 2006, 0, 1881, 447, 38, 1, 129, 256, 257, 3000};
+    const int segments = (int)(sizeof sizes / sizeof sizes[0]);
+    int starts[sizeof sizes / sizeof sizes[0] + 1] = {0};
+    for (int s = 0; s < segments; ++s)
+        starts[s + 1] = starts[s] + sizes[s];
+    const int total = starts[segments];
+    const int threads_tried[] = {2, 3, 8};
+    for (int t = 0; t < 3; ++t) {
+        sb_pool *pool = sb_pool_create(threads_tried[t]);
+        ENSURE(pool);
+        int *hits = calloc((size_t)total, sizeof *hits);
+        pthread_t *whole = calloc((size_t)total, sizeof *whole), *alone = calloc((size_t)total, sizeof *alone);
+        tally count = {hits, 1, 0};
+        sb_pool_for_segments(pool, segments, starts, 128, count_range, &count);
+        owners a = {whole};
+        sb_pool_for_segments(pool, segments, starts, 128, note_owner, &a);
+        for (int s = 0; s < segments; ++s)
+            sb_pool_for(pool, sizes[s], 1, 128, note_owner, &(owners){alone + starts[s]});
+        for (int i = 0; i < total; ++i) {
+            ENSURE(hits[i] == 1);
+            ENSURE(pthread_equal(whole[i], alone[i]));
+        }
+        free(hits);
+        free(whole);
+        free(alone);
+        sb_pool_destroy(pool);
+    }
+    // without a pool, on the caller, in order
+    int hits[10] = {0};
+    const int starts_small[] = {0, 4, 4, 10};
+    sb_pool_for_segments(NULL, 3, starts_small, 1, count_range, &(tally){hits, 1, 0});
+    for (int i = 0; i < 10; ++i)
+        ENSURE(hits[i] == 1);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(every_thread_count_gives_the_same_bits),
     ENTRY(threads_change_nothing_but_the_time),
     ENTRY(the_pool_runs_every_item_once),
+    ENTRY(a_pass_over_segments_gives_each_item_the_thread_its_segment_would),
 };
 
 int main(int argc, char **argv) { return run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]); }

@@ -438,7 +438,7 @@ void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_c
         return;
     }
     contact_job job = {.w = w, .h = h, .flag = first_substep};
-    sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, prepare_range, &job);
+    sb_pool_for_segments(w->pool, 64, w->contact_color_start, CONTACTS_PER_THREAD, prepare_range, &job);
     if (first_substep)
         w->contacts_joined = -1; // a new step's contacts: counted when a method first asks (joined_contacts)
 }

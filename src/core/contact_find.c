@@ -1370,7 +1370,7 @@ static void contacts_color(sb_world *w)
         w->contact_color_start[64] = n;
         return;
     }
-    sb_pool_for(w->pool, n, 1, CONTACTS_PER_THREAD, gather_range, w);
+    sb_pool_for_segments(w->pool, 64, w->contact_color_start, CONTACTS_PER_THREAD, gather_range, w);
     swap_contact_lists(&w->contacts_next, &w->contact_next_cap, &w->contacts_scratch, &w->contacts_scratch_cap);
     w->contacts_permuted = true;
 }
@@ -1397,7 +1397,7 @@ void contacts_commit(sb_world *w)
     const int n = w->contact_next_count;
     const bool keep = array_reserve((void **)&w->warm, &w->warm_cap, n > 0 ? n : 1, sizeof *w->warm);
     if (keep)
-        sb_pool_for(w->pool, n, 1, CONTACTS_PER_THREAD, commit_range, w);
+        sb_pool_for_segments(w->pool, 64, w->contact_color_start, CONTACTS_PER_THREAD, commit_range, w);
     swap_contact_lists(&w->contacts, &w->contact_cap, &w->contacts_next, &w->contact_next_cap);
     w->contact_count = keep ? n : 0; // out of memory: no warm starts next step, no contact events
     w->contacts_permuted = false;

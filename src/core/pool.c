@@ -47,19 +47,22 @@ static inline void spin_pause(void)
 #endif
 }
 
-static void chunk(const sb_pool *p, int k, int *from, int *to)
+/// Chunk k of `chunks` over [0, n), its boundaries multiples of `align` (empty past the last).
+static void chunk_of(int n, int chunks, int align, int k, int *from, int *to)
 {
-    long long n = p->count, t = p->chunks, a = p->align > 0 ? p->align : 1;
-    if (k >= p->chunks) {
+    long long t = chunks, a = align > 0 ? align : 1;
+    if (k >= chunks) {
         *from = *to = 0;
         return;
     }
-    long long lo = n * k / t, hi = n * (k + 1) / t;
+    long long lo = n * (long long)k / t, hi = n * (long long)(k + 1) / t;
     lo -= lo % a;
-    hi = k == p->chunks - 1 ? n : hi - hi % a;
+    hi = k == chunks - 1 ? n : hi - hi % a;
     *from = (int)lo;
     *to = (int)hi;
 }
+
+static void chunk(const sb_pool *p, int k, int *from, int *to) { chunk_of(p->count, p->chunks, p->align, k, from, to); }
 
 static void *worker_main(void *arg)
 {
@@ -206,6 +209,45 @@ int sb_pool_for_chunks(sb_pool *p, int count, int min_per_thread, sb_chunk_fn *f
     }
     run_job(p, count, 1, chunks, NULL, fn, ctx);
     return chunks;
+}
+
+typedef struct segments_job {
+    int threads, segments, min_per_thread;
+    const int *starts;
+    sb_range_fn *fn;
+    void *ctx;
+} segments_job;
+
+/// Thread k's share of every segment, each cut as sb_pool_for would cut it alone.
+static void segments_chunk(void *ctx, int k, int from, int to)
+{
+    (void)from;
+    (void)to;
+    const segments_job *job = ctx;
+    for (int s = 0; s < job->segments; ++s) {
+        const int base = job->starts[s], n = job->starts[s + 1] - base;
+        if (n <= 0)
+            continue;
+        int chunks = job->threads;
+        if (n / job->min_per_thread < chunks)
+            chunks = n / job->min_per_thread < 1 ? 1 : n / job->min_per_thread;
+        int lo, hi;
+        chunk_of(n, chunks, 1, k, &lo, &hi);
+        if (lo < hi)
+            job->fn(job->ctx, base + lo, base + hi);
+    }
+}
+
+void sb_pool_for_segments(sb_pool *p, int segments, const int *starts, int min_per_thread, sb_range_fn *fn, void *ctx)
+{
+    if (segments <= 0 || starts[segments] <= starts[0])
+        return;
+    if (!p) {
+        fn(ctx, starts[0], starts[segments]);
+        return;
+    }
+    segments_job job = {p->threads, segments, min_per_thread > 0 ? min_per_thread : 1, starts, fn, ctx};
+    run_job(p, p->threads, 1, p->threads, NULL, segments_chunk, &job);
 }
 
 int sb_machine_threads(void)
