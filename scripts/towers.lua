@@ -3,7 +3,7 @@
 -- Contacts are soft springs as stiff as a quarter of the sub-step rate: at the default 6 sub-steps
 -- a column of 20 balls sinks about a centimetre into itself. At one and two sub-steps the quarter
 -- would be 15 and 30 Hz, and a column would squeeze down by two balls and one; the contacts are
--- held at 33 Hz there, with more passes, and it sinks 9 cm. The plot shows how far each tower's
+-- held at 45 Hz there, with more passes, and it sinks 5 cm. The plot shows how far each tower's
 -- top ball sank. B drops a heavy ball (ten times a ball's mass, a slider) into every tube; R
 -- builds them again.
 local sb = require "springbox"

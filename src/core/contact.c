@@ -20,25 +20,33 @@ static const double contact_damping_ratio = 10.0;
 static const double contact_push_max = 3.0;
 /// Approach speeds below this bounce with no restitution, so resting piles stay at rest.
 static const double restitution_threshold = 1.0;
-/// The softest a contact gets, as a fraction of the step rate: 33 Hz at 60 steps a second. The
+/// The softest a contact gets, as a fraction of the step rate: 45 Hz at 60 steps a second. The
 /// quarter of the sub-step rate is the stiffest contact one solve pass and one relax pass a
 /// sub-step hold still (above it a column popped up), and at one and two sub-steps it is 15 and
 /// 30 Hz: the column of 20 balls sank 442 and 110 mm (issue 19 item 5 asks 100 at most). Where
 /// this floor is above the quarter, the contacts take more passes (contact_passes), which hold a
-/// stiffer contact still. Measured at one sub-step on the column, a 100 kg ball on it and
-/// 1000-ball piles with friction 0.3 and 0 (kinetic energy over the last 2 s, two pours): 0.55
-/// of the step rate sinks the column 91 mm (0.4: 173 mm; 0.6: 77 mm), the piles rest (1e-4 J;
-/// 0.005 to 0.03 J without friction) and the 100 kg ball stops 0.94 m into the column (1.57 m
-/// before) with 0.03 J left; with four passes, or at 0.7 of the step rate, the 100 kg ball rang
-/// (6 to 1000 J). The 4000-ball pit at one sub-step had 33 J left after 10 s and stood 5.5 m
-/// high, crushed: now 0.012 J and 7.9 m (two sub-steps: 4.3 -> 0.004 J), at 16 and 36% more
-/// time a step (1.70 and 1.69 ms, against 1.8 at the default 6 sub-steps).
-static const double contact_step_fraction = 0.55;
-/// The contacts' solve passes a step, and as many relax passes, where the floor above binds:
-/// twelve a step, as at the default 6 sub-steps. A relax of fewer passes than the solve left a
-/// ball that rolling resistance had stopped reporting 2 mm/s and a spin while it stood still
-/// (the relax's velocity is the one kept, the solve's the one that moves it).
-enum { CONTACT_STIFF_PASSES = 6 };
+/// stiffer contact still; how stiff a contact a number of passes holds is about proportional to
+/// it (0.075 of the step rate a pass here). A soft contact holds a load at an overlap of
+/// load / (m w^2), so the floor sets how deep a pile rests at one and two sub-steps. At 0.55 of
+/// the step rate with six passes, 1000-ball piles rested 22 to 33% of a radius deep at one
+/// sub-step (three pours, friction 0.3 and 0; issue 19 asks under a quarter), 2000-ball piles up
+/// to 54%, and the 4000-ball pit 75% and crushed (7.9 m high, 9.0 at six sub-steps). Measured at
+/// one and two sub-steps on those piles, the column, a 100 kg ball dropped on it, and the 4000-ball
+/// pit (deepest overlap, kinetic energy after 10 s):
+/// - 0.55, 6 passes: piles 33% / 54%, column 91 mm, pit 75%, 2.22 ms a step;
+/// - 0.75, 8: 21% / 31%, 49 mm, pit 48% but 0.13 J still ringing at 10 s, 2.60 ms;
+/// - 0.75, 10: 20% / 36%, 49 mm, pit 44%, every pile under 0.07 J, 2.67 ms;
+/// - 0.9, 12: 18% / 26%, 34 mm, pit 41%, 2.92 ms;
+/// - 0.9 with 6 or 8 passes, and 0.7 with 6: the 100 kg ball rang (5 to 1000 J) and the pit kept
+///   5 J. The default 6 sub-steps (12 passes, at 90 Hz): 15%, 2.34 ms.
+static const double contact_step_fraction = 0.75;
+/// The contacts' solve passes a step, and as many relax passes, where the floor above binds (a
+/// relax of fewer passes than the solve left a ball that rolling resistance had stopped
+/// reporting 2 mm/s and a spin while it stood still: the relax's velocity is the one kept, the
+/// solve's the one that moves it). The position methods project their contacts six times a step
+/// there, as at six sub-steps (contact_passes); ten, as the velocity methods, rested their piles
+/// better at one sub-step (4000 balls: 3.3 J at 10 s against 10.6) at a third more time a step.
+enum { CONTACT_STIFF_PASSES = 10, PROJECTION_STIFF_PASSES = 6 };
 
 /// Whether the floor on the contacts' stiffness binds at sub-step h of step dt.
 static bool contact_floor_binds(double h, double dt) { return contact_step_fraction / dt > 0.25 / h; }
@@ -51,16 +59,17 @@ double contact_hertz(double h, double dt, bool joined)
     return !joined && contact_floor_binds(h, dt) ? contact_step_fraction / dt : 0.25 / h;
 }
 
-/// How many passes the contacts' solve, and their relax, take a sub-step: one, or a share of the
-/// stiff contact's passes a step where the floor binds. The position methods project their
-/// contacts as many times each iteration, so that at one and two sub-steps a pile gets the
-/// projections a step it gets at six: with one an iteration, verlet's and xpbd's 1000-ball piles
-/// crept (0.9 to 1.4 J after 10 s at one sub-step, 0.1 to 0.2 J at two; now 0.02 to 0.3 J) and the
-/// 4000-ball pit kept 3600 and 400 J at one sub-step (now 16 and 9 J; at 6 sub-steps 1.2 and 0.4).
-static int contact_passes(const sb_world *w, double h)
+/// How many passes the contacts' solve, and their relax, take a sub-step (CONTACT_STIFF_PASSES),
+/// or how many times the position methods project them each iteration
+/// (PROJECTION_STIFF_PASSES): one, or a share of those a step where the floor binds. So at one
+/// and two sub-steps a pile gets the projections a step it gets at six: with one an iteration,
+/// verlet's and xpbd's 1000-ball piles crept (0.9 to 1.4 J after 10 s at one sub-step, 0.1 to
+/// 0.2 J at two; now 0.02 to 0.3 J) and the 4000-ball pit kept 3600 and 400 J at one sub-step
+/// (now 16 and 9 J; at 6 sub-steps 1.2 and 0.4).
+static int contact_passes(const sb_world *w, double h, int stiff_passes)
 {
     const int n = w->def.substeps;
-    return contact_floor_binds(h, w->def.dt) ? (CONTACT_STIFF_PASSES + n - 1) / n : 1;
+    return contact_floor_binds(h, w->def.dt) ? (stiff_passes + n - 1) / n : 1;
 }
 
 static sb_vec2 closest_on_segment(sb_vec2 p, sb_vec2 a, sb_vec2 b)
@@ -254,6 +263,7 @@ typedef struct contact_job {
     sb_soft soft_joined; // and where an end is joined by springs (contact_joined)
     bool soft_differ;    // the two differ (the floor binds: one and two sub-steps)
     contact_subset subset; // which contacts a solve takes
+    bool geometry_found;   // the relax's later passes: the first found it, and nothing has moved since
 } contact_job;
 
 static void for_each_color(sb_world *w, sb_range_fn *fn, contact_job *job)
@@ -723,7 +733,7 @@ static inline bool subset_takes(const contact_job *job, const sb_contact *c)
 static void solve_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
-    const bool find_geometry = !job->flag, all = job->subset == CONTACTS_ALL;
+    const bool find_geometry = !job->flag && !job->geometry_found, all = job->subset == CONTACTS_ALL;
     int k = from;
 #ifdef SB_CONTACT_SIMD
     if (job->base != job->w->contact_color_start[63] && vector_passes_active()) {
@@ -758,9 +768,11 @@ static void solve_pass(sb_world *w, double h, bool use_bias, contact_subset subs
     contact_job job = {.w = w, .h = h, .flag = use_bias, .soft = contact_softness(h, w->def.dt, false),
                        .soft_joined = contact_softness(h, w->def.dt, true), .soft_differ = contact_floor_binds(h, w->def.dt),
                        .subset = subset};
-    const int passes = subset == CONTACTS_JOINED ? 1 : contact_passes(w, h);
-    for (int pass = 0; pass < passes; ++pass)
+    const int passes = subset == CONTACTS_JOINED ? 1 : contact_passes(w, h, CONTACT_STIFF_PASSES);
+    for (int pass = 0; pass < passes; ++pass) {
         for_each_color(w, solve_range, &job);
+        job.geometry_found = !use_bias; // a velocity pass moves no position
+    }
     if (subset != CONTACTS_JOINED)
         articulations_solve_velocities(w, h, use_bias); // the heavy contacts on structures (articulation.c)
 }
@@ -1284,7 +1296,7 @@ void contacts_warm_push(sb_world *w)
 void contacts_project_by_position(sb_world *w, double h)
 {
     contact_job job = {.w = w, .h = h};
-    const int passes = contact_passes(w, h);
+    const int passes = contact_passes(w, h, PROJECTION_STIFF_PASSES);
     for (int pass = 0; pass < passes; ++pass) {
         for_each_color(w, project_by_position_range, &job);
         for_each_color(w, friction_range, &job);
