@@ -711,7 +711,7 @@ static void solve_velocities(sb_world *w, int id, art_row *rows, sb_contact **co
     const velocity_pass *pass = ctx;
     sb_articulations *art = w->art;
     const art_structure *st = &art->structures[id];
-    const sb_soft soft = contact_softness(pass->h, w->def.dt, true); // a structure's beads are joined
+    const sb_soft soft = contact_softness(pass->h, w->def.dt, CONTACT_JOINED); // a structure's beads are joined
     double *target_links = malloc(sizeof *target_links * (size_t)(st->link_count + 1));
     if (!target_links)
         return;

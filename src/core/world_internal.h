@@ -363,7 +363,10 @@ int contacts_touching(const sb_world *w);
 double contact_combined_restitution(const sb_world *w, int a, int b);
 double contact_combined_friction(const sb_world *w, int a, int b);
 sb_soft soft_from_hertz(double hertz, double damping_ratio, double h);
-double contact_hertz(double h, double dt, bool joined);
+/// What a contact's softness depends on (contact_hertz): an end joined by springs, one end that
+/// cannot move (a wall, a bound, a fixed particle), or neither.
+typedef enum { CONTACT_FREE, CONTACT_JOINED, CONTACT_HELD, CONTACT_KINDS } contact_kind;
+double contact_hertz(double h, double dt, contact_kind kind);
 
 /// Touching: a contact closer than the slop (what sb_stats.contacts and the events count).
 bool contact_is_touching(const sb_contact *c);
@@ -639,9 +642,8 @@ bool ledger_end(sb_world *w, double before, double after, double scale, double g
 void static_shape_geometry(const sb_world *w, sb_contact *c);
 void segment_geometry(const sb_world *w, sb_contact *c);
 void contact_find_geometry(const sb_world *w, sb_contact *c); // any contact's
-/// The contacts' softness at sub-step h of step dt (contact_hertz; joined: an end joined by
-/// springs) and the most they push out, m/s.
-sb_soft contact_softness(double h, double dt, bool joined);
+/// The contacts' softness at sub-step h of step dt (contact_hertz) and the most they push out, m/s.
+sb_soft contact_softness(double h, double dt, contact_kind kind);
 double contact_push_limit(void);
 
 #endif
