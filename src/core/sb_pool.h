@@ -35,6 +35,8 @@ int sb_pool_for_chunks(sb_pool *pool, int count, int min_per_thread, sb_chunk_fn
 /// alone, so a pass over a whole range touches, on each thread, what the segment-by-segment
 /// passes before and after it touch there (a colour's contacts stay in one core's cache).
 void sb_pool_for_segments(sb_pool *pool, int segments, const int *starts, int min_per_thread, sb_range_fn *fn, void *ctx);
+/// For tests: while held, workers take no chunk, and the caller runs every range alone.
+void sb_pool_hold_workers(sb_pool *pool, bool held);
 /// The number of threads the machine has online (at least 1).
 int sb_machine_threads(void);
 
