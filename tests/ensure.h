@@ -25,6 +25,15 @@
         }                                                                                \
     } while (0)
 
+/// 1 in the sanitizer build (CI's second build: -O0 with AddressSanitizer), where the heaviest
+/// sweeps of simulated runs take a part of their cases; the release build takes them all, and
+/// what the sanitizers look for (memory errors, undefined behaviour) is in every case alike.
+#if defined(__SANITIZE_ADDRESS__)
+#define SB_UNDER_SANITIZERS 1
+#else
+#define SB_UNDER_SANITIZERS 0
+#endif
+
 /// A test function; CMake registers every `TEST(name)` line with CTest.
 #define TEST(name) static int test_##name(void)
 
