@@ -32,7 +32,7 @@ struct sb_pool {
     sb_range_fn *fn;
     sb_chunk_fn *chunk_fn; // instead of fn: told its chunk's number
     void *ctx;
-    int count, align, chunks; // chunks <= threads: a small range takes fewer threads
+    int count, align;
     uint64_t generation;                                 // the caller's: the last job published
     _Atomic uint64_t job;                                // generation << 16 | chunks (<= threads)
     _Atomic uint64_t claimed[SB_POOL_MAX_THREADS];       // the generation that took chunk k
@@ -73,7 +73,6 @@ static void chunk_of(int n, int chunks, int align, int k, int *from, int *to)
     *to = (int)hi;
 }
 
-static void chunk(const sb_pool *p, int k, int *from, int *to) { chunk_of(p->count, p->chunks, p->align, k, from, to); }
 
 static uint64_t job_generation(uint64_t word) { return word >> 16; }
 static int job_chunks(uint64_t word) { return (int)(word & 0xffffu); }
@@ -90,11 +89,11 @@ static bool claim(sb_pool *p, uint64_t gen, int k)
     return false;
 }
 
-/// Runs chunk k of the current job (claimed by this thread) and counts it done.
-static void run_chunk(sb_pool *p, int k)
+/// Runs chunk k of the current job's `chunks` (claimed by this thread) and counts it done.
+static void run_chunk(sb_pool *p, int k, int chunks)
 {
     int from, to;
-    chunk(p, k, &from, &to);
+    chunk_of(p->count, chunks, p->align, k, &from, &to);
     if (from < to) {
         if (p->chunk_fn)
             p->chunk_fn(p->ctx, k, from, to);
@@ -138,7 +137,7 @@ static void *worker_main(void *arg)
         for (int i = 0; i < chunks; ++i) { // its own chunk first: the same core, pass after pass
             const int k = (me->index + i) % chunks;
             if (claim(p, seen, k))
-                run_chunk(p, k);
+                run_chunk(p, k, chunks);
         }
     }
 }
@@ -203,7 +202,6 @@ static void run_job(sb_pool *p, int count, int align, int chunks, sb_range_fn *f
     p->ctx = ctx;
     p->count = count;
     p->align = align;
-    p->chunks = chunks;
     const uint64_t gen = ++p->generation;
     atomic_store_explicit(&p->done, 0, memory_order_relaxed);
     atomic_store_explicit(&p->job, gen << 16 | (uint64_t)chunks, memory_order_release);
@@ -213,7 +211,7 @@ static void run_job(sb_pool *p, int count, int align, int chunks, sb_range_fn *f
     pthread_mutex_unlock(&p->lock);
     for (int k = 0; k < chunks; ++k)
         if (claim(p, gen, k))
-            run_chunk(p, k);
+            run_chunk(p, k, chunks);
     for (int spin = 1; atomic_load_explicit(&p->done, memory_order_acquire) < chunks; ++spin) {
         if (spin % SPINS_PER_YIELD == 0)
             sched_yield();
@@ -222,13 +220,18 @@ static void run_job(sb_pool *p, int count, int align, int chunks, sb_range_fn *f
     }
 }
 
-/// How many chunks a range of `count` takes: one a thread, none under `min_per_thread`.
-static int chunks_for(const sb_pool *p, int count, int min_per_thread)
+/// How many chunks a range of `count` takes on `threads`: one a thread, none under `min_per_thread`.
+static int chunks_of(int threads, int count, int min_per_thread)
 {
-    int chunks = p ? p->threads : 1;
+    int chunks = threads;
     if (min_per_thread > 0 && count / min_per_thread < chunks)
         chunks = count / min_per_thread;
     return chunks < 1 ? 1 : chunks;
+}
+
+static int chunks_for(const sb_pool *p, int count, int min_per_thread)
+{
+    return chunks_of(p ? p->threads : 1, count, min_per_thread);
 }
 
 void sb_pool_for(sb_pool *p, int count, int align, int min_per_thread, sb_range_fn *fn, void *ctx)
@@ -273,11 +276,8 @@ static void segments_chunk(void *ctx, int k, int from, int to)
         const int base = job->starts[s], n = job->starts[s + 1] - base;
         if (n <= 0)
             continue;
-        int chunks = job->threads;
-        if (n / job->min_per_thread < chunks)
-            chunks = n / job->min_per_thread < 1 ? 1 : n / job->min_per_thread;
         int lo, hi;
-        chunk_of(n, chunks, 1, k, &lo, &hi);
+        chunk_of(n, chunks_of(job->threads, n, job->min_per_thread), 1, k, &lo, &hi);
         if (lo < hi)
             job->fn(job->ctx, base + lo, base + hi);
     }
@@ -294,7 +294,7 @@ void sb_pool_for_segments(sb_pool *p, int segments, const int *starts, int min_p
     segments_job job = {p->threads, segments, min_per_thread > 0 ? min_per_thread : 1, starts, fn, ctx};
     bool splits = false; // a segment that sb_pool_for would cut; else all of it is the caller's
     for (int s = 0; s < segments && !splits; ++s)
-        splits = (starts[s + 1] - starts[s]) / job.min_per_thread >= 2;
+        splits = chunks_of(p->threads, starts[s + 1] - starts[s], job.min_per_thread) > 1;
     if (!splits) {
         fn(ctx, starts[0], starts[segments]);
         return;
