@@ -585,15 +585,11 @@ __attribute__((target("avx2"))) static void solve4(const contact_job *job, sb_co
         __m256d is = _mm256_set1_pd(soft.impulse_scale);
         const __m256d fixed_end = _mm256_or_pd(_mm256_cmp_pd(wa, zero, _CMP_EQ_OQ), _mm256_cmp_pd(wb, zero, _CMP_EQ_OQ));
         if (job->joined_differ || _mm256_movemask_pd(fixed_end) != 0) { // kind_of, lane by lane
-            const contact_kind kinds[4] = {kind_of(w, c[0]), kind_of(w, c[1]), kind_of(w, c[2]), kind_of(w, c[3])};
-            for (contact_kind kind = CONTACT_JOINED; kind < CONTACT_KINDS; ++kind) {
-                const sb_soft sk = job->soft[kind];
-                const __m256d lanes = _mm256_castsi256_pd(_mm256_set_epi64x(-(long long)(kinds[3] == kind), -(long long)(kinds[2] == kind),
-                                                                            -(long long)(kinds[1] == kind), -(long long)(kinds[0] == kind)));
-                rate = _mm256_blendv_pd(rate, _mm256_set1_pd(sk.bias_rate), lanes);
-                ms = _mm256_blendv_pd(ms, _mm256_set1_pd(sk.mass_scale), lanes);
-                is = _mm256_blendv_pd(is, _mm256_set1_pd(sk.impulse_scale), lanes);
-            }
+            const sb_soft s0 = job->soft[kind_of(w, c[0])], s1 = job->soft[kind_of(w, c[1])];
+            const sb_soft s2 = job->soft[kind_of(w, c[2])], s3 = job->soft[kind_of(w, c[3])];
+            rate = _mm256_set_pd(s3.bias_rate, s2.bias_rate, s1.bias_rate, s0.bias_rate);
+            ms = _mm256_set_pd(s3.mass_scale, s2.mass_scale, s1.mass_scale, s0.mass_scale);
+            is = _mm256_set_pd(s3.impulse_scale, s2.impulse_scale, s1.impulse_scale, s0.impulse_scale);
         }
         const __m256d floor = _mm256_set1_pd(-contact_push_max);
         __m256d soft_bias = _mm256_mul_pd(rate, s);
