@@ -296,11 +296,103 @@ TEST(restore_keeping_tuning_replays_the_moment_under_the_new_tuning)
     return 0;
 }
 
+/// A spring between a and b with default tuning.
+static sb_spring_id spring_between(sb_world *w, sb_particle_id a, sb_particle_id b)
+{
+    sb_spring_def d = sb_default_spring_def();
+    d.a = a;
+    d.b = b;
+    return sb_world_add_spring(w, &d, NULL, NULL);
+}
+
+static sb_constraint_id rope_between(sb_world *w, sb_particle_id a, sb_particle_id b)
+{
+    sb_constraint_def d = sb_default_constraint_def();
+    sb_particle_id ends[2] = {a, b};
+    d.particles = ends;
+    d.count = 2;
+    return sb_world_add_constraint(w, &d, NULL, NULL);
+}
+
+// A handle that went stale in a restore stays stale: what is made after a restore (in a slot the
+// restore emptied, or one it refilled, or past the moment's last slot) never takes the slot and
+// generation of a handle made before it, whether it was made after the moment, removed before
+// it, or made on a branch a later restore left. Walls take numbers never given before. A handle
+// to something the restored moment holds names it again.
+TEST(restores_never_give_a_handle_twice)
+{
+    sb_world_def def = sb_default_world_def();
+    sb_world *w = sb_world_create(&def);
+    sb_particle_id keep = ball(w, 0, 0, 0.1, false), gone = ball(w, 1, 0, 0.1, false);
+    sb_world_remove_particle(w, gone); // a free slot in the moment
+    sb_snapshot *moment = sb_world_snapshot(w);
+    ENSURE(moment);
+    // after the moment: everything made here goes stale in the restore
+    sb_particle_id later[4];
+    sb_spring_id later_spring[3];
+    sb_constraint_id later_rope[3];
+    sb_wall_id later_wall[3];
+    for (int i = 0; i < 4; ++i)
+        later[i] = ball(w, 2.0 + i, 0, 0.1, false);
+    for (int i = 0; i < 3; ++i) {
+        later_spring[i] = spring_between(w, later[i], later[i + 1]);
+        later_rope[i] = rope_between(w, later[i], later[i + 1]);
+        later_wall[i] = sb_world_add_wall(w, (sb_vec2){-1, -1.0 - i}, (sb_vec2){1, -1.0 - i}, NULL);
+    }
+    sb_snapshot *branch = sb_world_snapshot(w); // a moment on the branch the restore leaves
+    ENSURE(sb_world_restore(w, moment) == SB_OK);
+    for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < 4; ++i)
+            ENSURE(!sb_particle_is_valid(w, later[i]));
+        ENSURE(!sb_particle_is_valid(w, gone));
+        ENSURE(sb_particle_is_valid(w, keep));
+        sb_particle_id made[6];
+        for (int i = 0; i < 6; ++i) {
+            made[i] = ball(w, 5.0 + i, 1, 0.1, false);
+            ENSURE(made[i].generation != 0);
+            for (int k = 0; k < 4; ++k)
+                ENSURE(!(made[i].index == later[k].index && made[i].generation == later[k].generation));
+            ENSURE(!(made[i].index == gone.index && made[i].generation == gone.generation));
+            ENSURE(!(made[i].index == keep.index && made[i].generation == keep.generation));
+        }
+        for (int i = 0; i < 4; ++i)
+            ENSURE(!sb_particle_is_valid(w, later[i]));
+        for (int i = 0; i < 3; ++i) {
+            sb_spring_id s = spring_between(w, made[i], made[i + 1]);
+            sb_constraint_id c = rope_between(w, made[i], made[i + 1]);
+            sb_wall_id wl = sb_world_add_wall(w, (sb_vec2){-2, 3.0 + i}, (sb_vec2){2, 3.0 + i}, NULL);
+            for (int k = 0; k < 3; ++k) {
+                ENSURE(!sb_spring_is_valid(w, later_spring[k]));
+                ENSURE(!(s.index == later_spring[k].index && s.generation == later_spring[k].generation));
+                ENSURE(!sb_constraint_is_valid(w, later_rope[k]));
+                ENSURE(!(c.index == later_rope[k].index && c.generation == later_rope[k].generation));
+                ENSURE(wl.index != later_wall[k].index);
+                sb_vec2 a, b;
+                ENSURE(sb_wall_get(w, later_wall[k], &a, &b) != SB_OK);
+            }
+        }
+        // back to the branch: its own handles name its things again; then to the moment again
+        if (round == 0) {
+            ENSURE(sb_world_restore(w, branch) == SB_OK);
+            for (int i = 0; i < 4; ++i)
+                ENSURE(sb_particle_is_valid(w, later[i]));
+            for (int i = 0; i < 6; ++i)
+                ENSURE(!sb_particle_is_valid(w, made[i]));
+        }
+        ENSURE(sb_world_restore_keep_tuning(w, moment) == SB_OK);
+    }
+    sb_snapshot_destroy(branch);
+    sb_snapshot_destroy(moment);
+    sb_world_destroy(w);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(restored_worlds_continue_bit_identically),
     ENTRY(restore_brings_back_the_structure),
     ENTRY(snapshots_own_their_state),
     ENTRY(restore_keeping_tuning_replays_the_moment_under_the_new_tuning),
+    ENTRY(restores_never_give_a_handle_twice),
 };
 
 int main(int argc, char **argv)

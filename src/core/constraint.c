@@ -253,6 +253,8 @@ sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d
         }
     }
     int c = -1;
+    if (st == SB_OK && !generations_reserve(&w->c_gens, w->c_high + 1))
+        st = SB_ERR_NO_MEMORY;
     if (st == SB_OK) {
         if (w->c_free >= 0) {
             c = w->c_free;
@@ -272,9 +274,7 @@ sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d
         free(parts);
         return none;
     }
-    w->c_gen[c] += 1;
-    if (w->c_gen[c] == 0)
-        w->c_gen[c] = 1;
+    w->c_gen[c] = generations_next(&w->c_gens, c);
     w->c_kind[c] = (uint8_t)d->kind;
     w->c_solid[c] = d->solid;
     w->solid_constraints += d->solid;
@@ -302,7 +302,7 @@ static void constraint_free_slot(sb_world *w, int c)
     w->c_parts[c] = NULL;
     w->c_kind[c] = 0xFF;
     w->c_count[c] = 0;
-    w->c_gen[c] += 1;
+    w->c_gen[c] = generations_next(&w->c_gens, c);
     w->c_next_free[c] = w->c_free;
     w->c_free = c;
     w->c_alive -= 1;

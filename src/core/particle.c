@@ -117,6 +117,8 @@ sb_particle_id sb_world_add_particle(sb_world *w, const sb_particle_def *d, sb_s
 {
     sb_status st = sb_particle_def_check(d, NULL);
     int i = -1;
+    if (st == SB_OK && !generations_reserve(&w->p_gens, w->p_high + 1))
+        st = SB_ERR_NO_MEMORY;
     if (st == SB_OK) {
         if (w->p_free >= 0) {
             i = w->p_free;
@@ -132,9 +134,7 @@ sb_particle_id sb_world_add_particle(sb_world *w, const sb_particle_def *d, sb_s
         *status = st;
     if (i < 0)
         return sb_null_particle();
-    w->p_gen[i] += 1;
-    if (w->p_gen[i] == 0) // generation 0 is reserved for null handles
-        w->p_gen[i] = 1;
+    w->p_gen[i] = generations_next(&w->p_gens, i);
     w->degree[i] = 0;
     w->p_flags[i] = 0;
     w->dv[i] = v2(0.0, 0.0);
@@ -170,7 +170,7 @@ sb_status sb_world_remove_particle(sb_world *w, sb_particle_id id)
     w->inv_mass[i] = 0.0;
     w->vel[i] = v2(0.0, 0.0); // dead slots must not move: integration runs over every slot
     w->omega[i] = 0.0;
-    w->p_gen[i] += 1; // every old handle to the slot is now stale
+    w->p_gen[i] = generations_next(&w->p_gens, i); // every old handle to the slot is now stale
     w->p_next_free[i] = w->p_free;
     w->p_free = i;
     w->p_alive -= 1;

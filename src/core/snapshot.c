@@ -62,6 +62,11 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     DUP(pos, pc); DUP(vel, pc); DUP(mass, pc); DUP(inv_mass, pc); DUP(radius, pc); DUP(restitution, pc);
     DUP(friction, pc); DUP(p_gen, pc); DUP(p_flags, pc); DUP(p_next_free, pc); DUP(degree, pc); DUP(force, pc);
     DUP(group, pc); DUP(category, pc); DUP(mask, pc); DUP(color, pc);
+    // the generations handed out: a snapshot keeps its own, a restore takes the higher of the two
+    bool gens = generations_copy(&dst->p_gens, &src->p_gens);
+    gens = generations_copy(&dst->s_gens, &src->s_gens) && gens;
+    gens = generations_copy(&dst->c_gens, &src->c_gens) && gens;
+    cp.ok = cp.ok && gens;
     DUP(angle, pc); DUP(omega, pc); DUP(inertia, pc); DUP(rolling_resistance, pc); DUP(p_rolling, pc);
     SCRATCH(inv_inertia, pc); SCRATCH(angle_prev, pc);
     SCRATCH(prev, pc); SCRATCH(start, pc); SCRATCH(hold_frac, pc); SCRATCH(hold_wall, pc); SCRATCH(dv, pc); SCRATCH(reach, pc);
@@ -179,6 +184,14 @@ sb_status sb_world_restore(sb_world *w, const sb_snapshot *s)
         world_free_storage(&copy);
         return SB_ERR_NO_MEMORY; // w is untouched
     }
+    // What was handed out since the moment stays handed out: a handle that went stale in the
+    // restore never names what is made after it.
+    if (!generations_merge(&copy.p_gens, &w->p_gens) || !generations_merge(&copy.s_gens, &w->s_gens) ||
+        !generations_merge(&copy.c_gens, &w->c_gens)) {
+        world_free_storage(&copy);
+        return SB_ERR_NO_MEMORY;
+    }
+    copy.walls_made = w->walls_made > copy.walls_made ? w->walls_made : copy.walls_made;
     copy.interrupt = w->interrupt;
     copy.interrupt_ud = w->interrupt_ud;
     copy.pool = w->pool; // threads are the machine's, not the moment's: the world keeps its own

@@ -63,7 +63,7 @@ static void spring_free_slot(sb_world *w, int s)
     w->degree[w->s_a[s]] -= 1;
     w->degree[w->s_b[s]] -= 1;
     w->s_a[s] = w->s_b[s] = -1;
-    w->s_gen[s] += 1;
+    w->s_gen[s] = generations_next(&w->s_gens, s);
     w->s_next_free[s] = w->s_free;
     w->s_free = s;
     w->s_alive -= 1;
@@ -100,6 +100,8 @@ sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status 
         st = sb_tuning_check(&d->tuning, bad_field);
     }
     int s = -1;
+    if (st == SB_OK && !generations_reserve(&w->s_gens, w->s_high + 1))
+        st = SB_ERR_NO_MEMORY;
     if (st == SB_OK) {
         if (w->s_free >= 0) {
             s = w->s_free;
@@ -115,9 +117,7 @@ sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status 
         *status = st;
     if (s < 0)
         return sb_null_spring();
-    w->s_gen[s] += 1;
-    if (w->s_gen[s] == 0)
-        w->s_gen[s] = 1;
+    w->s_gen[s] = generations_next(&w->s_gens, s);
     w->s_a[s] = a;
     w->s_b[s] = b;
     w->rest[s] = d->rest_length >= 0.0 ? d->rest_length : v2_len(v2_sub(w->pos[b], w->pos[a]));

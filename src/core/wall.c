@@ -16,8 +16,13 @@ sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *statu
             *status = SB_ERR_INVALID;
         return id;
     }
-    if (w->w_high == w->w_cap) {
-        int cap = w->w_cap ? w->w_cap * 2 : 16;
+    // Walls are few; slots are never reused, so a handle is stale once removed. A wall made after a
+    // restore takes the next number never given (walls_made), the slots between staying empty.
+    int i = w->w_high > w->walls_made ? w->w_high : w->walls_made;
+    if (i >= w->w_cap) {
+        int cap = w->w_cap ? w->w_cap : 16;
+        while (cap <= i)
+            cap *= 2;
         if (!ARRAY_GROW(w->wall_a, cap) || !ARRAY_GROW(w->wall_b, cap) || !ARRAY_GROW(w->w_gen, cap) || !ARRAY_GROW(w->w_alive_flag, cap) ||
             !ARRAY_GROW(w->w_one_sided, cap) || !ARRAY_GROW(w->wall_nb, 2 * cap)) {
             if (status)
@@ -26,8 +31,14 @@ sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *statu
         }
         w->w_cap = cap;
     }
-    // Walls are few; slots are never reused, so a handle is stale once removed.
-    int i = w->w_high++;
+    for (int k = w->w_high; k < i; ++k) {
+        w->wall_a[k] = w->wall_b[k] = v2(0.0, 0.0);
+        w->w_gen[k] = 1;
+        w->w_alive_flag[k] = 0;
+        w->w_one_sided[k] = 0;
+        w->wall_nb[2 * k] = w->wall_nb[2 * k + 1] = -1;
+    }
+    w->w_high = w->walls_made = i + 1;
     w->wall_a[i] = a;
     w->wall_b[i] = b;
     w->w_gen[i] = 1;

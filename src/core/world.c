@@ -175,6 +175,9 @@ void world_free_storage(sb_world *w)
         free(w->chunk_pairs[k]);
     }
     events_free(w);
+    generations_free(&w->p_gens);
+    generations_free(&w->s_gens);
+    generations_free(&w->c_gens);
     constraints_free(w);
     articulations_free(w);
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)

@@ -93,6 +93,17 @@ typedef struct particle_stop { velocity_box box; double time, inv_pusher; } part
 typedef struct stop_partner { sb_vec2 normal; double d2, gap, along; int index; } stop_partner;
 /// The step's articulated contacts and the structures they push on (articulation.c).
 typedef struct sb_articulations sb_articulations;
+/// The highest generation each slot of one kind ever handed out (generations.c): `count` slots.
+typedef struct sb_generations { uint32_t *max; int count; } sb_generations;
+/// Covers slots [0, count); false out of memory.
+bool generations_reserve(sb_generations *g, int count);
+/// A generation for `slot` (reserved) that no handle to it has had: never 0.
+uint32_t generations_next(sb_generations *g, int slot);
+/// Each slot of `into` keeps the higher of its own and `from`'s; false out of memory.
+bool generations_merge(sb_generations *into, const sb_generations *from);
+/// `dst` becomes a copy of `src` (its old arrays are not freed); false out of memory.
+bool generations_copy(sb_generations *dst, const sb_generations *src);
+void generations_free(sb_generations *g);
 
 struct sb_world {
     sb_world_def def;
@@ -117,6 +128,7 @@ struct sb_world {
     double *angle_prev;       // scratch: angles at the start of the sub-step (the position orders)
     bool spinning;            // some particle rolls or spins in this step (contacts_build)
     uint32_t *p_gen;
+    sb_generations p_gens;    // the generations the particle slots have handed out: not restored
     uint8_t *p_flags;
     int *p_next_free;
     int *degree;              // springs attached to each particle
@@ -138,6 +150,7 @@ struct sb_world {
     uint8_t *s_rigid;         // sb_tuning_is_rigid(&tuning[s]), kept with it: the per-step loops
                               // read one byte instead of the 64-byte tuning
     uint32_t *s_gen;
+    sb_generations s_gens;    // the generations the spring slots have handed out: not restored
     int *s_next_free;
     double *impulse;          // accumulated impulse (warm start), N s
     double *tension;          // force of the last sub-step, N, positive pulls (sb_spring_force)
@@ -197,6 +210,7 @@ struct sb_world {
     double *c_rest;
     sb_tuning *c_tuning;
     uint32_t *c_gen;
+    sb_generations c_gens;     // the generations the constraint slots have handed out: not restored
     int *c_next_free;
     double *c_load;            // its network load, added to p_load with the springs' (solver.c)
     // this sub-step: value error, effective mass, constants, gradients, accumulated impulse
@@ -209,6 +223,7 @@ struct sb_world {
 
     // Walls.
     int w_cap, w_high, w_alive;
+    int walls_made;            // walls ever made: a wall's number is never given twice, restores included
     sb_vec2 *wall_a, *wall_b;
     uint32_t *w_gen;
     uint8_t *w_alive_flag;
