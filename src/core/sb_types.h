@@ -27,6 +27,8 @@ typedef struct sb_wall_id { uint32_t index, generation; } sb_wall_id;
 /// at 1e12 m a double resolves only 0.1 mm, and no scene means to go there).
 #define SB_MAX_COORD 1e12
 #define SB_MAX_SPEED 1e12
+/// A particle's angle counts this many turns either way; past them it goes back by whole turns.
+#define SB_TURNS_KEPT 1048576
 
 /// The null handle: generation 0 is never issued.
 #define SB_NULL_INDEX UINT32_MAX
@@ -113,7 +115,7 @@ typedef struct sb_particle_def {
     double restitution;    ///< < 0: use the world default
     double friction;       ///< < 0: use the world default
     sb_rolling rolling;    ///< default SB_ROLLING_AUTO
-    double angle;          ///< rad, counter-clockwise: how far it has turned (only drawn; nothing depends on it)
+    double angle;          ///< rad, counter-clockwise: how far it has turned, within SB_TURNS_KEPT turns (only drawn; nothing depends on it)
     double angular_velocity; ///< rad/s, counter-clockwise; a fixed particle keeps it (a driven wheel)
     double inertia;        ///< moment of inertia over m r^2, in (0, 100]: 0.5 a solid disc (default), 0.4 a ball, 1 a ring
     double rolling_resistance; ///< < 0: use the world default; a torque of up to this times the normal force times the radius

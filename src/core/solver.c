@@ -337,6 +337,20 @@ static void spins_from_turns(sb_world *w, double h)
             w->omega[i] = (w->angle[i] - w->angle_prev[i]) / h;
 }
 
+/// An angle counts turns up to SB_TURNS_KEPT either way; past them it goes back by whole turns,
+/// so that a particle spun at 1e12 rad/s keeps an angle that any write of the particle accepts
+/// and that still resolves a turn to 1e-9 rad. At the end of a sub-step only, where no pass
+/// compares a turn with the one before it.
+static void turns_wrap(sb_world *w)
+{
+    if (!w->spinning)
+        return;
+    const double two_pi = 6.28318530717958647692, kept = two_pi * SB_TURNS_KEPT;
+    for (int i = 0; i < w->p_high; ++i)
+        if (!(fabs(w->angle[i]) <= kept))
+            w->angle[i] = remainder(w->angle[i], two_pi);
+}
+
 // A swap, not a copy: every method recomputes kux and kuy before it reads them again.
 void springs_store_axis(sb_world *w)
 {
@@ -600,6 +614,7 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
         }
         if (walls)
             walls_hold_centres(w);
+        turns_wrap(w);
         if (w->interrupt && w->interrupt(w->interrupt_ud)) {
             springs_unpack(w, h);
             return SOLVER_INTERRUPTED;

@@ -187,8 +187,14 @@ int l_particle_newindex(lua_State *L)
     sb_particle_get(world, id, &d);
     particle_field(L, &d, key, 3, 0);
     const char *field = NULL;
-    if (sb_particle_set(world, id, &d, &field) != SB_OK)
-        return luaL_error(L, "bad value for particle.%s: %s", field ? field : key, describe(L, 3));
+    if (sb_particle_set(world, id, &d, &field) != SB_OK) {
+        // the core names its own field; the property written may be another name for it
+        const char *written = strcmp(key, "rolls") == 0 ? "rolling" : strcmp(key, "spin") == 0 ? "angular_velocity" : key;
+        if (!field || strcmp(field, written) == 0)
+            return luaL_error(L, "bad value for particle.%s: %s", key, describe(L, 3));
+        return luaL_error(L, "particle.%s was not set: the particle's %s is out of its range (did it run away?)", key,
+                          field);
+    }
     return 0;
 }
 

@@ -148,7 +148,8 @@ function springbox.mouse.isdown(button, ...) end
 ---@field friction? number overrides the world's
 ---@field rolls? boolean|"auto" turns under friction, so it rolls instead of sliding: "auto" (the default) rolls
 --- while no spring or constraint joins it (free balls roll; beads of ropes, cloths and bodies do not)
----@field angle? number rad, counter-clockwise: how far it has turned (drawn as a spoke)
+---@field angle? number rad, counter-clockwise: how far it has turned (drawn as a spoke), within a million turns
+--- either way (past them it goes back by whole turns)
 ---@field spin? number angular velocity, rad/s, counter-clockwise; a fixed particle keeps it (a driven wheel); a free
 --- particle that does not roll (rolls = false, or joined with rolls = "auto") loses it at its next step
 ---@field inertia? number moment of inertia over m r^2: 0.5 a solid disc (the default; rolls at 2/3 g sin), 0.4 a

@@ -485,5 +485,46 @@ test("a snapshot restores the world and the run repeats bit for bit", function()
   w:step()
 end)
 
+test("a handle that went stale in a restore never names what is made after it", function()
+  local w = sb.world{ gravity = {0, 0} }
+  local a = w:particle{ x = 0, y = 0 }
+  local snap = w:snapshot()
+  local q = w:particle{ x = 1, y = 0 }
+  local s = w:spring(a, q)
+  local rope = w:rope(a, q)
+  local wall = w:wall(0, 1, 1, 1)
+  w:restore(snap)
+  assert(q.removed and s.removed and rope.removed, "what was made after the moment is gone")
+  for _ = 1, 3 do
+    local r = w:particle{ x = 2, y = 0 }
+    assert(r ~= q and q.removed and not r.removed, "a new particle is not the stale one")
+    fails_with(function() q.x = 5 end, "particle")
+    assert(r.x == 2, "the stale handle moved nothing")
+    local s2, rope2 = w:spring(a, r), w:rope(a, r)
+    assert(s2 ~= s and s.removed and rope2 ~= rope and rope.removed)
+    assert(w:wall(0, 2, 1, 2) ~= wall, "wall numbers are never given twice")
+    w:restore(snap)
+  end
+end)
+
+test("angles stay wrapped under any spin, and a write names the field written", function()
+  local w = sb.world{ gravity = {0, -10} }
+  w:wall(-10, 0, 10, 0)
+  local p = w:particle{ x = 0, y = 0.1, radius = 0.1, spin = 1e12, rolls = true }
+  local k = w:particle{ x = 3, y = 1, radius = 0.1, spin = 1e12, rolls = true, fixed = true }
+  for _ = 1, 30 do w:step() end
+  assert(math.abs(k.angle) <= 2 * math.pi * 1048576, "a kinematic particle's angle " .. k.angle)
+  k:move_to(3.5, 1)
+  local kept = 2 * math.pi * 1048576
+  assert(math.abs(p.angle) <= kept, "angle " .. p.angle)
+  p.x = 0 -- an unrelated write is accepted
+  p.spin = -1e12
+  for _ = 1, 5 do w:step() end
+  assert(math.abs(p.angle) <= kept, "angle " .. p.angle)
+  p.angle = p.angle -- what it reads, it takes
+  fails_with(function() p.vx = 1e300 end, "bad value for particle.vx")
+  fails_with(function() p.rolls = 3 end, "particle.rolls")
+end)
+
 print(("%d passed, %d failed"):format(passed, failed))
 os.exit(failed == 0 and 0 or 1)
