@@ -229,10 +229,11 @@ SDL_Color rgba(uint32_t c)
 }
 
 // Geometry far off the view never reaches SDL: a scene's camera may zoom to 1e9 pixels per metre
-// at 1e12 m, and SDL's software renderer then allocated by the triangles' size (an absurd
-// allocation under ASan, gigabytes resident in release; issue 20). Everything drawn is clipped
-// to this band around the view; what lies outside it cannot be seen.
-enum { guard_band = 2048 };
+// at 1e12 m, and SDL's software renderer allocates by a triangle's size and walks its whole box,
+// clip rectangle or not (a filled circle as big as the band took 80 ms). Everything drawn is
+// clipped to this band around the view, wider than half the widest line and its feather, so that
+// what is cut off lies outside the view.
+enum { guard_band = 64 };
 
 /// Sets the band for drawing into `view`.
 void set_guard(render_ctx *rc, const SDL_Rect *view)

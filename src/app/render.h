@@ -57,9 +57,13 @@ void render_graph_shared(render_ctx *rc, SDL_Rect r, const float *const *series,
 /// the first is dashed over the second; non-finite samples are left out.
 void render_graph_pair(render_ctx *rc, SDL_Rect r, const float *const series[2], int count, const SDL_Color colors[2]);
 
+/// The most a scene's draw(g) is drawn in one frame: this many times the view's pixels.
+#define RENDER_DRAW_SCREENS 24
 /// Draws what a scene's draw(g) asked for (sb_scene_draw) over its world, clipped to the view.
 /// Screen texts are placed from (the view's left + 10, screen_top): the scene's own part, below the HUD.
-void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list, int screen_top);
+/// A frame draws at most RENDER_DRAW_SCREENS views' worth of pixels, in order; returns how many
+/// commands it left undrawn for that (0: all drawn).
+int render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list, int screen_top);
 
 /// Palette, shared with the tests that look for these colours in screenshots.
 extern const SDL_Color COLOR_BACKGROUND, COLOR_PARTICLE, COLOR_FIXED, COLOR_SPRING_REST,

@@ -56,22 +56,65 @@ static int clip_polygon_to_guard(render_ctx *rc, const sb_view *v, const sb_vec2
     return n;
 }
 
-void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list, int screen_top)
+/// Pixels of the view the box (x0, y0)-(x1, y1) covers, plus a pixel a point so that the cost of
+/// what lies off the view (clipped, but walked) counts too.
+static double covered(const sb_view *v, double x0, double y0, double x1, double y1, int points)
+{
+    double w = fmin(x1, v->rect.x + v->rect.w) - fmax(x0, v->rect.x), h = fmin(y1, v->rect.y + v->rect.h) - fmax(y0, v->rect.y);
+    return (w > 0.0 && h > 0.0 ? w * h : 0.0) + points;
+}
+
+/// What drawing command c costs, in pixels: the part of the view its box covers.
+static double draw_cost(const sb_view *v, const sb_draw_command *c, const sb_vec2 *pts, double text_width, int line)
+{
+    if (c->kind == SB_DRAW_CIRCLE) {
+        SDL_FPoint ctr = view_to_screen(v, pts[0]);
+        double rad = c->radius * v->scale + c->width;
+        return covered(v, ctr.x - rad, ctr.y - rad, ctr.x + rad, ctr.y + rad, 32);
+    }
+    if (c->kind == SB_DRAW_TEXT)
+        return text_width * line;
+    double cost = 0.0, half = c->width * 0.5 + 1.0;
+    for (int k = 0; k + 1 < c->count + (c->kind == SB_DRAW_POLYGON); ++k) { // each edge's box, or the fill's
+        SDL_FPoint a = view_to_screen(v, pts[k]), b = view_to_screen(v, pts[(k + 1) % c->count]);
+        cost += covered(v, fmin(a.x, b.x) - half, fmin(a.y, b.y) - half, fmax(a.x, b.x) + half, fmax(a.y, b.y) + half, 1);
+    }
+    if (c->kind == SB_DRAW_POLYGON && c->fill) {
+        double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+        for (int k = 0; k < c->count; ++k) {
+            SDL_FPoint p = view_to_screen(v, pts[k]);
+            x0 = fmin(x0, p.x), y0 = fmin(y0, p.y), x1 = fmax(x1, p.x), y1 = fmax(y1, p.y);
+        }
+        cost += covered(v, x0, y0, x1, y1, c->count);
+    }
+    return cost;
+}
+
+int render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list, int screen_top)
 {
     SDL_Renderer *r = rc->r;
     SDL_RenderSetClipRect(r, &v->rect);
     set_guard(rc, &v->rect);
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
     enum { circle_segments = 32 };
+    const double budget = RENDER_DRAW_SCREENS * (double)v->rect.w * v->rect.h;
+    const int char_width = render_char_width(rc, false), line = render_line_height(rc, false);
+    double spent = 0.0;
     for (int i = 0; i < list->count; ++i) {
         const sb_draw_command *c = &list->commands[i];
         const sb_vec2 *pts = list->points + c->first;
         SDL_Color col = rgba(c->color);
         int nv = 0, ni = 0;
+        double text_width = c->kind == SB_DRAW_TEXT ? (double)strlen(list->text + c->text) * char_width * (c->big ? 2 : 1) : 0;
+        spent += draw_cost(v, c, pts, text_width, c->big ? 2 * line : line);
+        if (spent > budget) {
+            SDL_RenderSetClipRect(r, NULL);
+            return list->count - i;
+        }
         switch (c->kind) {
         case SB_DRAW_LINES:
             if (!reserve_geometry(rc, LINE_VERTS * c->count, LINE_INDICES * c->count))
-                return;
+                return list->count - i;
             for (int k = 0; k + 1 < c->count; ++k)
                 thick_line(rc, &nv, &ni, view_to_screen(v, pts[k]), view_to_screen(v, pts[k + 1]), c->width, col);
             SDL_RenderGeometry(r, NULL, rc->verts, nv, rc->indices, ni);
@@ -81,12 +124,12 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
             float rad = (float)(c->radius * v->scale);
             if (c->fill) {
                 if (!reserve_geometry(rc, 4, 6))
-                    return;
+                    return list->count - i;
                 sprite(rc, &nv, &ni, ctr, rad, col);
                 SDL_RenderGeometry(r, rc->circle, rc->verts, nv, rc->indices, ni);
             } else {
                 if (!reserve_geometry(rc, LINE_VERTS * circle_segments, LINE_INDICES * circle_segments))
-                    return;
+                    return list->count - i;
                 for (int k = 0; k < circle_segments; ++k) {
                     double turn = 6.283185307179586 / circle_segments, a0 = turn * k, a1 = turn * (k + 1);
                     SDL_FPoint p0 = {ctr.x + rad * (float)cos(a0), ctr.y + rad * (float)sin(a0)};
@@ -99,11 +142,11 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
         }
         case SB_DRAW_POLYGON:
             if (!reserve_geometry(rc, LINE_VERTS * c->count + c->count, LINE_INDICES * c->count + 3 * c->count))
-                return;
+                return list->count - i;
             if (c->fill) { // a fan from the first point: convex polygons (as LÖVE's), cut to the band
                 int n = clip_polygon_to_guard(rc, v, pts, c->count);
                 if (n < 0 || !reserve_geometry(rc, n, 3 * n))
-                    return;
+                    return list->count - i;
                 for (int k = 0; k < n; ++k) {
                     SDL_Vertex *vx = &rc->verts[nv++];
                     vx->position = rc->clip[k];
@@ -133,4 +176,5 @@ void render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list
         }
     }
     SDL_RenderSetClipRect(r, NULL);
+    return 0;
 }

@@ -230,6 +230,11 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
             warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);
         }
     }
+    if (s->draw_skipped > 0) {
+        snprintf(line, sizeof line, "draw(g): %d shapes not drawn: a frame draws at most %d views' worth of pixels",
+                 s->draw_skipped, RENDER_DRAW_SCREENS);
+        warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);
+    }
     s->hud_bottom = warn_y > hud_top ? warn_y + 4 : hud_top + 2 * lh;
     SDL_RenderSetClipRect(render_renderer(a->rc), NULL);
 }
@@ -398,7 +403,7 @@ void draw(app *a)
         sb_draw_list list;
         char error[4096];
         bool drew = sb_scene_draw(s->scene, &list, error, sizeof error);
-        render_draw_list(rc, &v, &list, s->hud_bottom > 0 ? s->hud_bottom : 34 + 2 * lh);
+        s->draw_skipped = render_draw_list(rc, &v, &list, s->hud_bottom > 0 ? s->hud_bottom : 34 + 2 * lh);
         if (!drew)
             callback_failed(s, error);
         const sb_stats *st = sb_world_get_stats(side_world(s, 0));

@@ -39,6 +39,7 @@ typedef struct side {
     int history;
     char error[4096];           // a failed reload or update(): shown over the running scene
     bool has_error;
+    int draw_skipped;         // commands of the scene's draw(g) the last frame left undrawn (render_draw_list)
     const char *error_title;    // what the overlay says the error is (a reload's or a callback's)
     // the scene's springbox.plot series: names and histories
     int plots;
