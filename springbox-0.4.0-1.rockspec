@@ -30,7 +30,7 @@ build = {
         "src/lua/sb_tune_source.c",
         "src/core/tuning.c", "src/core/world.c", "src/core/particle.c", "src/core/spring.c",
         "src/core/wall.c", "src/core/drag.c", "src/core/ledger.c", "src/core/solver.c", "src/core/retune.c", "src/core/snapshot.c",
-        "src/core/generations.c",
+        "src/core/generations.c", "src/core/wall_tree.c",
         "src/core/method_force.c", "src/core/method_impulse.c", "src/core/method_sequential.c",
         "src/core/method_soft.c", "src/core/method_verlet.c", "src/core/method_xpbd.c",
         "src/core/springs_simd.c", "src/core/contact.c", "src/core/contact_find.c", "src/core/tether.c", "src/core/articulation.c", "src/core/samples.c",

@@ -1475,8 +1475,77 @@ TEST(heavy_balls_rest_on_light_cloths)
     return 0;
 }
 
+/// A world of walls of every kind for the walls' broad phase: a hilly polyline of `points` points
+/// (one-sided), a closed box of separate walls, a wall moved and one removed mid-run, and balls of
+/// two sizes thrown at them; `unindexed` makes every particle meet every wall, as before the walls
+/// had a broad phase.
+static sb_world *walled_world(sb_method m, int substeps, int points, bool unindexed)
+{
+    sb_world_def def = def_with(m, substeps);
+    sb_world *w = sb_world_create(&def);
+    w->walls_unindexed = unindexed;
+    sb_vec2 *pts = malloc(sizeof *pts * (size_t)points);
+    for (int k = 0; k < points; ++k) {
+        double x = -6.0 + 12.0 * k / (points - 1);
+        pts[k] = v2(x, 0.4 * sin(1.7 * x) + 0.1 * sin(13.0 * x));
+    }
+    sb_world_add_polyline(w, pts, points, false, true, NULL, NULL);
+    free(pts);
+    sb_vec2 box[4] = {v2(-7, -2), v2(7, -2), v2(7, 9), v2(-7, 9)};
+    for (int k = 0; k < 4; ++k)
+        sb_world_add_wall(w, box[k], box[(k + 1) % 4], NULL);
+    for (int i = 0; i < 60; ++i) {
+        sb_particle_def p = ball(-5.5 + 0.19 * i, 2.0 + 0.5 * (i % 5), i % 3 ? 0.05 : 0.2, 3.0 * sin(i), -2.0 * (i % 4));
+        sb_world_add_particle(w, &p, NULL);
+    }
+    return w;
+}
+
+// Walls go through a broad phase (wall_tree.c) like everything else: a particle is tested against
+// the walls near it, never against every wall, and the results are the very bits of testing it
+// against every wall (chains, one-sided walls, a wall moved, a wall removed, every method).
+TEST(walls_go_through_the_broad_phase)
+{
+    for (int m = 0; m < SB_METHOD_COUNT; ++m)
+        for (int si = 0; si < 3; ++si) {
+            sb_world *w[2] = {walled_world((sb_method)m, substep_counts[si], 400, false),
+                              walled_world((sb_method)m, substep_counts[si], 400, true)};
+            for (int f = 0; f < 120; ++f) {
+                for (int k = 0; k < 2; ++k) {
+                    if (f == 40) // a box wall moved in, a wall of the hills removed
+                        sb_wall_set(w[k], (sb_wall_id){399 + 1, 1}, v2(6, -2), v2(6, 9));
+                    if (f == 70)
+                        sb_world_remove_wall(w[k], (sb_wall_id){200, 1});
+                    sb_world_step(w[k]);
+                }
+                if (sb_world_state_hash(w[0]) != sb_world_state_hash(w[1])) {
+                    printf("%s, %d sub-steps: frame %d differs from every particle meeting every wall\n",
+                           method_names[m], substep_counts[si], f);
+                    return 1;
+                }
+            }
+            sb_world_destroy(w[0]);
+            sb_world_destroy(w[1]);
+        }
+    // A polyline of 100,000 points under 60 balls: each ball meets the walls within its reach,
+    // a few hundred, not the 100,000 (6 million tests a step).
+    sb_world *w = walled_world(SB_METHOD_SOFT, 6, SB_UNDER_SANITIZERS ? 20000 : 100000, false);
+    const long walls = sb_world_wall_count(w);
+    long most = 0;
+    for (int f = 0; f < 120; ++f) {
+        sb_world_step(w);
+        most = w->walls_met > most ? w->walls_met : most;
+    }
+    printf("a polyline of %ld walls under 60 balls: at most %ld walls met a step (every wall: %ld)\n", walls, most,
+           60 * walls);
+    ENSURE(most > 0 && most < 60 * walls / 50);
+    sb_world_destroy(w);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(wall_chains_hold_at_every_crest_and_valley),
+    ENTRY(walls_go_through_the_broad_phase),
     ENTRY(chain_joints_are_smooth),
     ENTRY(one_sided_walls_are_solid_from_the_front_only),
     ENTRY(friction_is_coulomb_in_every_method),

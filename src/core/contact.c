@@ -877,23 +877,27 @@ void walls_hold_centres(sb_world *w)
 {
     if (w->w_high == 0)
         return;
+    if (w->walls_dirty || !w->wall_tree) // walls changed since the step's contacts were found
+        wall_tree_build(w);
     for (int i = 0; i < w->p_high; ++i) {
         w->hold_frac[i] = 2.0;
         w->hold_wall[i] = -1;
-    }
-    for (int k = 0; k < w->w_high; ++k) {
-        if (!w->w_alive_flag[k])
+        if (w->inv_mass[i] == 0.0) // fixed (or dead) particles go where they are put
             continue;
-        const sb_vec2 a = w->wall_a[k], b = w->wall_b[k], ab = v2_sub(b, a), n = wall_normal(a, b);
-        const double len2 = v2_dot(ab, ab);
-        if (len2 == 0.0)
-            continue;
-        const double xmin = a.x < b.x ? a.x : b.x, xmax = a.x < b.x ? b.x : a.x;
-        const double ymin = a.y < b.y ? a.y : b.y, ymax = a.y < b.y ? b.y : a.y;
-        for (int i = 0; i < w->p_high; ++i) {
-            if (w->inv_mass[i] == 0.0) // fixed (or dead) particles go where they are put
+        const sb_vec2 p0 = w->start[i], p1 = w->pos[i];
+        // the walls whose boxes the path's box meets, by number: the first crossing wins a tie
+        walls_near near;
+        const bool found = walls_near_find(w, fmin(p0.x, p1.x), fmin(p0.y, p1.y), fmax(p0.x, p1.x), fmax(p0.y, p1.y), &near);
+        for (int m = 0; m < (found ? near.count : w->w_high); ++m) { // out of memory: every wall
+            const int k = found ? near.walls[m] : m;
+            if (!w->w_alive_flag[k])
                 continue;
-            sb_vec2 p0 = w->start[i], p1 = w->pos[i];
+            const sb_vec2 a = w->wall_a[k], b = w->wall_b[k], ab = v2_sub(b, a), n = wall_normal(a, b);
+            const double len2 = v2_dot(ab, ab);
+            if (len2 == 0.0)
+                continue;
+            const double xmin = a.x < b.x ? a.x : b.x, xmax = a.x < b.x ? b.x : a.x;
+            const double ymin = a.y < b.y ? a.y : b.y, ymax = a.y < b.y ? b.y : a.y;
             if ((p0.x > p1.x ? p0.x : p1.x) < xmin || (p0.x < p1.x ? p0.x : p1.x) > xmax ||
                 (p0.y > p1.y ? p0.y : p1.y) < ymin || (p0.y < p1.y ? p0.y : p1.y) > ymax)
                 continue;
@@ -910,6 +914,7 @@ void walls_hold_centres(sb_world *w)
             w->hold_frac[i] = f;
             w->hold_wall[i] = k;
         }
+        walls_near_free(&near);
     }
     for (int i = 0; i < w->p_high; ++i) {
         int k = w->hold_wall[i];

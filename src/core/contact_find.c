@@ -555,15 +555,47 @@ static bool pair_may_touch(const sb_world *w, int i, int j)
     return particles_should_collide(w, i, j) && !(w->degree[i] > 0 && w->degree[j] > 0 && joined_by_spring(w, i, j));
 }
 
-/// The walls and the bounds a particle may touch, numbered 0.. static_shape_count (walls first,
-/// removed ones included: static_shape_at).
-static inline int static_shape_count(const sb_world *w) { return w->w_high + (w->def.has_bounds ? 4 : 0); }
+/// The walls and the bounds a particle may touch within `reach` of its centre, in shape order (walls
+/// by number, then the bounds), as static_shapes_next hands them out: the walls from the walls'
+/// broad phase (wall_tree.c), or, out of memory, every live wall.
+typedef struct static_shapes {
+    walls_near near;
+    bool every;
+    int at, bounds;
+} static_shapes;
 
-/// The shape of number k (false: a removed wall).
-static inline bool static_shape_at(const sb_world *w, int k, uint32_t *shape)
+static void static_shapes_near(const sb_world *w, sb_vec2 p, double reach, static_shapes *s)
 {
-    *shape = k < w->w_high ? (uint32_t)k : SHAPE_BOUND + (uint32_t)(k - w->w_high);
-    return k >= w->w_high || w->w_alive_flag[k];
+    // a box a little wider than the reach: rounding never leaves out a wall the geometry would take
+    const double half = reach * (1.0 + 1e-6) + 1e-12 * (fabs(p.x) + fabs(p.y) + reach);
+    s->near.walls = s->near.stack;
+    s->near.count = 0;
+    s->every = w->w_alive > 0 && !walls_near_find(w, p.x - half, p.y - half, p.x + half, p.y + half, &s->near);
+    s->at = s->bounds = 0;
+}
+
+/// The next shape (a wall's number, or SHAPE_BOUND + side); false when there are no more (and
+/// what the walls took is let go).
+static bool static_shapes_next(const sb_world *w, static_shapes *s, uint32_t *shape)
+{
+    if (s->every) { // every wall
+        while (s->at < w->w_high && !w->w_alive_flag[s->at])
+            s->at += 1;
+        if (s->at < w->w_high) {
+            *shape = (uint32_t)s->at++;
+            return true;
+        }
+    } else if (s->at < s->near.count) {
+        *shape = (uint32_t)s->near.walls[s->at++];
+        return true;
+    }
+    walls_near_free(&s->near);
+    s->at = s->near.count = 0;
+    s->every = false;
+    if (!w->def.has_bounds || s->bounds == 4)
+        return false;
+    *shape = SHAPE_BOUND + (uint32_t)s->bounds++;
+    return true;
 }
 
 /// A contact of particle a with nothing yet: no partner, no segment, no impulses.
@@ -597,14 +629,17 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
         if (!particle_alive(w, i))
             continue;
         sb_contact c = contact_of(i);
-        for (int k = 0; w->inv_mass[i] > 0.0 && k < static_shape_count(w); ++k) {
-            if (!static_shape_at(w, k, &c.shape))
-                continue;
-            c.side = 0;
-            static_shape_geometry(w, &c);
-            if (c.separation < w->reach[i]) {
-                c.key = contact_key(i, c.shape);
-                push_to(out, &c);
+        if (w->inv_mass[i] > 0.0) {
+            static_shapes s;
+            static_shapes_near(w, w->pos[i], w->radius[i] + w->reach[i], &s);
+            w->chunk_walls_met[chunk] += s.every ? w->w_alive : s.near.count;
+            while (static_shapes_next(w, &s, &c.shape)) {
+                c.side = 0;
+                static_shape_geometry(w, &c);
+                if (c.separation < w->reach[i]) {
+                    c.key = contact_key(i, c.shape);
+                    push_to(out, &c);
+                }
             }
         }
         if (!pairs || !in_grid(w, i))
@@ -1048,10 +1083,14 @@ static void stop_list_walls(stop_walk *s, int i)
 {
     sb_world *w = s->w;
     const double left = s->frame - w->stop[i].time, tolerance = stop_tolerance * w->radius[i];
-    for (int k = 0; k < static_shape_count(w); ++k) {
-        sb_contact c = contact_of(i);
-        if (!static_shape_at(w, k, &c.shape))
-            continue;
+    // what the stop's velocities can close in the time left, at most, and what the narrow phase took
+    const velocity_box *v = &w->stop[i].box;
+    const double speed = fmax(fabs(v->lo_x), fabs(v->hi_x)) + fmax(fabs(v->lo_y), fabs(v->hi_y));
+    static_shapes near;
+    static_shapes_near(w, w->pos[i], w->radius[i] + fmax(w->reach[i], speed * left), &near);
+    sb_contact c = contact_of(i);
+    while (static_shapes_next(w, &near, &c.shape)) {
+        c.side = 0;
         static_shape_geometry(w, &c);
         if (c.separation < w->reach[i]) // listed already
             continue;
@@ -1147,8 +1186,11 @@ static void stops_list_pairs(sb_world *w, const narrow_job *job)
 
 void contacts_build(sb_world *w)
 {
-    if (w->walls_dirty)
-        link_walls(w);
+    if (w->walls_dirty || (!w->wall_tree && w->w_alive > 0)) {
+        if (w->walls_dirty)
+            link_walls(w);
+        wall_tree_build(w);
+    }
     rolling_prepare(w);
     w->contact_next_count = 0;
     double rmax = 0.0, vmax = 0.0;
@@ -1249,6 +1291,7 @@ void contacts_build(sb_world *w)
     narrow_job job = {w, pairs, reuse, keep, twice_dt, margin_cap, slop, block, cell, rmax};
     memset(w->chunk_contact_count, 0, sizeof w->chunk_contact_count);
     memset(w->chunk_wide_searches, 0, sizeof w->chunk_wide_searches);
+    memset(w->chunk_walls_met, 0, sizeof w->chunk_walls_met);
     if (job.keep) {
         w->pairs_list_count = 0;
         memset(w->chunk_pair_count, 0, sizeof w->chunk_pair_count);
@@ -1262,8 +1305,11 @@ void contacts_build(sb_world *w)
             *block_at(w, bx, by) = empty_box;
         }
     w->wide_searches = 0;
-    for (int k = 0; k < chunks; ++k)
+    w->walls_met = 0;
+    for (int k = 0; k < chunks; ++k) {
         w->wide_searches += w->chunk_wide_searches[k];
+        w->walls_met += w->chunk_walls_met[k];
+    }
     if (job.keep)
         pairs_list_finish(w, chunks);
     else if (!reuse)

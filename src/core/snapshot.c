@@ -123,6 +123,7 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     dst->contact_next_cap = dst->contact_next_count = 0;
     dst->segment_contacts = NULL;
     dst->art = NULL;
+    dst->wall_tree = NULL; // built again by the first step that needs it
     dst->segment_contact_cap = dst->segment_contact_count = 0;
     dst->grid_start = NULL;
     dst->grid_items = NULL;

@@ -175,6 +175,7 @@ void world_free_storage(sb_world *w)
         free(w->chunk_pairs[k]);
     }
     events_free(w);
+    wall_tree_free(w);
     generations_free(&w->p_gens);
     generations_free(&w->s_gens);
     generations_free(&w->c_gens);

@@ -93,6 +93,23 @@ typedef struct particle_stop { velocity_box box; double time, inv_pusher; } part
 typedef struct stop_partner { sb_vec2 normal; double d2, gap, along; int index; } stop_partner;
 /// The step's articulated contacts and the structures they push on (articulation.c).
 typedef struct sb_articulations sb_articulations;
+/// The walls' broad phase (wall_tree.c): a bounding volume hierarchy over the live walls.
+typedef struct sb_wall_tree sb_wall_tree;
+/// Builds it again from the live walls; false out of memory (queries then take every wall).
+bool wall_tree_build(sb_world *w);
+void wall_tree_free(sb_world *w);
+/// The live walls whose boxes meet the box (lo_x, lo_y)-(hi_x, hi_y), in increasing order, into
+/// `out`; returns their count, which past `cap` says only how many there are (ask again with room).
+int wall_tree_query(const sb_world *w, double lo_x, double lo_y, double hi_x, double hi_y, int *out, int cap);
+/// The walls one query of a contact pass keeps on its stack; more go on the heap.
+enum { WALLS_NEAR_MAX = 64 };
+/// The walls near a box, in increasing order: on the stack, or on the heap when there are many
+/// (walls_near_free lets those go).
+typedef struct walls_near { int stack[WALLS_NEAR_MAX]; int *walls, count; } walls_near;
+/// Finds them; false out of memory (near->walls then NULL).
+bool walls_near_find(const sb_world *w, double lo_x, double lo_y, double hi_x, double hi_y, walls_near *near);
+void walls_near_free(walls_near *near);
+
 /// The highest generation each slot of one kind ever handed out (generations.c): `count` slots.
 typedef struct sb_generations { uint32_t *max; int count; } sb_generations;
 /// Covers slots [0, count); false out of memory.
@@ -229,7 +246,8 @@ struct sb_world {
     uint8_t *w_alive_flag;
     uint8_t *w_one_sided;      // solid only from the left of a -> b (sb_wall_set_one_sided)
     int *wall_nb;              // per wall, 2 entries: the wall sharing its end a, its end b (-1: none)
-    bool walls_dirty;          // walls added or removed: wall_nb is rebuilt before the next contacts
+    bool walls_dirty;          // walls added or removed: wall_nb and wall_tree are rebuilt before the next contacts
+    sb_wall_tree *wall_tree;   // scratch: the walls' broad phase (NULL: to be built)
 
     // Contacts: `contacts` holds the committed list of the last step, in the order its step
     // solved them (colours); `warm` the same contacts by key, what the next step's warm start
@@ -290,6 +308,9 @@ struct sb_world {
     bool stops_last_first;    // tests: the stops' walk takes the particle queued last first (contact_find.c)
     int wide_searches;        // tests: particles that searched past the 3 x 3 cells around them, last step
     int chunk_wide_searches[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks' wide_searches
+    long walls_met;           // tests: walls the narrow phase's particles were tested against, last step
+    bool walls_unindexed;     // tests: no walls' broad phase (every particle meets every wall, as before it)
+    long chunk_walls_met[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks' walls_met
     int *chunk_pairs[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks' partners past the first
     int chunk_pair_count[SB_POOL_MAX_THREADS], chunk_pair_cap[SB_POOL_MAX_THREADS];
     bool chunk_pairs_overflow[SB_POOL_MAX_THREADS]; // a chunk could not keep all its partners (no reuse)
