@@ -40,6 +40,26 @@ abs_rope="$(cd "$scripts" && pwd)/rope.lua"
 [ -f "$tmp/frames/run1/frame_00002.png" ] || fail "--record wrote no frames into the folder it should make"
 bad "cannot write frames into '/proc/none' (--record)" --record /proc/none --frames 2 "$scripts/rope.lua"
 bad "cannot write the screenshot '$tmp/none/shot.png' (--screenshot)" --screenshot "$tmp/none/shot.png" --frames 2 "$scripts/rope.lua"
+# A write that fails is an error at once, naming the option and the value, exit 2: a full disk
+# (/dev/full), an empty name; an unknown sample beside a scene file; a recording that cannot be
+# made fails before the run, and one that cannot be read (a FIFO with no writer) never blocks.
+bad "cannot write --stats /dev/full: No space left on device" --headless --frames 5 --stats /dev/full "$scripts/rope.lua"
+bad "cannot write --stats /dev/full" --headless --scene rope --frames 5 --stats /dev/full
+bad "bad value for --stats: ''" --headless --stats "" "$scripts/rope.lua"
+if "$bin" --help | grep -q -- "--screenshot"; then
+  bad "cannot write the screenshot '/dev/full' (--screenshot): No space left on device" --screenshot /dev/full --frames 2 "$scripts/rope.lua"
+  bad "bad value for --screenshot: ''" --screenshot "" --frames 2 "$scripts/rope.lua"
+fi
+bad "bad value for --scene: 'no_such_sample' is not a built-in sample" --headless --scene no_such_sample "$scripts/rope.lua"
+bad "--scene rope and the scene file" --headless --scene rope "$scripts/rope.lua"
+bad "cannot write the input recording '/dev/null/hands.txt' (--record-input)" --record-input /dev/null/hands.txt "$scripts/rope.lua"
+mkfifo "$tmp/hands.fifo"
+start=$(date +%s)
+bad "cannot replay --replay $tmp/hands.fifo: not a regular file" --headless --replay "$tmp/hands.fifo" "$scripts/rope.lua"
+[ $(( $(date +%s) - start )) -lt 10 ] || fail "--replay of a FIFO took $(( $(date +%s) - start )) s"
+printf 'springbox-input 1\n3 key \033]0;owned\007 down\n' >"$tmp/escape.txt"
+bad "escape.txt:2: not an input recording (a control byte)" --headless --replay "$tmp/escape.txt" "$scripts/rope.lua"
+LC_ALL=C grep -q "$(printf '\033')" "$tmp/out" && fail "a refused recording's escape reached the terminal"
 # No display: the window refuses to run unseen (SDL would fall back to a driver without windows).
 (unset SDL_VIDEODRIVER WAYLAND_DISPLAY; DISPLAY=:249 timeout 20 "$bin" "$scripts/rope.lua") >"$tmp/out" 2>&1
 rc=$?

@@ -339,7 +339,7 @@ TEST(failed_logs_and_huge_texts_do_not_crash)
                // string.rep stops at 2^31 - 1 bytes; a concatenation does not
                "local half = ('x'):rep(2^30)\n"
                "return { world = sb.world{}, draw = function(g) g.print(half .. half, 0, 0) end }\n");
-    sb_scene *s = open_with("crash.lua", 20.0, 20.0, error, sizeof error); // a gigabyte to fill
+    sb_scene *s = open_with("crash.lua", 60.0, 60.0, error, sizeof error); // a gigabyte to fill (15 s under ASan alone)
     if (!s)
         fprintf(stderr, "%s\n", error);
     ENSURE(s);
@@ -353,6 +353,99 @@ TEST(failed_logs_and_huge_texts_do_not_crash)
     ENSURE(!sb_scene_draw(s, &list, error, sizeof error));
     printf("draw: %s\n", error);
     ENSURE(strstr(error, "draw list is full") || strstr(error, "not enough memory"));
+    sb_scene_close(s);
+    return 0;
+}
+
+// A scene that fills its Lua heap to the limit and keeps it full: every way the host hands the
+// scene something (a frame, contact and break events, keys, the mouse, the wheel, draw, the
+// camera, plots, tunables, a reload, W, the rewind history) is a scene error at worst, never a
+// panic; a callback that allocates fails naming itself, and the host keeps running.
+TEST(a_full_heap_is_a_scene_error_not_a_crash)
+{
+    char error[4096];
+    write_text(in_scene("full.lua"),
+               "local sb = require 'springbox'\n"
+               "local tuned = sb.tune{ hz = {2, 1, 10} }\n"
+               "local w = sb.world{ gravity = {0, -10} }\n"
+               "w:wall(-2, 0, 2, 0)\n"
+               "local state = sb.state{ hog = {} }\n"
+               "local hog = {}\n"
+               "local function fill()\n"
+               "  local ok = true\n"
+               "  while ok do ok = pcall(function() for i = 1, 1e9 do hog[#hog + 1] = {i, i} end end) end\n"
+               "  for _ = 1, 3 do pcall(function() for i = 1, 1e9 do hog[#hog + 1] = i end end) end\n"
+               "end\n"
+               "local ps = {}\n"
+               "for i = 1, 12 do ps[i] = w:particle{ x = -1.2 + i * 0.2, y = 0.15, radius = 0.1, events = true } end\n"
+               "for i = 1, 11 do w:spring(ps[i], ps[i + 1], { hertz = tuned.hz, break_force = 0.01 }) end\n"
+               "sb.plot('height', 1)\n"
+               "sb.camera.follow(ps[1])\n"
+               "return { world = w,\n"
+               "  update = function() fill() end,\n"
+               "  on_contact_begin = function(a, b, c) local t = {a, b, c}; return t end,\n"
+               "  on_contact_end = function(a, b, c) local t = {a, b, c}; return t end,\n"
+               "  on_spring_break = function(s) local t = {s}; return t end,\n"
+               "  keypressed = function(k) return {k} end,\n"
+               "  mousepressed = function(x, y) return {x, y} end,\n"
+               "  mousemoved = function(x, y) return {x, y} end,\n"
+               "  wheelmoved = function(x, y) return {x, y} end,\n"
+               "  draw = function(g) g.print(('x'):rep(100) .. tostring(#hog), 0, 0) end }\n");
+    sb_scene_options o = sb_default_scene_options();
+    o.path = in_scene("full.lua");
+    o.memory_limit = (size_t)24 << 20;
+    o.update_seconds = 20.0;
+    sb_scene *s = sb_scene_open(&o, error, sizeof error);
+    if (!s)
+        fprintf(stderr, "%s\n", error);
+    ENSURE(s);
+    sb_scene_history_enable(s, 2.0, (size_t)64 << 20, 1e9);
+    int failures = 0;
+    bool named = false;
+    for (int frame = 0; frame < 40; ++frame) {
+        if (!sb_scene_frame(s, error, sizeof error)) {
+            failures += 1;
+            named = named || strstr(error, "not enough memory");
+        }
+        sb_scene_history_record(s);
+        ENSURE(sb_scene_memory(s) <= o.memory_limit + ((size_t)4 << 20));
+        sb_scene_key(s, "space", true, error, sizeof error);
+        sb_scene_key(s, "space", false, error, sizeof error);
+        sb_scene_mouse_button(s, 0.0, 1.0, 1, true, error, sizeof error);
+        sb_scene_mouse_move(s, 0.1, 1.0, 0.1, 0.0, error, sizeof error);
+        sb_scene_wheel(s, 0.0, 1.0, error, sizeof error);
+        sb_draw_list list;
+        sb_scene_draw(s, &list, error, sizeof error);
+        sb_camera_request cam;
+        sb_scene_camera(s, &cam);
+        sb_scene_set_view(s, 0.0, 0.0, 3.0);
+        char name[64], panel[64];
+        double v;
+        for (int i = 0; i < sb_scene_plot_count(s); ++i)
+            if (sb_scene_plot(s, i, name, sizeof name, &v))
+                sb_scene_plot_panel(s, name, panel, sizeof panel);
+        (void)sb_scene_title(s);
+        for (int i = 0; i < sb_scene_tunable_count(s); ++i)
+            (void)sb_scene_tunable(s, i);
+        if (frame % 10 == 5) {
+            sb_reload_event e = sb_scene_set_tunable(s, "hz", 3.0);
+            printf("frame %d: set_tunable %d %s\n", frame, e.result, e.message);
+            e = sb_scene_reload(s);
+            printf("frame %d: reload %d %s\n", frame, e.result, e.message);
+            double declared;
+            sb_scene_tunable_declared(s, "hz", &declared);
+            const char *names[1] = {"hz"}, *texts[1] = {"2"};
+            char message[512];
+            sb_scene_write_tunables(s, 1, names, texts, message, sizeof message);
+        }
+        if (frame == 30 && sb_scene_history_count(s) > 2)
+            sb_scene_history_go(s, 1);
+    }
+    printf("%d frames failed; last: %s\n", failures, error);
+    ENSURE(failures > 0 && named);
+    sb_reload_event e = sb_scene_restart(s);
+    printf("restart: %d %s\n", e.result, e.message);
+    ENSURE(e.result == SB_RELOAD_RESTARTED || (e.result == SB_RELOAD_FAILED && strstr(e.message, "not enough memory")));
     sb_scene_close(s);
     return 0;
 }
@@ -656,6 +749,7 @@ static const test_entry tests[] = {
     ENTRY(fifos_and_devices_never_block_the_host),
     ENTRY(hangs_end_at_their_limits),
     ENTRY(failed_logs_and_huge_texts_do_not_crash),
+    ENTRY(a_full_heap_is_a_scene_error_not_a_crash),
     ENTRY(nothing_leaks_from_one_version_into_the_next),
     ENTRY(messages_are_printable_utf8),
     ENTRY(w_writes_exactly_the_moved_value),

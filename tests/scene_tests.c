@@ -397,7 +397,7 @@ TEST(rewind_goes_back_with_the_state_and_the_tuning_of_now)
     char error[2048];
     sb_scene *s = open_text("rewind.lua", pendulum_scene(3.0), error, sizeof error);
     ENSURE(s != NULL);
-    sb_scene_history_enable(s, 60.0, (size_t)64 << 20);
+    sb_scene_history_enable(s, 60.0, (size_t)64 << 20, 1e9);
     enum { frames = 120 };
     uint64_t hash[frames + 1];
     for (int f = 1; f <= frames; ++f) {
@@ -442,7 +442,7 @@ TEST(rewind_goes_back_with_the_state_and_the_tuning_of_now)
 
     // the memory budget: the oldest moments go first
     s = open_text("rewind.lua", pendulum_scene(3.0), error, sizeof error);
-    sb_scene_history_enable(s, 60.0, 20000);
+    sb_scene_history_enable(s, 60.0, 20000, 1e9);
     for (int f = 1; f <= 50; ++f) {
         sb_scene_frame(s, error, sizeof error);
         sb_scene_history_record(s);

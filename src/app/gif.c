@@ -66,11 +66,12 @@ static void planes_from_surface(SDL_Surface *frame, int w, int h, GifByteType *p
         SDL_FreeSurface(rgb);
 }
 
-gif_writer *gif_writer_open(const char *path, int width, int height, char *why, size_t n)
+gif_writer *gif_writer_open(int fd, int width, int height, char *why, size_t n)
 {
     gif_writer *g = calloc(1, sizeof *g);
     if (!g) {
         snprintf(why, n, "out of memory");
+        close(fd);
         return NULL;
     }
     g->view_w = width;
@@ -78,13 +79,10 @@ gif_writer *gif_writer_open(const char *path, int width, int height, char *why, 
     gif_frame_size(width, height, &g->w, &g->h);
     g->planes = malloc((size_t)g->w * g->h * 4);
     int err = 0;
-    // opened here rather than by EGifOpenFileName, which makes the file readable by its owner only
-    int fd = g->planes ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666) : -1;
-    g->file = fd >= 0 ? EGifOpenFileHandle(fd, &err) : NULL;
+    g->file = g->planes ? EGifOpenFileHandle(fd, &err) : NULL;
     if (!g->file) {
-        snprintf(why, n, "%s", !g->planes ? "out of memory" : fd < 0 ? strerror(errno) : GifErrorString(err));
-        if (fd >= 0)
-            close(fd);
+        snprintf(why, n, "%s", !g->planes ? "out of memory" : GifErrorString(err));
+        close(fd);
         free(g->planes);
         free(g);
         return NULL;
@@ -198,9 +196,9 @@ void gif_ring_add(gif_ring *r, SDL_Surface *frame)
 
 int gif_ring_frames(const gif_ring *r) { return r->count; }
 
-bool gif_ring_save(const gif_ring *r, const char *path, char *why, size_t n)
+bool gif_ring_save(const gif_ring *r, int fd, char *why, size_t n)
 {
-    gif_writer *g = gif_writer_open(path, r->view_w, r->view_h, why, n);
+    gif_writer *g = gif_writer_open(fd, r->view_w, r->view_h, why, n);
     if (!g)
         return false;
     size_t size = (size_t)r->w * r->h * 3;

@@ -20,9 +20,9 @@ typedef struct gif_ring gif_ring;
 /// The size frames of a `width` x `height` view take in a GIF.
 void gif_frame_size(int width, int height, int *out_width, int *out_height);
 
-/// Opens `path` for a looping GIF of frames from a `width` x `height` view; NULL with the
-/// reason in `why` when the file cannot be made.
-gif_writer *gif_writer_open(const char *path, int width, int height, char *why, size_t n);
+/// Starts a looping GIF of frames from a `width` x `height` view in the file open at `fd` (its
+/// own from now on: closed by gif_writer_close, or here on a failure); NULL with the reason.
+gif_writer *gif_writer_open(int fd, int width, int height, char *why, size_t n);
 /// Adds a frame from an RGB24 or ARGB8888 surface of the view's size; false on a write error.
 bool gif_writer_add(gif_writer *g, SDL_Surface *frame);
 /// Frames written so far.
@@ -36,8 +36,8 @@ gif_ring *gif_ring_create(int width, int height, double seconds);
 void gif_ring_add(gif_ring *r, SDL_Surface *frame);
 /// Frames kept.
 int gif_ring_frames(const gif_ring *r);
-/// Writes the frames kept, oldest first, to `path`; false with the reason in `why`.
-bool gif_ring_save(const gif_ring *r, const char *path, char *why, size_t n);
+/// Writes the frames kept, oldest first, to the file open at `fd` (closed after); false with the reason.
+bool gif_ring_save(const gif_ring *r, int fd, char *why, size_t n);
 /// Forgets every frame (a restart, a resize).
 void gif_ring_clear(gif_ring *r);
 void gif_ring_destroy(gif_ring *r);

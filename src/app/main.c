@@ -123,8 +123,33 @@ typedef struct run_options {
     bool realtime, trusted, method_given;
     sb_method method;
     FILE *stats;
+    const char *stats_path;
     sb_input_log *replay; ///< --replay: events done before the frames they were recorded at
 } run_options;
+
+/// False, saying so, when what was written to --stats did not all reach its file (a full disk,
+/// a device that takes nothing): checked every frame, so that the run stops at once.
+static bool stats_flushed(FILE *f, const char *path)
+{
+    if (fflush(f) == 0 && !ferror(f))
+        return true;
+    fprintf(stderr, "springbox: cannot write --stats %s: %s\n", path, strerror(errno ? errno : EIO));
+    return false;
+}
+
+static bool stats_close(FILE *f, const char *path)
+{
+    if (ferror(f)) { // said when it happened
+        fclose(f);
+        return false;
+    }
+    bool ok = stats_flushed(f, path);
+    if (fclose(f) != 0 && ok) {
+        fprintf(stderr, "springbox: cannot write --stats %s: %s\n", path, strerror(errno));
+        ok = false;
+    }
+    return ok;
+}
 
 static void apply_overrides(sb_world *w, const run_options *o)
 {
@@ -232,7 +257,7 @@ static int run_scene(const char *path, const run_options *o)
         }
         // --replay: what the designer did after the frame before this one, as the window did it
         for (const sb_input_event *e; (e = sb_input_log_event(o->replay, next_input)) != NULL &&
-                                      e->frame <= (long)sb_world_get_stats(sb_scene_world(scene, 0))->steps;) {
+                                      e->frame <= sb_scene_frames(scene);) {
             next_input += 1;
             sb_reload_event reload;
             sb_input_apply(scene, e, &reload, error, sizeof error);
@@ -267,8 +292,13 @@ static int run_scene(const char *path, const run_options *o)
                 print_warnings(sb_scene_world(scene, k), n > 1 ? k + 1 : 0);
             warn_again = false;
         }
-        if (o->stats)
+        if (o->stats) {
             write_stats_line(o->stats, f, scene, w, reloads, halted_world(scene) > 0);
+            if (!stats_flushed(o->stats, o->stats_path)) {
+                sb_scene_close(scene);
+                return 2;
+            }
+        }
         if (f % 60 == 0 || f == o->frames) {
             int n = sb_scene_world_count(scene);
             for (int k = 0; k < n; ++k)
@@ -405,10 +435,12 @@ int main(int argc, char **argv)
             ok = false;
         } else if (strcmp(arg, "--scene") == 0) {
             scene_name = value;
+            ok = sb_sample_find(value) != NULL;
         } else if (strcmp(arg, "--method") == 0) {
             method_name = value;
         } else if (strcmp(arg, "--stats") == 0) {
             stats_path = value;
+            ok = value[0] != '\0'; // a file name
         } else if (strcmp(arg, "--size") == 0) {
             ok = parse_int(value, 1, 1000000, &size);
         } else if (strcmp(arg, "--frames") == 0) {
@@ -416,14 +448,19 @@ int main(int argc, char **argv)
             frames_given = true;
         } else if (strcmp(arg, "--screenshot") == 0) {
             screenshot = value;
+            ok = value[0] != '\0'; // a file name
         } else if (strcmp(arg, "--record") == 0) {
             record_dir = value;
+            ok = value[0] != '\0'; // a file name
         } else if (strcmp(arg, "--gif") == 0) {
             gif = value;
+            ok = value[0] != '\0'; // a file name
         } else if (strcmp(arg, "--record-input") == 0) {
             record_input = value;
+            ok = value[0] != '\0'; // a file name
         } else if (strcmp(arg, "--replay") == 0) {
             replay_path = value;
+            ok = value[0] != '\0'; // a file name
         } else if (strcmp(arg, "--window") == 0) {
             char *end;
             long w = strtol(value, &end, 10);
@@ -449,6 +486,10 @@ int main(int argc, char **argv)
             usage(stderr);
             return 2;
         }
+        if (!ok && strcmp(arg, "--scene") == 0) {
+            fprintf(stderr, "springbox: bad value for --scene: '%s' is not a built-in sample (--list shows them)\n", value);
+            return 2;
+        }
         if (!ok) {
             fprintf(stderr, "springbox: bad value for %s: '%s'\n", arg, value ? value : "(missing)");
             return 2;
@@ -457,7 +498,7 @@ int main(int argc, char **argv)
     }
 
     sb_lua_set_default_threads(threads);
-    run_options ro = {frames, substeps, iterations, realtime, trusted, false, SB_METHOD_SOFT, NULL, NULL};
+    run_options ro = {frames, substeps, iterations, realtime, trusted, false, SB_METHOD_SOFT, NULL, NULL, NULL};
     if (method_name && !sb_method_from_name(method_name, &ro.method)) {
         fprintf(stderr, "springbox: unknown method '%s' (force|impulse|sequential|soft|verlet|xpbd)\n", method_name);
         return 2;
@@ -466,6 +507,10 @@ int main(int argc, char **argv)
     bool offscreen = screenshot || record_dir || gif;
     if (frames == 0 && !realtime && headless) {
         fprintf(stderr, "springbox: --frames 0 (run until killed) needs --realtime\n");
+        return 2;
+    }
+    if (scene_name && scene_file) {
+        fprintf(stderr, "springbox: --scene %s and the scene file '%s' are two scenes: give one\n", scene_name, scene_file);
         return 2;
     }
     if (!scene_name && !scene_file)
@@ -500,8 +545,10 @@ int main(int argc, char **argv)
                         "--screenshot, --record or --gif)\n");
         return 2;
     }
-    if (record_input && !screenshot_writable(record_input, why, sizeof why)) {
-        fprintf(stderr, "springbox: cannot write the input recording '%s' (--record-input): %s\n", record_input, why);
+    FILE *record_input_file = NULL; // made now, so that a path it cannot be written at fails before the run
+    if (record_input && !(record_input_file = fopen(record_input, "w"))) {
+        fprintf(stderr, "springbox: cannot write the input recording '%s' (--record-input): %s\n", record_input,
+                strerror(errno));
         return 2;
     }
     if (replay_path && !scene_file) {
@@ -529,6 +576,8 @@ int main(int argc, char **argv)
         wo.record_dir = record_dir;
         wo.gif = gif;
         wo.record_input = record_input;
+        wo.record_input_file = record_input_file;
+        wo.stats_path = stats_path;
         wo.replay = ro.replay; // the app frees it
         wo.method_given = ro.method_given;
         wo.method = ro.method;
@@ -539,8 +588,13 @@ int main(int argc, char **argv)
             return 2; // a bad argument (1 is for a scene that fails to load)
         }
         int status = offscreen ? window_offscreen(&wo) : window_run(&wo);
-        if (wo.stats)
-            fclose(wo.stats);
+        if (record_input_file && fclose(record_input_file) != 0 && status == 0) {
+            fprintf(stderr, "springbox: cannot write the input recording '%s' (--record-input): %s\n", record_input,
+                    strerror(errno));
+            status = 2;
+        }
+        if (wo.stats && !stats_close(wo.stats, stats_path) && status == 0)
+            status = 2;
         return status;
 #else
         fprintf(stderr, "springbox: built without SDL2; run with --headless (or install libsdl2-dev and rebuild)\n");
@@ -552,9 +606,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "springbox: cannot write stats file '%s'\n", stats_path);
             return 2; // a bad argument (1 is for a scene that fails to load)
         }
+        ro.stats_path = stats_path;
         int status = run_scene(scene_file, &ro);
-        if (ro.stats)
-            fclose(ro.stats);
+        if (ro.stats && !stats_close(ro.stats, stats_path) && status == 0)
+            status = 2;
         sb_input_log_free(ro.replay);
         return status;
     }
@@ -595,8 +650,13 @@ int main(int argc, char **argv)
     for (int f = 1; f <= frames; ++f) {
         sb_status st = sb_world_step(world);
         const sb_stats *s = sb_world_get_stats(world);
-        if (stats)
+        if (stats) {
             write_stats_line(stats, f, NULL, world, 0, s->halted);
+            if (!stats_flushed(stats, stats_path)) {
+                status = 2;
+                break;
+            }
+        }
         if (st == SB_ERR_HALTED) {
             fprintf(stderr, "springbox: %s\n", s->message);
             status = 3;
@@ -612,8 +672,8 @@ int main(int argc, char **argv)
     if (status == 0 && frames > 0)
         printf("done: %d frames, largest stretch %.4f%%, mean step %.3f ms\n", frames, 100.0 * worst_stretch,
                total_ms / frames);
-    if (stats)
-        fclose(stats);
+    if (stats && !stats_close(stats, stats_path) && status == 0)
+        status = 2;
     sb_world_destroy(world);
     return status;
 }

@@ -90,7 +90,7 @@ void view_fit(sb_view *v, sb_world *const *worlds, int count)
     const double top = 64.0, bottom = 96.0;
     double w = fmax(box[2] - box[0], 0.5), h = fmax(box[3] - box[1], 0.5);
     double usable_h = fmax(v->rect.h - top - bottom, 100.0);
-    v->scale = 0.92 * fmin(v->rect.w / w, usable_h / h);
+    v->scale = 0.92 * fmin(fmax(v->rect.w, 1.0) / w, usable_h / h);
     v->cx = 0.5 * (box[0] + box[2]);
     // the box's centre goes to the middle of the usable band, not of the whole rectangle
     v->cy = 0.5 * (box[1] + box[3]) + (bottom - top) * 0.5 / v->scale;
@@ -269,6 +269,25 @@ static bool clip_to_guard(const render_ctx *rc, SDL_FPoint *a, SDL_FPoint *b)
     *b = (SDL_FPoint){(float)(x0 + t1 * dx), (float)(y0 + t1 * dy)};
     *a = (SDL_FPoint){(float)(x0 + t0 * dx), (float)(y0 + t0 * dy)};
     return true;
+}
+
+void render_line(render_ctx *rc, const sb_view *v, sb_vec2 from, sb_vec2 to)
+{
+    set_guard(rc, &v->rect);
+    SDL_FPoint a = view_to_screen(v, from), b = view_to_screen(v, to);
+    if (clip_to_guard(rc, &a, &b))
+        SDL_RenderDrawLineF(rc->r, a.x, a.y, b.x, b.y);
+}
+
+void render_dot(render_ctx *rc, const sb_view *v, sb_vec2 at, float size)
+{
+    SDL_FPoint q = view_to_screen(v, at);
+    const double x0 = v->rect.x - (double)size, x1 = v->rect.x + v->rect.w + (double)size;
+    const double y0 = v->rect.y - (double)size, y1 = v->rect.y + v->rect.h + (double)size;
+    if (!(q.x >= x0 && q.x <= x1 && q.y >= y0 && q.y <= y1))
+        return; // off the view (and not a number a pixel can hold)
+    SDL_FRect dot = {q.x - 0.5f * size, q.y - 0.5f * size, size, size};
+    SDL_RenderFillRectF(rc->r, &dot);
 }
 
 // Appends a quad (two triangles) to the batch.

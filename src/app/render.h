@@ -57,6 +57,12 @@ void render_graph_shared(render_ctx *rc, SDL_Rect r, const float *const *series,
 /// the first is dashed over the second; non-finite samples are left out.
 void render_graph_pair(render_ctx *rc, SDL_Rect r, const float *const series[2], int count, const SDL_Color colors[2]);
 
+/// A one-pixel line between two points in metres, in the renderer's draw colour, cut to the view
+/// like everything drawn (however far off the ends lie).
+void render_line(render_ctx *rc, const sb_view *v, sb_vec2 from, sb_vec2 to);
+/// A square dot `size` pixels wide at a point in metres, in the draw colour; nothing off the view.
+void render_dot(render_ctx *rc, const sb_view *v, sb_vec2 at, float size);
+
 /// The most a scene's draw(g) is drawn in one frame: this many times the view's pixels.
 #define RENDER_DRAW_SCREENS 24
 /// Draws what a scene's draw(g) asked for (sb_scene_draw) over its world, clipped to the view.

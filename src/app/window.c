@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "window_internal.h"
 
+#include <errno.h>
+
 // ---------------------------------------------------------------- head
 
 
@@ -66,7 +68,7 @@ static bool app_start(app *a, const window_options *o, char *error, size_t error
     revision_note(a); // the tuning the file starts with
     a->width = o->width;
     a->height = o->height;
-    a->view.rect = (SDL_Rect){0, 0, a->width - PANEL_WIDTH, a->height};
+    a->view.rect = (SDL_Rect){0, 0, view_width(a->width), a->height};
     if (o->view_given) {
         a->view.cx = o->view_cx;
         a->view.cy = o->view_cy;
@@ -77,11 +79,14 @@ static bool app_start(app *a, const window_options *o, char *error, size_t error
     return true;
 }
 
-static void app_stop(app *a)
+/// Ends the run; false (said on stderr) when the input recording could not be written.
+static bool app_stop(app *a)
 {
-    if (a->opt.record_input && a->input) {
+    bool ok = true;
+    if (a->opt.record_input_file && a->input) {
         char why[256];
-        if (!sb_input_log_write(a->input, a->opt.record_input, why, sizeof why))
+        ok = sb_input_log_write_file(a->input, a->opt.record_input_file, why, sizeof why);
+        if (!ok)
             fprintf(stderr, "springbox: cannot write the input recording '%s' (--record-input): %s\n", a->opt.record_input, why);
     }
     sb_input_log_free(a->input);
@@ -94,6 +99,7 @@ static void app_stop(app *a)
     for (int i = 0; i < 2; ++i)
         if (a->sides[i].scene)
             sb_scene_close(a->sides[i].scene);
+    return ok;
 }
 
 // One physics frame of every side, in lockstep.
@@ -167,8 +173,19 @@ static bool app_open(app *a, const window_options *o, Uint32 sdl_subsystems)
     return true;
 }
 
-// Tears down in dependency order: textures, renderer, window or surface, scenes, SDL.
-static void app_close(app *a, SDL_Renderer *r, SDL_Window *win, SDL_Surface *surface)
+/// Whether what --stats wrote failed to reach its file (said on stderr): the run then ends at once.
+static bool stats_failed(app *a)
+{
+    if (!a->opt.stats || (fflush(a->opt.stats) == 0 && !ferror(a->opt.stats)))
+        return false;
+    fprintf(stderr, "springbox: cannot write --stats %s: %s\n", a->opt.stats_path ? a->opt.stats_path : "",
+            strerror(errno ? errno : EIO));
+    return true;
+}
+
+// Tears down in dependency order: textures, renderer, window or surface, scenes, SDL. False
+// when the input recording could not be written.
+static bool app_close(app *a, SDL_Renderer *r, SDL_Window *win, SDL_Surface *surface)
 {
 #ifdef SPRINGBOX_HAVE_GIF
     gif_ring_destroy(a->gif);
@@ -181,9 +198,10 @@ static void app_close(app *a, SDL_Renderer *r, SDL_Window *win, SDL_Surface *sur
         SDL_DestroyWindow(win);
     if (surface)
         SDL_FreeSurface(surface);
-    app_stop(a);
+    bool ok = app_stop(a);
     TTF_Quit();
     SDL_Quit();
+    return ok;
 }
 
 int window_run(const window_options *options)
@@ -197,6 +215,8 @@ int window_run(const window_options *options)
         return 1;
     SDL_Window *win = SDL_CreateWindow("springbox", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, a.width, a.height,
                                        SDL_WINDOW_RESIZABLE);
+    if (win) // the scene keeps a view beside the tuning panel
+        SDL_SetWindowMinimumSize(win, PANEL_WIDTH + MIN_VIEW_WIDTH, 240);
     SDL_Renderer *r = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC) : NULL;
     if (win && !r) // no GPU: the software renderer
         r = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
@@ -207,6 +227,7 @@ int window_run(const window_options *options)
         return 1;
     }
     SDL_SetWindowTitle(win, sb_scene_title(a.sides[0].scene));
+    int status = 0;
     double last = now_seconds(), accumulator = 0.0, last_poll = 0.0, fps_time = last;
     int fps_frames = 0;
     while (a.running) {
@@ -262,22 +283,19 @@ int window_run(const window_options *options)
         }
         if (o->frames > 0 && a.frame >= o->frames)
             a.running = false;
+        if (stats_failed(&a)) {
+            status = 2;
+            a.running = false;
+        }
     }
-    app_close(&a, r, win, NULL);
-    return 0;
+    if (!app_close(&a, r, win, NULL))
+        status = 2;
+    return status;
 }
 
 
 // ---------------------------------------------------------------- offscreen
 
-
-static bool save_surface(SDL_Surface *s, const char *path)
-{
-    SDL_Surface *rgb = SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_RGB24, 0); // no alpha in the file
-    bool ok = rgb && IMG_SavePNG(rgb, path) == 0;
-    SDL_FreeSurface(rgb);
-    return ok;
-}
 
 int window_offscreen(const window_options *o)
 {
@@ -298,7 +316,8 @@ int window_offscreen(const window_options *o)
     gif_writer *gif = NULL;
     if (o->gif) {
         char why[256];
-        gif = gif_writer_open(o->gif, a.width, a.height, why, sizeof why);
+        int fd = output_create(o->gif, why, sizeof why);
+        gif = fd >= 0 ? gif_writer_open(fd, a.width, a.height, why, sizeof why) : NULL;
         if (!gif) {
             fprintf(stderr, "springbox: cannot write the GIF '%s' (--gif): %s\n", o->gif, why);
             status = 2;
@@ -308,27 +327,37 @@ int window_offscreen(const window_options *o)
     for (int f = 0; f <= o->frames && status == 0; ++f) {
         if (f > 0)
             physics_frame(&a);
+        if (stats_failed(&a))
+            status = 2;
 #ifdef SPRINGBOX_HAVE_GIF
         if (gif && f % 2 == 0) { // every second frame: 30 per second
             draw(&a);
             SDL_RenderPresent(r);
-            if (!gif_writer_add(gif, surface))
+            if (!gif_writer_add(gif, surface)) {
+                char why[256];
+                gif_writer_close(gif, why, sizeof why);
+                gif = NULL;
+                fprintf(stderr, "springbox: cannot write the GIF '%s' (--gif): %s\n", o->gif, why);
                 status = 2;
+            }
         }
 #endif
         if (o->record_dir || f == o->frames) {
             draw(&a);
             SDL_RenderPresent(r);
-            char path[4096];
-            if (o->record_dir)
+            char path[4096], why[256];
+            // where to write was an argument's: status 2 (1 is for a scene that fails to load)
+            if (o->record_dir) {
                 snprintf(path, sizeof path, "%s/frame_%05d.png", o->record_dir, f);
-            const char *out = o->record_dir ? path : o->screenshot;
-            if (out && !save_surface(surface, out)) {
-                fprintf(stderr, "springbox: cannot write %s\n", out);
-                status = 2; // where to write was the argument's; 1 is for a scene that fails to load
+                if (!output_png_file(surface, path, why, sizeof why)) {
+                    fprintf(stderr, "springbox: cannot write %s (--record %s): %s\n", path, o->record_dir, why);
+                    status = 2;
+                }
             }
-            if (o->record_dir && o->screenshot && f == o->frames && !save_surface(surface, o->screenshot))
+            if (status == 0 && o->screenshot && f == o->frames && !output_png_file(surface, o->screenshot, why, sizeof why)) {
+                fprintf(stderr, "springbox: cannot write the screenshot '%s' (--screenshot): %s\n", o->screenshot, why);
                 status = 2;
+            }
         }
     }
 #ifdef SPRINGBOX_HAVE_GIF

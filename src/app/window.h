@@ -18,6 +18,8 @@ typedef struct window_options {
     const char *record_dir;   ///< offscreen: write every frame as dir/frame_NNNNN.png
     const char *gif;          ///< offscreen: write every second frame up to `frames` as an animated GIF
     const char *record_input; ///< write what the designer did to this file at exit (--record-input)
+    FILE *record_input_file;  ///< the file record_input names, opened (and checked) at the start
+    const char *stats_path;   ///< the file `stats` writes, for its errors
     bool rewind;              ///< keep the scenes' moments for rewinding (the window; not offscreen renders)
     struct sb_input_log *replay; ///< do these recorded events again, from the run's start (--replay); the app frees it
     bool method_given;

@@ -52,8 +52,8 @@ SDL_Rect slider_rect(const app *a, int i)
 
 void slider_set(app *a, int i, double value)
 {
-    slider s[34];
-    int n = sliders(a, s, 34);
+    slider s[MAX_SLIDERS];
+    int n = sliders(a, s, MAX_SLIDERS);
     if (i < 0 || i >= n)
         return;
     value = slider_round(&s[i], value, slider_rect(a, i).w);
@@ -91,10 +91,10 @@ void slider_set(app *a, int i, double value)
 // that shows the value written in the file is left as it is written (6 stays 6, not 6.0).
 void write_back(app *a)
 {
-    slider s[34];
-    int n = sliders(a, s, 34), count = 0;
-    static char numbers[34][64];
-    const char *names[34], *texts[34];
+    slider s[MAX_SLIDERS];
+    int n = sliders(a, s, MAX_SLIDERS), count = 0;
+    static char numbers[MAX_SLIDERS][64];
+    const char *names[MAX_SLIDERS], *texts[MAX_SLIDERS];
     char message[1024];
     for (int i = 0; i < n; ++i) {
         double declared;
@@ -230,6 +230,8 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
             warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);
         }
     }
+    if (sb_scene_history_status(s->scene)[0]) // what rewind does not keep, and why
+        warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, sb_scene_history_status(s->scene));
     if (s->draw_skipped > 0) {
         snprintf(line, sizeof line, "draw(g): %d shapes not drawn: a frame draws at most %d views' worth of pixels",
                  s->draw_skipped, RENDER_DRAW_SCREENS);
@@ -484,8 +486,8 @@ void draw(app *a)
     SDL_Rect panel = {a->width - PANEL_WIDTH, 0, PANEL_WIDTH, a->height};
     render_panel(rc, panel, (SDL_Color){30, 34, 42, 235});
     render_text(rc, panel.x + 12, 10, COLOR_TEXT, true, "tuning");
-    slider sl[34];
-    int n = sliders(a, sl, 34);
+    slider sl[MAX_SLIDERS];
+    int n = sliders(a, sl, MAX_SLIDERS);
     SDL_Renderer *r = render_renderer(rc);
     for (int i = 0; i < n; ++i) {
         SDL_Rect bar = slider_rect(a, i);

@@ -262,18 +262,21 @@ void capture_gif_frame(app *a, SDL_Renderer *r)
 
 void save_gif(app *a)
 {
-    static int count = 0;
     char path[64], why[256];
     if (!a->gif || gif_ring_frames(a->gif) == 0) {
         add_notice(a, COLOR_ERROR, "GIF: nothing to save yet (the view is kept while the physics runs)");
         return;
     }
-    snprintf(path, sizeof path, "springbox-%04d.gif", ++count);
-    if (gif_ring_save(a->gif, path, why, sizeof why))
+    int fd = output_create_numbered("springbox", "gif", path, sizeof path, why, sizeof why);
+    if (fd < 0) {
+        add_notice(a, COLOR_ERROR, "GIF not saved: %s", why);
+    } else if (gif_ring_save(a->gif, fd, why, sizeof why)) {
         add_notice(a, COLOR_DRAG, "GIF: %s (the last %.1f s, %d frames)", path,
                    (double)gif_ring_frames(a->gif) / GIF_FPS, gif_ring_frames(a->gif));
-    else
+    } else {
+        remove(path); // made by this save, exclusively: nobody else's file
         add_notice(a, COLOR_ERROR, "GIF %s failed: %s", path, why);
+    }
 }
 #else
 void save_gif(app *a) { add_notice(a, COLOR_ERROR, "GIF: this springbox was built without giflib (libgif-dev)"); }
@@ -281,19 +284,23 @@ void save_gif(app *a) { add_notice(a, COLOR_ERROR, "GIF: this springbox was buil
 
 void screenshot(app *a, SDL_Renderer *r)
 {
-    static int count = 0;
-    char path[64];
-    snprintf(path, sizeof path, "springbox-%04d.png", ++count);
+    char path[64], why[256] = "";
     int w, h;
     SDL_GetRendererOutputSize(r, &w, &h);
     SDL_Surface *shot = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB24);
-    bool ok = shot && SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGB24, shot->pixels, shot->pitch) == 0 &&
-              IMG_SavePNG(shot, path) == 0; // SDL2_image writes the PNG
-    SDL_FreeSurface(shot);
-    if (ok)
-        add_notice(a, COLOR_DRAG, "screenshot: %s", path);
-    else
+    bool read = shot && SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGB24, shot->pixels, shot->pitch) == 0;
+    int fd = read ? output_create_numbered("springbox", "png", path, sizeof path, why, sizeof why) : -1;
+    if (!read)
         add_notice(a, COLOR_ERROR, "screenshot failed: %s", SDL_GetError());
+    else if (fd < 0)
+        add_notice(a, COLOR_ERROR, "screenshot not saved: %s", why);
+    else if (output_png(shot, fd, why, sizeof why))
+        add_notice(a, COLOR_DRAG, "screenshot: %s", path);
+    else {
+        remove(path); // made by this save, exclusively: nobody else's file
+        add_notice(a, COLOR_ERROR, "screenshot %s failed: %s", path, why);
+    }
+    SDL_FreeSurface(shot);
 }
 
 /// Fits `v` to the scene in the part of its rectangle that the HUD leaves clear: below the
@@ -469,7 +476,7 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
         if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
             a->width = e->window.data1;
             a->height = e->window.data2;
-            a->view.rect.w = a->width - PANEL_WIDTH;
+            a->view.rect.w = view_width(a->width);
             a->view.rect.h = a->height;
         }
         break;
@@ -496,8 +503,8 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
                 break;
             }
             if (x >= a->width - PANEL_WIDTH) {
-                slider sl[34];
-                int n = sliders(a, sl, 34);
+                slider sl[MAX_SLIDERS];
+                int n = sliders(a, sl, MAX_SLIDERS);
                 for (int i = 0; i < n; ++i) {
                     SDL_Rect bar = slider_rect(a, i);
                     if (y >= bar.y - 8 && y <= bar.y + bar.h + 8) {
@@ -551,8 +558,8 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
         if (x < a->width - PANEL_WIDTH && a->drag_slider < 0)
             scene_motion(a, x, y, e->motion.xrel, e->motion.yrel);
         if (a->drag_slider >= 0) {
-            slider sl[34];
-            int n = sliders(a, sl, 34);
+            slider sl[MAX_SLIDERS];
+            int n = sliders(a, sl, MAX_SLIDERS);
             int i = a->drag_slider;
             if (i < n) {
                 SDL_Rect bar = slider_rect(a, i);
@@ -584,8 +591,8 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
         }
         if (e->button.button == SDL_BUTTON_LEFT) {
             if (a->drag_slider >= 0) {
-                slider sl[34];
-                int n = sliders(a, sl, 34), i = a->drag_slider;
+                slider sl[MAX_SLIDERS];
+                int n = sliders(a, sl, MAX_SLIDERS), i = a->drag_slider;
                 if (i < n && !sl[i].app) {
                     SDL_Rect bar = slider_rect(a, i);
                     slider_set(a, i, sl[i].min + (sl[i].max - sl[i].min) * (e->button.x - bar.x) / (double)bar.w);

@@ -10,6 +10,7 @@
 #include "sb_input.h"
 #ifdef SPRINGBOX_HAVE_GIF
 #include "gif.h"
+#include "output.h"
 #endif
 #include "sb_scene.h"
 #include "sb_tuning.h"
@@ -24,9 +25,18 @@
 #include <time.h>
 
 enum { HISTORY = 300, MAX_NOTICES = 4, PANEL_WIDTH = 260, MAX_PLOTS = 12 };
+/// The narrowest the scene's view gets, pixels: a window narrower than the panel and this (a
+/// window manager that ignores the minimum size) still has a view of the scene, drawn under it.
+enum { MIN_VIEW_WIDTH = 60 };
+static inline int view_width(int window_width)
+{
+    return window_width - PANEL_WIDTH > MIN_VIEW_WIDTH ? window_width - PANEL_WIDTH : MIN_VIEW_WIDTH;
+}
 /// Rewind keeps the last minute of each side's moments, within this much memory.
 #define REWIND_SECONDS 60.0
 #define REWIND_BYTES ((size_t)384 << 20)
+/// and while keeping a moment takes at most this many milliseconds a frame, on average: a quarter of a 60 Hz frame.
+#define REWIND_MS 4.0
 
 /// One simulation shown in the window: the scene, its solver overrides and its history.
 typedef struct side {
@@ -60,10 +70,12 @@ typedef struct run_trace {
     long frames, cap;
 } run_trace;
 /// The tunables' values after a save or a slider release (issue 21 item 4).
-enum { MAX_REVISIONS = 256, REVISION_TUNABLES = 32 };
+/// The panel's sliders: the scene's tunables (the first MAX_SLIDERS - 2) and the drag's two.
+enum { MAX_SLIDERS = 34 };
+enum { MAX_REVISIONS = 256, REVISION_TUNABLES = MAX_SLIDERS - 2 };
 typedef struct revision {
     int count;
-    char name[REVISION_TUNABLES][48];
+    char name[REVISION_TUNABLES][SB_TUNABLE_NAME_MAX + 1];
     double value[REVISION_TUNABLES];
 } revision;
 
@@ -136,7 +148,7 @@ typedef struct inspection {
     double offset;               // the stretch it swings about
     float ideal[HISTORY], motion[HISTORY];
 } inspection;
-typedef struct slider { char name[64]; double value, min, max; bool app; } slider;
+typedef struct slider { char name[SB_TUNABLE_NAME_MAX + 1]; double value, min, max; bool app; } slider;
 double now_seconds(void);
 /// A notice over the scene for a few seconds, in `color` (printf-style).
 void add_notice(app *a, SDL_Color color, const char *fmt, ...);

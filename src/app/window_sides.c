@@ -31,7 +31,7 @@ bool side_open(app *a, side *s, char *error, size_t error_size)
     if (!s->scene)
         return false;
     if (a->opt.rewind)
-        sb_scene_history_enable(s->scene, REWIND_SECONDS, REWIND_BYTES);
+        sb_scene_history_enable(s->scene, REWIND_SECONDS, REWIND_BYTES, REWIND_MS);
     apply_overrides(s);
     if (sb_scene_warning(s->scene)[0] && s == &a->sides[0])
         add_notice(a, COLOR_WARN, "%s", sb_scene_warning(s->scene));
@@ -41,7 +41,7 @@ bool side_open(app *a, side *s, char *error, size_t error_size)
 sb_world *side_world(const side *s, int i) { return sb_scene_world(s->scene, i); }
 int side_count(const app *a) { return a->compare ? 2 : 1; }
 /// The run's frame: steps of the left side's first world (a rewind takes it back, a restart to 0).
-long run_frame(const app *a) { return (long)sb_world_get_stats(sb_scene_world(a->sides[0].scene, 0))->steps; }
+long run_frame(const app *a) { return sb_scene_frames(a->sides[0].scene); }
 
 /// A scene callback raised: shown over the scene until the next reload; that callback stays off.
 void callback_failed(side *s, const char *error)
@@ -196,16 +196,13 @@ void draw_ghost(app *a, const sb_view *v)
         const float *pa = row + 2 * d.a.index, *pb = row + 2 * d.b.index;
         if (isnan(pa[0]) || isnan(pb[0]))
             continue;
-        SDL_FPoint qa = view_to_screen(v, (sb_vec2){pa[0], pa[1]}), qb = view_to_screen(v, (sb_vec2){pb[0], pb[1]});
-        SDL_RenderDrawLineF(r, qa.x, qa.y, qb.x, qb.y);
+        render_line(a->rc, v, (sb_vec2){pa[0], pa[1]}, (sb_vec2){pb[0], pb[1]});
     }
     SDL_SetRenderDrawColor(r, 200, 210, 230, 110);
     for (int i = 0; i < g->slots; ++i) {
         if (isnan(row[2 * i]))
             continue;
-        SDL_FPoint q = view_to_screen(v, (sb_vec2){row[2 * i], row[2 * i + 1]});
-        SDL_FRect dot = {q.x - 2.0f, q.y - 2.0f, 4.0f, 4.0f};
-        SDL_RenderFillRectF(r, &dot);
+        render_dot(a->rc, v, (sb_vec2){row[2 * i], row[2 * i + 1]}, 4.0f);
     }
 }
 
@@ -275,16 +272,23 @@ void write_frame_stats(app *a)
     sb_world *w = side_world(s, 0);
     const sb_stats *st = sb_world_get_stats(w);
     sb_world_def d = sb_world_get_def(w);
+    char camera[3][32]; // JSON has no inf or nan: a number, or null
+    const double view[3] = {a->view.cx, a->view.cy, a->view.scale};
+    for (int k = 0; k < 3; ++k)
+        if (isfinite(view[k]))
+            snprintf(camera[k], sizeof camera[k], "%.9g", view[k]);
+        else
+            snprintf(camera[k], sizeof camera[k], "null");
     fprintf(f,
             "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"tethers\":%s,\"paused\":%s,"
             "\"compare\":%s,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,\"contacts\":%d,"
             "\"step_ms\":%.4f,\"fps\":%.1f,\"halted\":%s,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
-            "\"camera\":[%.9g,%.9g,%.9g],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d],\"inputs\":%d,\"replaying\":%s,\"ghost_frames\":%ld,\"revision\":[%d,%d]",
+            "\"camera\":[%s,%s,%s],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d],\"inputs\":%d,\"replaying\":%s,\"ghost_frames\":%ld,\"revision\":[%d,%d]",
             a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, d.tethers ? "true" : "false",
             a->paused ? "true" : "false",
             a->compare ? "true" : "false", st->kinetic_energy, st->potential_energy, st->max_stretch, st->contacts,
-            st->step_ms, a->fps, st->halted ? "true" : "false", st->clamped_springs, st->overlapping_pairs, a->view.cx,
-            a->view.cy, a->view.scale,
+            st->step_ms, a->fps, st->halted ? "true" : "false", st->clamped_springs, st->overlapping_pairs, camera[0],
+            camera[1], camera[2],
             a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h, a->rewinding ? "true" : "false",
             moments(a), timeline_rect(a).x, timeline_rect(a).y, timeline_rect(a).w, timeline_rect(a).h,
             sb_input_log_count(a->input), a->replay && a->replay_next < sb_input_log_count(a->replay) ? "true" : "false",

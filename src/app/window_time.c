@@ -160,11 +160,11 @@ void scrub_to(app *a, int x)
 void draw_timeline(app *a)
 {
     int n = moments(a);
+    render_ctx *rc = a->rc;
+    SDL_Rect bar = timeline_rect(a);
     if (n < 2)
         return;
-    render_ctx *rc = a->rc;
     SDL_Renderer *r = render_renderer(rc);
-    SDL_Rect bar = timeline_rect(a);
     int lh = render_line_height(rc, false), at = a->rewinding ? a->rewind_at : n - 1;
     sb_scene *sc = a->sides[0].scene;
     double t0 = sb_scene_history_time(sc, 0), t1 = sb_scene_history_time(sc, n - 1);
@@ -182,8 +182,6 @@ void draw_timeline(app *a)
     SDL_Rect knob = {bar.x + (int)((double)at / (n - 1) * (bar.w - 6)), bar.y - 3, 6, bar.h + 6};
     SDL_SetRenderDrawColor(r, 230, 233, 240, 255);
     SDL_RenderFillRect(r, &knob);
-    if (!sb_scene_history_keeps_state(sc))
-        render_text(rc, bar.x, bar.y + bar.h + 2, COLOR_WARN, false, "springbox.state too big: not rewound");
 }
 
 void restart(app *a)

@@ -6,12 +6,17 @@
 //   <frame> tune <name> <value>
 // Coordinates are in metres, so a replay does not depend on the window's size or camera.
 // Numbers are written with 17 significant digits: a replay reads back the very doubles.
+
+#define _POSIX_C_SOURCE 200809L
 #include "sb_input.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define HEADER "springbox-input 1"
 
@@ -58,17 +63,49 @@ void sb_input_log_cut(sb_input_log *log, long frame)
 
 void sb_input_log_clear(sb_input_log *log) { log->count = 0; }
 
-/// Key and tunable names go in the file with spaces as underscores ("left shift" -> left_shift).
-static void put_name(FILE *f, const char *name)
+/// Names go in the file as one word: bytes that would end or break it (spaces, control bytes,
+/// '%', bytes past ASCII) as %XX, so that a tunable named "deck hz" or in any script comes back
+/// as it was. A key name's spaces are written as '_' ("left shift" -> left_shift), as before
+/// (no key name has an underscore).
+static void put_name(FILE *f, const char *name, bool key)
 {
-    for (const char *c = name; *c; ++c)
-        fputc(*c == ' ' ? '_' : *c, f);
+    for (const unsigned char *c = (const unsigned char *)name; *c; ++c) {
+        if (key && *c == ' ')
+            fputc('_', f);
+        else if (*c <= ' ' || *c >= 0x7F || *c == '%')
+            fprintf(f, "%%%02X", *c);
+        else
+            fputc(*c, f);
+    }
 }
 
-bool sb_input_log_write(const sb_input_log *log, const char *path, char *why, size_t n)
+/// Reads a name written by put_name from the word `word`; false if it is not one.
+static bool get_name(const char *word, bool key, char *name, size_t size)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
+    size_t used = 0;
+    for (const char *c = word; *c; ++c) {
+        int byte = (unsigned char)*c;
+        if (*c == '%') {
+            unsigned value;
+            if (sscanf(c + 1, "%2X", &value) != 1 || !c[1] || !c[2] || value == 0)
+                return false;
+            byte = (int)value;
+            c += 2;
+        } else if (key && *c == '_') {
+            byte = ' ';
+        }
+        if (used + 1 >= size)
+            return false;
+        name[used++] = (char)byte;
+    }
+    name[used] = '\0';
+    return used > 0;
+}
+
+bool sb_input_log_write_file(const sb_input_log *log, FILE *f, char *why, size_t n)
+{
+    rewind(f);
+    if (ftruncate(fileno(f), 0) != 0 && errno != EINVAL) { // EINVAL: not a regular file (a FIFO, a device)
         snprintf(why, n, "%s", strerror(errno));
         return false;
     }
@@ -79,7 +116,7 @@ bool sb_input_log_write(const sb_input_log *log, const char *path, char *why, si
         switch (e->kind) {
         case SB_INPUT_KEY:
             fputs("key ", f);
-            put_name(f, e->name);
+            put_name(f, e->name, true);
             fprintf(f, " %s\n", e->pressed ? "down" : "up");
             break;
         case SB_INPUT_BUTTON:
@@ -95,22 +132,36 @@ bool sb_input_log_write(const sb_input_log *log, const char *path, char *why, si
         case SB_INPUT_RELEASE: fprintf(f, "release %d\n", e->world); break;
         case SB_INPUT_TUNE:
             fputs("tune ", f);
-            put_name(f, e->name);
+            put_name(f, e->name, false);
             fprintf(f, " %.17g\n", e->value);
             break;
         }
     }
-    bool ok = !ferror(f);
-    if (fclose(f) != 0 || !ok) {
-        snprintf(why, n, "%s", strerror(errno));
+    if (fflush(f) != 0 || ferror(f)) {
+        snprintf(why, n, "%s", strerror(errno ? errno : EIO));
         return false;
     }
     return true;
 }
 
+bool sb_input_log_write(const sb_input_log *log, const char *path, char *why, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(why, n, "%s", strerror(errno));
+        return false;
+    }
+    bool ok = sb_input_log_write_file(log, f, why, n);
+    if (fclose(f) != 0 && ok) {
+        snprintf(why, n, "%s", strerror(errno));
+        return false;
+    }
+    return ok;
+}
+
 static bool parse_line(const char *line, sb_input_event *e, long last_frame, const char **what)
 {
-    char kind[16], word[64], state[8];
+    char kind[16], word[3 * SB_TUNABLE_NAME_MAX + 1], state[8];
     int used = 0;
     memset(e, 0, sizeof *e);
     if (sscanf(line, "%ld %15s %n", &e->frame, kind, &used) != 2) {
@@ -126,10 +177,7 @@ static bool parse_line(const char *line, sb_input_event *e, long last_frame, con
     bool ok = false;
     if (strcmp(kind, "key") == 0) {
         e->kind = SB_INPUT_KEY;
-        ok = sscanf(rest, "%63s %7s %n", word, state, &end) == 2;
-        for (char *c = word; *c; ++c)
-            *c = *c == '_' ? ' ' : *c;
-        snprintf(e->name, sizeof e->name, "%s", word);
+        ok = sscanf(rest, "%384s %7s %n", word, state, &end) == 2 && get_name(word, true, e->name, sizeof e->name);
         e->pressed = strcmp(state, "down") == 0;
         ok = ok && (e->pressed || strcmp(state, "up") == 0);
         *what = "key <name> down|up";
@@ -162,8 +210,7 @@ static bool parse_line(const char *line, sb_input_event *e, long last_frame, con
         *what = "release <world>";
     } else if (strcmp(kind, "tune") == 0) {
         e->kind = SB_INPUT_TUNE;
-        ok = sscanf(rest, "%63s %lf %n", word, &e->value, &end) == 2;
-        snprintf(e->name, sizeof e->name, "%s", word);
+        ok = sscanf(rest, "%384s %lf %n", word, &e->value, &end) == 2 && get_name(word, false, e->name, sizeof e->name);
         *what = "tune <name> <value>";
     } else {
         *what = "key, button, move, wheel, drag, drag_to, release or tune";
@@ -172,25 +219,85 @@ static bool parse_line(const char *line, sb_input_event *e, long last_frame, con
     return ok && rest[end] == '\0' && e->world >= 0;
 }
 
+typedef enum line_read { LINE_OK, LINE_END, LINE_LONG, LINE_CONTROL } line_read;
+
+/// The next line of `f` without its end ("\n" or "\r\n") into `line`, at most size - 1 bytes.
+static line_read read_line(FILE *f, char *line, size_t size)
+{
+    size_t used = 0;
+    int c = getc(f);
+    if (c == EOF)
+        return LINE_END;
+    for (; c != EOF && c != '\n'; c = getc(f)) {
+        if ((c < ' ' && c != '\t' && c != '\r') || c == 0x7F) // a NUL, an escape: not text springbox wrote
+            return LINE_CONTROL;
+        if (used + 1 >= size)
+            return LINE_LONG;
+        line[used++] = (char)c;
+    }
+    if (used > 0 && line[used - 1] == '\r')
+        used -= 1;
+    line[used] = '\0';
+    return LINE_OK;
+}
+
+/// Makes a line from the file safe to print: bytes that are not printable ASCII become '?'.
+static void printable(char *text)
+{
+    for (unsigned char *c = (unsigned char *)text; *c; ++c)
+        if (*c < ' ' || *c >= 0x7F)
+            *c = '?';
+}
+
 sb_input_log *sb_input_log_read(const char *path, char *why, size_t n)
 {
-    FILE *f = fopen(path, "r");
+    // A regular file only: a FIFO with no writer would block here, a device never end. Opened
+    // without blocking, then checked.
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, n, "%s: %s", path, fd < 0 || !S_ISREG(st.st_mode) ? (fd < 0 ? strerror(errno) : "not a regular file")
+                                                                        : strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        printable(why);
+        return NULL;
+    }
+    if (st.st_size > SB_INPUT_FILE_MAX) {
+        snprintf(why, n, "%s: %lld bytes, more than a recording may have (%d MiB)", path, (long long)st.st_size,
+                 SB_INPUT_FILE_MAX >> 20);
+        close(fd);
+        printable(why);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "r");
     if (!f) {
         snprintf(why, n, "%s: %s", path, strerror(errno));
+        close(fd);
+        printable(why);
         return NULL;
     }
     sb_input_log *log = sb_input_log_create();
-    char line[512];
+    char line[1024];
     int number = 0;
     long last = 0;
     bool ok = log != NULL;
-    while (ok && fgets(line, sizeof line, f)) {
+    if (!log)
+        snprintf(why, n, "out of memory");
+    // Line by line, refusing at the first that is not an event: a NUL byte, a line longer than
+    // any event, or one that does not parse. Nothing past it is read.
+    for (line_read r; ok && (r = read_line(f, line, sizeof line)) != LINE_END;) {
         number += 1;
-        line[strcspn(line, "\r\n")] = '\0';
+        if (r != LINE_OK) {
+            snprintf(why, n, "%s:%d: not an input recording (%s)", path, number,
+                     r == LINE_CONTROL ? "a control byte" : "a line longer than any event");
+            ok = false;
+            break;
+        }
         if (number == 1) {
             ok = strcmp(line, HEADER) == 0;
             if (!ok)
-                snprintf(why, n, "%s:1: not an input recording (it starts '%s', not '%s')", path, line, HEADER);
+                snprintf(why, n, "%s:1: not an input recording (it starts '%.60s', not '%s')", path, line, HEADER);
             continue;
         }
         if (line[0] == '\0' || line[0] == '#')
@@ -206,12 +313,17 @@ sb_input_log *sb_input_log_read(const char *path, char *why, size_t n)
         }
         last = e.frame;
     }
+    if (ok && ferror(f)) {
+        snprintf(why, n, "%s: %s", path, strerror(errno));
+        ok = false;
+    }
     if (ok && number == 0) {
         snprintf(why, n, "%s: empty (not an input recording)", path);
         ok = false;
     }
     fclose(f);
     if (!ok) {
+        printable(why);
         sb_input_log_free(log);
         return NULL;
     }

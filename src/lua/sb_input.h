@@ -6,6 +6,7 @@
 #ifndef SB_INPUT_H
 #define SB_INPUT_H
 
+#include "sb_lua.h"
 #include "sb_scene.h"
 
 #include <stdbool.h>
@@ -26,7 +27,7 @@ typedef enum sb_input_kind {
 typedef struct sb_input_event {
     long frame;
     sb_input_kind kind;
-    char name[64];
+    char name[SB_TUNABLE_NAME_MAX + 1]; ///< a key's or a tunable's
     bool pressed;
     int button, world;
     unsigned particle;
@@ -34,6 +35,9 @@ typedef struct sb_input_event {
 } sb_input_event;
 
 typedef struct sb_input_log sb_input_log;
+
+/// The largest recording sb_input_log_read takes, bytes (about a million events).
+#define SB_INPUT_FILE_MAX (64 << 20)
 
 /// An empty log; NULL without memory.
 sb_input_log *sb_input_log_create(void);
@@ -47,7 +51,11 @@ void sb_input_log_cut(sb_input_log *log, long frame);
 void sb_input_log_clear(sb_input_log *log);
 /// Writes the log as text, one event per line; false with the reason in `why`.
 bool sb_input_log_write(const sb_input_log *log, const char *path, char *why, size_t n);
-/// Reads a log written by sb_input_log_write; NULL with the file, line and reason in `why`.
+/// Writes the log into the file open at `f`, in place of what it held; false with the reason.
+bool sb_input_log_write_file(const sb_input_log *log, FILE *f, char *why, size_t n);
+/// Reads a log written by sb_input_log_write: a regular file of at most SB_INPUT_FILE_MAX bytes,
+/// refused at its first line that is not an event. NULL with the file, line and reason in `why`,
+/// printable ASCII.
 sb_input_log *sb_input_log_read(const char *path, char *why, size_t n);
 /// Does an event to a scene as the window did it when it was recorded. A tunable's reload is
 /// returned in *reload (SB_RELOAD_NONE for other events); a callback's error goes to `error`.

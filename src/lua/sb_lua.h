@@ -9,6 +9,10 @@
 
 #include <lua.h>
 
+/// The longest tunable name springbox.tune takes, in bytes: every tool of a host (sliders, W, the
+/// tuning history, input recordings) keeps names this long whole.
+#define SB_TUNABLE_NAME_MAX 128
+
 /// Opens the module: require "springbox" (also the entry point of springbox.so).
 int luaopen_springbox(lua_State *L);
 
@@ -46,5 +50,9 @@ void sb_lua_set_default_threads(int threads);
 /// metatables; without it everything is kept, metatables too (a rewind's copy for the same
 /// version of the scene). `path` names the table in messages (NULL: none). Raises past 100 levels.
 void sb_lua_copy_table(lua_State *L, int seen, const char *path, bool data_only, int *dropped, int depth);
+/// sb_lua_copy_table that visits at most *budget entries (each entry of each table copied, less
+/// one from *budget): past it, it raises "springbox.state is too big to copy". NULL: no bound.
+void sb_lua_copy_table_within(lua_State *L, int seen, const char *path, bool data_only, int *dropped, int depth,
+                              long *budget);
 
 #endif

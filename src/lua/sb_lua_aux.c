@@ -475,6 +475,12 @@ int l_handle_eq(lua_State *L)
 
 void sb_lua_copy_table(lua_State *L, int seen, const char *path, bool data_only, int *dropped, int depth)
 {
+    sb_lua_copy_table_within(L, seen, path, data_only, dropped, depth, NULL);
+}
+
+void sb_lua_copy_table_within(lua_State *L, int seen, const char *path, bool data_only, int *dropped, int depth,
+                              long *budget)
+{
     if (lua_type(L, -1) != LUA_TTABLE)
         return;
     if (depth > 100)
@@ -494,6 +500,8 @@ void sb_lua_copy_table(lua_State *L, int seen, const char *path, bool data_only,
     lua_rawset(L, seen);
     lua_pushnil(L);
     while (lua_next(L, from)) {
+        if (budget && --*budget < 0)
+            luaL_error(L, "springbox.state is too big to copy");
         int kt = lua_type(L, -2), vt = lua_type(L, -1);
         if (data_only && (kt == LUA_TFUNCTION || kt == LUA_TTHREAD || vt == LUA_TFUNCTION || vt == LUA_TTHREAD)) {
             if (*dropped == 0) {
@@ -516,9 +524,9 @@ void sb_lua_copy_table(lua_State *L, int seen, const char *path, bool data_only,
             sub = lua_pushfstring(L, "%s[...]", path);
         int entry = lua_gettop(L); // key at entry - 2, value at entry - 1
         lua_pushvalue(L, entry - 2);
-        sb_lua_copy_table(L, seen, sub, data_only, dropped, depth + 1);
+        sb_lua_copy_table_within(L, seen, sub, data_only, dropped, depth + 1, budget);
         lua_pushvalue(L, entry - 1);
-        sb_lua_copy_table(L, seen, sub, data_only, dropped, depth + 1);
+        sb_lua_copy_table_within(L, seen, sub, data_only, dropped, depth + 1, budget);
         lua_rawset(L, to);
         lua_pop(L, 2); // the path and the value; the key stays for lua_next
     }

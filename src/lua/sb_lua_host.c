@@ -156,7 +156,11 @@ int l_tune(lua_State *L)
     while (lua_next(L, 1)) {
         if (lua_type(L, -2) != LUA_TSTRING)
             return luaL_argerror(L, 1, lua_pushfstring(L, "tunable names must be strings, got %s", describe(L, -2)));
-        const char *name = lua_tostring(L, -2);
+        size_t name_length;
+        const char *name = lua_tolstring(L, -2, &name_length);
+        if (name_length < 1 || name_length > SB_TUNABLE_NAME_MAX || strlen(name) != name_length)
+            return luaL_argerror(L, 1, lua_pushfstring(L, "tunable names have 1 to %d bytes and no zeros, got one of %d",
+                                                       SB_TUNABLE_NAME_MAX, (int)name_length));
         if (!lua_istable(L, -1) || lua_rawlen(L, -1) != 3)
             return luaL_argerror(L, 1, lua_pushfstring(L, "tunable '%s' must be {value, min, max}, got %s", name, describe(L, -1)));
         int spec = lua_gettop(L);
@@ -237,17 +241,9 @@ int l_plot(lua_State *L)
         if (!printable)
             return luaL_argerror(L, 3, lua_pushfstring(L, "panel must be 1 to %d printable ASCII characters without quotes "
                                                           "or backslashes, got \"%s\"", plot_max_name, panel));
-        if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots.panel") != LUA_TTABLE) {
-            lua_pop(L, 1);
-            lua_newtable(L);
-            lua_pushvalue(L, -1);
-            lua_setfield(L, LUA_REGISTRYINDEX, "springbox.plots.panel");
-        }
-        lua_pushvalue(L, 1);
-        lua_pushvalue(L, 3);
-        lua_rawset(L, -3);
-        lua_pop(L, 1);
     }
+    lua_settop(L, 3);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, "springbox.plots.panel"); // 4: series -> panel, of the series kept
     if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots") != LUA_TTABLE) {
         lua_pop(L, 1);
         lua_newtable(L);
@@ -271,6 +267,9 @@ int l_plot(lua_State *L)
             lua_rawgeti(L, plots, i);
             lua_pushnil(L);
             lua_rawset(L, plots);
+            lua_rawgeti(L, plots, i); // and its panel
+            lua_pushnil(L);
+            lua_rawset(L, 4);
             for (lua_Integer k = i; k < n; ++k) {
                 lua_rawgeti(L, plots, k + 1);
                 lua_rawseti(L, plots, k);
@@ -283,6 +282,11 @@ int l_plot(lua_State *L)
             return luaL_error(L, "springbox.plot: at most %d series, and '%s' would be one more", plot_max_series, name);
         lua_pushvalue(L, 1);
         lua_rawseti(L, plots, n + 1);
+    }
+    if (!lua_isnil(L, 3)) { // a series kept: its panel
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, 3);
+        lua_rawset(L, 4);
     }
     if (reloaded) {
         lua_pushvalue(L, 1);

@@ -2,9 +2,10 @@
 #include "sb_lua_internal.h"
 
 // A snapshot's memory is the core's, out of sight of Lua's collector and of the sandbox's
-// memory limit, so the live snapshots of a Lua state share a budget: past it, a full collection
-// frees those no longer referenced and, if that is not enough, w:snapshot() refuses by name.
-// (A scene taking one per frame and keeping none never reaches it.)
+// memory limit, so the live snapshots of a Lua state share a budget: a snapshot that would pass
+// it makes a full collection free those no longer referenced and, if that is not enough, is not
+// kept: w:snapshot() refuses by name. (A scene taking one per frame and keeping none never
+// reaches it.)
 #define SNAPSHOT_BUDGET ((size_t)512 << 20)
 static const char snapshot_bytes_key = 'S'; // registry: live snapshot bytes, as an integer
 
@@ -28,22 +29,26 @@ static void snapshot_count_bytes(lua_State *L, size_t n)
 int l_world_snapshot(lua_State *L)
 {
     sb_world *world = check_world(L, 1);
-    if (snapshot_live_bytes(L) > SNAPSHOT_BUDGET)
-        lua_gc(L, LUA_GCCOLLECT);
-    size_t live = snapshot_live_bytes(L);
-    if (live > SNAPSHOT_BUDGET)
-        return luaL_error(L, "snapshot(): the snapshots still referenced hold %d MB, more than the %d MB allowed; "
-                             "drop the ones no longer needed (a snapshot is freed once nothing refers to it)",
-                          (int)(live >> 20), (int)(SNAPSHOT_BUDGET >> 20));
     lua_snapshot *ud = (lua_snapshot *)lua_newuserdatauv(L, sizeof *ud, 0);
     ud->snap = NULL;
     ud->bytes = 0;
     luaL_setmetatable(L, SNAPSHOT_MT);
-    ud->snap = sb_world_snapshot(world);
-    if (!ud->snap)
+    sb_snapshot *snap = sb_world_snapshot(world);
+    if (!snap)
         return luaL_error(L, "snapshot(): out of memory");
-    ud->bytes = sb_snapshot_bytes(ud->snap);
-    snapshot_count_bytes(L, live + ud->bytes);
+    size_t bytes = sb_snapshot_bytes(snap);
+    if (snapshot_live_bytes(L) + bytes > SNAPSHOT_BUDGET)
+        lua_gc(L, LUA_GCCOLLECT); // the ones nothing refers to any more go first
+    size_t live = snapshot_live_bytes(L);
+    if (live + bytes > SNAPSHOT_BUDGET) {
+        sb_snapshot_destroy(snap);
+        return luaL_error(L, "snapshot(): this one (%d MB) would bring the snapshots still referenced to %d MB, more "
+                             "than the %d MB allowed; drop the ones no longer needed (a snapshot is freed once nothing "
+                             "refers to it)", (int)(bytes >> 20), (int)((live + bytes) >> 20), (int)(SNAPSHOT_BUDGET >> 20));
+    }
+    ud->snap = snap;
+    ud->bytes = bytes;
+    snapshot_count_bytes(L, live + bytes);
     return 1;
 }
 

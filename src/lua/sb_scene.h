@@ -60,6 +60,10 @@ sb_reload_event sb_scene_restart(sb_scene *scene);
 /// the next reload, while the worlds keep stepping.
 bool sb_scene_frame(sb_scene *scene, char *error, size_t error_size);
 
+/// Frames this run has taken: sb_scene_frame calls since the scene was opened or last restarted
+/// (a rewind takes it back with the moment). What the scene does to its worlds' clocks (a
+/// restore, an extra step) does not change it: recordings of input count their frames by it.
+long sb_scene_frames(const sb_scene *scene);
 /// Number of worlds; world 0 is the scene's `world`.
 /// The function whose error made the last sb_scene_frame fail: "update" or a callback's name
 /// ("on_spring_break"); it stays off until the next reload, the rest keep running.
@@ -165,8 +169,10 @@ void sb_scene_write_plots_json(const sb_scene *scene, FILE *f);
 void sb_scene_write_worlds_json(const sb_scene *scene, FILE *f);
 
 /// Keeps the scene's history for rewinding: after each sb_scene_history_record, a snapshot of
-/// every world and a copy of springbox.state, the last `seconds` of them within `max_bytes`.
-void sb_scene_history_enable(sb_scene *scene, double seconds, size_t max_bytes);
+/// every world and a copy of springbox.state, the last `seconds` of them within `max_bytes`, while
+/// a frame's recording takes on average at most `max_ms`, or as long as the frame's physics where
+/// that is longer (past both, the history stops keeping moments; sb_scene_history_status says so).
+void sb_scene_history_enable(sb_scene *scene, double seconds, size_t max_bytes, double max_ms);
 /// Records the moment after a frame (call it after sb_scene_frame).
 void sb_scene_history_record(sb_scene *scene);
 /// Moments kept, oldest first; 0 when the history is off or empty.
@@ -177,6 +183,9 @@ double sb_scene_history_time(const sb_scene *scene, int i);
 size_t sb_scene_history_bytes(const sb_scene *scene);
 /// Whether springbox.state goes back with the worlds (false once a copy of it failed).
 bool sb_scene_history_keeps_state(const sb_scene *scene);
+/// What the history does not keep and why ("springbox.state is not rewound: ...", "rewind is
+/// off: ..."), or "" when it keeps everything. A restart keeps everything again.
+const char *sb_scene_history_status(const sb_scene *scene);
 /// Puts every world and springbox.state back to moment i, keeping the tuning of now; false if
 /// there is no such moment.
 bool sb_scene_history_go(sb_scene *scene, int i);

@@ -67,28 +67,13 @@ sb_scene_options sb_default_scene_options(void)
     return o;
 }
 
-sb_scene *sb_scene_open(const sb_scene_options *options, char *error, size_t error_size)
+typedef struct open_job { char *error; size_t error_size; bool ok; } open_job;
+
+/// The scene's state made ready (the libraries, the sandbox's string metatable, the limits) and
+/// its first build adopted.
+static void open_body(sb_scene *scene, void *args)
 {
-    sb_scene *scene = calloc(1, sizeof *scene);
-    if (!scene) {
-        snprintf(error, error_size, "out of memory");
-        return NULL;
-    }
-    scene->opt = *options;
-    scene->path = scene_copy_string(options->path);
-    scene->dir = scene_copy_string(options->path);
-    scene->cur.table_ref = scene->cur.update_ref = LUA_NOREF;
-    char *slash = strrchr(scene->dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        strcpy(scene->dir, ".");
-    scene->L = lua_newstate(limited_alloc, scene);
-    if (!scene->L) {
-        snprintf(error, error_size, "cannot create a Lua state");
-        sb_scene_close(scene);
-        return NULL;
-    }
+    open_job *job = (open_job *)args;
     luaL_openlibs(scene->L);
     // string.find and friends match in C, out of the hook's reach: these check the limit
     lua_getglobal(scene->L, "string");
@@ -132,12 +117,41 @@ sb_scene *sb_scene_open(const sb_scene_options *options, char *error, size_t err
         lua_pop(scene->L, 1);
     }
     scene_build b;
-    if (!scene_build_run(scene, &b, error, error_size)) {
+    if (!scene_build_run(scene, &b, job->error, job->error_size)) {
         scene_build_free(scene, &b);
+        return;
+    }
+    scene_adopt(scene, &b, NULL);
+    job->ok = true;
+}
+
+sb_scene *sb_scene_open(const sb_scene_options *options, char *error, size_t error_size)
+{
+    sb_scene *scene = calloc(1, sizeof *scene);
+    if (!scene) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    scene->opt = *options;
+    scene->path = scene_copy_string(options->path);
+    scene->dir = scene_copy_string(options->path);
+    scene->cur.table_ref = scene->cur.update_ref = LUA_NOREF;
+    char *slash = strrchr(scene->dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(scene->dir, ".");
+    scene->L = lua_newstate(limited_alloc, scene);
+    if (!scene->L) {
+        snprintf(error, error_size, "cannot create a Lua state");
         sb_scene_close(scene);
         return NULL;
     }
-    scene_adopt(scene, &b, NULL);
+    open_job job = {error, error_size, false};
+    if (!scene_host_call(scene, open_body, &job, error, error_size) || !job.ok) {
+        sb_scene_close(scene);
+        return NULL;
+    }
     return scene;
 }
 
@@ -207,17 +221,33 @@ sb_reload_event sb_scene_poll(sb_scene *scene)
 sb_reload_event sb_scene_reload(sb_scene *scene) { return scene_reload_now(scene, false); }
 sb_reload_event sb_scene_restart(sb_scene *scene) { return scene_reload_now(scene, true); }
 
+typedef struct frame_job { char *error; size_t error_size; bool ok; } frame_job;
+
+static void update_body(sb_scene *scene, void *args)
+{
+    frame_job *job = (frame_job *)args;
+    lua_State *L = scene->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, scene->cur.update_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, scene->cur.world_refs[0]);
+    lua_pushnumber(L, sb_world_get_def(scene->cur.worlds[0]).dt);
+    job->ok = protected_call(scene, 2, 0, scene->opt.update_seconds, "update()", job->error, job->error_size);
+}
+
+static void events_body(sb_scene *scene, void *args)
+{
+    frame_job *job = (frame_job *)args;
+    job->ok = scene_dispatch_events(scene, job->error, job->error_size);
+}
+
+long sb_scene_frames(const sb_scene *scene) { return scene->frames; }
+
 bool sb_scene_frame(sb_scene *scene, char *error, size_t error_size)
 {
-    lua_State *L = scene->L;
     bool ok = true;
-    sb_world *primary = scene->cur.worlds[0];
-    double dt = sb_world_get_def(primary).dt;
+    scene->frames += 1;
     if (scene->update_ok && scene->cur.update_ref != LUA_NOREF) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, scene->cur.update_ref);
-        lua_rawgeti(L, LUA_REGISTRYINDEX, scene->cur.world_refs[0]);
-        lua_pushnumber(L, dt);
-        if (!protected_call(scene, 2, 0, scene->opt.update_seconds, "update()", error, error_size)) {
+        frame_job job = {error, error_size, false};
+        if (!scene_host_call(scene, update_body, &job, error, error_size) || !job.ok) {
             scene->update_ok = false; // until the next reload
             scene->failed = "update";
             ok = false;
@@ -225,13 +255,15 @@ bool sb_scene_frame(sb_scene *scene, char *error, size_t error_size)
     }
     for (int i = 0; i < scene->cur.world_count; ++i)
         sb_world_step(scene->cur.worlds[i]);
-    if (ok && !scene_dispatch_events(scene, error, error_size))
+    char ignored[256]; // update's error is the one to show when both fail
+    frame_job events = {ok ? error : ignored, ok ? error_size : sizeof ignored, false};
+    bool handed = scene_host_call(scene, events_body, &events, events.error, events.error_size);
+    if (!handed) // the events could not be handed over (a full heap): no callback of them ran
+        scene->failed = "events";
+    if (ok && !(handed && events.ok))
         ok = false;
-    else if (!ok) {
-        char ignored[256];
-        scene_dispatch_events(scene, ignored, sizeof ignored); // update's error is the one to show
+    else if (!ok)
         scene->failed = "update";
-    }
     scene_log_flush(scene);
     return ok;
 }
@@ -242,17 +274,22 @@ sb_world *sb_scene_world(const sb_scene *scene, int i)
 {
     return i >= 0 && i < scene->cur.world_count ? scene->cur.worlds[i] : NULL;
 }
+static void title_body(sb_scene *scene, void *args)
+{
+    const char **title = (const char **)args;
+    if (lua_getfield(scene->L, LUA_REGISTRYINDEX, "springbox.title") == LUA_TSTRING) {
+        snprintf(scene->title_shown, sizeof scene->title_shown, "%s", lua_tostring(scene->L, -1));
+        scene_clean_text(scene->title_shown);
+        *title = scene->title_shown;
+    }
+    lua_pop(scene->L, 1);
+}
+
 const char *sb_scene_title(const sb_scene *scene)
 {
-    const char *title = NULL;
-    if (lua_getfield(scene->L, LUA_REGISTRYINDEX, "springbox.title") == LUA_TSTRING)
-        title = lua_tostring(scene->L, -1);
-    lua_pop(scene->L, 1);
-    if (!title)
-        return scene->cur.title;
-    snprintf(((sb_scene *)scene)->title_shown, sizeof scene->title_shown, "%s", title);
-    scene_clean_text(((sb_scene *)scene)->title_shown);
-    return scene->title_shown;
+    const char *title = scene->cur.title;
+    scene_host_call((sb_scene *)scene, title_body, &title, NULL, 0);
+    return title;
 }
 const char *sb_scene_warning(const sb_scene *scene) { return scene->cur.warning ? scene->cur.warning : ""; }
 int sb_scene_file_count(const sb_scene *scene) { return scene->cur.file_count; }
@@ -264,17 +301,24 @@ const char *sb_scene_file(const sb_scene *scene, int i)
 
 // The declarations live in the registry table "springbox.tunables" as name -> {value, min, max},
 // filled by springbox.tune during the last successful run.
-int sb_scene_tunable_count(const sb_scene *scene)
+static void tunable_count_body(sb_scene *scene, void *args)
 {
     lua_State *L = scene->L;
-    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
-    int n = 0;
-    lua_pushnil(L);
-    while (lua_next(L, -2)) {
-        n += 1;
-        lua_pop(L, 1);
+    int *n = (int *)args;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables") == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            *n += 1;
+            lua_pop(L, 1);
+        }
     }
     lua_pop(L, 1);
+}
+
+int sb_scene_tunable_count(const sb_scene *scene)
+{
+    int n = 0;
+    scene_host_call((sb_scene *)scene, tunable_count_body, &n, NULL, 0);
     return n;
 }
 
@@ -289,29 +333,29 @@ static int compare_tunables(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-sb_tunable sb_scene_tunable(const sb_scene *scene, int i)
+typedef struct tunable_job { tunable_order *names; int n, i; sb_tunable t; } tunable_job;
+
+static void tunable_body(sb_scene *scene, void *args)
 {
-    sb_tunable t = {NULL, 0, 0, 0};
+    tunable_job *job = (tunable_job *)args;
     lua_State *L = scene->L;
-    int n = sb_scene_tunable_count(scene);
-    if (i < 0 || i >= n)
-        return t;
-    // In the order they were declared (springbox.tune), then by name: stable whatever the table's.
-    tunable_order *names = malloc(sizeof *names * (size_t)n);
-    if (!names)
-        return t;
-    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables") != LUA_TTABLE)
+        return;
     int k = 0;
     lua_pushnil(L);
     while (lua_next(L, -2)) {
         lua_rawgeti(L, -1, 4);
-        names[k].order = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 1e300; // from a returned `tune` table: last
+        double order = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 1e300; // from a returned `tune` table: last
         lua_pop(L, 2);
-        names[k++].name = lua_tostring(L, -1); // the keys stay anchored in the table
+        if (k < job->n)
+            job->names[k++] = (tunable_order){lua_tostring(L, -1), order}; // the keys stay anchored in the table
     }
-    qsort(names, (size_t)n, sizeof *names, compare_tunables);
-    t.name = names[i].name;
-    lua_getfield(L, -1, t.name);
+    if (k < job->n)
+        return;
+    qsort(job->names, (size_t)job->n, sizeof *job->names, compare_tunables);
+    const char *name = job->names[job->i].name;
+    lua_pushstring(L, name);
+    lua_rawget(L, -2);
     double v[3] = {0, 0, 0};
     for (int j = 0; j < 3; ++j) {
         lua_rawgeti(L, -1, j + 1);
@@ -321,25 +365,46 @@ sb_tunable sb_scene_tunable(const sb_scene *scene, int i)
     lua_pop(L, 2);
     // A current override wins over the declared default.
     lua_getfield(L, LUA_REGISTRYINDEX, "springbox.overrides");
-    if (lua_getfield(L, -1, t.name) == LUA_TNUMBER)
+    lua_pushstring(L, name);
+    if (lua_rawget(L, -2) == LUA_TNUMBER)
         v[0] = lua_tonumber(L, -1);
     lua_pop(L, 2);
-    free(names);
-    t.value = v[0];
-    t.min = v[1];
-    t.max = v[2];
-    return t;
+    job->t = (sb_tunable){name, v[0], v[1], v[2]};
+}
+
+sb_tunable sb_scene_tunable(const sb_scene *scene, int i)
+{
+    sb_tunable none = {NULL, 0, 0, 0};
+    int n = sb_scene_tunable_count(scene);
+    if (i < 0 || i >= n)
+        return none;
+    // In the order they were declared (springbox.tune), then by name: stable whatever the table's.
+    tunable_job job = {malloc(sizeof *job.names * (size_t)n), n, i, none};
+    if (job.names)
+        scene_host_call((sb_scene *)scene, tunable_body, &job, NULL, 0);
+    free(job.names);
+    return job.t;
+}
+
+typedef struct override_job { const char *name; double value; } override_job;
+
+static void override_body(sb_scene *scene, void *args)
+{
+    override_job *job = (override_job *)args;
+    lua_getfield(scene->L, LUA_REGISTRYINDEX, "springbox.overrides");
+    lua_pushnumber(scene->L, job->value);
+    lua_setfield(scene->L, -2, job->name);
+    lua_pop(scene->L, 1);
 }
 
 sb_reload_event sb_scene_set_tunable(sb_scene *scene, const char *name, double value)
 {
-    lua_State *L = scene->L;
     if (!isfinite(value))
         return scene_event(SB_RELOAD_FAILED, "tunable '%s' must be finite", name);
-    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.overrides");
-    lua_pushnumber(L, value);
-    lua_setfield(L, -2, name);
-    lua_pop(L, 1);
+    char error[512];
+    override_job job = {name, value};
+    if (!scene_host_call(scene, override_body, &job, error, sizeof error))
+        return scene_event(SB_RELOAD_FAILED, "%s", error);
     return scene_reload_now(scene, false);
 }
 
@@ -363,13 +428,25 @@ static bool push_written_tunable(lua_State *L, const char *name)
     return written;
 }
 
+typedef struct declared_job { const char *name; double value; bool written; } declared_job;
+
+static void declared_body(sb_scene *scene, void *args)
+{
+    declared_job *job = (declared_job *)args;
+    if (!push_written_tunable(scene->L, job->name))
+        return;
+    lua_rawgeti(scene->L, -1, 8);
+    job->value = lua_tonumber(scene->L, -1);
+    job->written = true;
+    lua_pop(scene->L, 2);
+}
+
 bool sb_scene_tunable_declared(sb_scene *scene, const char *name, double *declared)
 {
-    if (!push_written_tunable(scene->L, name))
+    declared_job job = {name, 0.0, false};
+    if (!scene_host_call(scene, declared_body, &job, NULL, 0) || !job.written)
         return false;
-    lua_rawgeti(scene->L, -1, 8);
-    *declared = lua_tonumber(scene->L, -1);
-    lua_pop(scene->L, 2);
+    *declared = job.value;
     return true;
 }
 
@@ -382,30 +459,37 @@ static int compare_edits(const void *a, const void *b)
     return c ? c : x->edit.offset < y->edit.offset ? -1 : x->edit.offset > y->edit.offset;
 }
 
-int sb_scene_write_tunables(sb_scene *scene, int count, const char *const *names, const char *const *texts,
-                            char *message, size_t message_size)
+typedef struct write_job {
+    int count;
+    const char *const *names, *const *texts;
+    char *message;
+    size_t message_size;
+    pending_edit *edits;
+    scene_edit *group;
+    int result;
+} write_job;
+
+static void write_body(sb_scene *scene, void *args)
 {
+    write_job *job = (write_job *)args;
     lua_State *L = scene->L;
-    message[0] = '\0';
-    if (count <= 0)
-        return 0;
-    pending_edit *edits = calloc((size_t)count, sizeof *edits);
-    if (!edits) {
-        snprintf(message, message_size, "out of memory");
-        return -1;
-    }
-    int n = 0, result = -1;
-    for (int i = 0; i < count; ++i) {
+    const char *const *names = job->names, *const *texts = job->texts;
+    char *message = job->message;
+    size_t message_size = job->message_size;
+    pending_edit *edits = job->edits;
+    int n = 0;
+    job->result = -1;
+    for (int i = 0; i < job->count; ++i) {
         char *end;
         if (strtod(texts[i], &end) == 0.0 && end == texts[i]) {
             snprintf(message, message_size, "'%s' is not a number to write for tunable '%s'", texts[i], names[i]);
-            goto done;
+            return;
         }
         if (!push_written_tunable(L, names[i])) {
             snprintf(message, message_size, "tunable '%s' is not written as a number in springbox.tune{ %s = {<number>, min, "
                                             "max} } (a variable or an expression?), so W cannot write it: edit the file",
                      names[i], names[i]);
-            goto done;
+            return;
         }
         lua_rawgeti(L, -1, 5);
         const char *chunk = lua_tostring(L, -1);
@@ -423,42 +507,49 @@ int sb_scene_write_tunables(sb_scene *scene, int count, const char *const *names
         if (!own) {
             snprintf(message, message_size, "tunable '%s' is declared in %s, which is not a file of the scene", names[i],
                      edits[n].file);
-            goto done;
+            return;
         }
         n += 1;
     }
     qsort(edits, (size_t)n, sizeof *edits, compare_edits);
-    result = 0;
+    job->result = 0;
     for (int first = 0; first < n;) {
         int last = first;
         while (last < n && strcmp(edits[last].file, edits[first].file) == 0)
             last += 1;
-        scene_edit *group = malloc(sizeof *group * (size_t)(last - first));
-        if (!group) {
-            snprintf(message, message_size, "out of memory");
-            result = -1;
-            break;
-        }
         for (int k = first; k < last; ++k)
-            group[k - first] = edits[k].edit;
+            job->group[k - first] = edits[k].edit;
         lua_getfield(L, LUA_REGISTRYINDEX, "springbox.sources");
         lua_pushfstring(L, "@%s", edits[first].file);
         size_t len = 0;
         const char *loaded = lua_rawget(L, -2) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
         char why[512] = "the scene's text of it is not known";
-        bool ok = loaded && scene_replace_in_file(edits[first].file, group, last - first, loaded, len, why, sizeof why);
+        bool ok = loaded && scene_replace_in_file(edits[first].file, job->group, last - first, loaded, len, why, sizeof why);
         lua_pop(L, 2);
-        free(group);
         if (!ok) {
             snprintf(message, message_size, "W did not write %s: %s", edits[first].file, why);
             scene_clean_text(message);
-            result = -1;
-            break;
+            job->result = -1;
+            return;
         }
-        result += last - first;
+        job->result += last - first;
         first = last;
     }
-done:
-    free(edits);
-    return result;
+}
+
+int sb_scene_write_tunables(sb_scene *scene, int count, const char *const *names, const char *const *texts,
+                            char *message, size_t message_size)
+{
+    message[0] = '\0';
+    if (count <= 0)
+        return 0;
+    write_job job = {count, names, texts, message, message_size, calloc((size_t)count, sizeof *job.edits),
+                     calloc((size_t)count, sizeof *job.group), -1};
+    if (!job.edits || !job.group)
+        snprintf(message, message_size, "out of memory");
+    else if (!scene_host_call(scene, write_body, &job, message, message_size))
+        job.result = -1;
+    free(job.edits);
+    free(job.group);
+    return job.result;
 }

@@ -535,7 +535,8 @@ void scene_adopt(sb_scene *scene, scene_build *b, world_shape *shapes)
         scene_shape_free(&scene->shapes[i]);
     free(scene->shapes);
     scene->shapes = shapes;
-    if (!shapes) {
+    if (!shapes) { // a new run: its frames count from 0
+        scene->frames = 0;
         scene->shapes = calloc((size_t)b->world_count, sizeof *scene->shapes);
         for (int i = 0; i < b->world_count && scene->shapes; ++i)
             shape_of(b->worlds[i], &scene->shapes[i]);
@@ -573,7 +574,7 @@ static void tunables_restore(lua_State *L, int kept, bool restore)
     luaL_unref(L, LUA_REGISTRYINDEX, kept);
 }
 
-sb_reload_event scene_reload_now(sb_scene *scene, bool force_restart)
+static sb_reload_event reload(sb_scene *scene, bool force_restart)
 {
     scene_build b;
     char error[sizeof(((sb_reload_event *)0)->message)];
@@ -643,6 +644,8 @@ sb_reload_event scene_reload_now(sb_scene *scene, bool force_restart)
         }
         lua_pushnil(scene->L); // a restarted scene plots afresh: the old series free their panels
         lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.plots");
+        lua_pushnil(scene->L);
+        lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.plots.panel");
         sb_scene_history_clear(scene); // its moments are of worlds built another way
         scene_adopt(scene, &b, NULL);
         if (force_restart)
@@ -682,5 +685,19 @@ sb_reload_event scene_reload_now(sb_scene *scene, bool force_restart)
     return scene_event(SB_RELOAD_KEPT, "tuning applied, state kept (%s)", detail);
 }
 
+typedef struct reload_job { bool force_restart; sb_reload_event event; } reload_job;
 
-// ---------------------------------------------------------------- public API
+static void reload_body(sb_scene *scene, void *args)
+{
+    reload_job *job = (reload_job *)args;
+    job->event = reload(scene, job->force_restart);
+}
+
+sb_reload_event scene_reload_now(sb_scene *scene, bool force_restart)
+{
+    reload_job job = {force_restart, {0}};
+    char error[512];
+    if (!scene_host_call(scene, reload_body, &job, error, sizeof error))
+        return scene_event(SB_RELOAD_FAILED, "%s", error);
+    return job.event;
+}

@@ -53,11 +53,15 @@ typedef struct scene_build {
     unsigned version;         // which run of the scene file made it (logs opened by it carry it)
 } scene_build;
 
+/// The kinds of events a frame hands to callbacks: constraint breaks, leaves, spring breaks, begins, ends.
+#define SCENE_EVENT_KINDS 5
+
 struct sb_scene {
     sb_scene_options opt;
     char *path, *dir;
     char *real_dir;           // dir with links resolved: what a sandboxed scene's files must lie in
     unsigned versions;        // runs of the scene file so far
+    long frames;              // sb_scene_frame calls since the run began (sb_scene_frames)
     lua_State *L;
     size_t memory;
     double deadline;          // CLOCK_MONOTONIC seconds; scripts past it are stopped
@@ -72,6 +76,8 @@ struct sb_scene {
     const char *failed;        // the function the last failed frame names: "update" or a callback
     bool callback_off[SCENE_CALLBACK_COUNT]; // raised an error: off until the next reload
     struct scene_draw *draw;                  // scene_program.c
+    void *event_copy[SCENE_EVENT_KINDS];      // scene_program.c: a world's events, copied before its callbacks
+    size_t event_copy_cap[SCENE_EVENT_KINDS];
     struct scene_logs *logs;                  // scene_log.c: files of springbox.open_log
     struct scene_history *history;            // scene_history.c: the moments kept for rewind, or NULL
 };
@@ -116,6 +122,14 @@ void scene_clean_text(char *text);
 /// The most files a scene's loads are watched through (the scene file and its modules).
 #define SCENE_WATCH_MAX 256
 
+/// Bytes the host's own work on the scene's state may take past the scene's memory limit.
+#define SCENE_HOST_RESERVE ((size_t)4 << 20)
+/// Runs `body(scene, args)`, the host's own work on the scene's Lua state (pushing a callback's
+/// arguments, reading the registry, copying springbox.state), in protected mode, as lua.c runs
+/// its pmain: an error the Lua API raises there ("not enough memory" when a scene keeps its heap
+/// full) comes back as false with the message in `error` (when not NULL); Lua never panics.
+bool scene_host_call(sb_scene *scene, void (*body)(sb_scene *scene, void *args), void *args, char *error,
+                     size_t error_size);
 /// Calls the function below `nargs` arguments with a traceback handler and a wall-clock limit;
 /// on failure the message is in `error`.
 bool protected_call(sb_scene *scene, int nargs, int nresults, double limit, const char *what, char *error, size_t error_size);

@@ -51,15 +51,24 @@ static bool push_callback(sb_scene *scene, scene_callback cb)
     return true;
 }
 
+typedef struct has_job { scene_callback cb; bool has; } has_job;
+
+static void has_body(sb_scene *scene, void *args)
+{
+    has_job *job = (has_job *)args;
+    job->has = push_callback(scene, job->cb);
+    if (job->has)
+        lua_pop(scene->L, 1);
+}
+
 bool sb_scene_has_callback(const sb_scene *scene, const char *name)
 {
     for (int i = 0; i < SCENE_CALLBACK_COUNT; ++i) {
         if (strcmp(name, scene_callback_names[i]) != 0)
             continue;
-        if (!push_callback((sb_scene *)scene, (scene_callback)i))
-            return false;
-        lua_pop(scene->L, 1);
-        return true;
+        has_job job = {(scene_callback)i, false};
+        scene_host_call((sb_scene *)scene, has_body, &job, NULL, 0);
+        return job.has;
     }
     return false;
 }
@@ -100,24 +109,46 @@ static void registry_table(lua_State *L, const char *name)
     }
 }
 
-bool sb_scene_key(sb_scene *scene, const char *key, bool pressed, char *error, size_t error_size)
+/// One input event for a callback: what it was and what the callback said.
+typedef struct input_job {
+    scene_callback cb;
+    const char *key;
+    double x, y, dx, dy;
+    int button;
+    bool pressed, claimed;
+    char *error;
+    size_t error_size;
+} input_job;
+
+static void key_body(sb_scene *scene, void *args)
 {
+    input_job *job = (input_job *)args;
     lua_State *L = scene->L;
-    error[0] = '\0';
     registry_table(L, "springbox.keys"); // what springbox.keyboard.isdown reads
-    if (pressed)
+    if (job->pressed)
         lua_pushboolean(L, 1);
     else
         lua_pushnil(L);
-    lua_setfield(L, -2, key);
+    lua_setfield(L, -2, job->key);
     lua_pop(L, 1);
-    scene_callback cb = pressed ? CB_KEYPRESSED : CB_KEYRELEASED;
-    bool claimed = false;
-    if (push_callback(scene, cb)) {
-        lua_pushstring(L, key);
-        call_callback(scene, cb, 1, &claimed, error, error_size);
+    if (push_callback(scene, job->cb)) {
+        lua_pushstring(L, job->key);
+        call_callback(scene, job->cb, 1, &job->claimed, job->error, job->error_size);
     }
-    return claimed;
+}
+
+/// Runs an input job's body, its error (a full heap) in the job's error.
+static bool run_input(sb_scene *scene, void (*body)(sb_scene *, void *), input_job *job)
+{
+    job->error[0] = '\0';
+    scene_host_call(scene, body, job, job->error, job->error_size);
+    return job->claimed;
+}
+
+bool sb_scene_key(sb_scene *scene, const char *key, bool pressed, char *error, size_t error_size)
+{
+    input_job job = {pressed ? CB_KEYPRESSED : CB_KEYRELEASED, key, 0, 0, 0, 0, 0, pressed, false, error, error_size};
+    return run_input(scene, key_body, &job);
 }
 
 /// springbox.mouse reads {x, y, buttons held as bits}.
@@ -139,58 +170,79 @@ static void record_mouse(lua_State *L, double x, double y, int button, int press
     lua_pop(L, 1);
 }
 
+static void mouse_button_body(sb_scene *scene, void *args)
+{
+    input_job *job = (input_job *)args;
+    lua_State *L = scene->L;
+    record_mouse(L, job->x, job->y, job->button, job->pressed);
+    if (push_callback(scene, job->cb)) {
+        lua_pushnumber(L, job->x);
+        lua_pushnumber(L, job->y);
+        lua_pushinteger(L, job->button);
+        call_callback(scene, job->cb, 3, &job->claimed, job->error, job->error_size);
+    }
+}
+
 bool sb_scene_mouse_button(sb_scene *scene, double x, double y, int button, bool pressed, char *error, size_t error_size)
 {
+    input_job job = {pressed ? CB_MOUSEPRESSED : CB_MOUSERELEASED, NULL, x, y, 0, 0, button, pressed, false, error,
+                     error_size};
+    return run_input(scene, mouse_button_body, &job);
+}
+
+static void mouse_move_body(sb_scene *scene, void *args)
+{
+    input_job *job = (input_job *)args;
     lua_State *L = scene->L;
-    error[0] = '\0';
-    record_mouse(L, x, y, button, pressed);
-    scene_callback cb = pressed ? CB_MOUSEPRESSED : CB_MOUSERELEASED;
-    bool claimed = false;
-    if (push_callback(scene, cb)) {
-        lua_pushnumber(L, x);
-        lua_pushnumber(L, y);
-        lua_pushinteger(L, button);
-        call_callback(scene, cb, 3, &claimed, error, error_size);
+    record_mouse(L, job->x, job->y, 0, 0);
+    if (push_callback(scene, CB_MOUSEMOVED)) {
+        lua_pushnumber(L, job->x);
+        lua_pushnumber(L, job->y);
+        lua_pushnumber(L, job->dx);
+        lua_pushnumber(L, job->dy);
+        call_callback(scene, CB_MOUSEMOVED, 4, NULL, job->error, job->error_size);
     }
-    return claimed;
 }
 
 void sb_scene_mouse_move(sb_scene *scene, double x, double y, double dx, double dy, char *error, size_t error_size)
 {
-    lua_State *L = scene->L;
-    error[0] = '\0';
-    record_mouse(L, x, y, 0, 0);
-    if (push_callback(scene, CB_MOUSEMOVED)) {
-        lua_pushnumber(L, x);
-        lua_pushnumber(L, y);
-        lua_pushnumber(L, dx);
-        lua_pushnumber(L, dy);
-        call_callback(scene, CB_MOUSEMOVED, 4, NULL, error, error_size);
+    input_job job = {CB_MOUSEMOVED, NULL, x, y, dx, dy, 0, false, false, error, error_size};
+    run_input(scene, mouse_move_body, &job);
+}
+
+static void wheel_body(sb_scene *scene, void *args)
+{
+    input_job *job = (input_job *)args;
+    if (push_callback(scene, CB_WHEELMOVED)) {
+        lua_pushnumber(scene->L, job->dx);
+        lua_pushnumber(scene->L, job->dy);
+        call_callback(scene, CB_WHEELMOVED, 2, &job->claimed, job->error, job->error_size);
     }
 }
 
 bool sb_scene_wheel(sb_scene *scene, double dx, double dy, char *error, size_t error_size)
 {
-    error[0] = '\0';
-    bool claimed = false;
-    if (push_callback(scene, CB_WHEELMOVED)) {
-        lua_pushnumber(scene->L, dx);
-        lua_pushnumber(scene->L, dy);
-        call_callback(scene, CB_WHEELMOVED, 2, &claimed, error, error_size);
-    }
-    return claimed;
+    input_job job = {CB_WHEELMOVED, NULL, 0, 0, dx, dy, 0, false, false, error, error_size};
+    return run_input(scene, wheel_body, &job);
 }
 
 // ---------------------------------------------------------------- events
 
 /// Events are copied before any callback runs: a callback may step the world, which replaces
-/// the world's event arrays.
-static void *copy_of(const void *p, size_t bytes)
+/// the world's event arrays. The copies are the scene's (scene->event_copy, kept for the next
+/// frame), so that an error raised while they are handed over leaves nothing to free.
+static void *copy_of(sb_scene *scene, int which, const void *p, size_t bytes)
 {
-    void *q = malloc(bytes ? bytes : 1);
-    if (q && bytes)
-        memcpy(q, p, bytes);
-    return q;
+    if (bytes > scene->event_copy_cap[which]) {
+        void *q = realloc(scene->event_copy[which], bytes);
+        if (!q)
+            return NULL;
+        scene->event_copy[which] = q;
+        scene->event_copy_cap[which] = bytes;
+    }
+    if (bytes)
+        memcpy(scene->event_copy[which], p, bytes);
+    return scene->event_copy[which];
 }
 
 /// What broke, readable after the spring is gone (its handle says "spring was removed"): a table
@@ -248,11 +300,11 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
         int ncbreak = sb_world_constraint_break_events(w, &cbreaks_in);
         if (nbreak + nbegin + nend + nleave + ncbreak == 0)
             continue;
-        sb_constraint_break_event *cbreaks = copy_of(cbreaks_in, sizeof *cbreaks * (size_t)ncbreak);
-        sb_particle_id *leaves = copy_of(leaves_in, sizeof *leaves * (size_t)nleave);
-        sb_break_event *breaks = copy_of(breaks_in, sizeof *breaks * (size_t)nbreak);
-        sb_contact_event *begins = copy_of(begins_in, sizeof *begins * (size_t)nbegin);
-        sb_contact_event *ends = copy_of(ends_in, sizeof *ends * (size_t)nend);
+        sb_constraint_break_event *cbreaks = copy_of(scene, 0, cbreaks_in, sizeof *cbreaks * (size_t)ncbreak);
+        sb_particle_id *leaves = copy_of(scene, 1, leaves_in, sizeof *leaves * (size_t)nleave);
+        sb_break_event *breaks = copy_of(scene, 2, breaks_in, sizeof *breaks * (size_t)nbreak);
+        sb_contact_event *begins = copy_of(scene, 3, begins_in, sizeof *begins * (size_t)nbegin);
+        sb_contact_event *ends = copy_of(scene, 4, ends_in, sizeof *ends * (size_t)nend);
         lua_rawgeti(L, LUA_REGISTRYINDEX, scene->cur.world_refs[wi]);
         int world_idx = lua_gettop(L);
         for (int i = 0; breaks && i < nbreak && ok; ++i) {
@@ -334,11 +386,6 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
             ok = call_callback(scene, CB_LEAVE_BOUNDS, 1, NULL, error, error_size);
         }
         lua_pop(L, 1);
-        free(breaks);
-        free(begins);
-        free(ends);
-        free(leaves);
-        free(cbreaks);
     }
     return ok;
 }
@@ -362,6 +409,11 @@ static const uint32_t draw_default_color = 0xE6E6E6FFu;
 
 void scene_program_free(sb_scene *scene)
 {
+    for (int i = 0; i < SCENE_EVENT_KINDS; ++i) {
+        free(scene->event_copy[i]);
+        scene->event_copy[i] = NULL;
+        scene->event_copy_cap[i] = 0;
+    }
     if (!scene->draw)
         return;
     free(scene->draw->commands);
@@ -530,9 +582,27 @@ static int g_print(lua_State *L) { return add_text(L, false); }
 // part of the window (below the HUD's lines, left of the tuning panel), for a scene's HUD.
 static int g_print_screen(lua_State *L) { return add_text(L, true); }
 
+typedef struct draw_job { scene_draw *d; char *error; size_t error_size; bool ok; } draw_job;
+
+static void draw_body(sb_scene *scene, void *args)
+{
+    draw_job *job = (draw_job *)args;
+    lua_State *L = scene->L;
+    if (push_callback(scene, CB_DRAW)) {
+        // g is made afresh for each call: what one frame does to it cannot reach the next
+        static const luaL_Reg g_functions[] = {
+            {"color", g_color},   {"width", g_width}, {"line", g_line},   {"polygon", g_polygon}, {"rectangle", g_rectangle},
+            {"circle", g_circle}, {"print", g_print}, {"print_screen", g_print_screen}, {NULL, NULL},
+        };
+        lua_createtable(L, 0, 8);
+        lua_pushlightuserdata(L, job->d);
+        luaL_setfuncs(L, g_functions, 1);
+        job->ok = call_callback(scene, CB_DRAW, 1, NULL, job->error, job->error_size);
+    }
+}
+
 bool sb_scene_draw(sb_scene *scene, sb_draw_list *list, char *error, size_t error_size)
 {
-    lua_State *L = scene->L;
     error[0] = '\0';
     memset(list, 0, sizeof *list);
     if (!scene->draw) {
@@ -554,44 +624,67 @@ bool sb_scene_draw(sb_scene *scene, sb_draw_list *list, char *error, size_t erro
     d->count = d->point_count = d->text_used = 0;
     d->color = draw_default_color;
     d->width = 2.0f;
-    bool ok = true;
-    if (push_callback(scene, CB_DRAW)) {
-        // g is made afresh for each call: what one frame does to it cannot reach the next
-        static const luaL_Reg g_functions[] = {
-            {"color", g_color},   {"width", g_width}, {"line", g_line},   {"polygon", g_polygon}, {"rectangle", g_rectangle},
-            {"circle", g_circle}, {"print", g_print}, {"print_screen", g_print_screen}, {NULL, NULL},
-        };
-        lua_createtable(L, 0, 8);
-        lua_pushlightuserdata(L, d);
-        luaL_setfuncs(L, g_functions, 1);
-        ok = call_callback(scene, CB_DRAW, 1, NULL, error, error_size);
-    }
+    draw_job job = {d, error, error_size, true};
+    if (!scene_host_call(scene, draw_body, &job, error, error_size))
+        job.ok = false;
     list->count = d->count;
     list->commands = d->commands;
     list->points = d->points;
     list->text = d->text;
-    return ok;
+    return job.ok;
 }
 
 // ---------------------------------------------------------------- plots
 
+static void plot_count_body(sb_scene *scene, void *args)
+{
+    if (lua_getfield(scene->L, LUA_REGISTRYINDEX, "springbox.plots") == LUA_TTABLE)
+        *(int *)args = (int)lua_rawlen(scene->L, -1);
+    lua_pop(scene->L, 1);
+}
+
 int sb_scene_plot_count(const sb_scene *scene)
 {
-    lua_State *L = scene->L;
     int n = 0;
-    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots") == LUA_TTABLE)
-        n = (int)lua_rawlen(L, -1);
-    lua_pop(L, 1);
+    scene_host_call((sb_scene *)scene, plot_count_body, &n, NULL, 0);
     return n;
+}
+
+typedef struct plot_job { const char *name; int i; char *out; size_t out_size; double value; bool found; } plot_job;
+
+static void plot_panel_body(sb_scene *scene, void *args)
+{
+    plot_job *job = (plot_job *)args;
+    lua_State *L = scene->L;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots.panel") == LUA_TTABLE) {
+        lua_pushstring(L, job->name);
+        if (lua_rawget(L, -2) == LUA_TSTRING)
+            snprintf(job->out, job->out_size, "%s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
 }
 
 void sb_scene_plot_panel(const sb_scene *scene, const char *name, char *panel, size_t panel_size)
 {
-    lua_State *L = scene->L;
     snprintf(panel, panel_size, "%s", name);
-    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots.panel") == LUA_TTABLE) {
-        if (lua_getfield(L, -1, name) == LUA_TSTRING)
-            snprintf(panel, panel_size, "%s", lua_tostring(L, -1));
+    plot_job job = {name, 0, panel, panel_size, 0.0, false};
+    scene_host_call((sb_scene *)scene, plot_panel_body, &job, NULL, 0);
+}
+
+static void plot_body(sb_scene *scene, void *args)
+{
+    plot_job *job = (plot_job *)args;
+    lua_State *L = scene->L;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots") == LUA_TTABLE && job->i >= 0) {
+        if (lua_rawgeti(L, -1, job->i + 1) == LUA_TSTRING) {
+            snprintf(job->out, job->out_size, "%s", lua_tostring(L, -1));
+            lua_pushvalue(L, -1);
+            lua_rawget(L, -3);
+            job->value = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+            job->found = true;
+        }
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -599,21 +692,11 @@ void sb_scene_plot_panel(const sb_scene *scene, const char *name, char *panel, s
 
 bool sb_scene_plot(const sb_scene *scene, int i, char *name, size_t name_size, double *value)
 {
-    lua_State *L = scene->L;
-    bool found = false;
-    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.plots") == LUA_TTABLE && i >= 0) {
-        if (lua_rawgeti(L, -1, i + 1) == LUA_TSTRING) {
-            snprintf(name, name_size, "%s", lua_tostring(L, -1));
-            lua_pushvalue(L, -1);
-            lua_rawget(L, -3);
-            *value = lua_tonumber(L, -1);
-            lua_pop(L, 1);
-            found = true;
-        }
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-    return found;
+    plot_job job = {NULL, i, name, name_size, 0.0, false};
+    scene_host_call((sb_scene *)scene, plot_body, &job, NULL, 0);
+    if (job.found)
+        *value = job.value;
+    return job.found;
 }
 
 void sb_scene_write_plots_json(const sb_scene *scene, FILE *f)
@@ -689,10 +772,13 @@ void sb_scene_write_worlds_json(const sb_scene *scene, FILE *f)
 
 // ---------------------------------------------------------------- camera
 
-bool sb_scene_camera(sb_scene *scene, sb_camera_request *request)
+typedef struct camera_job { sb_camera_request *request; bool asked; } camera_job;
+
+static void camera_body(sb_scene *scene, void *args)
 {
+    camera_job *job = (camera_job *)args;
+    sb_camera_request *request = job->request;
     lua_State *L = scene->L;
-    bool asked = false;
     if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.camera") == LUA_TTABLE) {
         lua_getfield(L, -1, "height");
         request->height = lua_tonumber(L, -1);
@@ -707,34 +793,44 @@ bool sb_scene_camera(sb_scene *scene, sb_camera_request *request)
             request->y = lua_tonumber(L, -1);
             request->follow = false;
             lua_pop(L, 2);
-            asked = true;
+            job->asked = true;
         } else if (sb_lua_to_particle(L, -1, &w, &id)) {
             sb_particle_def p;
-            asked = sb_particle_get(w, id, &p) == SB_OK;
-            if (asked) {
+            job->asked = sb_particle_get(w, id, &p) == SB_OK;
+            if (job->asked) {
                 request->x = p.position.x;
                 request->y = p.position.y;
                 request->follow = true;
             }
         }
         lua_pop(L, 1);
-        if (!asked || !request->follow) { // done, or the particle (or its world) is gone
+        if (!job->asked || !request->follow) { // done, or the particle (or its world) is gone
             lua_pushnil(L);
             lua_setfield(L, LUA_REGISTRYINDEX, "springbox.camera");
         }
     }
     lua_pop(L, 1);
-    return asked;
+}
+
+bool sb_scene_camera(sb_scene *scene, sb_camera_request *request)
+{
+    camera_job job = {request, false};
+    return scene_host_call(scene, camera_body, &job, NULL, 0) && job.asked;
+}
+
+static void view_body(sb_scene *scene, void *args)
+{
+    const double *v = (const double *)args;
+    registry_table(scene->L, "springbox.view"); // what springbox.camera.get reads
+    for (int i = 0; i < 3; ++i) {
+        lua_pushnumber(scene->L, v[i]);
+        lua_rawseti(scene->L, -2, i + 1);
+    }
+    lua_pop(scene->L, 1);
 }
 
 void sb_scene_set_view(sb_scene *scene, double x, double y, double height)
 {
-    lua_State *L = scene->L;
-    registry_table(L, "springbox.view"); // what springbox.camera.get reads
     double v[3] = {x, y, height};
-    for (int i = 0; i < 3; ++i) {
-        lua_pushnumber(L, v[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-    lua_pop(L, 1);
+    scene_host_call(scene, view_body, v, NULL, 0);
 }

@@ -29,7 +29,11 @@ void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         scene->memory -= old;
         return NULL;
     }
-    if (nsize > old && scene->memory - old + nsize > scene->opt.memory_limit)
+    // The host's own work on the state (a callback's arguments, the registry's bookkeeping) may
+    // go SCENE_HOST_RESERVE past the limit, so that a scene that keeps its heap full fails in its
+    // own code, where the error names it, and not in the host's.
+    size_t limit = scene->opt.memory_limit + (scene->deadline_what ? 0 : SCENE_HOST_RESERVE);
+    if (nsize > old && scene->memory - old + nsize > limit)
         return NULL; // Lua raises "not enough memory"; the process lives on
     // A call past its time limit gets no more memory, so it ends now (protected_call then
     // reports the time limit, the cause): with a big heap Lua spends its time in collections,
@@ -148,6 +152,69 @@ void error_with_source_line(lua_State *L, const char *message, char *error, size
     snprintf(error + first, error_size - first, "\n%6ld | %.200s%s", line, text, rest);
 }
 
+typedef struct host_job {
+    sb_scene *scene;
+    void (*body)(sb_scene *scene, void *args);
+    void *args;
+} host_job;
+
+static int host_job_run(lua_State *L)
+{
+    host_job *job = (host_job *)lua_touserdata(L, 1);
+    lua_pop(L, 1);
+    job->body(job->scene, job->args);
+    return 0;
+}
+
+bool scene_host_call(sb_scene *scene, void (*body)(sb_scene *scene, void *args), void *args, char *error,
+                     size_t error_size)
+{
+    lua_State *L = scene->L;
+    int top = lua_gettop(L);
+    host_job job = {scene, body, args};
+    // a light C function and a light userdata: neither allocates, and the call's own frame is
+    // made inside the protected region
+    lua_pushcfunction(L, host_job_run);
+    lua_pushlightuserdata(L, &job);
+    int rc = lua_pcall(L, 1, 0, 0);
+    if (rc == LUA_OK)
+        return true;
+    if (error && error_size) {
+        const char *message = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error";
+        if (rc == LUA_ERRMEM)
+            snprintf(error, error_size, "not enough memory: the scene's Lua heap is full (%.1f MiB of its limit of "
+                                        "%.1f MiB)", (double)scene->memory / 1048576.0,
+                     (double)scene->opt.memory_limit / 1048576.0);
+        else
+            snprintf(error, error_size, "%s", message);
+        scene_clean_text(error);
+    }
+    lua_settop(L, top);
+    return false;
+}
+
+typedef struct error_job { const char *message; char *error; size_t error_size; } error_job;
+
+static void error_job_run(sb_scene *scene, void *args)
+{
+    error_job *job = (error_job *)args;
+    error_with_source_line(scene->L, job->message, job->error, job->error_size);
+}
+
+/// The error at the top of the stack into `error`, with its source line where the heap allows:
+/// quoting the line takes a few Lua strings, and a scene out of memory gets its message without it.
+static void take_error(sb_scene *scene, char *error, size_t error_size)
+{
+    lua_State *L = scene->L;
+    const char *message = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error (not a string)";
+    error_job job = {message, error, error_size};
+    if (!scene_host_call(scene, error_job_run, &job, NULL, 0)) {
+        snprintf(error, error_size, "%s", message);
+        scene_clean_text(error);
+    }
+    lua_pop(L, 1);
+}
+
 // Calls the function below `nargs` arguments with a traceback handler and a wall-clock limit.
 bool protected_call(sb_scene *scene, int nargs, int nresults, double limit, const char *what,
                            char *error, size_t error_size)
@@ -168,9 +235,14 @@ bool protected_call(sb_scene *scene, int nargs, int nresults, double limit, cons
         lua_pop(scene->L, 1);
         return false;
     }
-    if (rc != LUA_OK) {
-        error_with_source_line(scene->L, lua_tostring(scene->L, -1) ? lua_tostring(scene->L, -1) : "error", error, error_size);
+    if (rc == LUA_ERRMEM) {
+        snprintf(error, error_size, "%s: not enough memory (the scene's Lua heap is at its limit of %.1f MiB)", what,
+                 (double)scene->opt.memory_limit / 1048576.0);
         lua_pop(scene->L, 1);
+        return false;
+    }
+    if (rc != LUA_OK) {
+        take_error(scene, error, error_size);
         return false;
     }
     return true;
@@ -219,6 +291,29 @@ void scene_record_file(scene_build *b, const char *path)
 /// registry's "springbox.sources" for error lines and slider order, then compiled. Like
 /// luaL_loadfile it skips a UTF-8 byte order mark and a first line starting with '#'. Pushes
 /// the function, or an error message; returns the lua_load status.
+typedef struct source_job { const char *path, *text; size_t len; int rc; } source_job;
+
+/// Protected: keeps the text in "springbox.sources" and compiles it; pushes the function or the
+/// message. Run through lua_pcall so that the text, read with malloc, is freed whatever happens.
+static int load_source_protected(lua_State *L)
+{
+    source_job *job = (source_job *)lua_touserdata(L, 1);
+    const char *code = job->text;
+    size_t len = job->len;
+    if (len >= 3 && memcmp(code, "\xEF\xBB\xBF", 3) == 0)
+        code += 3;
+    if (*code == '#') // keep its newline, so line numbers stay
+        code += strcspn(code, "\n");
+    const char *chunk = lua_pushfstring(L, "@%s", job->path);
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.sources");
+    lua_pushvalue(L, -2);
+    lua_pushlstring(L, job->text, len);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    job->rc = luaL_loadbufferx(L, code, len - (size_t)(code - job->text), chunk, "t");
+    return 1;
+}
+
 int scene_load_source(sb_scene *scene, const char *path, const char *real_dir)
 {
     lua_State *L = scene->L;
@@ -228,21 +323,12 @@ int scene_load_source(sb_scene *scene, const char *path, const char *real_dir)
         lua_pushfstring(L, "cannot read %s: %s", path, why);
         return LUA_ERRFILE;
     }
-    const char *code = text;
-    if (len >= 3 && memcmp(code, "\xEF\xBB\xBF", 3) == 0)
-        code += 3;
-    if (*code == '#') // keep its newline, so line numbers stay
-        code += strcspn(code, "\n");
-    const char *chunk = lua_pushfstring(L, "@%s", path);
-    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.sources");
-    lua_pushvalue(L, -2);
-    lua_pushlstring(L, text, len);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-    int rc = luaL_loadbufferx(L, code, len - (size_t)(code - text), chunk, "t");
-    lua_remove(L, -2); // the chunk name
+    source_job job = {path, text, len, LUA_OK};
+    lua_pushcfunction(L, load_source_protected);
+    lua_pushlightuserdata(L, &job);
+    int rc = lua_pcall(L, 1, 1, 0);
     free(text);
-    return rc;
+    return rc != LUA_OK ? rc : job.rc;
 }
 
 // require inside a sandboxed scene: "springbox", or a Lua file next to the scene
