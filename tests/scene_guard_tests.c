@@ -2,6 +2,7 @@
 // a fuzzer of scripts finds nothing that crashes or hangs it.
 #define _DEFAULT_SOURCE
 #include "sb_constraint.h"
+#include "sb_input.h"
 #include "sb_scene.h"
 
 #include <math.h>
@@ -371,6 +372,15 @@ static const char *const fuzz_load[] = {
     "collectgarbage('stop')\nfor i = 1, 12 do sb.plot('f' .. i, i) end\n",
     "sb.camera.look(1e12, -1e12, 1e-6)\n",
     "sb.tune{ k = {1, 0, 2}, ['odd'] = {-1, -2, 2} }\n",
+    // the time machine's surfaces: snapshots and restores, a full heap, spins, odd tunables
+    "local snap = w:snapshot()\nlocal q = w:particle{}\nw:restore(snap)\nlocal r = w:particle{}\nassert(r ~= q and q.removed)\n"
+    "local st = sb.state{}\nst.snap = snap\nst.q = q\n",
+    "for i = 1, 40 do local ok, s = pcall(w.snapshot, w); if ok then sb.state{}[i] = s end end\n",
+    "local hog = {}\nwhile pcall(function() for i = 1, 1e9 do hog[#hog + 1] = { i } end end) do end\n",
+    "w:particle{ spin = 1e12, rolls = true, radius = 0.1 }\nw:wall(-5, -0.1, 5, -0.1)\n",
+    "sb.tune{ ['deck hz'] = {1, 0, 2}, ['%41 \\xc3\\xa9'] = {1, 0, 2}, " "a_tunable_name_of_seventy_characters_that_all_the_tools_must_keep_whole = {1, 0, 2} }\n",
+    "local st = sb.state{}\nst.cells = st.cells or {}\nfor i = 1, 200000 do st.cells[i] = { i } end\n",
+    "local moment = w:snapshot()\nfor i = 1, 5 do w:particle{ x = i } end\nw:restore(moment)\nw:wall(0, 0, 1, 1)\n",
 };
 static const char *const fuzz_update[] = {
     "function(world) world:close() end",
@@ -397,6 +407,12 @@ static const char *const fuzz_update[] = {
     "function() error('\\27[2J\\255\\0 bytes', 0) end",
     "function(world) for p in world:particles() do sb.camera.follow(p, 1e-6) end end",
     "function() for i = 1, 13 do pcall(sb.plot, 'u' .. i, i) end end",
+    "function(world) local s = world:snapshot(); world:step(3); world:restore(s, { keep_tuning = true }) end",
+    "function(world) local st = sb.state{}; if st.snap then pcall(world.restore, world, st.snap) end end",
+    "function() local t = {} while true do t[#t + 1] = {} end end",
+    "function(world) for p in world:particles() do pcall(function() p.spin = 1e12 end) end end",
+    "function() local st = sb.state{}; st.f = function() end; st.m = setmetatable({}, { __index = print }) end",
+    "function(world) for i = 1, 100 do pcall(sb.plot, 'p' .. math.random(1e9), i) end end",
 };
 static const char *const fuzz_return[] = {
     "return w\n",
@@ -460,8 +476,22 @@ TEST(fuzz_scene_host)
             continue;
         }
         opened += 1;
+        // the time machine: history kept each frame, gone back to and cut, the hands recorded
+        sb_scene_history_enable(s, 1.0, (size_t)16 << 20, fuzz_pick(2) ? 1e9 : 1e-6);
+        sb_input_log *hands = sb_input_log_create();
         for (int step = 0; step < 4; ++step) {
             for (int f = 0; f < 5; ++f) {
+                sb_input_event key = {.kind = SB_INPUT_KEY, .frame = sb_scene_frames(s), .pressed = f % 2 == 0};
+                snprintf(key.name, sizeof key.name, "space");
+                sb_input_log_add(hands, &key);
+                sb_scene_history_record(s);
+                if (fuzz_pick(4) == 0 && sb_scene_history_count(s) > 0) {
+                    int at = fuzz_pick(sb_scene_history_count(s));
+                    sb_scene_history_go(s, at);
+                    if (fuzz_pick(2))
+                        sb_scene_history_cut(s, at);
+                }
+                (void)sb_scene_history_status(s);
                 sb_draw_list list;
                 sb_scene_key(s, "space", f % 2 == 0, error, sizeof error);
                 sb_scene_mouse_button(s, 0.5, 0.5, 1 + f % 3, f % 2 == 0, error, sizeof error);
@@ -473,6 +503,17 @@ TEST(fuzz_scene_host)
                 ENSURE(list.count >= 0 && list.count <= 65536);
             }
             ENSURE(sb_scene_world_count(s) >= 1 && sb_scene_world(s, 0) != NULL);
+            // the tuning history: every tunable set as a slider would, and recorded
+            for (int i = 0; i < sb_scene_tunable_count(s); ++i) {
+                sb_tunable t = sb_scene_tunable(s, i);
+                if (!t.name)
+                    continue;
+                sb_input_event tune = {.kind = SB_INPUT_TUNE, .frame = sb_scene_frames(s), .value = t.min};
+                snprintf(tune.name, sizeof tune.name, "%s", t.name);
+                sb_input_log_add(hands, &tune);
+                sb_reload_event e = sb_scene_set_tunable(s, t.name, t.min);
+                ENSURE(e.message[0] != '\0');
+            }
             fuzz_scene(text, sizeof text);
             write_file("fuzz.lua", text);
             sb_reload_event e = sb_scene_reload(s);
@@ -480,6 +521,22 @@ TEST(fuzz_scene_host)
             ENSURE(e.message[0] != '\0');
             ENSURE(e.result == SB_RELOAD_KEPT || e.result == SB_RELOAD_RESTARTED || e.result == SB_RELOAD_FAILED);
         }
+        // what was recorded is read back whole and replays into the scene without harm
+        char why[512];
+        ENSURE(sb_input_log_write(hands, scene_path("fuzz_hands.txt"), why, sizeof why));
+        sb_input_log *again = sb_input_log_read(scene_path("fuzz_hands.txt"), why, sizeof why);
+        if (!again)
+            printf("recording refused: %s\n", why);
+        ENSURE(again && sb_input_log_count(again) == sb_input_log_count(hands));
+        sb_scene_restart(s);
+        for (int i = 0; i < sb_input_log_count(again); ++i) {
+            sb_reload_event reload;
+            sb_input_apply(s, sb_input_log_event(again, i), &reload, error, sizeof error);
+            if (i % 4 == 0)
+                sb_scene_frame(s, error, sizeof error);
+        }
+        sb_input_log_free(again);
+        sb_input_log_free(hands);
         sb_scene_close(s);
     }
     printf("%d random scenes, %d opened, %d reloads\n", cases, opened, reloads);

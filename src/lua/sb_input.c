@@ -36,6 +36,7 @@ void sb_input_log_free(sb_input_log *log)
 
 bool sb_input_log_add(sb_input_log *log, const sb_input_event *e)
 {
+    sb_input_log_cut(log, e->frame); // the run went back to this frame: what came after is not its past
     if (log->count == log->cap) {
         int cap = log->cap ? 2 * log->cap : 256;
         sb_input_event *n = realloc(log->events, sizeof *n * (size_t)cap);

@@ -42,7 +42,8 @@ typedef struct sb_input_log sb_input_log;
 /// An empty log; NULL without memory.
 sb_input_log *sb_input_log_create(void);
 void sb_input_log_free(sb_input_log *log);
-/// Adds an event at the end (events come in frame order); false without memory.
+/// Adds an event at the end. Events come in frame order: one at an earlier frame than the last
+/// (the run went back, a rewind) first forgets those after its frame. False without memory.
 bool sb_input_log_add(sb_input_log *log, const sb_input_event *event);
 int sb_input_log_count(const sb_input_log *log);
 const sb_input_event *sb_input_log_event(const sb_input_log *log, int i);
