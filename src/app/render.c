@@ -438,6 +438,33 @@ static bool gather_particles(render_ctx *rc, const sb_view *v, const sb_world *w
     return true;
 }
 
+/// The walls, into the batch. A chain's walls shorter than a pixel (a polyline of a million
+/// points across the view) are drawn joined: a line each pixel and a half along the chain.
+static void walls_geometry(render_ctx *rc, const sb_view *v, const sb_world *w, int *nv, int *ni)
+{
+    sb_wall_id wall = {SB_NULL_INDEX, 0};
+    SDL_FPoint pen = {0, 0}, tip = {0, 0};
+    sb_vec2 chain_end = {NAN, NAN};
+    while (sb_world_next_wall(w, &wall)) {
+        sb_vec2 a, b;
+        sb_wall_get(w, wall, &a, &b);
+        if (a.x != chain_end.x || a.y != chain_end.y) { // a new chain: what is left of the last one
+            if (tip.x != pen.x || tip.y != pen.y)
+                thick_line(rc, nv, ni, pen, tip, 3.0f, COLOR_WALL);
+            pen = view_to_screen(v, a);
+        }
+        tip = view_to_screen(v, b);
+        chain_end = b;
+        float dx = tip.x - pen.x, dy = tip.y - pen.y;
+        if (!(dx * dx + dy * dy < 2.25f)) { // far enough (or not a number: thick_line leaves it out)
+            thick_line(rc, nv, ni, pen, tip, 3.0f, COLOR_WALL);
+            pen = tip;
+        }
+    }
+    if (tip.x != pen.x || tip.y != pen.y)
+        thick_line(rc, nv, ni, pen, tip, 3.0f, COLOR_WALL);
+}
+
 void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const render_marks *marks)
 {
     SDL_Renderer *r = rc->r;
@@ -452,12 +479,7 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
     int nv = 0, ni = 0;
 
     // walls and bounds
-    sb_wall_id wall = {SB_NULL_INDEX, 0};
-    while (sb_world_next_wall(w, &wall)) {
-        sb_vec2 a, b;
-        sb_wall_get(w, wall, &a, &b);
-        thick_line(rc, &nv, &ni, view_to_screen(v, a), view_to_screen(v, b), 3.0f, COLOR_WALL);
-    }
+    walls_geometry(rc, v, w, &nv, &ni);
     if (def.has_bounds) {
         sb_bounds bd = def.bounds;
         sb_vec2 c[4] = {{bd.xmin, bd.ymin}, {bd.xmax, bd.ymin}, {bd.xmax, bd.ymax}, {bd.xmin, bd.ymax}};
