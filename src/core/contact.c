@@ -18,8 +18,6 @@
 /// steps as fast.
 static const double contact_damping_ratio = 10.0;
 static const double contact_push_max = 3.0;
-/// Approach speeds below this bounce with no restitution, so resting piles stay at rest.
-static const double restitution_threshold = 1.0;
 /// The softest a contact gets, as a fraction of the step rate: 45 Hz at 60 steps a second. The
 /// quarter of the sub-step rate is the stiffest contact one solve pass and one relax pass a
 /// sub-step hold still (above it a column popped up), and at one and two sub-steps it is 15 and
@@ -558,6 +556,15 @@ static inline double rolling_impulse_step(const sb_world *w, sb_contact *c, cons
 //
 // solve_one's pair path, lane by lane: its formulas are normal_impulse_step and
 // friction_impulse_step, which a change must make in both (simd_matches_scalar fails otherwise).
+/// The relax's bias for a speculative contact (s > 0) that closes at vn: it holds what would
+/// close within the next sub-step, but a closing faster than the restitution threshold is an
+/// impact, which the next sub-step's collisions take (contacts_collide): held here it would meet
+/// them at the speed the hold left it, and a struck row would take the blow as one.
+static inline double impact_ahead(const sb_world *w, const sb_contact *c, bool use_bias, double s, double vn, double bias)
+{
+    return !use_bias && s > 0.0 && c->restitution > 0.0 && vn < -w->def.restitution_threshold && -vn > bias ? -vn : bias;
+}
+
 // Contacts of one colour (0 to 62) share no moving particle, so four can be solved at once, as
 // four springs are (springs_simd.c): the same IEEE operations in each lane in the scalar order
 // (no fused multiply-add: CMakeLists.txt sets -ffp-contract=off), so the world is bit-identical
@@ -608,6 +615,13 @@ __attribute__((target("avx2"))) static void solve4(const contact_job *job, sb_co
     const __m256d rvx = _mm256_add_pd(_mm256_sub_pd(zero, vax), vbx), rvy = _mm256_add_pd(_mm256_sub_pd(zero, vay), vby);
     // normal_impulse_step
     const __m256d vn = _mm256_add_pd(_mm256_mul_pd(rvx, nx), _mm256_mul_pd(rvy, ny));
+    if (!job->flag) { // impact_ahead, lane by lane
+        const __m256d minus_vn = _mm256_sub_pd(zero, vn);
+        const __m256d bouncy = _mm256_cmp_pd(LANES(c, restitution), zero, _CMP_GT_OQ);
+        const __m256d impact = _mm256_and_pd(_mm256_and_pd(_mm256_and_pd(positive, bouncy), _mm256_cmp_pd(minus_vn, bias, _CMP_GT_OQ)),
+                                             _mm256_cmp_pd(vn, _mm256_set1_pd(-w->def.restitution_threshold), _CMP_LT_OQ));
+        bias = _mm256_blendv_pd(bias, minus_vn, impact);
+    }
     const __m256d ni = LANES(c, normal_impulse);
     const __m256d neg_mass = _mm256_sub_pd(zero, LANES(c, normal_mass));
     const __m256d impulse = _mm256_sub_pd(_mm256_mul_pd(_mm256_mul_pd(neg_mass, mass_scale), _mm256_add_pd(vn, bias)),
@@ -703,6 +717,7 @@ static void solve_one(const contact_job *job, sb_contact *c)
     if (c->b2 >= 0) { // a solid spring: the general path (its ends share the impulse)
         contact_levers l = levers_of(w, c);
         sb_vec2 n = c->normal, tn = v2(-n.y, n.x), rv = relative_velocity(w, c);
+        bias = impact_ahead(w, c, use_bias, s, v2_dot(rv, n), bias);
         double pn = normal_impulse_step(c, v2_dot(rv, n), bias, mass_scale, impulse_scale);
         double pt = friction_impulse_step(c, v2_dot(rv, tn) + spin_slip(w, c, &l));
         apply_impulse(w, c, v2_add(v2_scale(n, pn), v2_scale(tn, pt)));
@@ -718,6 +733,7 @@ static void solve_one(const contact_job *job, sb_contact *c)
         rvx += vel[b].x;
         rvy += vel[b].y;
     }
+    bias = impact_ahead(w, c, use_bias, s, rvx * nx + rvy * ny, bias);
     double pn = normal_impulse_step(c, rvx * nx + rvy * ny, bias, mass_scale, impulse_scale);
     if (frictionless(c)) { // no tangent impulse, so nothing turns
         apply_prepared(w, c, v2(pn * nx, pn * ny));
@@ -932,13 +948,216 @@ void walls_hold_centres(sb_world *w)
     }
 }
 
+// ------------------------------------------------------------------ impacts, one pair at a time
+//
+// A contact whose ends close faster than the world's restitution threshold and will touch within
+// this sub-step is an impact, and an impact is a collision of its two ends alone: the closing
+// speed along the normal becomes e times it apart (the pair's momentum kept, e <= 1, so no energy
+// is made), with Coulomb friction on the tangent and the turns, and each end is moved by what its
+// old velocity would have carried it until the touch, so that it leaves from the surface (the
+// time of impact in the sub-step). A collision changes its ends' velocities, so a neighbour they
+// touch may now close in its turn: its contact goes next, and a push travels down a touching row
+// one collision at a time, as impulse-based simulation resolves collisions (Mirtich and Canny,
+// "Impulse-based simulation of rigid bodies", 1995) and as Guendelman, Bridson and Fedkiw
+// ("Nonconvex rigid bodies with stacking", 2003) process collisions before contacts. Solved
+// together, as the contact solver solves them, the ends of a struck row leave as one (Newton's
+// cradle: the last ball of five left at 0.35 of the speed, the struck one went back at 0.13).
+// The solve that follows then finds these contacts parting, and holds only what rests.
+
+typedef struct impact_pass {
+    int *of_particle, *start; // the contacts of each particle (both ends), by particle slot
+    int *queue;
+    uint8_t *queued;
+    double *changed;          // by particle slot: when in the sub-step its velocity last changed (0: not yet)
+    sb_vec2 *moved;           // by particle slot: what the collisions moved it by (collide_pair)
+} impact_pass;
+
+/// Where contact c's ends close at normal speed vn (< 0), at separation `sep`: the time of the
+/// touch within sub-step h, or a negative number when it is no impact (too slow, or past h). A
+/// collision cannot come before the velocities that make it: an end struck at time t closes on
+/// its next neighbour from t on (`ip`, once the pass has begun).
+static inline double impact_time(const sb_world *w, const impact_pass *ip, const sb_contact *c, double vn, double h)
+{
+    if (!(vn < -w->def.restitution_threshold) || c->restitution == 0.0 || c->art)
+        return -1.0;
+    double sep = c->separation;
+    if (ip) // each end where its velocity now would have it at the sub-step's start, along the normal
+        sep += v2_dot(v2_sub(b_side(c, ip->moved), ip->moved[c->a]), c->normal);
+    double t = sep > 0.0 ? sep / -vn : 0.0;
+    if (ip) { // not before the velocities that close them came
+        t = fmax(t, ip->changed[c->a]);
+        t = c->b >= 0 ? fmax(t, ip->changed[c->b]) : t;
+        t = c->b2 >= 0 ? fmax(t, ip->changed[c->b2]) : t;
+    }
+    return t < h ? t : -1.0;
+}
+
+/// One collision of contact c's ends, at relative normal speed vn (< 0), touching at time t of the
+/// sub-step; what it moves an end by is added to `moved`.
+static void collide_pair(sb_world *w, sb_contact *c, double vn, double t, sb_vec2 *moved)
+{
+    const double wa = inv_mass_of(w, c->a), wsum = wa + inv_mass_b(w, c);
+    if (wsum == 0.0)
+        return;
+    const double j = -(1.0 + c->restitution) * vn / wsum;
+    sb_vec2 n = c->normal, tn = v2(-n.y, n.x);
+    const contact_levers l = levers_of(w, c);
+    double vt = v2_dot(relative_velocity(w, c), tn), tsum = wsum;
+    if (w->spinning) { // the surfaces slip by their spins too, and the friction turns them
+        vt += spin_slip(w, c, &l);
+        tsum = tangent_sum(wsum, &l);
+    }
+    double jt = -vt / tsum, limit = c->friction * j;
+    jt = jt < -limit ? -limit : jt > limit ? limit : jt;
+    const sb_vec2 p = v2_add(v2_scale(n, j), v2_scale(tn, jt));
+    // until the touch the ends move with their old velocities: x + v h + (v_old - v_new) t. Not
+    // an end that springs join: its springs would take the move back as speed (a cradle's struck
+    // ball on its rod left at half the speed), so it leaves up to a sub-step early instead
+    if (t > 0.0 && c->b2 < 0) {
+        if (w->degree[c->a] == 0 && w->inv_mass[c->a] > 0.0) {
+            const sb_vec2 move = v2_scale(p, t * w->inv_mass[c->a]);
+            w->pos[c->a] = v2_add(w->pos[c->a], move);
+            moved[c->a] = v2_add(moved[c->a], move);
+        }
+        if (c->b >= 0 && w->degree[c->b] == 0 && w->inv_mass[c->b] > 0.0) {
+            const sb_vec2 move = v2_scale(p, -t * w->inv_mass[c->b]);
+            w->pos[c->b] = v2_add(w->pos[c->b], move);
+            moved[c->b] = v2_add(moved[c->b], move);
+        }
+    }
+    apply_impulse(w, c, p);
+    if (w->spinning && c->b2 < 0)
+        apply_spin(w, c, &l, jt, 0.0);
+    if (j > c->max_normal_impulse) // it touched in this step (events.c)
+        c->max_normal_impulse = j;
+}
+
+/// Builds the list of each particle's contacts (of contacts_next); false out of memory.
+static bool impact_pass_index(sb_world *w, impact_pass *ip)
+{
+    const int np = w->p_high, nc = w->contact_next_count;
+    ip->start = calloc((size_t)np + 1, sizeof *ip->start);
+    ip->of_particle = malloc(sizeof *ip->of_particle * (size_t)(3 * nc + 1));
+    ip->queue = malloc(sizeof *ip->queue * (size_t)(nc + 1));
+    ip->queued = calloc((size_t)nc + 1, 1);
+    ip->changed = calloc((size_t)np + 1, sizeof *ip->changed);
+    ip->moved = calloc((size_t)np + 1, sizeof *ip->moved);
+    if (!ip->start || !ip->of_particle || !ip->queue || !ip->queued || !ip->changed || !ip->moved)
+        return false;
+    for (int k = 0; k < nc; ++k) {
+        const sb_contact *c = &w->contacts_next[k];
+        ip->start[c->a + 1] += 1;
+        if (c->b >= 0)
+            ip->start[c->b + 1] += 1;
+        if (c->b2 >= 0)
+            ip->start[c->b2 + 1] += 1;
+    }
+    for (int i = 0; i < np; ++i)
+        ip->start[i + 1] += ip->start[i];
+    int *fill = malloc(sizeof *fill * (size_t)(np + 1));
+    if (!fill)
+        return false;
+    memcpy(fill, ip->start, sizeof *fill * (size_t)(np + 1));
+    for (int k = 0; k < nc; ++k) {
+        const sb_contact *c = &w->contacts_next[k];
+        ip->of_particle[fill[c->a]++] = k;
+        if (c->b >= 0)
+            ip->of_particle[fill[c->b]++] = k;
+        if (c->b2 >= 0)
+            ip->of_particle[fill[c->b2]++] = k;
+    }
+    free(fill);
+    return true;
+}
+
+static void impact_pass_free(impact_pass *ip)
+{
+    free(ip->changed);
+    free(ip->moved);
+    free(ip->of_particle);
+    free(ip->start);
+    free(ip->queue);
+    free(ip->queued);
+}
+
+/// Queues contact k unless it is queued: the queue is a ring of one place a contact.
+static void queue_contact(const sb_world *w, impact_pass *ip, int k, int *tail)
+{
+    if (ip->queued[k])
+        return;
+    ip->queued[k] = 1;
+    ip->queue[(*tail)++ % w->contact_next_count] = k;
+}
+
+/// Queues the contacts of particle i (a moving one).
+static void queue_contacts_of(const sb_world *w, impact_pass *ip, int i, int *tail)
+{
+    if (i < 0 || w->inv_mass[i] == 0.0)
+        return;
+    for (int m = ip->start[i]; m < ip->start[i + 1]; ++m)
+        queue_contact(w, ip, ip->of_particle[m], tail);
+}
+
+void contacts_collide(sb_world *w, double window, bool geometry_current)
+{
+    const double h = window;
+    const int nc = w->contact_next_count;
+    int first = -1;
+    for (int k = 0; k < nc && first < 0; ++k) { // most sub-steps have no impact: a scan
+        sb_contact *c = &w->contacts_next[k];
+        if (!geometry_current)
+            contact_geometry(w, c);
+        if (impact_time(w, NULL, c, v2_dot(relative_velocity(w, c), c->normal), h) >= 0.0)
+            first = k;
+    }
+    if (first < 0)
+        return;
+    for (int k = first + 1; !geometry_current && k < nc; ++k)
+        contact_geometry(w, &w->contacts_next[k]);
+    impact_pass ip = {0};
+    if (!impact_pass_index(w, &ip)) { // out of memory: the contact solve takes them, as one
+        impact_pass_free(&ip);
+        return;
+    }
+    // The contacts that close, in list order, then whatever their collisions make close in turn.
+    // A ball wedged between two walls would bounce between them for ever: the contacts collide
+    // `rounds` times each a sub-step at most, on average, and what is left the solve takes.
+    enum { rounds = 8 };
+    int head = 0, tail = 0, processed = 0;
+    const int budget = rounds * nc + 64;
+    for (int k = first; k < nc; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        if (impact_time(w, &ip, c, v2_dot(relative_velocity(w, c), c->normal), h) >= 0.0)
+            queue_contact(w, &ip, k, &tail);
+    }
+    while (head < tail && processed < budget) {
+        const int k = ip.queue[head++ % nc];
+        ip.queued[k] = 0;
+        sb_contact *c = &w->contacts_next[k];
+        const double vn = v2_dot(relative_velocity(w, c), c->normal), t = impact_time(w, &ip, c, vn, h);
+        if (t < 0.0)
+            continue;
+        collide_pair(w, c, vn, t, ip.moved);
+        ip.changed[c->a] = t;
+        if (c->b >= 0)
+            ip.changed[c->b] = t;
+        if (c->b2 >= 0)
+            ip.changed[c->b2] = t;
+        processed += 1;
+        queue_contacts_of(w, &ip, c->a, &tail); // the ends' other contacts may close now
+        queue_contacts_of(w, &ip, c->b, &tail);
+        queue_contacts_of(w, &ip, c->b2, &tail);
+    }
+    impact_pass_free(&ip);
+}
+
 static void restitution_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
     sb_world *w = job->w;
     for (int k = from; k < to; ++k) {
         sb_contact *c = job_contact(job, k);
-        if (c->restitution == 0.0 || c->relative_velocity > -restitution_threshold || c->max_normal_impulse == 0.0 || c->art)
+        if (c->restitution == 0.0 || c->relative_velocity > -w->def.restitution_threshold || c->max_normal_impulse == 0.0 || c->art)
             continue;
         double vn = v2_dot(relative_velocity(w, c), c->normal);
         double impulse = -c->normal_mass * (vn + c->restitution * c->relative_velocity);
@@ -1017,7 +1236,7 @@ static inline double separate(sb_world *w, sb_contact *c, double h)
 // cancels the acceleration of bodies at rest. With it, the velocity held in prev is first
 // recorded, then the normal velocities exchanged as in a collision (restitution e; the article's
 // swap is the equal-mass case with e = 1), friction limiting the tangential exchange. An impact
-// (an approach faster than restitution_threshold) has its overlap resolved and prev moved with
+// (an approach faster than the world's restitution_threshold) has its overlap resolved and prev moved with
 // it, so that px leaves the surface with the new velocity. A resting contact changes only the
 // velocity: x = px + v h, px staying where the first pass and its friction left it. Moving px by
 // a resting contact's push, as impacts do, moved it along the normal by what the first pass's
@@ -1057,7 +1276,9 @@ static void project_range(void *ctx, int from, int to)
             continue; // parting: the first pass of the next sub-step takes up what overlaps
         // Same threshold as the impulse methods: a slow approach is a resting contact whose
         // residual overlap must not be bounced back (it would never settle). vn is per sub-step.
-        const bool impact = vn < -restitution_threshold * h;
+        const bool impact = vn < -w->def.restitution_threshold * h;
+        if (impact && c->restitution > 0.0) // the next sub-step's collisions take it, where it touches (contacts_collide)
+            continue;
         if (impact)
             push_out(w, c, h); // (its geometry found above)
         double e = impact ? c->restitution : 0.0;
@@ -1335,7 +1556,7 @@ static void xpbd_velocity_range(void *ctx, int from, int to)
         if (c->normal_impulse == 0.0 || c->normal_mass == 0.0 || c->art)
             continue;
         double vn = v2_dot(relative_velocity(w, c), c->normal);
-        double target = c->relative_velocity < -restitution_threshold ? -c->restitution * c->relative_velocity : 0.0;
+        double target = c->relative_velocity < -w->def.restitution_threshold ? -c->restitution * c->relative_velocity : 0.0;
         if (vn < target)
             apply_impulse(w, c, v2_scale(c->normal, (target - vn) * c->normal_mass));
         // normal_impulse keeps the sub-step's push for the next one's warm start

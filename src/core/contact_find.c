@@ -555,6 +555,16 @@ static bool pair_may_touch(const sb_world *w, int i, int j)
     return particles_should_collide(w, i, j) && !(w->degree[i] > 0 && w->degree[j] > 0 && joined_by_spring(w, i, j));
 }
 
+/// How far a particle reaches to the walls and the bounds: its own reach, or all that its speed
+/// closes over the frame where that is more. Walls have their own broad phase (wall_tree.c), so
+/// the cap that keeps a fast particle's pairs few need not hold them: without it a ball at 30 m/s
+/// met a wall only once inside it, and bounced from there.
+static inline double static_reach(const sb_world *w, int i)
+{
+    const double closing = v2_len(w->vel[i]) * 2.0 * w->def.dt;
+    return closing > w->reach[i] ? closing : w->reach[i];
+}
+
 /// The walls and the bounds a particle may touch within `reach` of its centre, in shape order (walls
 /// by number, then the bounds), as static_shapes_next hands them out: the walls from the walls'
 /// broad phase (wall_tree.c), or, out of memory, every live wall.
@@ -631,12 +641,13 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
         sb_contact c = contact_of(i);
         if (w->inv_mass[i] > 0.0) {
             static_shapes s;
-            static_shapes_near(w, w->pos[i], w->radius[i] + w->reach[i], &s);
+            const double reach = static_reach(w, i);
+            static_shapes_near(w, w->pos[i], w->radius[i] + reach, &s);
             w->chunk_walls_met[chunk] += s.every ? w->w_alive : s.near.count;
             while (static_shapes_next(w, &s, &c.shape)) {
                 c.side = 0;
                 static_shape_geometry(w, &c);
-                if (c.separation < w->reach[i]) {
+                if (c.separation < reach) {
                     c.key = contact_key(i, c.shape);
                     push_to(out, &c);
                 }
@@ -1087,12 +1098,13 @@ static void stop_list_walls(stop_walk *s, int i)
     const velocity_box *v = &w->stop[i].box;
     const double speed = fmax(fabs(v->lo_x), fabs(v->hi_x)) + fmax(fabs(v->lo_y), fabs(v->hi_y));
     static_shapes near;
-    static_shapes_near(w, w->pos[i], w->radius[i] + fmax(w->reach[i], speed * left), &near);
+    const double reach = static_reach(w, i);
+    static_shapes_near(w, w->pos[i], w->radius[i] + fmax(reach, speed * left), &near);
     sb_contact c = contact_of(i);
     while (static_shapes_next(w, &near, &c.shape)) {
         c.side = 0;
         static_shape_geometry(w, &c);
-        if (c.separation < w->reach[i]) // listed already
+        if (c.separation < reach) // listed already
             continue;
         if (box_support(&w->stop[i].box, c.normal) * left - c.separation <= tolerance)
             continue;

@@ -85,6 +85,7 @@ typedef struct sb_world_def {
     double correction;     ///< sequential: correction factor in (0,1]
     bool collisions;       ///< particle-particle collisions on/off
     double restitution;    ///< default restitution in [0,1]
+    double restitution_threshold; ///< m/s: slower approaches do not bounce (Box2D v3's restitutionThreshold); scale it with the scene
     double friction;       ///< default Coulomb friction, >= 0
     double rolling_resistance; ///< default rolling resistance of particles that roll, >= 0 (0: none)
     bool has_bounds;       ///< confine particles to `bounds`

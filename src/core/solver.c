@@ -420,6 +420,7 @@ static void substep_velocities(sb_world *w, const sb_method_kernels *m, double h
     constraints_begin_substep(w, h);
     kicks_and_begin_passes(w, m, h);
     contacts_prepare(w, h, first_substep, geometry_current);
+    contacts_collide(w, h, true);
     contacts_warm_start(w);
     if (m->springs_iterate || m->constraints_iterate) {
         for (int it = 0; it < w->def.iterations; ++it) {
@@ -461,6 +462,7 @@ static void substep_positions(sb_world *w, const sb_method_kernels *m, double h,
     constraints_begin_substep(w, h);
     apply_gravity_and_drag(w, h);
     contacts_prepare(w, h, first_substep, false);
+    contacts_collide(w, h, true);
     for (int i = 0; i < w->p_high; ++i) {
         prev[i] = pos[i];
         pos[i] = v2_mad(pos[i], h, w->vel[i]);
@@ -502,6 +504,13 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
     // accelerate: gravity, the drag and the method's forces change the velocity; moving the
     // current position by (v_new - v_old) h is the article's x += a h^2
     kicks_and_begin_passes(w, m, h);
+    // the accelerated velocities meet what they reach on the way from px (contacts_collide), and
+    // px moves to where each impact sends it
+    if (w->def.verlet_preserve_impulse) { // the article's impulse preservation, at each impact
+        memcpy(pos, prev, sizeof *pos * (size_t)w->p_high);
+        contacts_collide(w, h, false);
+        memcpy(prev, pos, sizeof *pos * (size_t)w->p_high);
+    }
     for (int i = 0; i < w->p_high; ++i)
         pos[i] = v2_mad(prev[i], h, w->vel[i]);
     contacts_warm_push(w);
@@ -628,7 +637,5 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
         }
     }
     springs_unpack(w, h);
-    if (kernels->order == SB_ORDER_VELOCITIES) // the position orders bounce in their velocity pass
-        contacts_restitution(w);
     return diagnostic ? -1 : first_runaway_particle(w);
 }

@@ -68,6 +68,7 @@ sb_world_def sb_default_world_def(void)
     d.correction = 1.0;
     d.collisions = true;
     d.restitution = 0.0;
+    d.restitution_threshold = 1.0; // Box2D v3's, for a scene in metres: a 1 mm scene takes 1e-3
     d.friction = 0.3;
     d.rolling_resistance = 0.0;
     d.has_bounds = false;
@@ -97,6 +98,7 @@ sb_status sb_world_def_check(const sb_world_def *d, const char **bad_field)
         field_bad(in_range(d->warmstart, 0.0, 1.0), "warmstart", bad_field) ||
         field_bad(in_range(d->correction, 1e-9, 1.0), "correction", bad_field) ||
         field_bad(in_range(d->restitution, 0.0, 1.0), "restitution", bad_field) ||
+        field_bad(in_range(d->restitution_threshold, 0.0, 1e6), "restitution_threshold", bad_field) ||
         field_bad(in_range(d->friction, 0.0, 1e6), "friction", bad_field) ||
         field_bad(in_range(d->rolling_resistance, 0.0, 1e6), "rolling_resistance", bad_field) ||
         field_bad(d->threads >= 1 && d->threads <= SB_POOL_MAX_THREADS, "threads", bad_field) ||

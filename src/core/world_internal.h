@@ -384,6 +384,11 @@ void contacts_build(sb_world *w);                 // broad + narrow phase into c
 void contacts_commit(sb_world *w);                // contacts_next becomes the committed list, with its warm starts by key
 void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_current);
 void contacts_warm_start(sb_world *w);
+/// Impacts, one pair at a time, before the sub-step's solve: ends closing faster than the
+/// restitution threshold that will touch within `window` seconds collide (contact.c): the sub-step,
+/// or for verlet, whose collide passes act a sub-step ahead (seed 004's x), two. The contacts'
+/// geometry is found here unless `geometry_current` (prepare found it).
+void contacts_collide(sb_world *w, double window, bool geometry_current);
 void contacts_solve(sb_world *w, double h, bool skip_joined); // the soft non-penetration impulses, biased
 void contacts_solve_joined(sb_world *w, double h); // those of contacts an end of which springs join, once
 void contacts_relax(sb_world *w, double h);      // the geometry where positions are now, then unbiased

@@ -4,7 +4,7 @@
 
 static const char *const world_fields[] = {
     "gravity", "dt", "substeps", "iterations", "method", "warmstart", "correction", "collisions",
-    "restitution", "friction", "rolling_resistance", "bounds", "verlet_preserve_impulse", "tethers", "region",
+    "restitution", "restitution_threshold", "friction", "rolling_resistance", "bounds", "verlet_preserve_impulse", "tethers", "region",
     "threads", NULL,
 };
 
@@ -91,6 +91,11 @@ static void check_world_value(lua_State *L, sb_world_def *d, const char *key, in
         if (v < 0.0)
             arg_error(L, arg, lua_pushfstring(L, "%s must be >= 0, got %s", what, describe(L, vidx)));
         *(key[0] == 'f' ? &d->friction : &d->rolling_resistance) = v;
+    } else if (strcmp(key, "restitution_threshold") == 0) {
+        double v = check_finite_at(L, vidx, arg, what);
+        if (v < 0.0 || v > 1e6)
+            arg_error(L, arg, lua_pushfstring(L, "%s must be in [0, 1e6] m/s, got %s", what, describe(L, vidx)));
+        d->restitution_threshold = v;
     } else if (strcmp(key, "threads") == 0) {
         double v = check_finite_at(L, vidx, arg, what);
         if (v != floor(v) || v < 1 || v > SB_POOL_MAX_THREADS)
@@ -128,6 +133,7 @@ static int world_get_property(lua_State *L, sb_world *world, const char *key)
     else if (strcmp(key, "correction") == 0) lua_pushnumber(L, d.correction);
     else if (strcmp(key, "collisions") == 0) lua_pushboolean(L, d.collisions);
     else if (strcmp(key, "restitution") == 0) lua_pushnumber(L, d.restitution);
+    else if (strcmp(key, "restitution_threshold") == 0) lua_pushnumber(L, d.restitution_threshold);
     else if (strcmp(key, "friction") == 0) lua_pushnumber(L, d.friction);
     else if (strcmp(key, "rolling_resistance") == 0) lua_pushnumber(L, d.rolling_resistance);
     else if (strcmp(key, "threads") == 0) lua_pushinteger(L, d.threads);

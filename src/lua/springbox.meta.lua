@@ -19,6 +19,8 @@ local springbox = {}
 ---@field correction? number sequential: Nissen's correction factor in (0,1], default 1
 ---@field collisions? boolean particle-particle collisions, default true
 ---@field restitution? number default restitution in [0,1], default 0
+---@field restitution_threshold? number m/s: approaches slower than this do not bounce, default 1 (Box2D v3's); a
+--- scene in millimetres takes 1e-3
 ---@field friction? number default Coulomb friction, default 0.3
 ---@field rolling_resistance? number default rolling resistance of particles that roll, >= 0, default 0: a
 --- torque of up to this times the normal force times the radius stops a roll (0.1 stops a ball at 2 m/s in 3 m)
@@ -215,6 +217,7 @@ function springbox.mouse.isdown(button, ...) end
 ---@field correction number
 ---@field collisions boolean
 ---@field restitution number
+---@field restitution_threshold number
 ---@field friction number
 ---@field rolling_resistance number
 ---@field bounds number[]? {xmin, ymin, xmax, ymax} or nil
