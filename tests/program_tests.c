@@ -284,6 +284,84 @@ TEST(contact_events_begin_and_end)
     return 0;
 }
 
+/// Drops a bouncing ball (restitution 0.6) from `height` onto a wall, a polyline's vertex, a fixed
+/// ball or a heavy ball resting on the floor (`onto` 0..3) and counts, over 4 s: the impacts (a
+/// frame whose velocity turned from falling at 0.5 m/s or more to rising), those with no begin
+/// in their frame or the one before (verlet reports a contact as its x, a sub-step ahead,
+/// touches), those with more than one, and every begin and end of the ball.
+static void drop_and_listen(sb_method m, int substeps, double height, int onto, int *impacts, int *missed, int *doubled,
+                            int *begins, int *ends)
+{
+    sb_world *w = world_with(m, substeps, vec(0, -9.81));
+    double base = 0.05;
+    if (onto == 0 || onto == 3)
+        sb_world_add_wall(w, vec(-5, 0), vec(5, 0), NULL);
+    if (onto == 1) {
+        sb_vec2 hill[3] = {vec(-5, -1), vec(0, 0), vec(5, -1)};
+        sb_world_add_polyline(w, hill, 3, false, false, NULL, NULL);
+    } else if (onto >= 2) {
+        sb_particle_def t = sb_default_particle_def();
+        t.radius = 0.3;
+        t.position = vec(0, onto == 3 ? 0.3 : 0.0);
+        t.fixed = onto == 2;
+        t.mass = 50.0;
+        sb_world_add_particle(w, &t, NULL);
+        base = onto == 3 ? 0.65 : 0.35;
+    }
+    sb_particle_def p = sb_default_particle_def();
+    p.position = vec(0, base + height);
+    p.radius = 0.05;
+    p.restitution = 0.6;
+    p.events = true;
+    sb_particle_id id = sb_world_add_particle(w, &p, NULL);
+    double vy = 0.0;
+    int last_begins = 0;
+    for (int f = 0; f < 240; ++f) {
+        sb_world_step(w);
+        const int b = count_events(w, true, id), e = count_events(w, false, id);
+        *begins += b;
+        *ends += e;
+        const double now = particle_now(w, id).velocity.y;
+        if (vy < -0.5 && now > 0.0) {
+            *impacts += 1;
+            *missed += b + last_begins == 0;
+            *doubled += b > 1;
+        }
+        last_begins = b;
+        vy = now;
+    }
+    sb_world_destroy(w);
+}
+
+// Every impact is heard (Box2D v3's begin and end touch events, LÖVE's beginContact): a ball
+// bouncing on a wall, a polyline's vertex, a fixed ball or a ball resting on the floor, dropped
+// from 30 heights, has a begin for every impact, also when it meets and leaves within one frame,
+// never two for one (a polyline's two walls at its vertex are one surface), and an end for each
+// begin, in every method at 1, 2 and 6 sub-steps. Only contacts touching when a step ended were
+// heard: soft missed 19 of 137 impacts at the defaults and 88 at one sub-step, xpbd 104 of 139.
+TEST(every_impact_is_heard)
+{
+    static const int substeps[] = {1, 2, 6};
+    static const char *const onto[] = {"a wall", "a polyline's vertex", "a fixed ball", "a resting ball"};
+    int all = 0;
+    for (int m = 0; m < SB_METHOD_COUNT; ++m)
+        for (int si = 0; si < 3; ++si)
+            for (int o = 0; o < 4; ++o) {
+                int impacts = 0, missed = 0, doubled = 0, begins = 0, ends = 0;
+                for (int k = 0; k < 30; ++k)
+                    drop_and_listen((sb_method)m, substeps[si], 0.1 + 0.1 * k, o, &impacts, &missed, &doubled, &begins,
+                                    &ends);
+                all += impacts;
+                if (missed || doubled || begins - ends > 30 || begins < ends)
+                    printf("  %s, %d sub-steps, onto %s: %d impacts, %d not heard, %d heard twice; %d begins, %d ends\n",
+                           sb_method_name((sb_method)m), substeps[si], onto[o], impacts, missed, doubled, begins, ends);
+                ENSURE(impacts >= 60 && missed == 0 && doubled == 0);
+                ENSURE(begins >= ends && begins - ends <= 30); // each drop ends resting, touching
+            }
+    printf("%d impacts, each heard once\n", all);
+    return 0;
+}
+
 // A pile of 300 balls that all listen, poured onto a floor: the contacts that have begun and
 // not ended are, every step, the touching contacts the world counts. The step solves its
 // contacts in colours and keeps them so; the events walk them by key, through the warm starts.
@@ -715,6 +793,7 @@ static const test_entry tests[] = {
     ENTRY(springs_break_at_their_thresholds),
     ENTRY(collision_filter_follows_box2d_rules),
     ENTRY(contact_events_begin_and_end),
+    ENTRY(every_impact_is_heard),
     ENTRY(contact_events_follow_a_pile),
     ENTRY(no_events_without_listeners),
     ENTRY(queries_find_particles_and_walls),

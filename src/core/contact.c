@@ -1283,6 +1283,8 @@ static void project_range(void *ctx, int from, int to)
             push_out(w, c, h); // (its geometry found above)
         double e = impact ? c->restitution : 0.0;
         double j = -(1.0 + e) * vn / wsum;
+        if (j > c->max_normal_impulse) // it touched in this step (events.c)
+            c->max_normal_impulse = j;
         const contact_levers l = levers_of(w, c);
         double vt = v2_dot(v2_sub(vside, va), t), tsum = wsum;
         if (w->spinning) { // the turns of this sub-step slip the surfaces, and the exchange turns them
@@ -1467,6 +1469,8 @@ static void project_by_position_range(void *ctx, int from, int to)
             push = pull_back(w, c);
         c->normal_impulse += push;
         c->tangent_impulse += push;
+        if (push > c->max_normal_impulse) // it touched in this step (events.c)
+            c->max_normal_impulse = push;
     }
 }
 

@@ -204,14 +204,43 @@ static int compare_ends(const void *p, const void *q)
 /// Which live walls share an end point exactly: the joints of chains (static_geometry). Sorted, so
 /// the cost is n log n once per change of the walls. Where more than two walls meet, none is
 /// linked: that point is a corner of its own.
+/// Each wall's chain: the lowest number among the walls linked to it end to end (a polyline is one
+/// surface: its contact events name its first wall). A wall on its own is its own chain.
+static void chain_walls(sb_world *w)
+{
+    int *stack = malloc(sizeof *stack * (size_t)(w->w_high + 1));
+    for (int k = 0; k < w->w_high; ++k)
+        w->wall_chain[k] = stack ? -1 : k;
+    for (int k = 0; stack && k < w->w_high; ++k) {
+        if (w->wall_chain[k] >= 0)
+            continue;
+        int top = 0;
+        stack[top++] = k;
+        w->wall_chain[k] = k;
+        while (top > 0) {
+            const int j = stack[--top];
+            for (int end = 0; end < 2; ++end) {
+                const int nb = w->wall_nb[2 * j + end];
+                if (nb >= 0 && w->wall_chain[nb] < 0) {
+                    w->wall_chain[nb] = k;
+                    stack[top++] = nb;
+                }
+            }
+        }
+    }
+    free(stack);
+}
+
 static void link_walls(sb_world *w)
 {
     w->walls_dirty = false;
     for (int k = 0; k < 2 * w->w_high; ++k)
         w->wall_nb[k] = -1;
     wall_end *ends = malloc(sizeof *ends * (size_t)(2 * w->w_high + 1));
-    if (!ends)
-        return; // no links: every joint a corner, as before chains existed
+    if (!ends) {
+        chain_walls(w); // no links: every joint a corner, as before chains existed
+        return;
+    }
     int n = 0;
     for (int k = 0; k < w->w_high; ++k) {
         if (!w->w_alive_flag[k])
@@ -231,6 +260,7 @@ static void link_walls(sb_world *w)
         i = j;
     }
     free(ends);
+    chain_walls(w);
 }
 
 static int compare_keys(const void *x, const void *y)

@@ -55,8 +55,10 @@ static sb_contact_event event_of(const sb_world *w, const sb_contact *c)
         int b = c->b2 >= 0 && c->t > 0.5 ? c->b2 : c->b;
         e.b = (sb_particle_id){(uint32_t)b, w->p_gen[b]};
     }
-    else if (c->shape < SHAPE_BOUND)
-        e.wall = (sb_wall_id){c->shape, w->w_gen[c->shape]};
+    else if (c->shape < SHAPE_BOUND) { // a chain of walls is one surface: its first wall
+        const uint32_t first = (uint32_t)w->wall_chain[c->shape];
+        e.wall = (sb_wall_id){first, w->w_gen[first]};
+    }
     // where and how hard, for a sound or a spark (issue 22): the velocities the step began with
     // (the world's snapshot), as the contact has already stopped them
     e.normal = c->normal;
@@ -81,8 +83,36 @@ static bool still_alive(const sb_world *w, const sb_contact_event *e)
     return sb_particle_is_valid(w, e->a) && (e->b.generation == 0 || sb_particle_is_valid(w, e->b));
 }
 
-// The committed contact list is sorted by key, and so is the touching list kept from the last
-// step: one merge finds what began (only in the new one) and what ended (only in the old one).
+/// A contact's events are keyed as the contact is (its particle, then what it meets), with a
+/// chain of walls one surface: a ball on a polyline's vertex touches two of its walls and one
+/// surface.
+static uint64_t event_key(const sb_world *w, const sb_contact *c)
+{
+    if (c->b < 0 && c->shape < SHAPE_BOUND)
+        return ((uint64_t)(uint32_t)c->a << 32) | (uint32_t)w->wall_chain[c->shape];
+    return c->key;
+}
+
+/// One surface a particle met in the step: touching at its end, or only during it (a bounce within
+/// the frame: a contact that pushed, and parted again).
+typedef struct touch { uint64_t key; sb_contact_event event; bool touching; int order; } touch;
+
+static int compare_touches(const void *x, const void *y)
+{
+    const touch *a = (const touch *)x, *b = (const touch *)y;
+    return a->key != b->key ? (a->key < b->key ? -1 : 1) : a->order - b->order;
+}
+
+static void add_event(sb_contact_event **events, int *count, int *cap, const sb_contact_event *e)
+{
+    if (array_reserve((void **)events, cap, *count + 1, sizeof **events))
+        (*events)[(*count)++] = *e;
+}
+
+// What each particle that listens met this step, by key, against what touched when the last step
+// ended (sorted by key too): one merge finds what began (not touching before) and what ended (not
+// touching now). A contact that began and ended within the step (a bounce between two frames)
+// is both, in this step; a surface met by several contacts at once (a chain's walls) is one.
 static void contact_events(sb_world *w)
 {
     w->begin_count = w->end_count = 0;
@@ -91,54 +121,76 @@ static void contact_events(sb_world *w)
     int old_count = w->touch_count;
     uint64_t *old_keys = w->touch_keys;
     sb_contact_event *old_events = w->touch_events;
+    touch *met = NULL;
+    int n = 0, cap = 0;
+    for (int k = 0; w->event_particles > 0 && k < w->contact_count; ++k) { // in key order
+        const sb_contact *c = &w->contacts[w->warm[k].slot];
+        const bool touching = contact_is_touching(c);
+        if (!(touching || c->max_normal_impulse > 0.0) || !wants_events(w, c))
+            continue;
+        if (!array_reserve((void **)&met, &cap, n + 1, sizeof *met))
+            break; // out of memory: the list is short this step
+        met[n] = (touch){event_key(w, c), event_of(w, c), touching, n};
+        n += 1;
+    }
+    // a chain's walls map to one key: in order again, and one entry a key (touching if any is)
+    qsort(met, (size_t)n, sizeof *met, compare_touches);
+    int distinct = 0;
+    for (int i = 0; i < n; ++i) {
+        if (distinct > 0 && met[distinct - 1].key == met[i].key) {
+            touch *kept = &met[distinct - 1];
+            if (met[i].touching && !kept->touching)
+                kept->event = met[i].event; // the one that touches says where
+            kept->touching = kept->touching || met[i].touching;
+            continue;
+        }
+        met[distinct++] = met[i];
+    }
     uint64_t *keys = NULL;
     sb_contact_event *events = NULL;
-    int count = 0, cap = 0, ecap = 0;
-    for (int k = 0; k < w->contact_count; ++k) { // in key order
-        const sb_contact *c = &w->contacts[w->warm[k].slot];
-        if (w->event_particles == 0 || !contact_is_touching(c) || !wants_events(w, c))
-            continue;
-        int kc = cap;
-        if (!array_reserve((void **)&keys, &cap, count + 1, sizeof *keys) ||
-            !array_reserve((void **)&events, &ecap, count + 1, sizeof *events)) {
-            cap = kc;
-            break; // out of memory: the list is short this step
-        }
-        keys[count] = c->key;
-        events[count] = event_of(w, c);
-        count += 1;
-    }
+    int count = 0, kcap = 0, ecap = 0;
     int i = 0, j = 0;
-    while (i < count || j < old_count) {
-        bool take_new = j >= old_count || (i < count && keys[i] < old_keys[j]);
-        bool take_old = i >= count || (j < old_count && old_keys[j] < keys[i]);
-        if (take_new) {
-            if (array_reserve((void **)&w->begin_events, &w->begin_cap, w->begin_count + 1, sizeof *w->begin_events))
-                w->begin_events[w->begin_count++] = events[i];
-            i += 1;
-        } else if (take_old) {
+    while (i < distinct || j < old_count) {
+        bool take_new = j >= old_count || (i < distinct && met[i].key < old_keys[j]);
+        bool take_old = i >= distinct || (j < old_count && old_keys[j] < met[i].key);
+        if (take_old) {
             // A removed particle's contacts end with it, unreported: its handle is stale.
-            if (still_alive(w, &old_events[j]) &&
-                array_reserve((void **)&w->end_events, &w->end_cap, w->end_count + 1, sizeof *w->end_events))
-                w->end_events[w->end_count++] = old_events[j];
+            if (still_alive(w, &old_events[j]))
+                add_event(&w->end_events, &w->end_count, &w->end_cap, &old_events[j]);
             j += 1;
-        } else {
-            // The same key can name a new particle in a reused slot: then one ended, one began.
-            bool same = old_events[j].a.generation == events[i].a.generation &&
-                        old_events[j].b.generation == events[i].b.generation &&
-                        old_events[j].wall.generation == events[i].wall.generation;
-            if (!same && array_reserve((void **)&w->begin_events, &w->begin_cap, w->begin_count + 1, sizeof *w->begin_events))
-                w->begin_events[w->begin_count++] = events[i];
-            i += 1;
-            j += 1;
+            continue;
         }
+        const touch *t = &met[i];
+        // The same key can name a new particle in a reused slot: then one ended, one began.
+        const bool same = !take_new && old_events[j].a.generation == t->event.a.generation &&
+                          old_events[j].b.generation == t->event.b.generation &&
+                          old_events[j].wall.generation == t->event.wall.generation;
+        if (!take_new && !same && still_alive(w, &old_events[j]))
+            add_event(&w->end_events, &w->end_count, &w->end_cap, &old_events[j]);
+        if (!same)
+            add_event(&w->begin_events, &w->begin_count, &w->begin_cap, &t->event);
+        if (t->touching) { // touching as the step ends: kept for the next
+            int kc = kcap;
+            if (array_reserve((void **)&keys, &kcap, count + 1, sizeof *keys) &&
+                array_reserve((void **)&events, &ecap, count + 1, sizeof *events)) {
+                keys[count] = t->key;
+                events[count++] = t->event;
+            } else {
+                kcap = kc;
+            }
+        } else { // met and parted within the step
+            add_event(&w->end_events, &w->end_count, &w->end_cap, &t->event);
+        }
+        i += 1;
+        j += take_new ? 0 : 1;
     }
+    free(met);
     free(old_keys);
     free(old_events);
     w->touch_keys = keys;
     w->touch_events = events;
     w->touch_count = count;
-    w->touch_cap = cap;
+    w->touch_cap = kcap;
 }
 
 // ---------------------------------------------------------------- leaving the region

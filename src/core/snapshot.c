@@ -104,7 +104,7 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     const int wc = src->w_high;
     dst->w_cap = wc;
     DUP(wall_a, wc); DUP(wall_b, wc); DUP(w_gen, wc); DUP(w_alive_flag, wc); DUP(w_one_sided, wc);
-    DUP(wall_nb, 2 * wc);
+    DUP(wall_nb, 2 * wc); DUP(wall_chain, wc);
     // contacts: the committed list (the warm starts); what a step builds from it (the next list,
     // the solid springs' contacts, the broad phase's grid) starts empty and grows as it does
     DUP(contacts, src->contact_count);

@@ -24,7 +24,7 @@ sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *statu
         while (cap <= i)
             cap *= 2;
         if (!ARRAY_GROW(w->wall_a, cap) || !ARRAY_GROW(w->wall_b, cap) || !ARRAY_GROW(w->w_gen, cap) || !ARRAY_GROW(w->w_alive_flag, cap) ||
-            !ARRAY_GROW(w->w_one_sided, cap) || !ARRAY_GROW(w->wall_nb, 2 * cap)) {
+            !ARRAY_GROW(w->w_one_sided, cap) || !ARRAY_GROW(w->wall_nb, 2 * cap) || !ARRAY_GROW(w->wall_chain, cap)) {
             if (status)
                 *status = SB_ERR_NO_MEMORY;
             return id;
@@ -37,6 +37,7 @@ sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *statu
         w->w_alive_flag[k] = 0;
         w->w_one_sided[k] = 0;
         w->wall_nb[2 * k] = w->wall_nb[2 * k + 1] = -1;
+        w->wall_chain[k] = k;
     }
     w->w_high = w->walls_made = i + 1;
     w->wall_a[i] = a;
@@ -44,6 +45,7 @@ sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *statu
     w->w_gen[i] = 1;
     w->w_alive_flag[i] = 1;
     w->w_one_sided[i] = 0;
+    w->wall_chain[i] = i; // linked to its neighbours before the next contacts (link_walls)
     w->w_alive += 1;
     w->walls_dirty = true;
     if (status)

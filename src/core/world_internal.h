@@ -246,6 +246,7 @@ struct sb_world {
     uint8_t *w_alive_flag;
     uint8_t *w_one_sided;      // solid only from the left of a -> b (sb_wall_set_one_sided)
     int *wall_nb;              // per wall, 2 entries: the wall sharing its end a, its end b (-1: none)
+    int *wall_chain;           // per wall: the lowest number of the walls linked to it end to end (its chain)
     bool walls_dirty;          // walls added or removed: wall_nb and wall_tree are rebuilt before the next contacts
     sb_wall_tree *wall_tree;   // scratch: the walls' broad phase (NULL: to be built)
 
