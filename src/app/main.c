@@ -81,9 +81,10 @@ static void write_stats_line(FILE *f, long frame, const sb_scene *scene, const s
     fprintf(f, ",\"contacts\":%d", st->contacts);
     json_number(f, "step_ms", st->step_ms, "%.4f");
     fprintf(f,
-            ",\"particles\":%d,\"springs\":%d,\"clamped_springs\":%d,\"overlapping_pairs\":%d,\"halted\":%s,"
+            ",\"particles\":%d,\"springs\":%d,\"clamped_springs\":%d,\"overlapping_pairs\":%d,\"overlapping_walls\":%d,\"halted\":%s,"
             "\"reloads\":%d",
-            st->particles, st->springs, st->clamped_springs, st->overlapping_pairs, halted ? "true" : "false", reloads);
+            st->particles, st->springs, st->clamped_springs, st->overlapping_pairs, st->overlapping_walls,
+            halted ? "true" : "false", reloads);
     if (scene) { // the built-in samples have no scene
         sb_scene_write_plots_json(scene, f);
         sb_scene_write_worlds_json(scene, f);
@@ -195,7 +196,7 @@ static void print_warnings(const sb_world *w, int world_number)
         snprintf(which, sizeof which, "world %d: ", world_number);
     if (s->clamped_springs > 0 && sb_world_clamp_message(w, line, sizeof line) > 0)
         printf("warning: %s%s\n", which, line);
-    if (s->overlapping_pairs > 0 && sb_world_overlap_message(w, line, sizeof line) > 0)
+    if ((s->overlapping_pairs > 0 || s->overlapping_walls > 0) && sb_world_overlap_message(w, line, sizeof line) > 0)
         printf("warning: %s%s\n", which, line);
 }
 

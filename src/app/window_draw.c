@@ -224,7 +224,7 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
             snprintf(line, sizeof line, "%s%s", which, warning);
             warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);
         }
-        if (sk->overlapping_pairs > 0) {
+        if (sk->overlapping_pairs > 0 || sk->overlapping_walls > 0) {
             sb_world_overlap_message(wk, warning, sizeof warning);
             snprintf(line, sizeof line, "%s%s", which, warning);
             warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);

@@ -1225,6 +1225,35 @@ static inline double push_out(sb_world *w, sb_contact *c, double h)
     return push;
 }
 
+static void settle_range(void *ctx, int from, int to)
+{
+    const contact_job *job = ctx;
+    sb_world *w = job->w;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
+        if (c->art || c->b2 >= 0 || !c->fresh)
+            continue;
+        if (!job->flag)
+            contact_geometry(w, c);
+        const double deep = -c->separation;
+        const double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = wa + wb;
+        if (deep <= 0.0 || wsum == 0.0)
+            continue;
+        const double push = deep / wsum;
+        if (wa > 0.0)
+            w->pos[c->a] = v2_mad(w->pos[c->a], -wa * push, c->normal);
+        if (c->b >= 0 && wb > 0.0)
+            w->pos[c->b] = v2_mad(w->pos[c->b], wb * push, c->normal);
+        c->separation += push * wsum;
+    }
+}
+
+void contacts_settle_overlaps(sb_world *w, double h, bool geometry_current)
+{
+    contact_job job = {.w = w, .h = h, .flag = geometry_current};
+    for_each_color(w, settle_range, &job);
+}
+
 /// push_out at the contact's geometry now.
 static inline double separate(sb_world *w, sb_contact *c, double h)
 {

@@ -827,8 +827,10 @@ static void warm_range(void *ctx, int from, int to)
                 c->side = warm[old].side;
             c->color = warm[old].color;
             unmatched += warm[old].moves != contact_moves(w, c);
+            c->fresh = false;
         } else {
             unmatched += 1;
+            c->fresh = true;
         }
         c->friction = contact_combined_friction(w, c->a, c->b);
         c->restitution = contact_combined_restitution(w, c->a, c->b);
@@ -1494,10 +1496,21 @@ void contacts_commit(sb_world *w)
 void contacts_report_overlaps(sb_world *w)
 {
     sb_stats *st = &w->stats;
-    st->overlapping_pairs = 0;
-    st->worst_overlap = 0.0;
+    st->overlapping_pairs = st->overlapping_walls = 0;
+    st->worst_overlap = st->worst_wall_overlap = 0.0;
     for (int k = 0; k < w->contact_next_count; ++k) {
         const sb_contact *c = &w->contacts_next[k];
+        if (c->b < 0 && c->shape < SHAPE_BOUND) { // a particle inside a wall
+            if (c->separation >= -0.01 * w->radius[c->a])
+                continue;
+            st->overlapping_walls += 1;
+            if (-c->separation > st->worst_wall_overlap) {
+                st->worst_wall_overlap = -c->separation;
+                st->wall_overlap_particle = (sb_particle_id){(uint32_t)c->a, w->p_gen[c->a]};
+                st->overlap_wall = (sb_wall_id){c->shape, w->w_gen[c->shape]};
+            }
+            continue;
+        }
         if (c->b < 0 || c->b2 >= 0) // particles only: a spring's overlap is its contact's business
             continue;
         double smaller = w->radius[c->a] < w->radius[c->b] ? w->radius[c->a] : w->radius[c->b];

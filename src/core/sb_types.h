@@ -192,6 +192,11 @@ typedef struct sb_stats {
     int overlapping_pairs;
     double worst_overlap;                 ///< m, the deepest of them
     sb_particle_id overlap_a, overlap_b;  ///< the pair that overlaps most
+    /// the same for particles that start inside a wall (by more than 1% of their radius)
+    int overlapping_walls;
+    double worst_wall_overlap;            ///< m, the deepest of them
+    sb_particle_id wall_overlap_particle; ///< the particle deepest in a wall
+    sb_wall_id overlap_wall;              ///< and that wall
     /// non-finite containment: on a non-finite value, or a particle past SB_MAX_COORD or
     /// SB_MAX_SPEED (a runaway), the world stops and keeps its last good state
     bool halted;

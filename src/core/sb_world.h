@@ -47,7 +47,8 @@ const sb_stats *sb_world_get_stats(const sb_world *world);
 /// (sb_stats.clamped_springs): how many, and the worst with what it asks and what it gets.
 /// Springs and particles are numbered from 1, as the Lua index. Returns snprintf's count.
 int sb_world_clamp_message(const sb_world *world, char *buf, size_t size);
-/// One sentence on the pairs that started overlapping (sb_stats.overlapping_pairs), numbered from 1.
+/// One sentence on the pairs that started overlapping and the particles that started inside walls
+/// (sb_stats.overlapping_pairs, overlapping_walls), numbered from 1.
 int sb_world_overlap_message(const sb_world *world, char *buf, size_t size);
 /// Clears a halt so stepping resumes from the last finite state.
 void sb_world_clear_halt(sb_world *world);

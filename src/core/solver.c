@@ -462,6 +462,7 @@ static void substep_positions(sb_world *w, const sb_method_kernels *m, double h,
     constraints_begin_substep(w, h);
     apply_gravity_and_drag(w, h);
     contacts_prepare(w, h, first_substep, false);
+    contacts_settle_overlaps(w, h, true);
     contacts_collide(w, h, true);
     for (int i = 0; i < w->p_high; ++i) {
         prev[i] = pos[i];
@@ -495,6 +496,7 @@ static void substep_positions(sb_world *w, const sb_method_kernels *m, double h,
 static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double h)
 {
     sb_vec2 *pos = w->pos, *prev = w->prev;
+    contacts_settle_overlaps(w, h, false);
     for (int i = 0; i < w->p_high; ++i) {
         prev[i] = pos[i];
         pos[i] = v2_mad(pos[i], h, w->vel[i]);

@@ -148,7 +148,8 @@ sb_world *sb_world_create(const sb_world_def *def)
     w->last_method = def->method;
     w->drag_id = sb_null_particle();
     w->stats.clamped_spring = sb_null_spring();
-    w->stats.overlap_a = w->stats.overlap_b = sb_null_particle();
+    w->stats.overlap_a = w->stats.overlap_b = w->stats.wall_overlap_particle = sb_null_particle();
+    w->stats.overlap_wall = sb_null_wall();
     w->coef_dirty = true;
     w->stats.bad_particle = sb_null_particle();
     w->stats.bad_spring = sb_null_spring();
@@ -491,14 +492,21 @@ void sb_world_set_interrupt(sb_world *w, bool (*interrupt)(void *ud), void *ud)
 int sb_world_overlap_message(const sb_world *w, char *buf, size_t size)
 {
     const sb_stats *st = &w->stats;
-    if (st->overlapping_pairs == 0)
+    if (st->overlapping_pairs == 0 && st->overlapping_walls == 0)
         return snprintf(buf, size, "no particles overlap at the start");
+    char walls[256] = "";
+    if (st->overlapping_walls > 0)
+        snprintf(walls, sizeof walls, "%d particle%s start%s inside walls (worst: particle %u, %.3g m into wall %u)%s",
+                 st->overlapping_walls, st->overlapping_walls == 1 ? "" : "s", st->overlapping_walls == 1 ? "s" : "",
+                 st->wall_overlap_particle.index + 1, st->worst_wall_overlap, st->overlap_wall.index + 1,
+                 st->overlapping_pairs > 0 ? "; " : ": contacts move them out: place them clear of the walls");
+    if (st->overlapping_pairs == 0)
+        return snprintf(buf, size, "%s", walls);
     return snprintf(buf, size,
-                    "%d pair%s of particles not joined by a spring start%s overlapping (worst: particles %u and %u, "
+                    "%s%d pair%s of particles not joined by a spring start%s overlapping (worst: particles %u and %u, "
                     "by %.3g m); contacts push them apart: give them smaller radii, join them, or set collide = false",
-                    st->overlapping_pairs, st->overlapping_pairs == 1 ? "" : "s", st->overlapping_pairs == 1 ? "s" : "",
-                    st->overlap_a.index + 1,
-                    st->overlap_b.index + 1, st->worst_overlap);
+                    walls, st->overlapping_pairs, st->overlapping_pairs == 1 ? "" : "s", st->overlapping_pairs == 1 ? "s" : "",
+                    st->overlap_a.index + 1, st->overlap_b.index + 1, st->worst_overlap);
 }
 
 int sb_world_clamp_message(const sb_world *w, char *buf, size_t size)

@@ -37,6 +37,7 @@ typedef struct sb_contact {
     // from four particle arrays: the ends' inverse masses, and their levers and inverse inertias
     double inv_mass_a, inv_mass_b, lever_a, lever_b, inv_inertia_a, inv_inertia_b;
     int side;                  // walls: the side of the wall's line the particle came from (+1, -1)
+    bool fresh;                // the last step had no such contact (warm_range): it may start inside
     int color;                 // contacts_color: 0..62 share no moving particle within a colour; 63 runs in order
 } sb_contact;
 
@@ -390,6 +391,10 @@ void contacts_warm_start(sb_world *w);
 /// or for verlet, whose collide passes act a sub-step ahead (seed 004's x), two. The contacts'
 /// geometry is found here unless `geometry_current` (prepare found it).
 void contacts_collide(sb_world *w, double window, bool geometry_current);
+/// verlet and xpbd, at a sub-step's start: the overlap of a contact the last step did not have (a
+/// particle made inside another or a wall, or moved there) is moved apart by position alone, so
+/// that it never becomes velocity, as Box2D's relax removes the push velocity (contact.c).
+void contacts_settle_overlaps(sb_world *w, double h, bool geometry_current);
 void contacts_solve(sb_world *w, double h, bool skip_joined); // the soft non-penetration impulses, biased
 void contacts_solve_joined(sb_world *w, double h); // those of contacts an end of which springs join, once
 void contacts_relax(sb_world *w, double h);      // the geometry where positions are now, then unbiased

@@ -536,6 +536,9 @@ int l_world_stats(lua_State *L)
     set_int(L, "overlapping_pairs", st->overlapping_pairs);
     if (st->overlapping_pairs > 0)
         set_num(L, "worst_overlap", st->worst_overlap);
+    set_int(L, "overlapping_walls", st->overlapping_walls);
+    if (st->overlapping_walls > 0)
+        set_num(L, "worst_wall_overlap", st->worst_wall_overlap);
     lua_pushboolean(L, st->halted);
     lua_setfield(L, -2, "halted");
     if (st->halted) {

@@ -202,6 +202,8 @@ function springbox.mouse.isdown(button, ...) end
 ---@field delivered_damping_ratio? number what the method delivers instead
 ---@field overlapping_pairs integer pairs not joined by a spring that overlapped at the first step
 ---@field worst_overlap? number m, the deepest of them
+---@field overlapping_walls integer particles that started inside a wall at the first step
+---@field worst_wall_overlap? number m, the deepest of them
 ---@field halted boolean stopped on a non-finite value or a runaway particle (past 1e12 m or 1e12 m/s)
 ---@field message? string why it halted
 ---@field bad_particle? springbox.Particle the particle that went first
