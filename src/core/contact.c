@@ -978,9 +978,13 @@ typedef struct impact_pass {
 /// its next neighbour from t on (`ip`, once the pass has begun).
 static inline double impact_time(const sb_world *w, const impact_pass *ip, const sb_contact *c, double vn, double h)
 {
-    if (!(vn < -w->def.restitution_threshold) || c->restitution == 0.0 || c->art)
+    if (!(vn < -w->def.restitution_threshold) || c->art)
         return -1.0;
     double sep = c->separation;
+    // Without restitution the solve and the projections take an impact, unless the ends would pass
+    // through each other within the sub-step, centre past centre: no overlap is left to project
+    if (c->restitution == 0.0 && -vn * h <= (sep > 0.0 ? sep : 0.0) + w->radius[c->a] + (c->b >= 0 ? w->radius[c->b] : 0.0))
+        return -1.0;
     if (ip) // each end where its velocity now would have it at the sub-step's start, along the normal
         sep += v2_dot(v2_sub(b_side(c, ip->moved), ip->moved[c->a]), c->normal);
     double t = sep > 0.0 ? sep / -vn : 0.0;

@@ -298,11 +298,133 @@ static void segment_candidate(sb_world *w, sb_contact *c, int j, sb_vec2 lo, sb_
     push_segment_contact(w, c);
 }
 
+/// What segment_sweeps needs of the frame: a particle moves fast when it covers more than `cap`
+/// over `span` (twice the frame, as the margins); two meet within their radii and `slop`.
+typedef struct segment_sweep { double span, cap, slop; } segment_sweep;
+
+/// A fast particle's path over the sweep's span, and the box around it.
+typedef struct swept_path { double lo_x, lo_y, hi_x, hi_y; int i; } swept_path;
+
+static int swept_path_order(const void *x, const void *y)
+{
+    const swept_path *a = x, *b = y;
+    const int order = (a->lo_x > b->lo_x) - (a->lo_x < b->lo_x);
+    return order ? order : (a->i > b->i) - (a->i < b->i);
+}
+
+/// The least distance from point p to the segment a..b.
+static double point_segment_distance(sb_vec2 p, sb_vec2 a, sb_vec2 b)
+{
+    const sb_vec2 d = v2_sub(b, a);
+    const double len2 = v2_dot(d, d);
+    double t = len2 > 0.0 ? v2_dot(v2_sub(p, a), d) / len2 : 0.0;
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    return v2_len(v2_sub(v2_mad(a, t, d), p));
+}
+
+/// The least distance between segments p0..p1 and q0..q1 (zero where they cross).
+static double segments_distance(sb_vec2 p0, sb_vec2 p1, sb_vec2 q0, sb_vec2 q1)
+{
+    const sb_vec2 r = v2_sub(p1, p0), s = v2_sub(q1, q0), pq = v2_sub(q0, p0);
+    const double denom = r.x * s.y - r.y * s.x;
+    if (denom != 0.0) {
+        const double t = (pq.x * s.y - pq.y * s.x) / denom, u = (pq.x * r.y - pq.y * r.x) / denom;
+        if (t >= 0.0 && t <= 1.0 && u >= 0.0 && u <= 1.0)
+            return 0.0;
+    }
+    double d = point_segment_distance(p0, q0, q1), e = point_segment_distance(p1, q0, q1);
+    d = e < d ? e : d;
+    e = point_segment_distance(q0, p0, p1);
+    d = e < d ? e : d;
+    e = point_segment_distance(q1, p0, p1);
+    return e < d ? e : d;
+}
+
+/// Continuous collision with solid springs and ropes. The margins are capped (so that one fast
+/// ball does not list every segment around it), so a particle that covers more than the cap over
+/// the frame could cross a segment that no margin lists: each such particle's path, taken against
+/// each segment's own motion (its ends' mean velocity), lists the segment as a speculative contact
+/// when the two come within their radii and the slop, which the collisions and the solve then take
+/// as any other. The fast paths are sorted along x; a segment reads those whose x range meets the
+/// box it sweeps.
+static void segment_sweeps(sb_world *w, const segment_sweep *sw)
+{
+    int fast = 0;
+    for (int i = 0; i < w->p_high; ++i)
+        fast += in_grid(w, i) && v2_len(w->vel[i]) * sw->span > sw->cap;
+    if (fast == 0)
+        return;
+    swept_path *paths = malloc(sizeof *paths * (size_t)fast);
+    if (!paths)
+        return; // (out of memory: the margins alone this frame)
+    int n = 0;
+    double widest = 0.0;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (!in_grid(w, i) || !(v2_len(w->vel[i]) * sw->span > sw->cap))
+            continue;
+        const sb_vec2 a = w->pos[i], b = v2_mad(a, sw->span, w->vel[i]);
+        const double r = w->radius[i] + sw->slop;
+        paths[n] = (swept_path){(a.x < b.x ? a.x : b.x) - r, (a.y < b.y ? a.y : b.y) - r, (a.x > b.x ? a.x : b.x) + r,
+                                (a.y > b.y ? a.y : b.y) + r, i};
+        widest = paths[n].hi_x - paths[n].lo_x > widest ? paths[n].hi_x - paths[n].lo_x : widest;
+        n += 1;
+    }
+    qsort(paths, (size_t)n, sizeof *paths, swept_path_order);
+    sb_contact c;
+    memset(&c, 0, sizeof c);
+    const int springs = w->solid_springs > 0 ? w->s_high : 0, ropes = w->solid_constraints > 0 ? w->c_high : 0;
+    for (int q = 0; q < springs + ropes; ++q) {
+        if (q < springs) {
+            if (w->s_a[q] < 0 || !w->s_solid[q])
+                continue;
+            c.b = w->s_a[q];
+            c.b2 = w->s_b[q];
+            c.shape = SHAPE_SEGMENT | (uint32_t)q;
+        } else {
+            const int k = q - springs;
+            if (w->c_kind[k] == 0xFF || !w->c_solid[k])
+                continue;
+            c.b = w->c_parts[k][0];
+            c.b2 = w->c_parts[k][1];
+            c.shape = SHAPE_SEGMENT_CONSTRAINT | (uint32_t)k;
+        }
+        const sb_vec2 pa = w->pos[c.b], pb = w->pos[c.b2];
+        const sb_vec2 motion = v2_scale(v2_add(w->vel[c.b], w->vel[c.b2]), 0.5 * sw->span);
+        const double r = w->radius[c.b] > w->radius[c.b2] ? w->radius[c.b] : w->radius[c.b2];
+        const sb_vec2 ea = v2_mad(pa, sw->span, w->vel[c.b]), eb = v2_mad(pb, sw->span, w->vel[c.b2]);
+        const double lo_x = fmin(fmin(pa.x, pb.x), fmin(ea.x, eb.x)) - r, hi_x = fmax(fmax(pa.x, pb.x), fmax(ea.x, eb.x)) + r;
+        const double lo_y = fmin(fmin(pa.y, pb.y), fmin(ea.y, eb.y)) - r, hi_y = fmax(fmax(pa.y, pb.y), fmax(ea.y, eb.y)) + r;
+        int lo = 0, hi = n; // the first path that may reach lo_x
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (paths[mid].lo_x < lo_x - widest)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (int k = lo; k < n && paths[k].lo_x <= hi_x; ++k) {
+            const swept_path *p = &paths[k];
+            if (p->hi_x < lo_x || p->lo_y > hi_y || p->hi_y < lo_y || !may_touch_segment(w, p->i, c.b, c.b2))
+                continue;
+            const sb_vec2 from = w->pos[p->i], to = v2_sub(v2_mad(from, sw->span, w->vel[p->i]), motion);
+            if (segments_distance(from, to, pa, pb) >= w->radius[p->i] + r + sw->slop)
+                continue;
+            c.a = p->i;
+            c.normal = v2(0, 0);
+            c.side = 0;
+            segment_geometry(w, &c);
+            c.key = contact_key(p->i, c.shape);
+            push_segment_contact(w, &c);
+        }
+    }
+    free(paths);
+}
+
 /// Contacts of particles with solid springs, ropes and struts (their `solid`), found through the
 /// particles' grid over each one's box, so the cost follows what is near it; merged into
 /// contacts_next in key order, ((particle << 32) | SHAPE_SEGMENT | spring) or
 /// ((particle << 32) | SHAPE_SEGMENT_CONSTRAINT | constraint).
-static void segment_contacts_build(sb_world *w, double inv_cell, double rmax, double margin, bool grid)
+static void segment_contacts_build(sb_world *w, double inv_cell, double rmax, double margin, bool grid, const segment_sweep *sweep)
 {
     w->segment_contact_count = 0;
     sb_contact c;
@@ -351,9 +473,16 @@ static void segment_contacts_build(sb_world *w, double inv_cell, double rmax, do
                     segment_candidate(w, &c, j, lo, hi, margin);
         }
     }
+    if (sweep)
+        segment_sweeps(w, sweep);
     if (w->segment_contact_count == 0)
         return;
     qsort(w->segment_contacts, (size_t)w->segment_contact_count, sizeof *w->segment_contacts, compare_keys);
+    int distinct = 0; // a swept particle may be listed twice (by its margin and by its path)
+    for (int k = 0; k < w->segment_contact_count; ++k)
+        if (distinct == 0 || w->segment_contacts[distinct - 1].key != w->segment_contacts[k].key)
+            w->segment_contacts[distinct++] = w->segment_contacts[k];
+    w->segment_contact_count = distinct;
     // merge: both sorted by key, into contacts_next
     int n = w->contact_next_count, m = w->segment_contact_count;
     if (!array_reserve((void **)&w->contacts_next, &w->contact_next_cap, n + m, sizeof *w->contacts_next))
@@ -1145,10 +1274,26 @@ static void stop_list_walls(stop_walk *s, int i)
     }
 }
 
-static int contact_key_order(const void *a, const void *b)
+/// Merges stop_contacts[0 .. count), each pair once, into contacts_next, both in key order.
+static void merge_stop_contacts(sb_world *w, int count)
 {
-    const uint64_t x = ((const sb_contact *)a)->key, y = ((const sb_contact *)b)->key;
-    return (x > y) - (x < y);
+    if (count == 0)
+        return;
+    qsort(w->stop_contacts, (size_t)count, sizeof *w->stop_contacts, compare_keys);
+    int distinct = 0;
+    for (int k = 0; k < count; ++k)
+        if (distinct == 0 || w->stop_contacts[distinct - 1].key != w->stop_contacts[k].key)
+            w->stop_contacts[distinct++] = w->stop_contacts[k];
+    const int n = w->contact_next_count;
+    if (!array_reserve((void **)&w->contacts_scratch, &w->contacts_scratch_cap, n + distinct, sizeof *w->contacts_scratch))
+        return; // (out of memory: the pairs wait for the next frame)
+    int a = 0, b = 0, out = 0;
+    while (a < n || b < distinct)
+        w->contacts_scratch[out++] = b == distinct || (a < n && w->contacts_next[a].key < w->stop_contacts[b].key)
+                                         ? w->contacts_next[a++]
+                                         : w->stop_contacts[b++];
+    swap_contact_lists(&w->contacts_next, &w->contact_next_cap, &w->contacts_scratch, &w->contacts_scratch_cap);
+    w->contact_next_count = out;
 }
 
 /// The stops of this frame, from the contacts the narrow phase listed, carried over the grid to
@@ -1214,18 +1359,98 @@ static void stops_list_pairs(sb_world *w, const narrow_job *job)
             if (in_grid(w, i))
                 stop_visit(&s, i, true);
         }
-    const int extra = w->stop_contact_count, n = w->contact_next_count;
-    if (extra == 0 ||
-        !array_reserve((void **)&w->contacts_scratch, &w->contacts_scratch_cap, n + extra, sizeof *w->contacts_scratch))
-        return; // (out of memory: the pairs wait for the next frame)
-    qsort(w->stop_contacts, (size_t)extra, sizeof *w->stop_contacts, contact_key_order);
-    int a = 0, b = 0, out = 0;
-    while (a < n || b < extra)
-        w->contacts_scratch[out++] = b == extra || (a < n && w->contacts_next[a].key < w->stop_contacts[b].key)
-                                         ? w->contacts_next[a++]
-                                         : w->stop_contacts[b++];
-    swap_contact_lists(&w->contacts_next, &w->contact_next_cap, &w->contacts_scratch, &w->contacts_scratch_cap);
-    w->contact_next_count = out;
+    merge_stop_contacts(w, w->stop_contact_count);
+}
+
+// ---------------------------------------------------------------- sweeps
+
+/// Whether particles i and j, moving as they do now, come within their radii and the slop of each
+/// other over `span` seconds: the least distance of the segment their relative motion draws.
+static bool paths_meet(const sb_world *w, int i, int j, double span, double slop)
+{
+    const sb_vec2 d = v2_sub(w->pos[j], w->pos[i]), u = v2_scale(v2_sub(w->vel[j], w->vel[i]), span);
+    const double uu = v2_dot(u, u);
+    double t = uu > 0.0 ? -v2_dot(d, u) / uu : 0.0;
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    const sb_vec2 closest = v2_mad(d, t, u);
+    const double reach = w->radius[i] + w->radius[j] + slop;
+    return v2_dot(closest, closest) < reach * reach;
+}
+
+/// Whether contacts_next (sorted by key) holds `key`.
+static bool listed(const sb_world *w, uint64_t key)
+{
+    int lo = 0, hi = w->contact_next_count;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (w->contacts_next[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->contact_next_count && w->contacts_next[lo].key == key;
+}
+
+/// A particle whose speed closes more than the pairs' margin cap over the frame could go through
+/// what it meets unlisted (the pairs' margins are capped, so that one fast ball does not list
+/// every pair around it): its path over twice the frame (a partner as fast, coming the other way,
+/// is met halfway) is walked cell by cell through the grid, and every particle whose own motion
+/// brings it within reach of it in that time is listed as a speculative contact, which the
+/// collisions and the solve then take as any other (continuous collision, as the walls have).
+static void sweeps_list_pairs(sb_world *w, const narrow_job *job)
+{
+    if (w->grid_cell <= 0.0)
+        return;
+    const double span = job->twice_dt, cell = w->grid_cell, inv_cell = 1.0 / cell;
+    int count = 0;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (!in_grid(w, i) || v2_len(w->vel[i]) * span <= job->cap)
+            continue;
+        const sb_vec2 from = w->pos[i], to = v2_mad(from, span, w->vel[i]);
+        const double inflate = w->radius[i] + job->rmax + job->cap + job->slop;
+        const int n = (int)ceil(inflate * inv_cell);
+        // the cells along the path, a cell a step (a step of half a cell at the least): each
+        // visited with the n around it, the partners tested once a cell
+        const double length = v2_len(v2_sub(to, from));
+        const int steps = (int)ceil(length / (0.5 * cell)) + 1;
+        int last_cx = INT_MIN, last_cy = INT_MIN;
+        for (int s = 0; s <= steps; ++s) {
+            const sb_vec2 at = v2_mad(from, (double)s / steps, v2_sub(to, from));
+            const int ccx = cell_coord(at.x, inv_cell), ccy = cell_coord(at.y, inv_cell);
+            if (ccx == last_cx && ccy == last_cy)
+                continue;
+            for (int dy = -n; dy <= n; ++dy)
+                for (int dx = -n; dx <= n; ++dx) {
+                    const int cx = ccx + dx, cy = ccy + dy;
+                    // cells the last visit covered are not read twice
+                    if (last_cx != INT_MIN && abs(cx - last_cx) <= n && abs(cy - last_cy) <= n)
+                        continue;
+                    const unsigned hsh = grid_bucket(w, cx, cy);
+                    for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
+                        const grid_entry *e = &w->grid_entries[k];
+                        const int j = e->index;
+                        if (j == i || e->cx != cx || e->cy != cy || (w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0) ||
+                            !pair_may_touch(w, i, j) || !paths_meet(w, i, j, span, job->slop))
+                            continue;
+                        const int a = i < j ? i : j, b = i < j ? j : i;
+                        sb_contact c = contact_of(a);
+                        c.b = b;
+                        c.shape = SHAPE_PARTICLE | (uint32_t)b;
+                        c.key = contact_key(a, c.shape);
+                        if (listed(w, c.key))
+                            continue;
+                        const sb_vec2 d = v2_sub(w->pos[b], w->pos[a]);
+                        const double len = v2_len(d);
+                        c.normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1);
+                        c.separation = len - w->radius[a] - w->radius[b];
+                        push_to(&(contact_buffer){&w->stop_contacts, &count, &w->stop_contact_cap}, &c);
+                    }
+                }
+            last_cx = ccx;
+            last_cy = ccy;
+        }
+    }
+    merge_stop_contacts(w, count); // (two fast particles may both find a pair: merged once)
 }
 
 void contacts_build(sb_world *w)
@@ -1359,11 +1584,16 @@ void contacts_build(sb_world *w)
     else if (!reuse)
         w->pairs_valid = false;
     append_chunk_contacts(w, chunks);
-    if (pairs)
+    if (pairs) {
         stops_list_pairs(w, &job);
+        if (!reuse)
+            sweeps_list_pairs(w, &job);
+    }
 
-    if ((w->solid_springs > 0 || w->solid_constraints > 0) && w->def.collisions && colliders > 0)
-        segment_contacts_build(w, inv_cell, rmax, margin, pairs);
+    if ((w->solid_springs > 0 || w->solid_constraints > 0) && w->def.collisions && colliders > 0) {
+        const segment_sweep sweep = {twice_dt, margin_cap, slop};
+        segment_contacts_build(w, inv_cell, rmax, margin, pairs, &sweep);
+    }
 
     w->colors_unmatched = 0;
     sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, warm_range, w);
