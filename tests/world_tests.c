@@ -183,7 +183,7 @@ static double path_stretch(const sb_world *w, const sb_spring_id links[40])
 }
 
 // Long range attachments (Kim, Chentanez, Mueller 2012): no particle ends a step farther
-// from the fixed particle than its rigid path, in every method, and the heavy chain that
+// from the fixed particle than its rigid path (and the springs' slop), in every method, and the heavy chain that
 // the iterations alone stretch by whole percents stays under the 2% in every
 // iterative method. Tethers
 // follow the topology: a cut chain falls, and a hertz spring in the path still stretches.
@@ -199,9 +199,11 @@ TEST(tethers_bound_rigid_paths)
                 sb_world_step(w);
                 double st = path_stretch(w, links);
                 peak[tethers] = !(st <= peak[tethers]) ? st : peak[tethers];
+                // (a method that holds rigid springs itself is left their slop)
+                const double slop = m == SB_METHOD_FORCE || m == SB_METHOD_IMPULSE ? 0.0 : SB_RIGID_SLOP;
                 if (tethers)
                     for (int i = 1; i <= 40; ++i)
-                        ENSURE(v2_len(particle_now(w, chain[i]).position) <= 0.25 * i * (1.0 + 1e-9));
+                        ENSURE(v2_len(particle_now(w, chain[i]).position) <= 0.25 * i * (1.0 + slop + 1e-9));
             }
             sb_world_destroy(w);
         }

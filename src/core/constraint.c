@@ -618,33 +618,59 @@ void constraints_sequential_prepare(sb_world *w, double h)
     }
 }
 
+/// A rigid rope's or strut's rigid_turn_rate (springs_kernels.h) from the velocities now, along
+/// its sub-step's axis g[1]; zero for the other kinds.
+static double constraint_turn_rate(const sb_world *w, int c, const sb_vec2 *g, double h)
+{
+    if (w->c_kind[c] != SB_CONSTRAINT_ROPE && w->c_kind[c] != SB_CONSTRAINT_STRUT)
+        return 0.0;
+    const sb_vec2 rel = v2_sub(w->vel[w->c_parts[c][1]], w->vel[w->c_parts[c][0]]);
+    const double len = w->c_rest[c] + w->c_err[c];
+    return len > 1e-12 ? rigid_turn_rate(rel.x, rel.y, v2_dot(rel, g[1]), 0.5 * h / len) : 0.0;
+}
+
+// The rigid ones' rest rate also asks the rate a rope's or strut's turn needs, each iteration,
+// as a rigid spring's does (method_sequential.c).
 void constraints_sequential_iterate(sb_world *w, double h)
 {
-    (void)h;
     const double correction = w->def.correction;
     for (int c = 0; c < w->c_high; ++c) {
         if (!w->c_active[c] || !sb_tuning_is_rigid(&w->c_tuning[c]))
             continue;
         const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
-        double impulse = sequential_impulse(constraint_rate(w, c, g), w->c_target[c], w->c_meff[c], correction);
+        const double target = w->c_target[c] + constraint_turn_rate(w, c, g, h);
+        double impulse = sequential_impulse(constraint_rate(w, c, g), target, w->c_meff[c], correction);
         constraint_apply(w, c, g, accumulate(w, c, impulse), w->vel);
     }
 }
 
-// soft (seed 003): P = -(m_soft C' + m_soft (beta/h) C) - (gamma/h) m_soft P_acc (method_soft.c).
+// soft (seed 003): P = -(m_soft C' + m_soft (beta/h) C) - (gamma/h) m_soft P_acc (method_soft.c);
+// a rigid rope's or strut's bias also asks the rate its turn needs, as a rigid spring's does.
 void constraints_soft_iterate(sb_world *w, double h)
 {
-    (void)h;
     for (int c = 0; c < w->c_high; ++c) {
         if (!w->c_active[c])
             continue;
         const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
-        double impulse = soft_impulse(w->c_damp[c], w->c_stiff[c] * w->c_err[c], w->c_scale[c], constraint_rate(w, c, g),
-                                      w->c_lambda[c]);
+        double bias = w->c_stiff[c] * w->c_err[c];
+        if (sb_tuning_is_rigid(&w->c_tuning[c]))
+            bias -= w->c_damp[c] * constraint_turn_rate(w, c, g, h);
+        double impulse = soft_impulse(w->c_damp[c], bias, w->c_scale[c], constraint_rate(w, c, g), w->c_lambda[c]);
         constraint_apply(w, c, g, accumulate(w, c, impulse), w->vel);
     }
 }
 
+/// Constraint c's gradients at the positions as they are now, for the position-level passes,
+/// in a scratch of the world's: the velocity solves keep the sub-step's own in c_grad.
+static sb_vec2 *gradients_now(sb_world *w, int c)
+{
+    if (!array_reserve((void **)&w->c_scratch, &w->c_scratch_cap, w->c_count[c], sizeof *w->c_scratch))
+        return NULL;
+    return w->c_scratch;
+}
+
+// A rope's or strut's relax is along its axis where the position update has put its ends, as a
+// rigid spring's is (springs_simd.c, relax_one).
 void constraints_soft_relax(sb_world *w, double h)
 {
     (void)h;
@@ -654,6 +680,13 @@ void constraints_soft_relax(sb_world *w, double h)
         if (!w->c_active[c] || !sb_tuning_is_rigid(&w->c_tuning[c]) || slack(w, c, w->c_err[c]))
             continue;
         const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
+        if (w->c_kind[c] == SB_CONSTRAINT_ROPE || w->c_kind[c] == SB_CONSTRAINT_STRUT) {
+            sb_vec2 *now = gradients_now(w, c);
+            if (now) {
+                constraint_value(w, c, now);
+                g = now;
+            }
+        }
         constraint_apply(w, c, g, accumulate(w, c, -w->c_meff[c] * constraint_rate(w, c, g)), w->vel);
     }
 }
@@ -666,15 +699,6 @@ static double value_scale(const sb_world *w, int c)
     case SB_CONSTRAINT_AREA: return fabs(w->c_rest[c]);
     default: return w->c_rest[c];
     }
-}
-
-/// Constraint c's gradients at the positions as they are now, for the position-level passes,
-/// in a scratch of the world's: the velocity solves keep the sub-step's own in c_grad.
-static sb_vec2 *gradients_now(sb_world *w, int c)
-{
-    if (!array_reserve((void **)&w->c_scratch, &w->c_scratch_cap, w->c_count[c], sizeof *w->c_scratch))
-        return NULL;
-    return w->c_scratch;
 }
 
 void constraints_project_rigid(sb_world *w, double slop, bool one_sided_only)
@@ -710,6 +734,29 @@ void constraints_project_rigid_pass(sb_world *w, double h)
     constraints_project_rigid(w, 0.0, false);
 }
 
+/// xpbd: a rigid rope or strut moves its ends along the axis they had when the sub-step began,
+/// to its length, as a rigid spring does (method_xpbd.c, shake_one); false where that does not
+/// apply (other kinds, or shake_length_move says no). `grad` is overwritten with that axis.
+static bool shake_constraint(sb_world *w, int c, double wsum, sb_vec2 *grad)
+{
+    if (w->c_kind[c] != SB_CONSTRAINT_ROPE && w->c_kind[c] != SB_CONSTRAINT_STRUT)
+        return false;
+    const int a = w->c_parts[c][0], b = w->c_parts[c][1];
+    const sb_vec2 n0 = v2_sub(w->prev[b], w->prev[a]), d = v2_sub(w->pos[b], w->pos[a]);
+    const double n = v2_len(n0);
+    double move;
+    if (n < 1e-12 || !shake_length_move(d.x, d.y, n0.x / n, n0.y / n, w->c_rest[c], &move))
+        return false;
+    const double step = accumulate(w, c, move / wsum);
+    grad[1] = v2_scale(n0, 1.0 / n);
+    grad[0] = v2_scale(grad[1], -1.0);
+    for (int i = 0; i < 2; ++i) {
+        int p = w->c_parts[c][i];
+        w->pos[p] = v2_mad(w->pos[p], w->inv_mass[p] * step, grad[i]);
+    }
+    return true;
+}
+
 // xpbd: the spring's update (method_xpbd.c) with C and its gradients:
 // d lambda = (-C - alpha~ lambda - gamma sum g . (x - x_prev)) / ((1 + gamma) sum w |g|^2 + alpha~).
 void constraints_xpbd_iterate(sb_world *w, double h)
@@ -738,6 +785,8 @@ void constraints_xpbd_iterate(sb_world *w, double h)
         if (wsum <= 0.0)
             continue;
         double d = xpbd_delta_lambda(err, alpha, w->c_lambda[c], gamma, moved, wsum);
+        if (rigid && !slack(w, c, err) && shake_constraint(w, c, wsum, grad))
+            continue;
         d = accumulate(w, c, d);
         for (int i = 0; i < w->c_count[c]; ++i) {
             int p = w->c_parts[c][i];

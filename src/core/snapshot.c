@@ -80,7 +80,7 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     DUP(order, sc); DUP(kstiff, sc); DUP(kdamp, sc); DUP(kscale, sc); DUP(kg, sc); DUP(ktension, sc);
     DUP(pair_keys, sc);
     SCRATCH(ka, sc); SCRATCH(kb, sc); SCRATCH(kwa, sc); SCRATCH(kwb, sc); SCRATCH(kmass, sc); SCRATCH(krest, sc);
-    SCRATCH(kux, sc); SCRATCH(kuy, sc); SCRATCH(kpux, sc); SCRATCH(kpuy, sc); SCRATCH(ksep, sc); SCRATCH(kimp, sc);
+    SCRATCH(kux, sc); SCRATCH(kuy, sc); SCRATCH(kpux, sc); SCRATCH(kpuy, sc); SCRATCH(ksep, sc); SCRATCH(kturn, sc); SCRATCH(kimp, sc);
     SCRATCH(krigid, sc); SCRATCH(snap_axis, sc); SCRATCH(snap_impulse, sc);
     // tethers
     DUP(tether_p, src->tether_count); DUP(tether_anchor, src->tether_count); DUP(tether_length, src->tether_count);

@@ -253,6 +253,7 @@ static void springs_pack(sb_world *w, double h)
         w->kwb[k] = wb;
         w->kmass[k] = sb_reduced_mass(wa, wb);
         w->krest[k] = w->rest[s];
+        w->kturn[k] = w->rest[s] > 1e-12 ? 0.5 * h / w->rest[s] : 0.0; // a rigid spring holds its rest length
         w->kimp[k] = w->impulse[s];
         w->kpux[k] = w->axis_prev[s].x;
         w->kpuy[k] = w->axis_prev[s].y;
@@ -373,14 +374,13 @@ void springs_store_axis(sb_world *w)
 // 4 iterations up but blew up a 100:1 cloth at 1 iteration, so it was not kept.
 static void rigid_springs_project(sb_world *w)
 {
-    // Three sweeps for every four iterations, rounded up (Box2D 2.4 runs 3 for 8). Measured on
-    // cloth 128 at the default 6 x 4 (soft, end / worst stretch, ms against Box2D in the same
-    // run): 4 sweeps 0.71% / 1.43% at 0.68x, 3 sweeps 0.60% / 1.44% at 0.56x, 2 sweeps 1.01% /
-    // 1.46% at 0.48x; none 0.98% / 1.49% at 0.42x, but then more iterations stretch the chain.
-    int sweeps = (3 * w->def.iterations + 3) / 4;
+    // A sweep for every two iterations, rounded up (Box2D 2.4 runs 3 for 8): the velocity solve
+    // lands turning links on their length (rigid_turn_rate), so the sweeps take up only what the
+    // iterations leave.
+    int sweeps = (w->def.iterations + 1) / 2;
     for (int it = 0; it < sweeps; ++it) {
         rigid_project_pass(w); // springs_simd.c: four springs of a colour at a time
-        constraints_project_rigid(w, 1e-3, false); // the springs' slop (springs_simd.c)
+        constraints_project_rigid(w, SB_RIGID_SLOP, false);
     }
 }
 
@@ -543,7 +543,7 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
     // 44% worst stretch without it, 38% with one sweep; 3 sweeps cost 22% more on cloth 64)
     if (m->project_rigid_springs) {
         rigid_project_pass(w);
-        constraints_project_rigid(w, 1e-3, false);
+        constraints_project_rigid(w, SB_RIGID_SLOP, false);
     }
     tethers_project(w, false); // and no particle shows farther than its rigid path
     contacts_confine_to_bounds(w); // the bounds' contacts are soft; no centre leaves the box

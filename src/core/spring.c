@@ -31,7 +31,7 @@ static bool springs_reserve(sb_world *w, int need)
         !ARRAY_GROW(w->pair_keys, cap) || !ARRAY_GROW(w->order, cap) || !ARRAY_GROW(w->ka, cap) || !ARRAY_GROW(w->kb, cap) ||
         !ARRAY_GROW(w->kwa, cap) || !ARRAY_GROW(w->kwb, cap) || !ARRAY_GROW(w->kmass, cap) || !ARRAY_GROW(w->krest, cap) ||
         !ARRAY_GROW(w->kux, cap) || !ARRAY_GROW(w->kuy, cap) || !ARRAY_GROW(w->kpux, cap) || !ARRAY_GROW(w->kpuy, cap) ||
-        !ARRAY_GROW(w->ksep, cap) || !ARRAY_GROW(w->kstiff, cap) || !ARRAY_GROW(w->kdamp, cap) || !ARRAY_GROW(w->kscale, cap) ||
+        !ARRAY_GROW(w->ksep, cap) || !ARRAY_GROW(w->kturn, cap) || !ARRAY_GROW(w->kstiff, cap) || !ARRAY_GROW(w->kdamp, cap) || !ARRAY_GROW(w->kscale, cap) ||
         !ARRAY_GROW(w->kg, cap) || !ARRAY_GROW(w->kimp, cap) || !ARRAY_GROW(w->krigid, cap) || !ARRAY_GROW(w->ktension, cap) ||
         !ARRAY_GROW(w->tension, cap) || !ARRAY_GROW(w->break_stretch, cap) || !ARRAY_GROW(w->break_force, cap) ||
         !ARRAY_GROW(w->s_color, cap) || !ARRAY_GROW(w->s_hidden, cap))

@@ -31,32 +31,49 @@ static inline void prepare_one(sb_world *w, int k, double rigid_fraction, double
     spring_apply(w, k, warm);
 }
 
+// A rigid spring's bias also asks the rate its turn needs, from the velocities each iteration
+// finds (rigid_turn_rate; method_sequential.c says why each iteration).
 static inline void solve_one(sb_world *w, int k)
 {
-    double vn = spring_normal_velocity(w, k);
-    double impulse = soft_impulse(w->kdamp[k], w->kg[k], w->kscale[k], vn, w->kimp[k]);
+    double vn = spring_normal_velocity(w, k), bias = w->kg[k];
+    if (w->krigid[k])
+        bias -= w->kdamp[k] * spring_turn_rate(w, k);
+    double impulse = soft_impulse(w->kdamp[k], bias, w->kscale[k], vn, w->kimp[k]);
     w->kimp[k] += impulse;
     spring_apply(w, k, impulse);
 }
 
-// Rigid springs only: remove the relative normal velocity the bias added (Box2D v3's relax).
+// Rigid springs only: remove the relative normal velocity the bias added (Box2D v3's relax),
+// along the axis d where the position update has put the ends (as Box2D relaxes at the moved
+// anchors): the velocity is left across the link where it now is, its speed along the turn kept
+// (RATTLE's velocity step; along the sub-step's first axis the relax undid the turn). Along d
+// unnormalised, -m (v . d) / (d . d) times d is the same change without a square root; the
+// accumulator takes it as the rest length's worth (the link holds its length within the slop).
 static inline void relax_one(sb_world *w, int k)
 {
     if (!w->krigid[k])
         return;
-    double impulse = -w->kmass[k] * spring_normal_velocity(w, k);
-    w->kimp[k] += impulse;
-    spring_apply(w, k, impulse);
+    const sb_vec2 pa = w->pos[w->ka[k]], pb = w->pos[w->kb[k]], va = w->vel[w->ka[k]], vb = w->vel[w->kb[k]];
+    double dx = pb.x - pa.x, dy = pb.y - pa.y, dd = dx * dx + dy * dy;
+    if (!(dd > 1e-24)) { // ends together: along the sub-step's axis
+        dx = w->kux[k];
+        dy = w->kuy[k];
+        dd = 1.0;
+    }
+    double scaled = -w->kmass[k] * ((vb.x - va.x) * dx + (vb.y - va.y) * dy) / dd;
+    w->kimp[k] += scaled * w->krest[k];
+    w->vel[w->ka[k]].x -= w->kwa[k] * (dx * scaled);
+    w->vel[w->ka[k]].y -= w->kwa[k] * (dy * scaled);
+    w->vel[w->kb[k]].x += w->kwb[k] * (dx * scaled);
+    w->vel[w->kb[k]].y += w->kwb[k] * (dy * scaled);
 }
 
 // Rigid springs only: the position sweep after integration (solver.c says why), moving the
 // ends toward the rest length, weighted by inverse mass, by the part of the error beyond a slop
-// of 0.1% of the rest length. Box2D 2.4 leaves errors under its linear slop alone for the same
-// reason: moving positions without velocities at rest, sub-step after sub-step, fed the tuned
-// springs around rigid links (the suspension bridge kept 0.08 J of motion for minutes; with the
-// slop it settles as before, to 1e-5 J).
-static const double rigid_slop = 1e-3;
-
+// of SB_RIGID_SLOP of the rest length. Box2D 2.4 leaves errors under its linear slop alone for
+// the same reason: moving positions without velocities at rest, sub-step after sub-step, fed the
+// tuned springs around rigid links (the suspension bridge kept 0.08 J of motion for minutes; with
+// the slop it settles as before, to 1e-5 J).
 static inline void project_one(sb_world *w, int k)
 {
     if (!w->krigid[k] || w->kmass[k] == 0.0)
@@ -66,7 +83,7 @@ static inline void project_one(sb_world *w, int k)
     double len = sqrt(dx * dx + dy * dy);
     if (len < 1e-12)
         return;
-    double error = len - w->krest[k], slop = w->krest[k] * rigid_slop;
+    double error = len - w->krest[k], slop = w->krest[k] * SB_RIGID_SLOP;
     double kept = error < -slop ? -slop : (error > slop ? slop : error), excess = error - kept;
     if (excess == 0.0)
         return;
@@ -178,13 +195,26 @@ __attribute__((target("avx2"))) static void prepare4(sb_world *w, int k, __m256d
     scatter_ends(w->vel, w->ka + k, w->kb + k, v);
 }
 
+/// rigid_turn_rate, four at a time, in its order of operations.
+__attribute__((target("avx2"))) static inline __m256d turn_rate4(lanes v, __m256d vn, __m256d turn)
+{
+    __m256d rx = _mm256_sub_pd(v.bx, v.ax), ry = _mm256_sub_pd(v.by, v.ay);
+    __m256d across = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(rx, rx), _mm256_mul_pd(ry, ry)), _mm256_mul_pd(vn, vn));
+    __m256d rate = negate(_mm256_mul_pd(across, turn)), quarter = _mm256_mul_pd(negate(rate), turn);
+    __m256d share = _mm256_mul_pd(_mm256_sub_pd(_mm256_set1_pd(0.01), quarter), _mm256_set1_pd(1.0 / 0.0075));
+    return _mm256_mul_pd(rate, _mm256_max_pd(_mm256_setzero_pd(), _mm256_min_pd(_mm256_set1_pd(1.0), share)));
+}
+
 __attribute__((target("avx2"))) static void solve4(sb_world *w, int k)
 {
     lanes v = gather_ends(w->vel, w->ka + k, w->kb + k);
     __m256d ux = _mm256_loadu_pd(w->kux + k), uy = _mm256_loadu_pd(w->kuy + k);
     __m256d vn = normal_velocity4(v, ux, uy);
-    __m256d acc = _mm256_loadu_pd(w->kimp + k);
-    __m256d impulse = _mm256_sub_pd(negate(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(w->kdamp + k), vn), _mm256_loadu_pd(w->kg + k))),
+    __m256d acc = _mm256_loadu_pd(w->kimp + k), bias = _mm256_loadu_pd(w->kg + k), damp = _mm256_loadu_pd(w->kdamp + k);
+    __m256d rigid = rigid_mask(w->krigid + k);
+    if (_mm256_movemask_pd(rigid) != 0)
+        bias = _mm256_blendv_pd(bias, _mm256_sub_pd(bias, _mm256_mul_pd(damp, turn_rate4(v, vn, _mm256_loadu_pd(w->kturn + k)))), rigid);
+    __m256d impulse = _mm256_sub_pd(negate(_mm256_add_pd(_mm256_mul_pd(damp, vn), bias)),
                                     _mm256_mul_pd(_mm256_loadu_pd(w->kscale + k), acc));
     _mm256_storeu_pd(w->kimp + k, _mm256_add_pd(acc, impulse));
     v = apply4(v, ux, uy, impulse, _mm256_loadu_pd(w->kwa + k), _mm256_loadu_pd(w->kwb + k));
@@ -196,11 +226,17 @@ __attribute__((target("avx2"))) static void relax4(sb_world *w, int k)
     __m256d rigid = rigid_mask(w->krigid + k);
     if (_mm256_movemask_pd(rigid) == 0)
         return;
-    lanes v = gather_ends(w->vel, w->ka + k, w->kb + k);
-    __m256d ux = _mm256_loadu_pd(w->kux + k), uy = _mm256_loadu_pd(w->kuy + k);
-    __m256d impulse = _mm256_mul_pd(negate(_mm256_loadu_pd(w->kmass + k)), normal_velocity4(v, ux, uy));
+    lanes v = gather_ends(w->vel, w->ka + k, w->kb + k), p = gather_ends(w->pos, w->ka + k, w->kb + k);
+    __m256d dx = _mm256_sub_pd(p.bx, p.ax), dy = _mm256_sub_pd(p.by, p.ay); // as relax_one
+    __m256d dd = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
+    __m256d apart = _mm256_cmp_pd(dd, _mm256_set1_pd(1e-24), _CMP_GT_OQ);
+    __m256d ux = _mm256_blendv_pd(_mm256_loadu_pd(w->kux + k), dx, apart);
+    __m256d uy = _mm256_blendv_pd(_mm256_loadu_pd(w->kuy + k), dy, apart);
+    dd = _mm256_blendv_pd(_mm256_set1_pd(1.0), dd, apart);
+    __m256d impulse = _mm256_div_pd(_mm256_mul_pd(negate(_mm256_loadu_pd(w->kmass + k)), normal_velocity4(v, ux, uy)), dd);
     __m256d acc = _mm256_loadu_pd(w->kimp + k);
-    _mm256_storeu_pd(w->kimp + k, _mm256_blendv_pd(acc, _mm256_add_pd(acc, impulse), rigid));
+    __m256d added = _mm256_add_pd(acc, _mm256_mul_pd(impulse, _mm256_loadu_pd(w->krest + k)));
+    _mm256_storeu_pd(w->kimp + k, _mm256_blendv_pd(acc, added, rigid));
     lanes moved = apply4(v, ux, uy, impulse, _mm256_loadu_pd(w->kwa + k), _mm256_loadu_pd(w->kwb + k));
     // Springs that are not rigid keep their velocities bit for bit (not v - 0, which can
     // turn -0.0 into +0.0).
@@ -220,7 +256,7 @@ __attribute__((target("avx2"))) static void project4(sb_world *w, int k)
     __m256d dx = _mm256_sub_pd(p.bx, p.ax), dy = _mm256_sub_pd(p.by, p.ay);
     __m256d len = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)));
     __m256d mass = _mm256_loadu_pd(w->kmass + k), rest = _mm256_loadu_pd(w->krest + k);
-    __m256d error = _mm256_sub_pd(len, rest), slop = _mm256_mul_pd(rest, _mm256_set1_pd(rigid_slop));
+    __m256d error = _mm256_sub_pd(len, rest), slop = _mm256_mul_pd(rest, _mm256_set1_pd(SB_RIGID_SLOP));
     __m256d kept = _mm256_max_pd(_mm256_min_pd(error, slop), negate(slop)); // as project_one's clamp
     __m256d excess = _mm256_sub_pd(error, kept);
     __m256d moving = _mm256_and_pd(rigid, _mm256_and_pd(_mm256_cmp_pd(mass, _mm256_setzero_pd(), _CMP_NEQ_OQ),

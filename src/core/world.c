@@ -164,7 +164,7 @@ void world_free_storage(sb_world *w)
         w->rolling_resistance, w->inv_inertia, w->angle_prev, w->mass, w->inv_mass, w->radius, w->restitution, w->friction,
         w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_collide, w->s_solid, w->s_rigid,
         w->s_gen, w->s_next_free, w->axis_prev, w->impulse, w->order, w->ka, w->kb, w->kwa, w->kwb, w->kmass,
-        w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kstiff, w->kdamp, w->kscale, w->kg, w->kimp,
+        w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kturn, w->kstiff, w->kdamp, w->kscale, w->kg, w->kimp,
         w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen, w->w_one_sided, w->wall_nb, w->wall_chain,
         w->w_alive_flag, w->contacts, w->warm, w->contacts_next, w->segment_contacts, w->grid_start, w->grid_items, w->grid_entries, w->block_velocity, w->pairs_list, w->pairs_start,
         w->pairs_pos, w->pairs_reach, w->pairs_radius, w->pairs_collides, w->stop, w->stop_queue, w->stop_queued, w->stop_contacts, w->stop_cand_at, w->stop_cand_n, w->stop_cands, w->cell_x,

@@ -193,6 +193,7 @@ struct sb_world {
     double *kux, *kuy;        // axis a -> b of this sub-step
     double *kpux, *kpuy;      // axis that stored the warm start
     double *ksep;             // length - rest of this sub-step
+    double *kturn;            // h / (2 rest length), for a rigid spring's rigid_turn_rate
     // The method's discrete constants of each spring (spring_coef; the method's file says what
     // each means). Kept between steps and recomputed by solver.c when a tuning, a mass, the
     // order, the method or the sub-step changes.
@@ -598,6 +599,9 @@ coef_result method_coefficients(sb_method method, sb_poles target, double m, dou
 double method_rigid_coefficients(sb_method method, int busiest_degree, double m, double h, spring_coef *c);
 /// A particle's summed load may reach this (solver.c).
 #define SB_LOAD_LIMIT 3.6
+/// The length error, as a share of the rest length, that the rigid springs' and constraints'
+/// position sweeps leave alone (springs_simd.c says why), and that the tethers leave them.
+#define SB_RIGID_SLOP 1e-3
 
 extern const sb_method_kernels force_method, impulse_method, sequential_method, soft_method, verlet_method,
     xpbd_method;
