@@ -12,35 +12,105 @@
 
 // A spring breaks on the step after the one that stretched or loaded it past its threshold,
 // like a rope parting under a load: the force is the one its last sub-step carried
-// (sb_spring_force), the stretch the one the step ended with.
+// (sb_spring_force; a pull, and a push too where break_push asks), the stretch the one the step
+// ended with.
+//
+// Of the springs of one structure (particles joined by springs) that are past their threshold in
+// a step, only the one furthest past it breaks: as in a real chain, the weakest link goes and the
+// rest see the unloaded chain in the next step. A hanging chain jerked past its rating carries
+// nearly the same load in every link, and all of them parted in the same step.
+
+/// How far past its threshold spring s is (> 1: past it), 0 where it cannot break.
+static double overload(const sb_world *w, int s, double *stretch_out)
+{
+    int a = w->s_a[s], b = w->s_b[s];
+    double len = v2_len(v2_sub(w->pos[b], w->pos[a]));
+    double stretch = w->rest[s] > 0.0 ? fabs(len - w->rest[s]) / w->rest[s] : 0.0;
+    double force = w->break_push[s] ? fabs(w->tension[s]) : w->tension[s]; // tension: positive pulls
+    double by_stretch = w->break_stretch[s] > 0.0 ? stretch / w->break_stretch[s] : 0.0;
+    double by_force = w->break_force[s] > 0.0 ? force / w->break_force[s] : 0.0;
+    *stretch_out = stretch;
+    return by_stretch > by_force ? by_stretch : by_force;
+}
+
+static int structure_root(int *parent, int i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+static void break_spring(sb_world *w, int s, double stretch)
+{
+    if (!array_reserve((void **)&w->break_events, &w->break_cap, w->break_count + 1, sizeof *w->break_events))
+        return; // out of memory: it breaks at the next step
+    int a = w->s_a[s], b = w->s_b[s];
+    sb_break_event *e = &w->break_events[w->break_count++];
+    e->spring = (sb_spring_id){(uint32_t)s, w->s_gen[s]};
+    e->a = (sb_particle_id){(uint32_t)a, w->p_gen[a]};
+    e->b = (sb_particle_id){(uint32_t)b, w->p_gen[b]};
+    e->stretch = stretch;
+    e->force = w->tension[s];
+    e->rest_length = w->rest[s];
+    e->tuning = w->tuning[s];
+    world_free_spring_slot(w, s);
+}
+
 static void break_springs(sb_world *w)
 {
     w->break_count = 0;
     if (w->breakable_springs == 0)
         return;
-    for (int s = 0; s < w->s_high; ++s) {
-        int a = w->s_a[s], b = w->s_b[s];
-        if (a < 0 || (w->break_stretch[s] <= 0.0 && w->break_force[s] <= 0.0))
-            continue;
-        double len = v2_len(v2_sub(w->pos[b], w->pos[a]));
-        double stretch = w->rest[s] > 0.0 ? fabs(len - w->rest[s]) / w->rest[s] : 0.0;
-        double force = w->tension[s];
-        bool over = (w->break_stretch[s] > 0.0 && stretch > w->break_stretch[s]) ||
-                    (w->break_force[s] > 0.0 && fabs(force) > w->break_force[s]);
-        if (!over)
-            continue;
-        if (!array_reserve((void **)&w->break_events, &w->break_cap, w->break_count + 1, sizeof *w->break_events))
-            return; // out of memory: it breaks at the next step
-        sb_break_event *e = &w->break_events[w->break_count++];
-        e->spring = (sb_spring_id){(uint32_t)s, w->s_gen[s]};
-        e->a = (sb_particle_id){(uint32_t)a, w->p_gen[a]};
-        e->b = (sb_particle_id){(uint32_t)b, w->p_gen[b]};
-        e->stretch = stretch;
-        e->force = force;
-        e->rest_length = w->rest[s];
-        e->tuning = w->tuning[s];
-        world_free_spring_slot(w, s);
+    int over = 0, first = -1;
+    double stretch;
+    for (int s = 0; s < w->s_high; ++s)
+        if (w->s_a[s] >= 0 && (w->break_stretch[s] > 0.0 || w->break_force[s] > 0.0) && overload(w, s, &stretch) > 1.0) {
+            over += 1;
+            first = first < 0 ? s : first;
+        }
+    if (over == 0)
+        return;
+    if (over == 1) {
+        overload(w, first, &stretch);
+        break_spring(w, first, stretch);
+        return;
     }
+    // each structure's furthest past (ties: the lower slot), through a union-find of the particles
+    int *parent = malloc(sizeof *parent * (size_t)w->p_high), *worst = malloc(sizeof *worst * (size_t)w->p_high);
+    if (!parent || !worst) { // out of memory: each one past it breaks, as if alone
+        free(parent);
+        free(worst);
+        for (int s = 0; s < w->s_high; ++s)
+            if (w->s_a[s] >= 0 && (w->break_stretch[s] > 0.0 || w->break_force[s] > 0.0) && overload(w, s, &stretch) > 1.0)
+                break_spring(w, s, stretch);
+        return;
+    }
+    for (int i = 0; i < w->p_high; ++i) {
+        parent[i] = i;
+        worst[i] = -1;
+    }
+    for (int s = 0; s < w->s_high; ++s)
+        if (w->s_a[s] >= 0) {
+            int ra = structure_root(parent, w->s_a[s]), rb = structure_root(parent, w->s_b[s]);
+            parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+        }
+    for (int s = 0; s < w->s_high; ++s) {
+        if (w->s_a[s] < 0 || (w->break_stretch[s] <= 0.0 && w->break_force[s] <= 0.0))
+            continue;
+        double past = overload(w, s, &stretch);
+        int r = structure_root(parent, w->s_a[s]);
+        if (past > 1.0 && (worst[r] < 0 || past > overload(w, worst[r], &stretch)))
+            worst[r] = s;
+    }
+    for (int i = 0; i < w->p_high; ++i) // in particle order: the events' order does not depend on the slots' history
+        if (worst[i] >= 0) {
+            overload(w, worst[i], &stretch);
+            break_spring(w, worst[i], stretch);
+        }
+    free(parent);
+    free(worst);
 }
 
 // ---------------------------------------------------------------- contacts

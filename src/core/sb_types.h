@@ -139,7 +139,8 @@ typedef struct sb_spring_def {
     bool collide;          ///< its ends still collide with each other (Box2D's collideConnected); default false
     bool solid;            ///< other particles collide with it as a capsule of its ends' radii; default false
     double break_stretch;  ///< > 0: the spring breaks (is removed) once |length - rest| / rest passes it
-    double break_force;    ///< > 0: the spring breaks once the force it carries passes it (N)
+    double break_force;    ///< > 0: the spring breaks once the pull it carries passes it (N)
+    bool break_push;       ///< a push past break_force breaks it too; default false (a pull only)
     uint32_t color;        ///< 0xRRGGBBAA for a host that draws; 0 = the host's own colour
     bool hidden;           ///< a host that draws leaves it out
 } sb_spring_def;

@@ -99,6 +99,8 @@ double sb_spring_impulse(const sb_world *world, sb_spring_id id);
 sb_status sb_spring_set_impulse(sb_world *world, sb_spring_id id, double impulse);
 /// Sets when a spring breaks: past a stretch |length - rest| / rest, past a force (N); 0 = never.
 sb_status sb_spring_set_break(sb_world *world, sb_spring_id id, double stretch, double force, const char **bad_field);
+/// Whether a push past the spring's break_force breaks it too (otherwise only a pull does).
+sb_status sb_spring_set_break_push(sb_world *world, sb_spring_id id, bool push);
 /// Sets how a host draws a spring: colour 0xRRGGBBAA (0 = its own) and whether it is hidden.
 sb_status sb_spring_set_style(sb_world *world, sb_spring_id id, uint32_t color, bool hidden);
 /// The force a spring carried in the last sub-step, N: positive pulls its ends together.

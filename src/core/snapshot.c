@@ -76,7 +76,7 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     dst->s_cap = sc;
     DUP(s_a, sc); DUP(s_b, sc); DUP(rest, sc); DUP(tuning, sc); DUP(s_collide, sc); DUP(s_solid, sc);
     DUP(s_rigid, sc); DUP(s_gen, sc); DUP(s_next_free, sc); DUP(impulse, sc); DUP(tension, sc);
-    DUP(break_stretch, sc); DUP(break_force, sc); DUP(s_color, sc); DUP(s_hidden, sc); DUP(axis_prev, sc);
+    DUP(break_stretch, sc); DUP(break_force, sc); DUP(break_push, sc); DUP(s_color, sc); DUP(s_hidden, sc); DUP(axis_prev, sc);
     DUP(order, sc); DUP(kstiff, sc); DUP(kdamp, sc); DUP(kscale, sc); DUP(kg, sc); DUP(ktension, sc);
     DUP(pair_keys, sc);
     SCRATCH(ka, sc); SCRATCH(kb, sc); SCRATCH(kwa, sc); SCRATCH(kwb, sc); SCRATCH(kmass, sc); SCRATCH(krest, sc);

@@ -34,6 +34,7 @@ static bool springs_reserve(sb_world *w, int need)
         !ARRAY_GROW(w->ksep, cap) || !ARRAY_GROW(w->kturn, cap) || !ARRAY_GROW(w->kstiff, cap) || !ARRAY_GROW(w->kdamp, cap) || !ARRAY_GROW(w->kscale, cap) ||
         !ARRAY_GROW(w->kg, cap) || !ARRAY_GROW(w->kimp, cap) || !ARRAY_GROW(w->krigid, cap) || !ARRAY_GROW(w->ktension, cap) ||
         !ARRAY_GROW(w->tension, cap) || !ARRAY_GROW(w->break_stretch, cap) || !ARRAY_GROW(w->break_force, cap) ||
+        !ARRAY_GROW(w->break_push, cap) ||
         !ARRAY_GROW(w->s_color, cap) || !ARRAY_GROW(w->s_hidden, cap))
         return false;
     w->s_cap = cap;
@@ -130,6 +131,7 @@ sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status 
     w->tension[s] = 0.0;
     w->break_stretch[s] = d->break_stretch;
     w->break_force[s] = d->break_force;
+    w->break_push[s] = d->break_push;
     if (d->break_stretch > 0.0 || d->break_force > 0.0)
         w->breakable_springs += 1;
     w->s_color[s] = d->color;
@@ -169,6 +171,7 @@ sb_status sb_spring_get(const sb_world *w, sb_spring_id id, sb_spring_def *out)
     out->solid = w->s_solid[s];
     out->break_stretch = w->break_stretch[s];
     out->break_force = w->break_force[s];
+    out->break_push = w->break_push[s];
     out->color = w->s_color[s];
     out->hidden = w->s_hidden[s];
     return SB_OK;
@@ -187,6 +190,15 @@ sb_status sb_spring_set_break(sb_world *w, sb_spring_id id, double stretch, doub
     w->break_stretch[s] = stretch;
     w->break_force[s] = force;
     w->tethers_dirty = true; // breakable springs are no tether links (tether.c)
+    return SB_OK;
+}
+
+sb_status sb_spring_set_break_push(sb_world *w, sb_spring_id id, bool push)
+{
+    int s = spring_slot(w, id);
+    if (s < 0)
+        return SB_ERR_STALE;
+    w->break_push[s] = push;
     return SB_OK;
 }
 

@@ -170,7 +170,7 @@ void world_free_storage(sb_world *w)
         w->pairs_pos, w->pairs_reach, w->pairs_radius, w->pairs_collides, w->stop, w->stop_queue, w->stop_queued, w->stop_contacts, w->stop_cand_at, w->stop_cand_n, w->stop_cands, w->cell_x,
         w->cell_y, w->snap_pos, w->snap_vel, w->snap_spin, w->contact_mask, w->contact_order, w->contacts_scratch, w->snap_axis, w->snap_impulse, w->tether_p,
         w->tether_anchor, w->tether_length, w->p_load, w->start, w->hold_frac, w->hold_wall, w->ramps, w->force, w->group,
-        w->category, w->mask, w->color, w->ktension, w->tension, w->break_stretch, w->break_force,
+        w->category, w->mask, w->color, w->ktension, w->tension, w->break_stretch, w->break_force, w->break_push,
         w->s_color, w->s_hidden,
     };
     for (int k = 0; k < SB_POOL_MAX_THREADS; ++k) {

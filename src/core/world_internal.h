@@ -173,6 +173,7 @@ struct sb_world {
     double *impulse;          // accumulated impulse (warm start), N s
     double *tension;          // force of the last sub-step, N, positive pulls (sb_spring_force)
     double *break_stretch, *break_force; // 0: never breaks
+    uint8_t *break_push;                 // a push past break_force breaks it too
     uint32_t *s_color;
     uint8_t *s_hidden;
     int breakable_springs;    // live springs with a break threshold

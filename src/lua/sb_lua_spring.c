@@ -3,7 +3,7 @@
 
 const char *const spring_fields[] = {
     "hertz", "damping_ratio", "stiffness", "damping", "k", "c", "rest_length", "collide", "solid",
-    "break_stretch", "break_force", "color", "hidden", NULL,
+    "break_stretch", "break_force", "break_push", "color", "hidden", NULL,
 };
 
 /// A spring's break_stretch or break_force: a number >= 0 (0 = never), named otherwise.
@@ -26,11 +26,13 @@ static void spring_extras(lua_State *L, int idx, int arg, sb_spring_def *d)
         d->break_stretch = check_break_at(L, -1, arg, "break_stretch");
     if (lua_getfield(L, idx, "break_force") != LUA_TNIL)
         d->break_force = check_break_at(L, -1, arg, "break_force");
+    if (lua_getfield(L, idx, "break_push") != LUA_TNIL)
+        d->break_push = check_bool_at(L, -1, arg, "spring.break_push");
     if (lua_getfield(L, idx, "color") != LUA_TNIL)
         d->color = check_color_at(L, -1, arg, "spring.color");
     if (lua_getfield(L, idx, "hidden") != LUA_TNIL)
         d->hidden = check_bool_at(L, -1, arg, "spring.hidden");
-    lua_pop(L, 4);
+    lua_pop(L, 5);
 }
 
 /// A spring's `collide` field: a boolean, named in the error otherwise.
@@ -139,6 +141,7 @@ int l_spring_index(lua_State *L)
     else if (strcmp(key, "force") == 0) lua_pushnumber(L, sb_spring_force(world, id));
     else if (strcmp(key, "break_stretch") == 0) lua_pushnumber(L, d.break_stretch);
     else if (strcmp(key, "break_force") == 0) lua_pushnumber(L, d.break_force);
+    else if (strcmp(key, "break_push") == 0) lua_pushboolean(L, d.break_push);
     else if (strcmp(key, "color") == 0) push_color(L, d.color);
     else if (strcmp(key, "hidden") == 0) lua_pushboolean(L, d.hidden);
     else if (strcmp(key, "retune") == 0) lua_pushcfunction(L, l_spring_retune);
@@ -151,7 +154,7 @@ int l_spring_index(lua_State *L)
     else if (strcmp(key, "c") == 0) lua_pushnumber(L, rigid ? HUGE_VAL : c);
     else if (strcmp(key, "index") == 0) lua_pushinteger(L, (lua_Integer)id.index + 1);
     else if (strcmp(key, "world") == 0) lua_pushvalue(L, world_slot);
-    else return luaL_error(L, "unknown spring property '%s' (a, b, length, rest_length, stretch, impulse, force, rigid, collide, break_stretch, break_force, color, hidden, retune, tuning, hertz, damping_ratio, stiffness, damping, k, c, index, world, removed)", key);
+    else return luaL_error(L, "unknown spring property '%s' (a, b, length, rest_length, stretch, impulse, force, rigid, collide, break_stretch, break_force, break_push, color, hidden, retune, tuning, hertz, damping_ratio, stiffness, damping, k, c, index, world, removed)", key);
     return 1;
 }
 
@@ -186,7 +189,7 @@ int l_spring_newindex(lua_State *L)
     sb_world *world = check_spring(L, 1, &id, NULL);
     const char *key = luaL_checkstring(L, 2);
     if (!is_field(key, spring_fields))
-        return luaL_error(L, "cannot set spring property '%s' (settable: hertz, damping_ratio, stiffness, damping, k, c, rest_length, collide, solid, break_stretch, break_force, color, hidden)", key);
+        return luaL_error(L, "cannot set spring property '%s' (settable: hertz, damping_ratio, stiffness, damping, k, c, rest_length, collide, solid, break_stretch, break_force, break_push, color, hidden)", key);
     if (strcmp(key, "collide") == 0) {
         sb_spring_set_collide(world, id, check_collide(L, 3, 0));
         return 0;
@@ -204,6 +207,7 @@ int l_spring_newindex(lua_State *L)
         lua_setfield(L, -2, key);
         spring_extras(L, 4, 0, &d);
         sb_spring_set_break(world, id, d.break_stretch, d.break_force, NULL);
+        sb_spring_set_break_push(world, id, d.break_push);
         sb_spring_set_style(world, id, d.color, d.hidden);
         return 0;
     }

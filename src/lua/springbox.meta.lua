@@ -177,8 +177,10 @@ function springbox.mouse.isdown(button, ...) end
 ---@field solid? boolean other particles collide with it as a capsule of its ends' radii (default false)
 ---@field break_stretch? number breaks (is removed; on_spring_break is called) once |length/rest - 1| passes it;
 --- 0 = never
----@field break_force? number breaks once the force it carries passes it, N; 0 = never. A breakable spring is no
---- tether link, so it carries its whole load in every method
+---@field break_force? number breaks once the pull it carries passes it, N; 0 = never. A breakable spring is no
+--- tether link, so it carries its whole load in every method. Of a structure's springs past their break in a
+--- step only the one furthest past breaks (the weakest link goes; the rest see the unloaded chain)
+---@field break_push? boolean a push past break_force breaks it too (default false: only a pull)
 ---@field color? springbox.Color how the window draws it (default: by strain)
 ---@field hidden? boolean the window leaves it out
 
@@ -457,6 +459,7 @@ function Particle:move_to(x, y) end
 ---@field force number read-only: the force it carried in the last sub-step, N, positive pulls
 ---@field break_stretch number 0 = never breaks
 ---@field break_force number 0 = never breaks
+---@field break_push boolean a push past break_force breaks it too
 ---@field color string? "#rrggbbaa", or nil: coloured by strain
 ---@field hidden boolean
 ---@field index integer read-only

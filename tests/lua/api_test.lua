@@ -284,6 +284,11 @@ test("scene programs: filtering, colours, breaking, forces, queries, plots and i
   s.break_force = 0
   assert(s.break_force == 0)
   fails_with(function() s.break_force = -1 end, "spring.break_force", "-1")
+  assert(s.break_push == false) -- a break_force is a pull unless the spring says so
+  s.break_push = true
+  assert(s.break_push == true)
+  fails_with(function() s.break_push = 1 end, "spring.break_push")
+  assert(w:spring(p, q, { break_force = 5, break_push = true }).break_push == true)
   fails_with(function() w:spring(p, q, { break_stretch = 0/0 }) end, "break_stretch", "nan")
   fails_with(function() s.hidden = 1 end, "spring.hidden", "boolean")
   assert(s.force == 0)
