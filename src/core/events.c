@@ -204,7 +204,8 @@ static void contact_events(sb_world *w)
         n += 1;
     }
     // a chain's walls map to one key: in order again, and one entry a key (touching if any is)
-    qsort(met, (size_t)n, sizeof *met, compare_touches);
+    if (n > 1)
+        qsort(met, (size_t)n, sizeof *met, compare_touches);
     int distinct = 0;
     for (int i = 0; i < n; ++i) {
         if (distinct > 0 && met[distinct - 1].key == met[i].key) {

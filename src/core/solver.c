@@ -508,7 +508,7 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
     kicks_and_begin_passes(w, m, h);
     // the accelerated velocities meet what they reach on the way from px (contacts_collide), and
     // px moves to where each impact sends it
-    if (w->def.verlet_preserve_impulse) { // the article's impulse preservation, at each impact
+    if (w->def.verlet_preserve_impulse && w->p_high > 0) { // the article's impulse preservation, at each impact
         memcpy(pos, prev, sizeof *pos * (size_t)w->p_high);
         contacts_collide(w, h, false);
         memcpy(prev, pos, sizeof *pos * (size_t)w->p_high);

@@ -227,7 +227,8 @@ static void rebuild_spring_pairs(sb_world *w)
     for (int s = 0; s < w->s_high; ++s)
         if (w->s_a[s] >= 0 && !w->s_collide[s])
             w->pair_keys[n++] = pair_key(w->s_a[s], w->s_b[s]);
-    qsort(w->pair_keys, (size_t)n, sizeof *w->pair_keys, compare_u64);
+    if (n > 1)
+        qsort(w->pair_keys, (size_t)n, sizeof *w->pair_keys, compare_u64);
     w->pair_count = n;
     w->s_pair_dirty = 0;
 }
