@@ -213,6 +213,183 @@ static double retuned_swing(sb_method method, int substeps)
     return 0.5 * (hi - lo);
 }
 
+/// A world of the defaults with this method and sub-step count, without friction.
+static sb_world *frictionless(sb_method method, int substeps, sb_vec2 gravity)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.substeps = substeps;
+    def.friction = 0.0;
+    def.gravity = gravity;
+    return sb_world_create(&def);
+}
+
+static sb_particle_id add_ball(sb_world *w, double x, double y, double r, double restitution, bool fixed)
+{
+    sb_particle_def p = sb_default_particle_def();
+    p.position = (sb_vec2){x, y};
+    p.radius = r;
+    p.restitution = restitution;
+    p.fixed = fixed;
+    p.events = true;
+    return sb_world_add_particle(w, &p, NULL);
+}
+
+/// A 0.1 m ball with restitution 0.7 dropped onto a wall from 0.3 to 3 m, 3 s each: the share
+/// of its bounces (its vertical velocity turning from down to up) with a contact begin since the
+/// bounce before.
+static double impacts_heard(sb_method method, int substeps)
+{
+    int bounces = 0, heard = 0;
+    for (int k = 0; k < 10; ++k) {
+        sb_world *w = frictionless(method, substeps, (sb_vec2){0.0, -9.81});
+        sb_world_add_wall(w, (sb_vec2){-5, 0}, (sb_vec2){5, 0}, NULL);
+        sb_particle_id b = add_ball(w, 0, 0.1 + 0.3 + 0.3 * k, 0.1, 0.7, false);
+        double vy = 0.0;
+        bool begun = false; // a contact began since the last bounce
+        for (int f = 0; f < 180; ++f) {
+            sb_world_step(w);
+            sb_particle_def p;
+            sb_particle_get(w, b, &p);
+            const sb_contact_event *begins, *ends;
+            int nb, ne;
+            sb_world_contact_events(w, &begins, &nb, &ends, &ne);
+            begun = begun || nb > 0;
+            if (vy < -0.3 && p.velocity.y > 0.3) {
+                bounces += 1;
+                heard += begun;
+                begun = false;
+            }
+            vy = p.velocity.y;
+        }
+        sb_world_destroy(w);
+    }
+    return bounces ? (double)heard / bounces : 0.0;
+}
+
+/// Newton's cradle: five 0.1 m balls (restitution 1) touching, on rigid 1 m rods, the first let
+/// go from 40 degrees: the last ball's fastest in the 10 frames after the strike over the
+/// first's speed at it.
+static double cradle_pass(sb_method method, int substeps)
+{
+    sb_world *w = frictionless(method, substeps, (sb_vec2){0.0, -9.81});
+    sb_particle_id b[5];
+    const double th = 40.0 / 180.0 * 3.14159265358979323846;
+    for (int i = 0; i < 5; ++i) {
+        sb_spring_def rod = sb_default_spring_def();
+        rod.a = add_ball(w, 0.2 * i, 1.0, 0.01, 0.0, true);
+        b[i] = add_ball(w, i ? 0.2 * i : -sin(th), i ? 0.0 : 1.0 - cos(th), 0.1, 1.0, false);
+        rod.b = b[i];
+        sb_world_add_spring(w, &rod, NULL, NULL);
+    }
+    double v_in = 0.0, last = 0.0;
+    int hit = -1;
+    for (int f = 0; f < 120 && (hit < 0 || f < hit + 10); ++f) {
+        sb_world_step(w);
+        double v[5];
+        for (int i = 0; i < 5; ++i) {
+            sb_particle_def p;
+            sb_particle_get(w, b[i], &p);
+            v[i] = hypot(p.velocity.x, p.velocity.y);
+        }
+        if (hit < 0 && (v[1] > 0.02 || v[4] > 0.02))
+            hit = f;
+        if (hit < 0)
+            v_in = v[0];
+        else
+            last = fmax(last, v[4]);
+    }
+    sb_world_destroy(w);
+    return v_in > 0.0 ? last / v_in : 0.0;
+}
+
+/// A 0.1 m ball with restitution 0.7 dropped from 1 m (its bottom) onto a wall: the height of
+/// its first bounce over the drop (e^2 = 0.49 asked).
+static double bounce_ratio(sb_method method, int substeps)
+{
+    sb_world *w = frictionless(method, substeps, (sb_vec2){0.0, -9.81});
+    sb_world_add_wall(w, (sb_vec2){-5, 0}, (sb_vec2){5, 0}, NULL);
+    sb_particle_id b = add_ball(w, 0, 1.1, 0.1, 0.7, false);
+    double top = 0.0;
+    bool bounced = false;
+    for (int f = 0; f < 240; ++f) {
+        sb_world_step(w);
+        sb_particle_def p;
+        sb_particle_get(w, b, &p);
+        bounced = bounced || p.velocity.y > 0.5;
+        if (bounced && p.velocity.y < 0.0)
+            break;
+        if (bounced)
+            top = fmax(top, p.position.y - 0.1);
+    }
+    sb_world_destroy(w);
+    return top;
+}
+
+/// A rigid pendulum of `links` links, 1 m in all, let go from 60 degrees without friction: its
+/// swing energy (kinetic, and potential above hanging straight down) over the last 5 s of a
+/// minute against the first 5 s.
+static double swing_kept(sb_method method, int substeps, int links)
+{
+    sb_world *w = frictionless(method, substeps, (sb_vec2){0.0, -9.81});
+    const double len = 1.0 / links, th = 60.0 / 180.0 * 3.14159265358979323846;
+    sb_particle_id prev = add_ball(w, 0, 0, 0.0, 0.0, true), bob[4];
+    for (int i = 0; i < links; ++i) {
+        bob[i] = add_ball(w, (i + 1) * len * sin(th), -(i + 1) * len * cos(th), 0.0, 0.0, false);
+        sb_spring_def s = sb_default_spring_def();
+        s.a = prev;
+        s.b = bob[i];
+        sb_world_add_spring(w, &s, NULL, NULL);
+        prev = bob[i];
+    }
+    double first = 0.0, last = 0.0;
+    for (int f = 0; f < 3600; ++f) {
+        sb_world_step(w);
+        double e = 0.0;
+        for (int i = 0; i < links; ++i) {
+            sb_particle_def p;
+            sb_particle_get(w, bob[i], &p);
+            e += p.mass * (0.5 * (p.velocity.x * p.velocity.x + p.velocity.y * p.velocity.y) + 9.81 * (p.position.y + (i + 1) * len));
+        }
+        first += f < 300 ? e : 0.0;
+        last += f >= 3300 ? e : 0.0;
+    }
+    sb_world_destroy(w);
+    return last / first;
+}
+
+/// The fastest of 20, 40, 60, 80 and 100 m/s at which a 0.1 m ball fired at a 5 cm particle
+/// (fixed or free, head on or off centre by up to half the radii) never passes through it (0: it
+/// passes at 20).
+static double tunnel_free_speed(sb_method method, int substeps)
+{
+    double held = 0.0;
+    for (int v = 20; v <= 100; v += 20) {
+        for (int shot = 0; shot < 6; ++shot) {
+            sb_world *w = frictionless(method, substeps, (sb_vec2){0.0, 0.0});
+            sb_particle_id t = add_ball(w, 3.0, 0.0, 0.05, 0.0, shot % 2);
+            sb_particle_id b = add_ball(w, 0.0, 0.035 * (shot / 2), 0.1, 0.0, false);
+            sb_particle_def p;
+            sb_particle_get(w, b, &p);
+            p.velocity = (sb_vec2){v, 0.0};
+            sb_particle_set(w, b, &p, NULL);
+            bool through = false;
+            for (int f = 0; f < 30 && !through; ++f) {
+                sb_world_step(w);
+                sb_particle_def q, r;
+                sb_particle_get(w, b, &q);
+                sb_particle_get(w, t, &r);
+                through = q.velocity.x == v && q.position.x > r.position.x; // untouched, and past it
+            }
+            sb_world_destroy(w);
+            if (through)
+                return held;
+        }
+        held = v;
+    }
+    return held;
+}
+
 /// springbox_bench --guarantees: the README's table "what each method guarantees", measured.
 /// Per method and sub-step count (default iterations): the tuning errors of a lone spring,
 /// the worst link stretch of the 30-link chain over 3 s, and ms per step of cloth 32; then
@@ -230,8 +407,10 @@ int guarantees(void)
     printf("| method | sub-steps | 10 Hz, zeta 0.05: frequency | damping ratio | 4 Hz, zeta 0.5: frequency | damping "
            "ratio | chain 30: worst stretch | cloth 32: ms/step | column 20: sink | 30 degrees, mu 0.3: acceleration "
            "| pit 1000: KE at 10 s | pit 1000: deepest overlap | chain of 6, 3 Hz: lowest mode | net 5 x 4, 10 Hz: lowest mode | retune 3 -> 6 Hz: "
-           "swing after | net 1000:1: the ball against the ends, links' worst stretch |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "swing after | net 1000:1: the ball against the ends, links' worst stretch | events: bounces heard | cradle: last ball "
+           "leaves at | restitution 0.7: bounce height (0.49 asked) | pendulum / 4-link chain: swing kept over 60 s | "
+           "tunnelling: no pass-through up to |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     int clamped;
     double chain_ref = network_mode(SB_METHOD_FORCE, 60, 6, 1, 3.0, &clamped);
     double net_ref = network_mode(SB_METHOD_FORCE, 60, 5, 4, 10.0, &clamped);
@@ -259,13 +438,18 @@ int guarantees(void)
             double swing = retuned_swing((sb_method)m, substeps[si]);
             run(&sb_engine, &net, 600, q);
             double net_ball = q[0], net_stretch = q[1];
+            double heard = impacts_heard((sb_method)m, substeps[si]), cradle = cradle_pass((sb_method)m, substeps[si]);
+            double bounce = bounce_ratio((sb_method)m, substeps[si]);
+            double kept1 = swing_kept((sb_method)m, substeps[si], 1), kept4 = swing_kept((sb_method)m, substeps[si], 4);
+            double tunnel = tunnel_free_speed((sb_method)m, substeps[si]);
             printf("| %s | %d | %+.2f%% | %+.4f | %+.2f%% | %+.4f | %.1f%% | %.3f | %.1f mm | %+.1f%% | %.3g J | %.0f%% | %.3f Hz "
-                   "(%+.1f%%%s) | %.3f Hz (%+.1f%%%s) | %.3f m (%+.0f%%) | %.2f m, %.0f%% |\n",
+                   "(%+.1f%%%s) | %.3f Hz (%+.1f%%%s) | %.3f m (%+.0f%%) | %.2f m, %.0f%% | %.0f%% | %.2f | %.3f | %.0f%% / %.0f%% | "
+                   "%.0f m/s |\n",
                    sb_method_name((sb_method)m), substeps[si], 100.0 * f1, z1, 100.0 * f2, z2, 100.0 * chain_worst, ms,
                    sink, 100.0 * slope, ke, 100.0 * overlap, chain_mode, 100.0 * (chain_mode / chain_ref - 1.0),
                    chain_clamped ? ", reported" : "", net_mode, 100.0 * (net_mode / net_ref - 1.0),
                    net_clamped ? ", reported" : "", swing, 100.0 * (swing / retune_ref - 1.0), net_ball,
-                   100.0 * net_stretch);
+                   100.0 * net_stretch, 100.0 * heard, cradle, bounce, 100.0 * kept1, 100.0 * kept4, tunnel);
         }
     }
     bench_substeps = 0;
@@ -288,11 +472,12 @@ int guarantees(void)
         run(peers[k], &pit, 600, q);
         double ke = q[0], overlap = q[1];
         run(peers[k], &net, 600, q);
-        printf("| %s (%s) | 1 step per frame | - | - | - | - | %.1f%% | %.3f | %.1f mm | - | %.3g J | %.0f%% | - | - | - | %.2f m, %.0f%% |\n",
+        printf("| %s (%s) | 1 step per frame | - | - | - | - | %.1f%% | %.3f | %.1f mm | - | %.3g J | %.0f%% | - | - | - | %.2f m, %.0f%% "
+               "| - | - | - | - | - |\n",
                peers[k]->name, peers[k]->settings, 100.0 * chain_worst, ms, sink, ke, 100.0 * overlap, q[0], 100.0 * q[1]);
     }
     printf("| reference: force at 60 sub-steps (retune: soft) | 60 | - | - | - | - | - | - | - | - | - | - | %.3f Hz | %.3f Hz | "
-           "%.3f m | - |\n",
+           "%.3f m | - | - | - | - | - | - |\n",
            chain_ref, net_ref, retune_ref);
     scene_free(&chain);
     scene_free(&cloth);

@@ -64,6 +64,8 @@ static bool shake_one(sb_world *w, int k, double wsum)
     sb_vec2 *pos = w->pos;
     const sb_vec2 *prev = w->prev;
     const int a = w->ka[k], b = w->kb[k];
+    if (w->art && (articulation_holds(w, a) || articulation_holds(w, b)))
+        return false; // a structure under a heavy contact: its solve holds it (articulation.c)
     const double nx = prev[b].x - prev[a].x, ny = prev[b].y - prev[a].y, n = sqrt(nx * nx + ny * ny);
     double move;
     if (n < 1e-12 || !shake_length_move(pos[b].x - pos[a].x, pos[b].y - pos[a].y, nx / n, ny / n, w->krest[k], &move))
