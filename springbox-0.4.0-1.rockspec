@@ -34,7 +34,7 @@ build = {
         "src/core/method_force.c", "src/core/method_impulse.c", "src/core/method_sequential.c",
         "src/core/method_soft.c", "src/core/method_verlet.c", "src/core/method_xpbd.c",
         "src/core/springs_simd.c", "src/core/contact.c", "src/core/contact_find.c", "src/core/tether.c", "src/core/articulation.c", "src/core/samples.c",
-        "src/core/events.c", "src/core/query.c", "src/core/constraint.c", "src/core/pool.c",
+        "src/core/events.c", "src/core/query.c", "src/core/constraint.c", "src/core/pool.c", "src/core/trig.c",
       },
       incdirs = { "src/core", "src/lua" },
       defines = { "SPRINGBOX_VERSION=\"0.4.0\"" },

@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE
 #include "sb_constraint.h"
 #include "sb_scene.h"
+#include "sb_trig.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -108,6 +109,58 @@ TEST(tuning_change_does_not_throw_the_structure)
     ENSURE(overshoot_sudden > 0.5);
     ENSURE(overshoot <= 0.10);
     ENSURE(peak_ke < 0.05 * peak_ke_sudden); // what is left is the deck rising 2.5 m in a second
+    return 0;
+}
+
+// A scene built with math.random and math.sin builds the same bits in every run: the random
+// numbers start from one seed (Lua seeds from the clock) and math's trigonometry is springbox's
+// own (sb_trig.h), which the browser build shares; math.randomseed() still gives another run.
+TEST(random_and_trig_scenes_build_the_same_bits_every_run)
+{
+    const char *text = "local sb = require 'springbox'\n"
+                       "local w = sb.world{ gravity = {0, 0} }\n"
+                       "for i = 1, 50 do\n"
+                       "  local a = math.random() * 2 * math.pi\n"
+                       "  w:particle{ x = 3 * math.cos(a) + math.atan(i, 7), y = 3 * math.sin(a) + math.asin(i / 60) }\n"
+                       "end\n"
+                       "return { world = w }\n";
+    uint64_t hash[2];
+    for (int run = 0; run < 2; ++run) {
+        char error[512];
+        sb_scene *s = open_text("random.lua", text, error, sizeof error);
+        ENSURE(s);
+        ENSURE(sb_scene_world_count(s) == 1);
+        hash[run] = sb_world_state_hash(sb_scene_world(s, 0));
+        sb_scene_close(s);
+    }
+    ENSURE(hash[0] == hash[1]);
+    // the sines are sb_trig's: math.sin(1) in the scene is sb_sin(1)
+    char error[512];
+    sb_scene *s = open_text("sine.lua",
+                            "local sb = require 'springbox'\nlocal w = sb.world{ gravity = {0, 0} }\n"
+                            "w:particle{ x = math.sin(1), y = math.cos(1) + math.tan(0.5) }\nreturn { world = w }\n",
+                            error, sizeof error);
+    ENSURE(s);
+    sb_particle_id first = sb_null_particle();
+    ENSURE(sb_world_next_particle(sb_scene_world(s, 0), &first));
+    sb_particle_def d;
+    sb_particle_get(sb_scene_world(s, 0), first, &d);
+    ENSURE(d.position.x == sb_sin(1.0) && d.position.y == sb_cos(1.0) + sb_tan(0.5));
+    sb_scene_close(s);
+    // a seed of the scene's own gives another run
+    s = open_text("reseeded.lua",
+                  "local sb = require 'springbox'\nmath.randomseed(7)\nlocal w = sb.world{ gravity = {0, 0} }\n"
+                  "for i = 1, 50 do w:particle{ x = math.random(), y = 0 } end\nreturn { world = w }\n",
+                  error, sizeof error);
+    ENSURE(s);
+    sb_scene *t = open_text("plain.lua",
+                            "local sb = require 'springbox'\nlocal w = sb.world{ gravity = {0, 0} }\n"
+                            "for i = 1, 50 do w:particle{ x = math.random(), y = 0 } end\nreturn { world = w }\n",
+                            error, sizeof error);
+    ENSURE(t);
+    ENSURE(sb_world_state_hash(sb_scene_world(s, 0)) != sb_world_state_hash(sb_scene_world(t, 0)));
+    sb_scene_close(s);
+    sb_scene_close(t);
     return 0;
 }
 
@@ -456,6 +509,7 @@ TEST(rewind_goes_back_with_the_state_and_the_tuning_of_now)
 
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
+    ENTRY(random_and_trig_scenes_build_the_same_bits_every_run),
     ENTRY(reload_kinds),
     ENTRY(sandbox),
     ENTRY(tunables),

@@ -14,6 +14,7 @@
 //
 // Gradients are taken at the start of each sub-step for the velocity solves (springs keep their
 // sub-step's axis the same way) and afresh for every position projection.
+#include "sb_trig.h"
 #include "springs_kernels.h"
 
 #include <math.h>
@@ -77,7 +78,7 @@ static double constraint_value(const sb_world *w, int c, sb_vec2 *grad)
     case SB_CONSTRAINT_ANGLE: {
         // theta = angle(v) - angle(u) with u = a - b, v = c - b; d angle(u) / du = perp(u) / |u|^2
         sb_vec2 u = v2_sub(x[p[0]], x[p[1]]), v = v2_sub(x[p[2]], x[p[1]]);
-        double theta = atan2(u.x * v.y - u.y * v.x, v2_dot(u, v));
+        double theta = sb_atan2(u.x * v.y - u.y * v.x, v2_dot(u, v));
         if (grad) {
             double uu = v2_dot(u, u), vv = v2_dot(v, v);
             grad[0] = uu > 1e-24 ? v2(u.y / uu, -u.x / uu) : v2(0.0, 0.0);

@@ -3,6 +3,7 @@
 // gamma = 1/(c + h k) and beta = h k/(c + h k) "we can get a solution to the soft constraint
 // system that is identical to the implicit Euler solution of the harmonic oscillator".
 // springs_simd.c holds its three passes over the packed springs.
+#include "sb_trig.h"
 #include "springs_kernels.h"
 
 // The discrete map. Implicit Euler of m x'' = -k x - c x' moves (x, h v) by
@@ -73,7 +74,7 @@ sb_poles poles_without_negative_damping(sb_poles p, bool *clamped)
     *clamped = false;
     if (p.trace >= 2.0 * p.det)
         return p;
-    double theta = acos(p.trace / (2.0 * sqrt(p.det)));
+    double theta = sb_acos(p.trace / (2.0 * sqrt(p.det)));
     double det = 1.0 / (1.0 + theta * theta);
     sb_poles r = {2.0 * det, det};
     *clamped = true;

@@ -1,4 +1,5 @@
 // The one place where tunings become solver constants. See sb_tuning.h.
+#include "sb_trig.h"
 #include "sb_tuning.h"
 
 #include <math.h>
@@ -164,7 +165,7 @@ sb_poles sb_poles_from_omega_zeta(double omega, double zeta, double h)
     double x = omega * h;
     if (zeta < 1.0) { // s = -zeta w +- i w sqrt(1 - zeta^2)
         double r = exp(-zeta * x);
-        p.trace = 2.0 * r * cos(x * sqrt(1.0 - zeta * zeta));
+        p.trace = 2.0 * r * sb_cos(x * sqrt(1.0 - zeta * zeta));
         p.det = r * r;
     } else { // two real roots s = -w (zeta -+ sqrt(zeta^2 - 1)); their product is exp(-2 zeta w h)
         double q = sqrt(zeta * zeta - 1.0);
@@ -212,7 +213,7 @@ void sb_poles_to_hertz_zeta(sb_poles p, double h, double *hertz, double *zeta)
         return;
     }
     if (disc < 0.0) { // complex pair r e^(+-i theta)
-        double r = sqrt(p.det), theta = acos(p.trace / (2.0 * r));
+        double r = sqrt(p.det), theta = sb_acos(p.trace / (2.0 * r));
         double sigma = -log(r) / h, wd = theta / h, w = sqrt(sigma * sigma + wd * wd);
         *hertz = w / two_pi;
         *zeta = sigma / w;
@@ -249,7 +250,7 @@ bool sb_poles_static_stiffness(sb_poles p, double *x2)
     if (det <= 0.0 || det >= 1.0)
         return false; // a pole at 0 (Nissen's Cd = 1) or no decay: no continuous spring samples to this
     if (disc < 0.0) { // under-damped: ln z = ln r +- i theta
-        double r = sqrt(det), theta = acos(p.trace / (2.0 * r));
+        double r = sqrt(det), theta = sb_acos(p.trace / (2.0 * r));
         *x2 = log(r) * log(r) + theta * theta;
         return true;
     }

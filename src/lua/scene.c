@@ -6,6 +6,7 @@
 
 #include "sb_lua.h"
 #include "sb_pattern.h"
+#include "sb_trig.h"
 #include "sb_tune_source.h"
 #include "sb_tuning.h"
 
@@ -62,12 +63,41 @@ sb_scene_options sb_default_scene_options(void)
     o.ramp_seconds = 0.5;
     o.load_seconds = 10.0;
     o.update_seconds = 1.0;
-    o.memory_limit = (size_t)4 << 30;
+    o.memory_limit = (size_t)1 << (sizeof(size_t) >= 8 ? 32 : 29); // 4 GiB; a browser tab's 512 MiB (wasm32)
     o.log_limit = (size_t)64 << 20;
     return o;
 }
 
 typedef struct open_job { char *error; size_t error_size; bool ok; } open_job;
+
+// math.sin and its kin from sb_trig.h: a scene that places particles with them builds the same
+// bits in every build, the browser's included (the C libraries differ in the last bit).
+static int math_sin(lua_State *L) { lua_pushnumber(L, sb_sin(luaL_checknumber(L, 1))); return 1; }
+static int math_cos(lua_State *L) { lua_pushnumber(L, sb_cos(luaL_checknumber(L, 1))); return 1; }
+static int math_tan(lua_State *L) { lua_pushnumber(L, sb_tan(luaL_checknumber(L, 1))); return 1; }
+static int math_asin(lua_State *L) { lua_pushnumber(L, sb_asin(luaL_checknumber(L, 1))); return 1; }
+static int math_acos(lua_State *L) { lua_pushnumber(L, sb_acos(luaL_checknumber(L, 1))); return 1; }
+static int math_atan(lua_State *L) // as Lua's: atan(y [, x]), x 1 by default
+{
+    lua_pushnumber(L, sb_atan2(luaL_checknumber(L, 1), luaL_optnumber(L, 2, 1.0)));
+    return 1;
+}
+
+static void use_same_math_everywhere(lua_State *L)
+{
+    static const luaL_Reg trig[] = {{"sin", math_sin},   {"cos", math_cos},   {"tan", math_tan},
+                                    {"asin", math_asin}, {"acos", math_acos}, {"atan", math_atan},
+                                    {NULL, NULL}};
+    lua_getglobal(L, "math");
+    luaL_setfuncs(L, trig, 0);
+    // math.random starts from the same seed in every run (Lua seeds it from the clock), so a
+    // run, its replay and the browser's run of it are the same bits; math.randomseed() gives
+    // another
+    lua_getfield(L, -1, "randomseed");
+    lua_pushinteger(L, 0);
+    lua_call(L, 1, 0);
+    lua_pop(L, 1);
+}
 
 /// The scene's state made ready (the libraries, the sandbox's string metatable, the limits) and
 /// its first build adopted.
@@ -75,6 +105,7 @@ static void open_body(sb_scene *scene, void *args)
 {
     open_job *job = (open_job *)args;
     luaL_openlibs(scene->L);
+    use_same_math_everywhere(scene->L);
     // string.find and friends match in C, out of the hook's reach: these check the limit
     lua_getglobal(scene->L, "string");
     sb_pattern_install(scene->L, -1, pattern_guard, scene);
