@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds springbox twice, normally and with -fsanitize=address,undefined, warnings as
-# errors, and runs every test in both builds.
+# errors, runs every test in both builds, then builds the browser site and tests it.
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -16,3 +16,9 @@ for variant in release sanitize; do
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "$dir" --output-on-failure -j "$jobs"
 done
+# The browser build: the site built once, its page driven in chromium, its bits against the
+# release build's (SPRINGBOX_SKIP_WEB=1 leaves it out)
+if [ "${SPRINGBOX_SKIP_WEB:-0}" != 1 ]; then
+  echo "== web build and tests"
+  bash tests/web_test.sh build-test-release/springbox
+fi

@@ -1,7 +1,8 @@
 // The sandbox window: physics at a fixed step, drawing at the display rate, grab and drag,
 // live tuning sliders, graphs, reload notices and error overlays, a side-by-side compare
-// view, and offscreen rendering for screenshots and recordings. This file holds the loop and the
-// offscreen renders; the rest is in window_sides.c, window_draw.c, window_input.c and window_time.c.
+// view, and offscreen rendering for screenshots and recordings. This file holds the loop (run by
+// the browser's animation frames in the web build) and the offscreen renders; the rest is in
+// window_sides.c, window_draw.c, window_input.c and window_time.c.
 #define _POSIX_C_SOURCE 200809L
 #include "window_internal.h"
 
@@ -149,6 +150,9 @@ static void physics_frame(app *a)
 // SDL and the scene: false, with the reason printed, if either cannot start.
 static bool app_open(app *a, const window_options *o, Uint32 sdl_subsystems)
 {
+#ifdef __EMSCRIPTEN__
+    SDL_SetHint(SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT, "#canvas"); // the page's editor keeps its own keys
+#endif
     if (SDL_Init(sdl_subsystems) != 0) {
         fprintf(stderr, "springbox: %s (%s)\n",
                 sdl_subsystems ? "cannot open a display; try --headless or --screenshot" : "SDL", SDL_GetError());
@@ -204,94 +208,236 @@ static bool app_close(app *a, SDL_Renderer *r, SDL_Window *win, SDL_Surface *sur
     return ok;
 }
 
+/// The window's run between frames: the app, its window and renderer, and the clocks.
+typedef struct window_loop {
+    app a;
+    window_options live;
+    SDL_Window *win;
+    SDL_Renderer *r;
+    int status;
+    double last, accumulator, last_poll, fps_time;
+    int fps_frames;
+} window_loop;
+
+static bool loop_open(window_loop *l, const window_options *options)
+{
+    char error[4096];
+    l->live = *options;
+    l->live.rewind = true; // a designer at the window can go back; an offscreen render has no one to
+    const window_options *o = &l->live;
+    app *a = &l->a;
+    if (!app_open(a, o, SDL_INIT_VIDEO))
+        return false;
+    l->win = SDL_CreateWindow("springbox", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, a->width, a->height,
+                              SDL_WINDOW_RESIZABLE);
+    if (l->win) // the scene keeps a view beside the tuning panel
+        SDL_SetWindowMinimumSize(l->win, PANEL_WIDTH + MIN_VIEW_WIDTH, 240);
+    l->r = l->win ? SDL_CreateRenderer(l->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC) : NULL;
+    if (l->win && !l->r) // no GPU: the software renderer
+        l->r = SDL_CreateRenderer(l->win, -1, SDL_RENDERER_SOFTWARE);
+    a->rc = l->r ? render_create(l->r, error, sizeof error) : NULL;
+    if (!a->rc) {
+        fprintf(stderr, "springbox: %s\n", l->r ? error : SDL_GetError());
+        app_close(a, l->r, l->win, NULL);
+        return false;
+    }
+    SDL_SetWindowTitle(l->win, sb_scene_title(a->sides[0].scene));
+    l->status = 0;
+    l->last = l->fps_time = now_seconds();
+    l->accumulator = l->last_poll = 0.0;
+    l->fps_frames = 0;
+    return true;
+}
+
+/// One frame: events, reloads, the physics steps the clock owes, the drawing.
+static void loop_frame(window_loop *l)
+{
+    app *a = &l->a;
+    SDL_Renderer *r = l->r;
+    SDL_Event e;
+    while (SDL_PollEvent(&e))
+        on_event(a, &e, r);
+    double now = now_seconds();
+    if (now - l->last_poll > 0.05) {
+        l->last_poll = now;
+        for (int i = 0; i < side_count(a); ++i)
+            handle_reload(a, &a->sides[i], sb_scene_poll(a->sides[i].scene), a->compare ? (i ? "right: " : "left: ") : "");
+    }
+    // Physics at its fixed step; if it cannot keep up, drop the backlog and say so.
+    double dt = sb_world_get_def(side_world(&a->sides[0], 0)).dt;
+    double elapsed = fmin(now - l->last, 0.25);
+    l->last = now;
+    int steps = 0;
+    if (!a->paused) {
+        l->accumulator += elapsed;
+        double started = now_seconds();
+        while (l->accumulator >= dt && steps < 8 && now_seconds() - started < 0.05) {
+            physics_frame(a);
+            l->accumulator -= dt;
+            steps += 1;
+        }
+        double spent = now_seconds() - started;
+        a->physics_share = 0.9 * a->physics_share + 0.1 * (elapsed > 0 ? fmin(spent / elapsed, 1.0) : 0.0);
+        if (l->accumulator >= 2.0 * dt) { // could not catch up: drop the backlog, keep drawing
+            l->accumulator = fmod(l->accumulator, dt);
+            a->behind_until = now + 1.0;
+        }
+    } else {
+        l->accumulator = 0.0;
+        if (a->step_once) {
+            physics_frame(a);
+            a->step_once = false;
+        }
+        if (a->opt.stats && l->fps_frames % 6 == 0)
+            write_frame_stats(a); // paused: time stands still, and the stats say so
+    }
+    draw(a);
+#ifdef SPRINGBOX_HAVE_GIF
+    capture_gif_frame(a, r);
+#endif
+    SDL_RenderPresent(r);
+    if (strcmp(SDL_GetWindowTitle(l->win), sb_scene_title(a->sides[0].scene)) != 0) // set_title
+        SDL_SetWindowTitle(l->win, sb_scene_title(a->sides[0].scene));
+    l->fps_frames += 1;
+    if (now - l->fps_time > 0.5) {
+        a->fps = l->fps_frames / (now - l->fps_time);
+        l->fps_frames = 0;
+        l->fps_time = now;
+    }
+    if (a->opt.frames > 0 && a->frame >= a->opt.frames)
+        a->running = false;
+    if (stats_failed(a)) {
+        l->status = 2;
+        a->running = false;
+    }
+}
+
+static int loop_close(window_loop *l)
+{
+    if (!app_close(&l->a, l->r, l->win, NULL))
+        l->status = 2;
+    return l->status;
+}
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#include <unistd.h>
+
+// In a browser the page owns the loop: the window's frame runs at each animation frame, and
+// between frames the page opens other scenes (window_web_open) and reloads (window_web_reload).
+static window_loop *web_loop;
+
+/// The running scene replaced by the file at `path`, as if springbox had been started on it; the
+/// renderer, the window's size and the GIF ring carry over. False, with the running scene kept,
+/// when the new one does not open.
+static bool app_replace_scene(app *a, const char *path, char *error, size_t error_size)
+{
+    app *fresh = malloc(sizeof *fresh);
+    window_options o = a->opt;
+    o.scene_path = strdup(path); // kept for the page's life: the options point at it
+    o.replay = NULL;
+    o.width = a->width;
+    o.height = a->height;
+    if (!fresh || !o.scene_path || !app_start(fresh, &o, error, error_size)) {
+        if (!fresh || !o.scene_path)
+            snprintf(error, error_size, "out of memory opening %s", path);
+        free(fresh);
+        return false;
+    }
+    fresh->rc = a->rc;
+#ifdef SPRINGBOX_HAVE_GIF
+    fresh->gif = a->gif;
+    fresh->gif_frame = a->gif_frame;
+    a->gif = NULL;
+    a->gif_frame = NULL;
+#endif
+    app_stop(a);
+    *a = *fresh;
+    free(fresh);
+    return true;
+}
+
+static void web_frame(void *arg)
+{
+    window_loop *l = arg;
+    FILE *stats = l->a.opt.stats;
+    if (stats && ftell(stats) > 65536) { // the page reads the latest frame: the file keeps the last few
+        fflush(stats);
+        rewind(stats);
+        if (ftruncate(fileno(stats), 0) != 0)
+            clearerr(stats);
+    }
+    loop_frame(l);
+    if (!l->a.running) {
+        emscripten_cancel_main_loop();
+        loop_close(l);
+        web_loop = NULL;
+    }
+}
+
+/// Whether the window runs (its first scene opened).
+EMSCRIPTEN_KEEPALIVE int window_web_running(void) { return web_loop != NULL; }
+
+/// Opens the scene file at `path` in place of the running one: "" when it runs, else why not
+/// (the running scene stays).
+EMSCRIPTEN_KEEPALIVE const char *window_web_open(const char *path)
+{
+    static char error[4096];
+    error[0] = 0;
+    if (!web_loop)
+        snprintf(error, sizeof error, "springbox is not running");
+    else if (!app_replace_scene(&web_loop->a, path, error, sizeof error) && !error[0])
+        snprintf(error, sizeof error, "%s does not open", path);
+    return error;
+}
+
+/// Reloads the running scene's files now, as a save does: the reload's result ("kept",
+/// "restarted", "failed" or "none" when nothing changed) and its message, as JSON.
+EMSCRIPTEN_KEEPALIVE const char *window_web_reload(void)
+{
+    static char *json;
+    static const char *const results[] = {"none", "kept", "restarted", "failed"};
+    if (!web_loop)
+        return "{\"result\":\"failed\",\"message\":\"springbox is not running\"}";
+    app *a = &web_loop->a;
+    sb_reload_event e = sb_scene_reload(a->sides[0].scene);
+    handle_reload(a, &a->sides[0], e, "");
+    free(json);
+    size_t size = 0;
+    FILE *f = open_memstream(&json, &size);
+    if (!f)
+        return "{\"result\":\"failed\",\"message\":\"out of memory\"}";
+    fprintf(f, "{\"result\":\"%s\",\"message\":", results[e.result]);
+    sb_json_string(f, e.message);
+    fputs("}", f);
+    fclose(f);
+    return json;
+}
+
 int window_run(const window_options *options)
 {
-    app a;
-    char error[4096];
-    window_options live = *options;
-    live.rewind = true; // a designer at the window can go back; an offscreen render has no one to
-    const window_options *o = &live;
-    if (!app_open(&a, o, SDL_INIT_VIDEO))
+    static window_loop loop; // lives as long as the page
+    if (!loop_open(&loop, options))
         return 1;
-    SDL_Window *win = SDL_CreateWindow("springbox", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, a.width, a.height,
-                                       SDL_WINDOW_RESIZABLE);
-    if (win) // the scene keeps a view beside the tuning panel
-        SDL_SetWindowMinimumSize(win, PANEL_WIDTH + MIN_VIEW_WIDTH, 240);
-    SDL_Renderer *r = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC) : NULL;
-    if (win && !r) // no GPU: the software renderer
-        r = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
-    a.rc = r ? render_create(r, error, sizeof error) : NULL;
-    if (!a.rc) {
-        fprintf(stderr, "springbox: %s\n", r ? error : SDL_GetError());
-        app_close(&a, r, win, NULL);
+    web_loop = &loop;
+    emscripten_set_main_loop_arg(web_frame, &loop, 0, 1);
+    return 0;
+}
+#else
+int window_run(const window_options *options)
+{
+    window_loop *l = calloc(1, sizeof *l);
+    if (!l || !loop_open(l, options)) {
+        free(l);
         return 1;
     }
-    SDL_SetWindowTitle(win, sb_scene_title(a.sides[0].scene));
-    int status = 0;
-    double last = now_seconds(), accumulator = 0.0, last_poll = 0.0, fps_time = last;
-    int fps_frames = 0;
-    while (a.running) {
-        SDL_Event e;
-        while (SDL_PollEvent(&e))
-            on_event(&a, &e, r);
-        double now = now_seconds();
-        if (now - last_poll > 0.05) {
-            last_poll = now;
-            for (int i = 0; i < side_count(&a); ++i)
-                handle_reload(&a, &a.sides[i], sb_scene_poll(a.sides[i].scene), a.compare ? (i ? "right: " : "left: ") : "");
-        }
-        // Physics at its fixed step; if it cannot keep up, drop the backlog and say so.
-        double dt = sb_world_get_def(side_world(&a.sides[0], 0)).dt;
-        double elapsed = fmin(now - last, 0.25);
-        last = now;
-        int steps = 0;
-        if (!a.paused) {
-            accumulator += elapsed;
-            double started = now_seconds();
-            while (accumulator >= dt && steps < 8 && now_seconds() - started < 0.05) {
-                physics_frame(&a);
-                accumulator -= dt;
-                steps += 1;
-            }
-            double spent = now_seconds() - started;
-            a.physics_share = 0.9 * a.physics_share + 0.1 * (elapsed > 0 ? fmin(spent / elapsed, 1.0) : 0.0);
-            if (accumulator >= 2.0 * dt) { // could not catch up: drop the backlog, keep drawing
-                accumulator = fmod(accumulator, dt);
-                a.behind_until = now + 1.0;
-            }
-        } else {
-            accumulator = 0.0;
-            if (a.step_once) {
-                physics_frame(&a);
-                a.step_once = false;
-            }
-            if (a.opt.stats && fps_frames % 6 == 0)
-                write_frame_stats(&a); // paused: time stands still, and the stats say so
-        }
-        draw(&a);
-#ifdef SPRINGBOX_HAVE_GIF
-        capture_gif_frame(&a, r);
-#endif
-        SDL_RenderPresent(r);
-        if (strcmp(SDL_GetWindowTitle(win), sb_scene_title(a.sides[0].scene)) != 0) // set_title
-            SDL_SetWindowTitle(win, sb_scene_title(a.sides[0].scene));
-        fps_frames += 1;
-        if (now - fps_time > 0.5) {
-            a.fps = fps_frames / (now - fps_time);
-            fps_frames = 0;
-            fps_time = now;
-        }
-        if (o->frames > 0 && a.frame >= o->frames)
-            a.running = false;
-        if (stats_failed(&a)) {
-            status = 2;
-            a.running = false;
-        }
-    }
-    if (!app_close(&a, r, win, NULL))
-        status = 2;
+    while (l->a.running)
+        loop_frame(l);
+    int status = loop_close(l);
+    free(l);
     return status;
 }
+#endif
 
 
 // ---------------------------------------------------------------- offscreen

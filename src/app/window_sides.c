@@ -2,6 +2,7 @@
 // ghost of the last run, reloads, and the --stats lines.
 #define _POSIX_C_SOURCE 200809L
 #include "window_internal.h"
+#include "web.h"
 
 // ---------------------------------------------------------------- sides
 
@@ -52,6 +53,7 @@ void callback_failed(side *s, const char *error)
              sb_scene_failed_function(s->scene), error);
     s->has_error = true;
     s->error_title = "a scene function failed: the scene runs on without it (save to retry)";
+    web_tell("error", s->error);
 }
 
 /// The panel series p is drawn in: the order its panel name first appears among the series.
@@ -220,8 +222,10 @@ void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
 {
     if (e.result == SB_RELOAD_NONE)
         return;
+    static const char *const results[] = {"none", "kept", "restarted", "failed"};
+    if (s == &a->sides[0])
+        web_tell(results[e.result], e.message);
     if (a->opt.stats) { // as the headless runner writes them, and as the README documents
-        static const char *const results[] = {"none", "kept", "restarted", "failed"};
         fprintf(a->opt.stats, "{\"event\":\"reload\",\"frame\":%ld,\"side\":\"%s\",\"result\":\"%s\",\"latency_ms\":%.1f,"
                               "\"message\":",
                 a->frame, which[0] == 'l' ? "left" : which[0] == 'r' ? "right" : "main", results[e.result], e.latency_ms);

@@ -748,11 +748,13 @@ static void solve_one(const contact_job *job, sb_contact *c)
         apply_spin(w, c, &l, pt, rolling_impulse_step(w, c, &l));
 }
 
+#ifdef SB_CONTACT_SIMD
 /// A contact the vector path takes: between two particles, solvable, no rolling resistance.
 static inline bool simple_pair(const sb_contact *c)
 {
     return c->b >= 0 && c->b2 < 0 && c->normal_mass != 0.0 && c->rolling_resistance <= 0.0;
 }
+#endif
 
 // The relax (use_bias off) first finds each contact's geometry where the sub-step's positions
 // left it: a contact's geometry is its own and nothing moves during the pass, so finding it
@@ -767,9 +769,10 @@ static inline bool subset_takes(const contact_job *job, const sb_contact *c)
 static void solve_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
-    const bool find_geometry = !job->flag && !job->geometry_found, all = job->subset == CONTACTS_ALL;
+    const bool find_geometry = !job->flag && !job->geometry_found;
     int k = from;
 #ifdef SB_CONTACT_SIMD
+    const bool all = job->subset == CONTACTS_ALL;
     if (job->base != job->w->contact_color_start[63] && vector_passes_active()) {
         for (; k + 4 <= to; k += 4) {
             sb_contact *c[4] = {job_contact(job, k), job_contact(job, k + 1), job_contact(job, k + 2), job_contact(job, k + 3)};

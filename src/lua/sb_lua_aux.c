@@ -149,7 +149,7 @@ sb_bounds check_bounds_at(lua_State *L, int idx, int arg, const char *what)
 
 sb_method check_method_at(lua_State *L, int idx, int arg, const char *what)
 {
-    sb_method m;
+    sb_method m = SB_METHOD_SOFT; // (arg_error does not return)
     const char *name = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
     if (!name || !sb_method_from_name(name, &m)) {
         const char *got = describe(L, idx);

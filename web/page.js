@@ -1,0 +1,314 @@
+// The page around the springbox window: a scene picker, the scene's code in an editor that
+// reloads the running scene as you type, the window's downloads (G, P), dropped files, and a
+// link that carries the scene's code.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const status = (text, failed) => { $('status').textContent = text; $('status').className = failed ? 'failed' : ''; };
+const editor = CodeMirror($('editor'), { mode: 'lua', lineNumbers: true, indentUnit: 2, tabSize: 2, theme: 'default' });
+
+let M = null;            // the springbox module once it runs
+let path = null;         // the scene file the window runs and the editor shows
+let written = '';        // the file's text as the page last wrote or read it
+let stamp = 0;           // the file's last modification time, seconds: always later than the one before
+let typing = null;       // the pause after typing that writes the file
+let marked = null;       // the editor line marked with the last error
+let settingText = false; // the editor's text is being set from the file, not typed
+const downloaded = new Set();
+
+// ---------------------------------------------------------------- the link
+
+function toBase64Url(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+function fromBase64Url(text) {
+  const s = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(s, (c) => c.charCodeAt(0));
+}
+async function pipe(bytes, stream) {
+  return new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(stream)).arrayBuffer());
+}
+const pack = async (text) => toBase64Url(await pipe(new TextEncoder().encode(text), new CompressionStream('deflate-raw')));
+const unpack = async (code) => new TextDecoder().decode(await pipe(fromBase64Url(code), new DecompressionStream('deflate-raw')));
+
+function sceneName(p) { return p.replace(/^.*\//, '').replace(/\.lua$/, ''); }
+function safeName(name) { return (name.replace(/\.lua$/, '').replace(/[^A-Za-z0-9_-]/g, '_') || 'scene').slice(0, 64); }
+
+async function shareUrl() {
+  const url = new URL(location.href);
+  url.hash = 'scene=' + encodeURIComponent(sceneName(path)) + '&code=' + (await pack(editor.getValue()));
+  return url.href;
+}
+
+async function shareLink() {
+  const href = await shareUrl();
+  history.replaceState(null, '', href);
+  try {
+    await navigator.clipboard.writeText(href);
+    status('the link to this scene and its code is in the clipboard (and the address bar)');
+  } catch (e) {
+    status('the link to this scene and its code is in the address bar');
+  }
+}
+
+// ---------------------------------------------------------------- the file and the editor
+
+function writeFile(text) {
+  M.FS.writeFile(path, text);
+  if (!M.ccall('window_web_running', 'number', [], [])) { // its first scene did not open: try again
+    if (startWindow(path)) status('running ' + sceneName(path));
+    return;
+  }
+  stamp = Math.max(stamp + 1, Math.floor(Date.now() / 1000)); // a change the window's poll always sees
+  M.FS.utime(path, stamp * 1000, stamp * 1000);
+  written = text;
+}
+
+function showFile(p) {
+  path = p;
+  const text = M.FS.readFile(p, { encoding: 'utf8' });
+  written = text;
+  settingText = true;
+  editor.setValue(text);
+  editor.clearHistory();
+  settingText = false;
+  clearProblem();
+  const pick = $('scene');
+  if (![...pick.options].some((o) => o.value === p)) pick.add(new Option(sceneName(p) + ' (yours)', p));
+  pick.value = p;
+}
+
+// Opens the scene file at p in the window: {ok, message}; the running scene stays when it fails.
+function openScene(p, from) {
+  const why = M.ccall('window_web_open', 'string', ['string'], [p]);
+  if (why) {
+    status(why.replace(/^springbox: /, ''), true);
+    return { ok: false, message: why };
+  }
+  showFile(p);
+  const url = new URL(location.href);
+  url.hash = 'scene=' + encodeURIComponent(sceneName(p));
+  history.replaceState(null, '', url);
+  status('running ' + sceneName(p) + (from ? ' ' + from : ''));
+  return { ok: true, message: '' };
+}
+
+editor.on('change', () => {
+  if (settingText || !M) return;
+  clearTimeout(typing);
+  typing = setTimeout(() => { typing = null; writeFile(editor.getValue()); }, 400);
+});
+
+// The window writes the file too (W puts the sliders' values into it): the editor follows when
+// nothing typed is waiting to be written.
+function followFile() {
+  if (!M || !path || typing) return;
+  let text;
+  try { text = M.FS.readFile(path, { encoding: 'utf8' }); } catch (e) { return; }
+  if (text === written) return;
+  written = text;
+  const cursor = editor.getCursor(), scroll = editor.getScrollInfo();
+  settingText = true;
+  editor.setValue(text);
+  editor.setCursor(cursor);
+  editor.scrollTo(scroll.left, scroll.top);
+  settingText = false;
+}
+
+function clearProblem() {
+  if (marked !== null) editor.removeLineClass(marked, 'background', 'error-line');
+  marked = null;
+  $('problem').hidden = true;
+}
+
+function showProblem(text) {
+  clearProblem();
+  $('problem').textContent = text;
+  $('problem').hidden = false;
+  const name = path.replace(/^.*\//, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const m = text.match(new RegExp(name + ':(\\d+):'));
+  if (m) {
+    marked = editor.getLineHandle(Number(m[1]) - 1);
+    if (marked) editor.addLineClass(marked, 'background', 'error-line');
+  }
+}
+
+// ---------------------------------------------------------------- what the window says
+
+function says(what, text) {
+  if (what === 'failed') {
+    status('reload failed: the last good scene keeps running', true);
+    showProblem(text);
+  } else if (what === 'error') {
+    status('a scene function failed: the scene runs on without it', true);
+    showProblem(text);
+  } else {
+    clearProblem();
+    status((what === 'kept' ? 'reloaded: ' : 'restarted: ') + text);
+  }
+}
+
+// G and P write springbox-NNNN.gif and .png where the window runs: each becomes a download.
+function offerDownloads() {
+  if (!M) return;
+  const dir = M.FS.cwd();
+  for (const name of M.FS.readdir(dir)) {
+    if (!/^springbox-\d+\.(gif|png)$/.test(name) || downloaded.has(name)) continue;
+    downloaded.add(name);
+    const bytes = M.FS.readFile((dir === '/' ? '' : dir) + '/' + name);
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([bytes], { type: name.endsWith('.gif') ? 'image/gif' : 'image/png' }));
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    status('saved ' + name + ' (a download)');
+  }
+}
+
+// ---------------------------------------------------------------- dropped files
+
+addEventListener('dragover', (e) => { e.preventDefault(); $('drop').hidden = false; });
+addEventListener('dragleave', (e) => { if (!e.relatedTarget) $('drop').hidden = true; });
+addEventListener('drop', async (e) => {
+  e.preventDefault();
+  $('drop').hidden = true;
+  const file = [...e.dataTransfer.files].find((f) => f.name.endsWith('.lua'));
+  if (!file || !M) { status('only a .lua scene can be opened here', true); return; }
+  const p = '/scripts/' + safeName(file.name) + '.lua';
+  M.FS.writeFile(p, await file.text());
+  openScene(p, '(a dropped file)');
+});
+
+// ---------------------------------------------------------------- the API
+
+const stats_file = '/tmp/frames.jsonl';
+let lastFrame = null;
+
+// The latest frame object, as a --stats line has it (frame, time, hash, ...).
+function stats() {
+  let text = '';
+  try { text = M.FS.readFile(stats_file, { encoding: 'utf8' }); } catch (e) { return lastFrame; }
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= 0; --i) {
+    if (!lines[i].startsWith('{"frame"')) continue;
+    try { lastFrame = JSON.parse(lines[i]); break; } catch (e) { /* a line being written */ }
+  }
+  return lastFrame;
+}
+
+// Runs `text` as a scene for `frames` frames without drawing: the last frame object, or
+// {error} when it does not load.
+function headless(text, frames) {
+  M.FS.mkdirTree('/tmp/headless');
+  M.FS.writeFile('/tmp/headless/scene.lua', text);
+  try { M.FS.unlink('/tmp/headless/frames.jsonl'); } catch (e) { /* none yet */ }
+  let said = '';
+  const printErr = M.printErr;
+  M.printErr = (t) => { said += t + '\n'; };
+  try {
+    M.callMain(['--headless', '--frames', String(frames), '--stats', '/tmp/headless/frames.jsonl', '/tmp/headless/scene.lua']);
+  } catch (e) {
+    if (e !== 'unwind' && !(e && e.name === 'ExitStatus')) said += String(e);
+  } finally {
+    M.printErr = printErr;
+  }
+  let text2 = '';
+  try { text2 = M.FS.readFile('/tmp/headless/frames.jsonl', { encoding: 'utf8' }); } catch (e) { /* no frames */ }
+  const frameLines = text2.split('\n').filter((l) => l.startsWith('{"frame"'));
+  return frameLines.length ? JSON.parse(frameLines[frameLines.length - 1]) : { error: said.trim() || 'no frames' };
+}
+
+let started;
+const ready = new Promise((resolve) => { started = resolve; });
+
+// For tests and for pages that embed springbox.
+window.springbox = {
+  ready,
+  open(text, name) {
+    const p = '/scripts/' + safeName(name || 'scene') + '.lua';
+    M.FS.writeFile(p, text);
+    return openScene(p);
+  },
+  edit(text) {
+    clearTimeout(typing);
+    typing = null;
+    settingText = true;
+    editor.setValue(text);
+    settingText = false;
+    M.FS.writeFile(path, text);
+    written = text;
+    return JSON.parse(M.ccall('window_web_reload', 'string', [], []));
+  },
+  source: () => M.FS.readFile(path, { encoding: 'utf8' }),
+  stats,
+  headless,
+  share_url: shareUrl,
+};
+
+// ---------------------------------------------------------------- start
+
+async function start() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const canvas = $('canvas');
+  const box = $('view').getBoundingClientRect();
+  const width = Math.max(640, Math.min(1600, Math.floor(box.width - 16)));
+  const height = Math.max(400, Math.min(1000, Math.floor(window.innerHeight - 110)));
+  M = await createSpringbox({
+    canvas,
+    print: (text) => console.log(text),
+    printErr: (text) => {
+      console.warn(text);
+      if (/^springbox: /.test(text)) {
+        status(text.slice(11).split('\n')[0], true);
+        showProblem(text.slice(11));
+      }
+    },
+    springboxSays: says,
+  });
+  const scenes = M.FS.readdir('/scripts').filter((n) => n.endsWith('.lua')).sort();
+  for (const n of scenes) $('scene').add(new Option(n.replace(/\.lua$/, ''), '/scripts/' + n));
+  let first = '/scripts/' + safeName(params.get('scene') || 'default') + '.lua';
+  let from = '';
+  if (params.get('code')) {
+    try {
+      M.FS.writeFile(first, await unpack(params.get('code')));
+      from = '(from a shared link: it runs in the sandbox, with the limits of any scene)';
+    } catch (e) {
+      status('the link\'s code could not be read: ' + e.message, true);
+    }
+  }
+  if (!M.FS.analyzePath(first).exists) first = '/scripts/default.lua';
+  showFile(first);
+  $('scene').onchange = () => openScene($('scene').value);
+  $('share').onclick = shareLink;
+  canvas.addEventListener('mousedown', () => canvas.focus());
+  setInterval(() => { followFile(); offerDownloads(); }, 250);
+  M.FS.mkdirTree('/tmp');
+  windowArgs = ['--window', width + 'x' + height, '--stats', stats_file];
+  if (startWindow(first)) status('running ' + sceneName(first) + (from ? ' ' + from : ''));
+  canvas.focus();
+  started();
+}
+
+let windowArgs = [];
+
+// Starts the window on the scene at p; when the scene does not open, the editor's next change
+// tries again.
+function startWindow(p) {
+  try {
+    M.callMain(windowArgs.concat([p]));
+  } catch (e) {
+    if (e !== 'unwind' && !(e && e.name === 'ExitStatus')) throw e;
+  }
+  written = M.FS.readFile(p, { encoding: 'utf8' });
+  if (M.ccall('window_web_running', 'number', [], [])) {
+    clearProblem();
+    return true;
+  }
+  return false;
+}
+
+start().catch((e) => status('springbox could not start: ' + e.message, true));

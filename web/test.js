@@ -1,0 +1,211 @@
+// The browser page driven as a designer would, in Debian's chromium (playwright-core): the
+// scene runs in the canvas; typing a tuning keeps the state, a syntax error is marked on its line
+// while the last good scene runs on, a structure change restarts; the share link opens the same
+// code; the picker and a dropped file open other scenes; G becomes a download.
+// The page's API (window.springbox) is checked against the native build: a scene run headless in
+// the page ends on the native build's state hash. A hostile scene meets the limits and the page
+// runs on.
+//   node web/test.js SITE_DIR [NATIVE_SPRINGBOX]
+'use strict';
+const { chromium } = require('playwright-core');
+const http = require('http'), fs = require('fs'), path = require('path');
+
+const site = path.resolve(process.argv[2] || 'build-web/site');
+const native = process.argv[3];
+const { execFileSync } = require('child_process');
+const os = require('os');
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
+let failures = 0;
+function check(ok, what) {
+  console.log((ok ? 'ok   ' : 'FAIL ') + what);
+  if (!ok) failures += 1;
+}
+
+const server = http.createServer((req, res) => {
+  let p = path.join(site, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+  if (p.endsWith('/')) p += 'index.html';
+  fs.readFile(p, (err, data) => {
+    if (err) { res.writeHead(404); res.end(); return; }
+    res.writeHead(200, { 'Content-Type': types[path.extname(p)] || 'application/octet-stream' });
+    res.end(data);
+  });
+});
+
+async function waitStatus(page, pattern, what, ms = 8000) {
+  const ok = await page.waitForFunction((src) => new RegExp(src).test(document.getElementById('status').textContent),
+    pattern.source, { timeout: ms }).then(() => true, () => false);
+  check(ok, what + (ok ? '' : ` (status: "${await page.textContent('#status')}")`));
+  return ok;
+}
+
+// Replaces the first match of `from` in the editor with `to`, as typing would.
+async function edit(page, from, to) {
+  await page.evaluate(([f, t]) => {
+    const cm = document.querySelector('.CodeMirror').CodeMirror;
+    const text = cm.getValue(), at = text.indexOf(f);
+    if (at < 0) throw new Error('not in the editor: ' + f);
+    cm.replaceRange(t, cm.posFromIndex(at), cm.posFromIndex(at + f.length));
+  }, [from, to]);
+}
+
+// The canvas drawn: many distinct colours, not a blank or a single fill.
+async function canvasDrawn(page) {
+  const png = await page.locator('#canvas').screenshot();
+  const distinct = new Set();
+  for (let i = 0; i < png.length; i += 97) distinct.add(png[i]);
+  return distinct.size > 64;
+}
+
+async function main() {
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--use-gl=swiftshader', '--enable-unsafe-swiftshader'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 800 }, acceptDownloads: true });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+
+  await page.goto(base + '#scene=cloth');
+  await waitStatus(page, /^running cloth/, 'the cloth scene runs in the page', 30000);
+  check(await canvasDrawn(page), 'the window is drawn in the canvas');
+  check((await page.evaluate(() => document.querySelector('.CodeMirror').CodeMirror.getValue())).includes('sb.world'),
+    "the editor shows the scene's code");
+
+  await edit(page, 'hertz = {0, 0, 120}', 'hertz = {30, 0, 120}');
+  await waitStatus(page, /^reloaded: /, 'a tuning typed in the editor reloads and keeps the state');
+
+  await edit(page, 'local grid = {}', 'local grid = = {}');
+  await waitStatus(page, /^reload failed/, 'a syntax error is a failed reload');
+  const problem = await page.textContent('#problem');
+  check(/cloth\.lua:9:/.test(problem), `the error names its line (${problem.split('\n')[0]})`);
+  const markedLine = await page.evaluate(() => {
+    const cm = document.querySelector('.CodeMirror').CodeMirror;
+    for (let i = 0; i < cm.lineCount(); ++i) if ((cm.lineInfo(i).bgClass || '').includes('error-line')) return i + 1;
+    return 0;
+  });
+  check(markedLine === 9, `the editor marks line 9 (marked: ${markedLine})`);
+  check(await canvasDrawn(page), 'the last good scene runs on');
+
+  await edit(page, 'local grid = = {}', 'local grid = {}');
+  await waitStatus(page, /^reloaded: /, 'the fixed code reloads');
+  check(await page.isHidden('#problem'), 'the error is gone');
+
+  await edit(page, 'size = {24, 4, 64}', 'size = {12, 4, 64}');
+  await waitStatus(page, /^restarted: /, 'a structure change restarts and says why');
+
+  await page.click('#share');
+  await page.waitForFunction(() => location.hash.includes('code='));
+  const link = await page.evaluate(() => location.href);
+  const code = await page.evaluate(() => document.querySelector('.CodeMirror').CodeMirror.getValue());
+  const other = await context.newPage();
+  other.on('pageerror', (e) => errors.push(e.message));
+  await other.goto(link);
+  await waitStatus(other, /^running cloth/, 'the share link opens the scene', 30000);
+  const shared = await other.evaluate(() => document.querySelector('.CodeMirror').CodeMirror.getValue());
+  check(shared === code, 'the share link carries the edited code');
+  check(await canvasDrawn(other), 'the shared scene runs');
+  await other.close();
+
+  await page.selectOption('#scene', '/scripts/bridge.lua');
+  await waitStatus(page, /^running bridge/, 'the picker opens another scene');
+  check((await page.evaluate(() => document.querySelector('.CodeMirror').CodeMirror.getValue())).includes('return'),
+    "the editor shows the picked scene's code");
+
+  const dropped = 'local sb = require "springbox"\nlocal w = sb.world{}\nw:particle{ x = 0, y = 2 }\nreturn { world = w, title = "dropped" }\n';
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'my scene.lua', { type: 'text/plain' }));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, dropped);
+  await waitStatus(page, /^running my_scene/, 'a dropped .lua file opens');
+  await page.waitForFunction(() => document.title === 'dropped', null, { timeout: 5000 }).catch(() => {});
+  check((await page.title()) === 'dropped', `the window runs the dropped scene (title "${await page.title()}")`);
+
+  await page.click('#canvas');
+  await page.waitForTimeout(1500); // a GIF needs frames to hold
+  const download = page.waitForEvent('download', { timeout: 15000 }).catch(() => null);
+  await page.keyboard.press('g');
+  const d = await download;
+  check(d && /^springbox-\d+\.gif$/.test(d.suggestedFilename()), `G saves a GIF as a download (${d ? d.suggestedFilename() : 'none'})`);
+
+  // ---------------------------------------------------------------- the API
+  const api = await context.newPage();
+  api.on('pageerror', (e) => errors.push(e.message));
+  await api.goto(base + '#scene=bridge');
+  await api.evaluate(() => springbox.ready);
+  await waitStatus(api, /^running bridge/, 'springbox.ready resolves with the scene running', 30000);
+  const source = await api.evaluate(() => springbox.source());
+  check(source.includes('sb.tune'), 'springbox.source() is the running text');
+  const kept = await api.evaluate((t) => springbox.edit(t), source.replace(/deck_hz = \{\s*[0-9.]+/, 'deck_hz = {7'));
+  check(kept.result === 'kept', `springbox.edit() of a tuning: ${JSON.stringify(kept)}`);
+  const failed = await api.evaluate((t) => springbox.edit(t), source + '\nlocal = 1\n');
+  check(failed.result === 'failed' && /bridge\.lua:\d+:/.test(failed.message), `springbox.edit() of a syntax error: ${failed.result}, ${failed.message.split('\n')[0]}`);
+  const restarted = await api.evaluate((t) => springbox.edit(t), source.replace('return {', 'w:particle{ x = 0, y = 9 }\nreturn {'));
+  check(restarted.result === 'restarted', `springbox.edit() of a structure: ${restarted.result}, ${restarted.message}`);
+  await api.waitForTimeout(500);
+  const s1 = await api.evaluate(() => springbox.stats());
+  await api.waitForTimeout(500);
+  const s2 = await api.evaluate(() => springbox.stats());
+  check(s1 && s2 && s2.frame > s1.frame && /^[0-9a-f]{16}$/.test(s2.hash), `springbox.stats() follows the frames (${s1 && s1.frame} -> ${s2 && s2.frame})`);
+  const url = await api.evaluate(() => springbox.share_url());
+  check(/#scene=bridge&code=/.test(url), 'springbox.share_url() carries the code');
+
+  const scene = fs.readFileSync(path.join(__dirname, '..', 'scripts', 'wrecking_ball.lua'), 'utf8');
+  const frames = 240;
+  const last = await api.evaluate(([t, n]) => springbox.headless(t, n), [scene, frames]);
+  check(last && last.frame === frames, `springbox.headless() runs ${frames} frames (${JSON.stringify(last).slice(0, 80)})`);
+  if (native) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'springbox-web-'));
+    fs.writeFileSync(path.join(dir, 'scene.lua'), scene);
+    execFileSync(native, ['--headless', '--frames', String(frames), '--stats', path.join(dir, 'stats.jsonl'), path.join(dir, 'scene.lua')], { stdio: 'ignore' });
+    const lines = fs.readFileSync(path.join(dir, 'stats.jsonl'), 'utf8').trim().split('\n').filter((l) => l.startsWith('{"frame"'));
+    const want = JSON.parse(lines[lines.length - 1]);
+    check(last.hash === want.hash, `the page's headless run ends on the native build's bits (${last.hash} / ${want.hash})`);
+    fs.rmSync(dir, { recursive: true });
+  }
+
+  // hostile scenes: a load that never ends, a heap that grows without end, an update that loops
+  const hungry = await api.evaluate(() => springbox.open('local t = {}\nlocal i = 0\nwhile true do i = i + 1; t[i] = string.rep("x", 1 << 20) .. i end\n', 'hungry'));
+  check(!hungry.ok && /memory/.test(hungry.message), `a scene that eats memory does not open: ${hungry.message.split('\n')[0]}`);
+  const looping = await api.evaluate(() => springbox.open('local sb = require "springbox"\nlocal w = sb.world{}\nw:particle{ x = 0, y = 1 }\nreturn { world = w, update = function() while true do end end }\n', 'looping'));
+  check(looping.ok, 'a scene whose update never returns opens');
+  await waitStatus(api, /a scene function failed/, 'its update is stopped by the time limit and said', 15000);
+  const f1 = await api.evaluate(() => springbox.stats().frame);
+  await api.waitForTimeout(700);
+  const f2 = await api.evaluate(() => springbox.stats().frame);
+  check(f2 > f1, `the page runs on after it (frames ${f1} -> ${f2})`);
+  await api.close();
+
+  // a link whose code does not load: said, and fixing it in the editor starts the window
+  const broken = await context.newPage();
+  broken.on('pageerror', (e) => errors.push(e.message));
+  await broken.goto(base);
+  await broken.evaluate(() => springbox.ready);
+  const brokenUrl = await broken.evaluate(async () => {
+    springbox.open('local sb = require "springbox"\nlocal w = sb.world{}\nw:particle{ x = 0, y = 1 }\nreturn { world = w }\n', 'mine');
+    springbox.edit('local sb = require "springbox"\nlocal w = sb.world{}\nlocal = 1\nw:particle{ x = 0, y = 1 }\nreturn { world = w }\n');
+    return springbox.share_url();
+  });
+  const fresh = await context.newPage();
+  fresh.on('pageerror', (e) => errors.push(e.message));
+  await fresh.goto(brokenUrl);
+  await fresh.evaluate(() => springbox.ready);
+  check(await fresh.isVisible('#problem'), 'a shared scene that does not load shows its error');
+  await edit(fresh, 'local = 1\n', '');
+  await waitStatus(fresh, /^(running|reloaded|restarted)/, 'fixing it in the editor starts the window', 10000).catch(() => {});
+  await fresh.waitForTimeout(1000);
+  check(await fresh.evaluate(() => springbox.stats() !== null), 'the fixed scene runs');
+  await broken.close();
+  await fresh.close();
+
+  check(errors.length === 0, 'no errors on the page' + (errors.length ? ': ' + errors.join('; ') : ''));
+  await browser.close();
+  server.close();
+  console.log(failures ? `${failures} failed` : 'the page works');
+  process.exit(failures ? 1 : 0);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
