@@ -550,6 +550,50 @@ TEST(nothing_leaks_from_one_version_into_the_next)
     return 0;
 }
 
+// A file being written is read once it is whole: an empty file (a shell's > truncates it before
+// its writer starts, which a loaded machine can take a while to do) is waited for longer than a
+// changed one, and once written it reloads once, from the whole text.
+TEST(a_file_emptied_before_its_writer_starts_reloads_once_written)
+{
+    char error[4096];
+    const char *text = "local sb = require 'springbox'\nlocal w = sb.world{}\nw:particle{ x = %d }\nreturn { world = w }\n";
+    char v[256];
+    snprintf(v, sizeof v, text, 0);
+    write_text(in_scene("trunc.lua"), v);
+    sb_scene *s = open_scene("trunc.lua", error, sizeof error);
+    ENSURE(s);
+    write_text(in_scene("trunc.lua"), ""); // truncated; the writer is slow to start
+    int reloads = 0;
+    for (double t0 = now(); now() - t0 < 0.3;) {
+        reloads += sb_scene_poll(s).result != SB_RELOAD_NONE;
+        usleep(16000);
+    }
+    ENSURE(reloads == 0);
+    snprintf(v, sizeof v, text, 1);
+    write_text(in_scene("trunc.lua"), v);
+    sb_reload_event last = {0};
+    for (double t0 = now(); now() - t0 < 0.3;) {
+        sb_reload_event e = sb_scene_poll(s);
+        if (e.result != SB_RELOAD_NONE) {
+            reloads += 1;
+            last = e;
+        }
+        usleep(16000);
+    }
+    ENSURE(reloads == 1 && last.result == SB_RELOAD_RESTARTED); // the particle moved: a new structure
+    // a file left empty is still an error, once it has had its time
+    write_text(in_scene("trunc.lua"), "");
+    for (double t0 = now(); now() - t0 < 1.0 && last.result != SB_RELOAD_FAILED;) {
+        sb_reload_event e = sb_scene_poll(s);
+        if (e.result != SB_RELOAD_NONE)
+            last = e;
+        usleep(16000);
+    }
+    ENSURE(last.result == SB_RELOAD_FAILED);
+    sb_scene_close(s);
+    return 0;
+}
+
 // Messages with terminal escapes or bytes that are not UTF-8 come out as printable UTF-8, so
 // --stats stays JSON and the terminal stays the terminal: errors in load, update and callbacks,
 // the scene's warnings and titles.
@@ -751,6 +795,7 @@ static const test_entry tests[] = {
     ENTRY(failed_logs_and_huge_texts_do_not_crash),
     ENTRY(a_full_heap_is_a_scene_error_not_a_crash),
     ENTRY(nothing_leaks_from_one_version_into_the_next),
+    ENTRY(a_file_emptied_before_its_writer_starts_reloads_once_written),
     ENTRY(messages_are_printable_utf8),
     ENTRY(w_writes_exactly_the_moved_value),
     ENTRY(a_thousand_reloads_keep_memory_flat),

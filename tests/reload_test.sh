@@ -11,8 +11,7 @@ trap 'kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; echo "--- stats events:"; grep event "$tmp/stats.jsonl"; echo "--- output:"; cat "$tmp/out"; exit 1; }
 
 scene() { # $1 = deck hertz, $2 = extra line; logs the wall-clock time of the save
-  date +%s.%N >>"$tmp/saves"
-  cat >"$tmp/scene.lua" <<LUA
+  cat >"$tmp/next.lua" <<LUA
 local sb = require "springbox"
 local w = sb.world{ method = "soft", collisions = false }
 local prev = w:particle{ x = 0, y = 0, fixed = true }
@@ -24,6 +23,10 @@ end
 $2
 return { world = w, title = "reload test" }
 LUA
+  # saved whole at once, as an editor that renames does: the time is the host's, not the shell's
+  # (a file emptied before its writer starts is the host tests' a_file_emptied_...)
+  date +%s.%N >>"$tmp/saves"
+  mv "$tmp/next.lua" "$tmp/scene.lua"
 }
 
 scene 4 ""

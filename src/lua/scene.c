@@ -209,6 +209,9 @@ void sb_scene_close(sb_scene *scene)
 /// the file looked the same on two looks this far apart. File times are no help here: a
 /// truncation can show the old modification time (seen under load).
 static const double quiet_seconds = 0.03;
+/// An empty file waits longer: a shell's > truncates it before its writer starts, which a loaded
+/// machine can take longer than quiet_seconds to do, and no scene is empty.
+static const double empty_quiet_seconds = 0.5;
 
 sb_reload_event sb_scene_poll(sb_scene *scene)
 {
@@ -237,7 +240,7 @@ sb_reload_event sb_scene_poll(sb_scene *scene)
             f->pending_size = size;
             f->pending_since = now;
         }
-        if (now - f->pending_since < quiet_seconds)
+        if (now - f->pending_since < (size == 0 ? empty_quiet_seconds : quiet_seconds))
             settling = true;
         first_seen = f->pending_since < first_seen ? f->pending_since : first_seen;
     }
