@@ -257,6 +257,12 @@ static void loop_frame(window_loop *l)
     SDL_Event e;
     while (SDL_PollEvent(&e))
         on_event(a, &e, r);
+    for (int i = 0; i < side_count(a); ++i) { // springbox.paused()
+        const int paused = a->paused || a->rewinding ? 2 : 1;
+        if (a->sides[i].told_paused != paused)
+            sb_scene_set_paused(a->sides[i].scene, paused == 2);
+        a->sides[i].told_paused = paused;
+    }
     double now = now_seconds();
     if (now - l->last_poll > 0.05) {
         l->last_poll = now;

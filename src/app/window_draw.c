@@ -341,6 +341,8 @@ static const char *const help_lines[] = {
     "left click     a spring: asked vs delivered; empty space closes it",
     "right/middle   pan          wheel  zoom at the cursor      F  fit the scene",
     "space          pause / resume               N  one frame while paused",
+    "ctrl+space     pause / resume, even where the scene takes space; paused or rewound, space,",
+    "               N, [, ], R and F5 are the window's, whatever the scene claims",
     "R              restart the scene from its file",
     "1 .. 6         method: force impulse sequential soft verlet xpbd",
     "shift+1 .. 6   method of the right side in compare view",
@@ -431,7 +433,7 @@ void draw(app *a)
         snprintf(fps, sizeof fps, "   FPS %.0f", a->fps);
     snprintf(status, sizeof status, "%s%s   t %.2f s%s", sb_scene_title(s0->scene), fps,
              sb_world_get_stats(side_world(s0, 0))->time,
-             a->rewinding ? "   REWOUND (space runs on from here)" : a->paused ? "   PAUSED" : "");
+             a->rewinding ? "   REWOUND (space runs on from here)" : a->paused ? "   PAUSED (space runs on)" : "");
     render_text(rc, 10, 8, COLOR_TEXT, true, status);
     if (now_seconds() < a->behind_until) {
         char warn[160];

@@ -432,14 +432,36 @@ static bool scene_wheel(app *a, double dx, double dy)
     return claimed;
 }
 
+/// Keys the scene never hears first: ctrl+space and Pause (pause and run on) always, and while
+/// the run is paused or rewound the keys that move through time (space, N, ., [, ], R, F5).
+static bool window_owns_key(const app *a, SDL_Keysym key)
+{
+    if (key.sym == SDLK_PAUSE || (key.sym == SDLK_SPACE && (key.mod & KMOD_CTRL)))
+        return true;
+    if (!a->paused && !a->rewinding)
+        return false;
+    switch (key.sym) {
+    case SDLK_SPACE: case SDLK_n: case SDLK_PERIOD: case SDLK_LEFTBRACKET: case SDLK_RIGHTBRACKET: case SDLK_r:
+    case SDLK_F5: return true;
+    default: return false;
+    }
+}
+
 void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
 {
     switch (e->type) {
     case SDL_QUIT: a->running = false; break;
     case SDL_KEYDOWN: {
         // The scene hears every key first; one its keypressed returns true for is its own, and
-        // the window's binding for that key (space, R, arrows...) does not run.
+        // the window's binding for that key (space, R, arrows...) does not run. Except the
+        // window's own: ctrl+space and Pause at any time, and the time keys while the run is
+        // paused or rewound, so that a scene claiming space or R never keeps the designer there.
         SDL_Scancode sc = e->key.keysym.scancode;
+        if (window_owns_key(a, e->key.keysym)) {
+            a->claimed_key[sc] = false;
+            on_key(a, e->key.keysym, r);
+            break;
+        }
         if (!e->key.repeat) {
             char name[64], error[4096];
             key_name(e->key.keysym.sym, name, sizeof name);
@@ -583,6 +605,8 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
     case SDL_MOUSEBUTTONUP:
         if (a->scrubbing) {
             a->scrubbing = false;
+            if (a->rewinding && a->rewind_at >= moments(a) - 1)
+                run_on(a); // let go at the timeline's end: the run goes on from now
             break;
         }
         if (e->button.x < a->width - PANEL_WIDTH && a->drag_slider < 0) {

@@ -49,6 +49,7 @@ typedef struct side {
     int history;
     char error[4096];           // a failed reload or update(): shown over the running scene
     bool has_error;
+    int told_paused;            // what the scene was last told: 0 nothing yet (or reloaded since), 1 running, 2 paused
     int draw_skipped;         // commands of the scene's draw(g) the last frame left undrawn (render_draw_list)
     const char *error_title;    // what the overlay says the error is (a reload's or a callback's)
     // the scene's springbox.plot series: names and histories
@@ -211,6 +212,8 @@ SDL_Rect timeline_rect(const app *a);
 void scrub_to(app *a, int x);
 void draw_timeline(app *a);
 void restart(app *a);
+/// Out of a pause or a rewind: the run goes on from the moment shown.
+void run_on(app *a);
 void on_key(app *a, SDL_Keysym key, SDL_Renderer *r);
 
 #endif

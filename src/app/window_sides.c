@@ -241,6 +241,7 @@ void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
         return;
     }
     s->has_error = false;
+    s->told_paused = 0; // a new build may have a new state: told again
     apply_overrides(s);
     if (sb_scene_warning(s->scene)[0])
         add_notice(a, COLOR_WARN, "%s%s", which, sb_scene_warning(s->scene));

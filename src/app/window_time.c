@@ -194,6 +194,14 @@ void restart(app *a)
     sb_input_log_free(a->replay);
     a->replay = NULL;
     trace_free(&a->ghost);
+    a->paused = false; // a restart runs, paused or not before
+}
+
+void run_on(app *a)
+{
+    rewind_resume(a);
+    a->paused = false;
+    add_notice(a, COLOR_TEXT, "running");
 }
 
 /// F5: the run again from the file's start, under the tuning of now, with the same hands: what
@@ -240,6 +248,7 @@ void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
     case SDLK_ESCAPE:
     case SDLK_q: a->running = false; break;
     case SDLK_SPACE:
+    case SDLK_PAUSE:
         if (a->paused)
             rewind_resume(a); // runs on from the moment shown
         a->paused = !a->paused;

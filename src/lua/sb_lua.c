@@ -83,7 +83,7 @@ int luaopen_springbox(lua_State *L)
     lua_pop(L, 1);
 
     static const luaL_Reg functions[] = {
-        {"world", l_world_new}, {"tune", l_tune}, {"state", l_state}, {"plot", l_plot}, {NULL, NULL},
+        {"world", l_world_new}, {"tune", l_tune}, {"state", l_state}, {"plot", l_plot}, {"paused", l_paused}, {NULL, NULL},
     };
     static const luaL_Reg keyboard[] = {{"isdown", l_keyboard_isdown}, {NULL, NULL}};
     static const luaL_Reg mouse[] = {{"position", l_mouse_position}, {"isdown", l_mouse_isdown}, {NULL, NULL}};

@@ -303,6 +303,15 @@ int l_plot(lua_State *L)
 // springbox.keyboard.isdown(key, ...): true if any of the keys is held (LÖVE's
 // love.keyboard.isDown). Key names are SDL's in lower case: "left", "space", "a", "return".
 // A host keeps the held keys in the registry table "springbox.keys"; without one none are held.
+/// springbox.paused(): whether the host's run is paused or rewound (sb_scene_set_paused); false
+/// without a host that pauses.
+int l_paused(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.paused");
+    lua_pushboolean(L, lua_toboolean(L, -1));
+    return 1;
+}
+
 int l_keyboard_isdown(lua_State *L)
 {
     int n = lua_gettop(L);

@@ -115,6 +115,7 @@ int l_state(lua_State *L);
 int l_tune(lua_State *L);
 int l_plot(lua_State *L);
 int l_keyboard_isdown(lua_State *L);
+int l_paused(lua_State *L);
 int l_mouse_position(lua_State *L);
 int l_mouse_isdown(lua_State *L);
 int l_camera_look(lua_State *L);

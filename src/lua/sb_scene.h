@@ -108,6 +108,9 @@ sb_reload_event sb_scene_set_tunable(sb_scene *scene, const char *name, double v
 // Positions are world metres. An error in a callback is reported like update()'s, and that
 // callback stays off until the next reload while the rest keep running.
 
+/// Tells the scene whether the host's run is paused or rewound: springbox.paused() says so to its
+/// callbacks (a scene that claims space can leave it to the window while paused).
+void sb_scene_set_paused(sb_scene *scene, bool paused);
 /// A key went down or up (SDL's key name in lower case: "left", "space", "a"). The scene's
 /// keypressed / keyreleased runs; returns true when it returned true, claiming the key from the
 /// host's own bindings. springbox.keyboard.isdown sees the key from now on. On an error

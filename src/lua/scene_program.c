@@ -145,6 +145,18 @@ static bool run_input(sb_scene *scene, void (*body)(sb_scene *, void *), input_j
     return job->claimed;
 }
 
+static void paused_body(sb_scene *scene, void *args)
+{
+    lua_pushboolean(scene->L, *(const bool *)args);
+    lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.paused");
+}
+
+void sb_scene_set_paused(sb_scene *scene, bool paused)
+{
+    char error[256];
+    scene_host_call(scene, paused_body, &paused, error, sizeof error); // a full heap: it stays as it was
+}
+
 bool sb_scene_key(sb_scene *scene, const char *key, bool pressed, char *error, size_t error_size)
 {
     input_job job = {pressed ? CB_KEYPRESSED : CB_KEYRELEASED, key, 0, 0, 0, 0, 0, pressed, false, error, error_size};

@@ -64,6 +64,11 @@ function springbox.state(defaults) end
 ---@param panel? string the graph it shares with others (default: its own)
 function springbox.plot(name, value, panel) end
 
+---Whether the window's run is paused or rewound (space, ctrl+space, shift+[): the scene's
+---keypressed, mousepressed and draw still run then, its update does not. False headless.
+---@return boolean
+function springbox.paused() end
+
 ---@class springbox.log
 local log = {}
 ---Appends strings and numbers as they are, as io.write does. Returns the log.

@@ -323,6 +323,7 @@ test("scene programs: filtering, colours, breaking, forces, queries, plots and i
   fails_with(function() sb.plot("", 1) end, "name", "1 to 32")
   fails_with(function() sb.plot("x", 0/0) end, "value", "nan")
   assert(sb.keyboard.isdown("left") == false)
+  assert(sb.paused() == false) -- no host pauses this run
   fails_with(function() sb.keyboard.isdown() end, "key name")
   local mx, my = sb.mouse.position()
   assert(mx == 0 and my == 0 and sb.mouse.isdown(1) == false)
