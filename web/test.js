@@ -179,6 +179,31 @@ async function main() {
   check(f2 > f1, `the page runs on after it (frames ${f1} -> ${f2})`);
   await api.close();
 
+  // a drag in a small tab, where the canvas is scaled down to fit: the grab lands on the particle
+  const small = await browser.newPage({ viewport: { width: 1024, height: 640 } });
+  small.on('pageerror', (e) => errors.push(e.message));
+  await small.goto(base);
+  await small.evaluate(() => springbox.ready);
+  await small.evaluate(() => springbox.open('local sb = require "springbox"\nlocal w = sb.world{ gravity = {0, 0} }\n' +
+    'w:particle{ x = -1, y = 0, fixed = true }\nw:particle{ x = 1, y = 0.5, radius = 0.2 }\nreturn { world = w, title = "drag" }\n', 'drag'));
+  await small.waitForTimeout(800);
+  const at = await small.evaluate(() => {
+    const st = springbox.stats(), c = document.getElementById('canvas'), box = c.getBoundingClientRect();
+    const [cx, cy, scale] = st.camera, [vx, vy, vw, vh] = st.view;
+    const px = vx + vw / 2 + (1 - cx) * scale, py = vy + vh / 2 - (0.5 - cy) * scale; // the particle, canvas pixels
+    return { x: box.left + px * box.width / c.width, y: box.top + py * box.height / c.height, scaled: box.width / c.width,
+             to: { x: box.left + (px + 0.5 * scale) * box.width / c.width, y: box.top + (py - 0.5 * scale) * box.height / c.height } };
+  });
+  await small.mouse.move(at.x, at.y);
+  await small.mouse.down();
+  await small.mouse.move(at.to.x, at.to.y, { steps: 5 });
+  await small.waitForTimeout(500);
+  const held = await small.evaluate(() => springbox.stats().drag);
+  await small.mouse.up();
+  check(at.scaled < 0.999 && held && held.index === 2 && Math.abs(held.target[0] - 1.5) < 0.05 && Math.abs(held.target[1] - 1.0) < 0.05,
+    `a drag in a tab where the window is scaled by ${at.scaled.toFixed(2)} grabs the particle and follows the mouse (${JSON.stringify(held)})`);
+  await small.close();
+
   // a link whose code does not load: said, and fixing it in the editor starts the window
   const broken = await context.newPage();
   broken.on('pageerror', (e) => errors.push(e.message));
