@@ -20,7 +20,7 @@
 // rest see the unloaded chain in the next step. A hanging chain jerked past its rating carries
 // nearly the same load in every link, and all of them parted in the same step.
 
-/// How far past its threshold spring s is (> 1: past it), 0 where it cannot break.
+/// How far past its threshold spring s is (> 1: past it), 0 where it cannot break; its stretch.
 static double overload(const sb_world *w, int s, double *stretch_out)
 {
     int a = w->s_a[s], b = w->s_b[s];
@@ -33,6 +33,13 @@ static double overload(const sb_world *w, int s, double *stretch_out)
     return by_stretch > by_force ? by_stretch : by_force;
 }
 
+/// Spring s's overload, 0 for a free slot or a spring that cannot break.
+static double overload_of(const sb_world *w, int s)
+{
+    double stretch;
+    return w->s_a[s] >= 0 && (w->break_stretch[s] > 0.0 || w->break_force[s] > 0.0) ? overload(w, s, &stretch) : 0.0;
+}
+
 static int structure_root(int *parent, int i)
 {
     while (parent[i] != i) {
@@ -42,7 +49,7 @@ static int structure_root(int *parent, int i)
     return i;
 }
 
-static void break_spring(sb_world *w, int s, double stretch)
+static void break_spring(sb_world *w, int s)
 {
     if (!array_reserve((void **)&w->break_events, &w->break_cap, w->break_count + 1, sizeof *w->break_events))
         return; // out of memory: it breaks at the next step
@@ -51,7 +58,7 @@ static void break_spring(sb_world *w, int s, double stretch)
     e->spring = (sb_spring_id){(uint32_t)s, w->s_gen[s]};
     e->a = (sb_particle_id){(uint32_t)a, w->p_gen[a]};
     e->b = (sb_particle_id){(uint32_t)b, w->p_gen[b]};
-    e->stretch = stretch;
+    overload(w, s, &e->stretch);
     e->force = w->tension[s];
     e->rest_length = w->rest[s];
     e->tuning = w->tuning[s];
@@ -63,54 +70,39 @@ static void break_springs(sb_world *w)
     w->break_count = 0;
     if (w->breakable_springs == 0)
         return;
-    int over = 0, first = -1;
-    double stretch;
-    for (int s = 0; s < w->s_high; ++s)
-        if (w->s_a[s] >= 0 && (w->break_stretch[s] > 0.0 || w->break_force[s] > 0.0) && overload(w, s, &stretch) > 1.0) {
-            over += 1;
-            first = first < 0 ? s : first;
-        }
-    if (over == 0)
+    bool any = false;
+    for (int s = 0; s < w->s_high && !any; ++s)
+        any = overload_of(w, s) > 1.0;
+    if (!any)
         return;
-    if (over == 1) {
-        overload(w, first, &stretch);
-        break_spring(w, first, stretch);
-        return;
-    }
     // each structure's furthest past (ties: the lower slot), through a union-find of the particles
     int *parent = malloc(sizeof *parent * (size_t)w->p_high), *worst = malloc(sizeof *worst * (size_t)w->p_high);
-    if (!parent || !worst) { // out of memory: each one past it breaks, as if alone
-        free(parent);
-        free(worst);
+    double *past = malloc(sizeof *past * (size_t)w->p_high);
+    if (parent && worst && past) {
+        for (int i = 0; i < w->p_high; ++i) {
+            parent[i] = i;
+            worst[i] = -1;
+        }
         for (int s = 0; s < w->s_high; ++s)
-            if (w->s_a[s] >= 0 && (w->break_stretch[s] > 0.0 || w->break_force[s] > 0.0) && overload(w, s, &stretch) > 1.0)
-                break_spring(w, s, stretch);
-        return;
-    }
-    for (int i = 0; i < w->p_high; ++i) {
-        parent[i] = i;
-        worst[i] = -1;
-    }
-    for (int s = 0; s < w->s_high; ++s)
-        if (w->s_a[s] >= 0) {
-            int ra = structure_root(parent, w->s_a[s]), rb = structure_root(parent, w->s_b[s]);
-            parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+            if (w->s_a[s] >= 0) {
+                int ra = structure_root(parent, w->s_a[s]), rb = structure_root(parent, w->s_b[s]);
+                parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+            }
+        for (int s = 0; s < w->s_high; ++s) {
+            double o = overload_of(w, s);
+            int r = o > 1.0 ? structure_root(parent, w->s_a[s]) : -1;
+            if (r >= 0 && (worst[r] < 0 || o > past[r])) {
+                worst[r] = s;
+                past[r] = o;
+            }
         }
-    for (int s = 0; s < w->s_high; ++s) {
-        if (w->s_a[s] < 0 || (w->break_stretch[s] <= 0.0 && w->break_force[s] <= 0.0))
-            continue;
-        double past = overload(w, s, &stretch);
-        int r = structure_root(parent, w->s_a[s]);
-        if (past > 1.0 && (worst[r] < 0 || past > overload(w, worst[r], &stretch)))
-            worst[r] = s;
-    }
-    for (int i = 0; i < w->p_high; ++i) // in particle order: the events' order does not depend on the slots' history
-        if (worst[i] >= 0) {
-            overload(w, worst[i], &stretch);
-            break_spring(w, worst[i], stretch);
-        }
+        for (int i = 0; i < w->p_high; ++i) // in particle order: the events' order does not depend on the slots' history
+            if (worst[i] >= 0)
+                break_spring(w, worst[i]);
+    } // out of memory: they break at a later step
     free(parent);
     free(worst);
+    free(past);
 }
 
 // ---------------------------------------------------------------- contacts
