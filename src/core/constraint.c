@@ -626,8 +626,8 @@ static double constraint_turn_rate(const sb_world *w, int c, const sb_vec2 *g, d
     if (w->c_kind[c] != SB_CONSTRAINT_ROPE && w->c_kind[c] != SB_CONSTRAINT_STRUT)
         return 0.0;
     const sb_vec2 rel = v2_sub(w->vel[w->c_parts[c][1]], w->vel[w->c_parts[c][0]]);
-    const double len = w->c_rest[c] + w->c_err[c];
-    return len > 1e-12 ? rigid_turn_rate(rel.x, rel.y, v2_dot(rel, g[1]), 0.5 * h / len) : 0.0;
+    const double turn = rigid_turn_factor(h, w->c_rest[c] + w->c_err[c]);
+    return turn > 0.0 ? rigid_turn_rate(rel.x, rel.y, v2_dot(rel, g[1]), turn) : 0.0;
 }
 
 // The rigid ones' rest rate also asks the rate a rope's or strut's turn needs, each iteration,

@@ -253,7 +253,7 @@ static void springs_pack(sb_world *w, double h)
         w->kwb[k] = wb;
         w->kmass[k] = sb_reduced_mass(wa, wb);
         w->krest[k] = w->rest[s];
-        w->kturn[k] = w->rest[s] > 1e-12 ? 0.5 * h / w->rest[s] : 0.0; // a rigid spring holds its rest length
+        w->kturn[k] = rigid_turn_factor(h, w->rest[s]); // a rigid spring holds its rest length
         w->kimp[k] = w->impulse[s];
         w->kpux[k] = w->axis_prev[s].x;
         w->kpuy[k] = w->axis_prev[s].y;

@@ -87,6 +87,9 @@ static inline double rigid_turn_rate(double rel_x, double rel_y, double vn, doub
     return rate * fmax(0.0, fmin(1.0, share));
 }
 
+/// rigid_turn_rate's `turn`, h / (2 len), for a link of length len; 0 for a link with no length.
+static inline double rigid_turn_factor(double h, double len) { return len > 1e-12 ? 0.5 * h / len : 0.0; }
+
 /// SHAKE's position step for a length (Ryckaert, Ciccotti and Berendsen 1977): how far the ends'
 /// separation d must grow along the unit axis n they had when the sub-step began for its length
 /// to be `rest`. False where that axis is more than about a fifth of a radian off d (the ends
