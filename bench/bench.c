@@ -255,7 +255,7 @@ typedef struct result {
     double ms[16];             // mean step time of each repeat
     int runs;
     double median_ms;
-    double q[5];               // quality figures, scene-specific
+    double q[BENCH_QUALITY];   // quality figures, scene-specific
     int iterations;            // constraint iterations per step, for ns/spring/iteration
     const char *engine, *settings;
     char settings_buf[64];
@@ -322,8 +322,28 @@ static double largest_overlap_and_touching(const bench_scene *s, const double *x
 
 static double largest_overlap(const bench_scene *s, const double *xy) { return largest_overlap_and_touching(s, xy, NULL); }
 
+// The share of the box's area the circles cover in a band from a fifth to three fifths of the
+// pile's height (away from the floor's layer and the surface), counting the circles whose centres
+// are in it. Rigid discs of mixed sizes pack at random to about 0.84; hexagonal packing of equal
+// discs is the ceiling, pi / (2 sqrt 3) = 0.907. A pile above it stands on circles squeezed into
+// each other.
+static double packing_fraction(const bench_scene *s, const double *xy)
+{
+    double top = 0.0;
+    for (int i = 0; i < s->np; ++i)
+        if (xy[2 * i + 1] >= 0.0 && xy[2 * i + 1] <= s->box_height)
+            top = fmax(top, xy[2 * i + 1]);
+    double lo = 0.2 * top, hi = 0.6 * top, area = 0.0;
+    for (int i = 0; i < s->np; ++i) {
+        double x = xy[2 * i], y = xy[2 * i + 1], r = s->particles[i].radius;
+        if (y >= lo && y < hi && x >= 0.0 && x <= s->box_width)
+            area += 3.14159265358979 * r * r;
+    }
+    return hi > lo ? area / (s->box_width * (hi - lo)) : 0.0;
+}
+
 // Runs one engine on one scene for `steps` steps; times only the step calls.
-double run(const bench_engine *e, const bench_scene *s, int steps, double q[5])
+double run(const bench_engine *e, const bench_scene *s, int steps, double q[BENCH_QUALITY])
 {
     void *w = e->create(s);
     double *xy = malloc(sizeof *xy * 2 * (size_t)s->np), *v = malloc(sizeof *v * 2 * (size_t)s->np);
@@ -389,6 +409,7 @@ double run(const bench_engine *e, const bench_scene *s, int steps, double q[5])
         }
         q[3] = (double)touching / s->np;
         q[4] = top;
+        q[5] = packing_fraction(s, xy);
     } else if (s->nl == 40) {
         q[0] = peak;
         q[1] = q[2] = 0.0;
@@ -441,15 +462,15 @@ typedef struct engine_entry {
     int threads;
 } engine_entry;
 
-static void fmt_quality(char *out, size_t n, const bench_scene *s, const double q[5])
+static void fmt_quality(char *out, size_t n, const bench_scene *s, const double q[BENCH_QUALITY])
 {
     if (s->measure == BENCH_SINK)
         snprintf(out, n, "top sinks %.1f mm, worst overlap %.1f%% of a radius", q[0], 100.0 * q[1]);
     else if (s->measure == BENCH_BELOW_NET)
         snprintf(out, n, "ball ends %.2f m from the net's ends, links stretched %.1f%% at worst", q[0], 100.0 * q[1]);
     else if (s->collisions)
-        snprintf(out, n, "KE %.3g J, overlap %.1f%%, escaped %d, %.2f contacts a circle, top %.2f m", q[0],
-                 100.0 * q[1], (int)q[2], q[3], q[4]);
+        snprintf(out, n, "KE %.3g J, overlap %.1f%%, escaped %d, %.2f contacts a circle, top %.2f m, packing %.3f",
+                 q[0], 100.0 * q[1], (int)q[2], q[3], q[4], q[5]);
     else if (s->nl == 40)
         snprintf(out, n, "peak path stretch %.2f%%", 100.0 * q[0]);
     else
@@ -597,7 +618,7 @@ int main(int argc, char **argv)
 
     FILE *csv = fopen(csv_path, "w");
     if (csv)
-        fprintf(csv, "scene,engine,settings,ms_per_step,x_box2d,x_chipmunk,ns_per_spring_iteration,q1,q2,q3,q4,q5\n");
+        fprintf(csv, "scene,engine,settings,ms_per_step,x_box2d,x_chipmunk,ns_per_spring_iteration,q1,q2,q3,q4,q5,q6\n");
     printf("%-13s %-30s %9s %8s %8s %8s  %s\n", "scene", "engine", "ms/step", "x Box2D", "x Chipm", "ns/s/it",
            "quality");
     for (int sc = 0; sc < SCENES; ++sc) {
@@ -620,8 +641,9 @@ int main(int argc, char **argv)
             fmt_quality(q, sizeof q, &scenes[sc], res->q);
             printf("%-13s %-30s %9.3f %8s %8s %8s  %s\n", scenes[sc].name, res->engine, res->median_ms, xb, xc, ns, q);
             if (csv) // text fields quoted: an engine's name may hold a comma
-                fprintf(csv, "\"%s\",\"%s\",\"%s\",%.4f,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g\n", scenes[sc].name, res->engine,
-                        res->settings, res->median_ms, xb, xc, ns, res->q[0], res->q[1], res->q[2], res->q[3], res->q[4]);
+                fprintf(csv, "\"%s\",\"%s\",\"%s\",%.4f,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", scenes[sc].name,
+                        res->engine, res->settings, res->median_ms, xb, xc, ns, res->q[0], res->q[1], res->q[2], res->q[3],
+                        res->q[4], res->q[5]);
         }
         printf("\n");
     }

@@ -418,7 +418,7 @@ int guarantees(void)
     const bench_engine sb_engine = {"springbox", "", sb_create, sb_step, sb_state, sb_destroy};
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
         for (int si = 0; si < 3; ++si) {
-            double f1, z1, f2, z2, q[5];
+            double f1, z1, f2, z2, q[BENCH_QUALITY];
             lone_spring_errors((sb_method)m, substeps[si], 10.0, 0.05, &f1, &z1);
             lone_spring_errors((sb_method)m, substeps[si], 4.0, 0.5, &f2, &z2);
             bench_method = (sb_method)m;
@@ -463,7 +463,7 @@ int guarantees(void)
     for (int k = 0; k < 2; ++k) {
         if (!peers[k])
             continue;
-        double q[5];
+        double q[BENCH_QUALITY];
         run(peers[k], &chain, 180, q);
         double chain_worst = q[2];
         double ms = run(peers[k], &cloth, 120, q);

@@ -36,7 +36,10 @@ void sb_step(void *world);
 void sb_state(void *world, double *xy, double *vxy);
 void sb_destroy(void *world);
 double now_ms(void);
-double run(const bench_engine *e, const bench_scene *s, int steps, double q[5]);
+/// How many quality figures a run reports (what each holds depends on the scene).
+enum { BENCH_QUALITY = 6 };
+
+double run(const bench_engine *e, const bench_scene *s, int steps, double q[BENCH_QUALITY]);
 /// springbox_bench --guarantees: the README's table "what each method guarantees", measured.
 /// Per method and sub-step count (default iterations): the tuning errors of a lone spring,
 /// the worst link stretch of the 30-link chain over 3 s, and ms per step of cloth 32; then
