@@ -134,7 +134,7 @@ fi
 echo "== springbox"
 obj="$cache/obj/springbox"
 mkdir -p "$obj"
-flags=(-O2 -std=c11 -ffp-contract=off -Wall -Wextra -I"$root/src/core" -I"$root/src/lua" -I"$root/src/app" -I"$prefix/include"
+flags=(-O2 -std=c11 -ffp-contract=off -msimd128 -Wall -Wextra -I"$root/src/core" -I"$root/src/lua" -I"$root/src/app" -I"$prefix/include"
        -I"$prefix/include/SDL2" -DSPRINGBOX_HAVE_SDL -DSPRINGBOX_HAVE_GIF -DSPRINGBOX_SCRIPTS_DIR='"/scripts"')
 version=$(sed -n 's/^project(springbox VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 flags+=(-DSPRINGBOX_VERSION="\"$version\"")

@@ -2,6 +2,7 @@
 // v3's soft step) with friction and rolling, the bounds and the walls that no centre crosses, and
 // the position methods' projections (verlet's two-pass collide, seed 004; xpbd). contact_find.c
 // finds the contacts each step.
+#include "f4.h"
 #include "sb_pool.h"
 #include "world_internal.h"
 
@@ -571,102 +572,101 @@ static inline double impact_ahead(const sb_world *w, const sb_contact *c, bool u
 // to the scalar solve's (world_tests: simd_matches_scalar). A group of four goes to the vector
 // path when all four are between two particles, solvable and without rolling resistance; any
 // other group runs one at a time. Results are written back lane by lane, and a fixed end (shared
-// by many contacts of a colour) is never written, as in the scalar path.
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+// by many contacts of a colour) is never written, as in the scalar path (f4.h: AVX2, or
+// WebAssembly SIMD in the browser).
+#ifdef F4_AVAILABLE
 
 /// A lane of the contacts' field f: c[0]->f in lane 0.
-#define LANES(c, f) _mm256_set_pd((c)[3]->f, (c)[2]->f, (c)[1]->f, (c)[0]->f)
+#define LANES(c, f) f4_lanes((c)[0]->f, (c)[1]->f, (c)[2]->f, (c)[3]->f)
 
-__attribute__((target("avx2"))) static void solve4(const contact_job *job, sb_contact *const *c)
+F4_TARGET static void solve4(const contact_job *job, sb_contact *const *c)
 {
     sb_world *w = job->w;
     const sb_soft soft = job->soft[CONTACT_FREE];
-    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
-    const __m256d s = LANES(c, separation), positive = _mm256_cmp_pd(s, zero, _CMP_GT_OQ);
-    const __m256d wa = LANES(c, inv_mass_a), wb = LANES(c, inv_mass_b);
-    __m256d bias = _mm256_blendv_pd(zero, _mm256_mul_pd(s, _mm256_set1_pd(1.0 / job->h)), positive);
-    __m256d mass_scale = one, impulse_scale = zero;
+    const f4 zero = f4_zero(), one = f4_splat(1.0);
+    const f4 s = LANES(c, separation), positive = f4_gt(s, zero);
+    const f4 wa = LANES(c, inv_mass_a), wb = LANES(c, inv_mass_b);
+    f4 bias = f4_blend(zero, f4_mul(s, f4_splat(1.0 / job->h)), positive);
+    f4 mass_scale = one, impulse_scale = zero;
     if (job->flag) {
-        __m256d rate = _mm256_set1_pd(soft.bias_rate), ms = _mm256_set1_pd(soft.mass_scale);
-        __m256d is = _mm256_set1_pd(soft.impulse_scale);
-        const __m256d fixed_end = _mm256_or_pd(_mm256_cmp_pd(wa, zero, _CMP_EQ_OQ), _mm256_cmp_pd(wb, zero, _CMP_EQ_OQ));
-        if (job->joined_differ || _mm256_movemask_pd(fixed_end) != 0) { // kind_of, lane by lane
+        f4 rate = f4_splat(soft.bias_rate), ms = f4_splat(soft.mass_scale);
+        f4 is = f4_splat(soft.impulse_scale);
+        const f4 fixed_end = f4_or(f4_eq(wa, zero), f4_eq(wb, zero));
+        if (job->joined_differ || f4_any(fixed_end)) { // kind_of, lane by lane
             const sb_soft s0 = job->soft[kind_of(w, c[0])], s1 = job->soft[kind_of(w, c[1])];
             const sb_soft s2 = job->soft[kind_of(w, c[2])], s3 = job->soft[kind_of(w, c[3])];
-            rate = _mm256_set_pd(s3.bias_rate, s2.bias_rate, s1.bias_rate, s0.bias_rate);
-            ms = _mm256_set_pd(s3.mass_scale, s2.mass_scale, s1.mass_scale, s0.mass_scale);
-            is = _mm256_set_pd(s3.impulse_scale, s2.impulse_scale, s1.impulse_scale, s0.impulse_scale);
+            rate = f4_lanes(s0.bias_rate, s1.bias_rate, s2.bias_rate, s3.bias_rate);
+            ms = f4_lanes(s0.mass_scale, s1.mass_scale, s2.mass_scale, s3.mass_scale);
+            is = f4_lanes(s0.impulse_scale, s1.impulse_scale, s2.impulse_scale, s3.impulse_scale);
         }
-        const __m256d floor = _mm256_set1_pd(-contact_push_max);
-        __m256d soft_bias = _mm256_mul_pd(rate, s);
-        soft_bias = _mm256_blendv_pd(floor, soft_bias, _mm256_cmp_pd(soft_bias, floor, _CMP_GT_OQ));
-        bias = _mm256_blendv_pd(soft_bias, bias, positive);
-        mass_scale = _mm256_blendv_pd(ms, one, positive);
-        impulse_scale = _mm256_blendv_pd(is, zero, positive);
+        const f4 floor = f4_splat(-contact_push_max);
+        f4 soft_bias = f4_mul(rate, s);
+        soft_bias = f4_blend(floor, soft_bias, f4_gt(soft_bias, floor));
+        bias = f4_blend(soft_bias, bias, positive);
+        mass_scale = f4_blend(ms, one, positive);
+        impulse_scale = f4_blend(is, zero, positive);
     }
     const sb_vec2 *vel = w->vel;
-    const __m256d vax = _mm256_set_pd(vel[c[3]->a].x, vel[c[2]->a].x, vel[c[1]->a].x, vel[c[0]->a].x);
-    const __m256d vay = _mm256_set_pd(vel[c[3]->a].y, vel[c[2]->a].y, vel[c[1]->a].y, vel[c[0]->a].y);
-    const __m256d vbx = _mm256_set_pd(vel[c[3]->b].x, vel[c[2]->b].x, vel[c[1]->b].x, vel[c[0]->b].x);
-    const __m256d vby = _mm256_set_pd(vel[c[3]->b].y, vel[c[2]->b].y, vel[c[1]->b].y, vel[c[0]->b].y);
-    const __m256d nx = LANES(c, normal.x), ny = LANES(c, normal.y);
-    const __m256d tx = _mm256_sub_pd(zero, ny), ty = nx; // -ny: the sign flip only, as the scalar negation
-    const __m256d rvx = _mm256_add_pd(_mm256_sub_pd(zero, vax), vbx), rvy = _mm256_add_pd(_mm256_sub_pd(zero, vay), vby);
+    const f4 vax = f4_lanes(vel[c[0]->a].x, vel[c[1]->a].x, vel[c[2]->a].x, vel[c[3]->a].x);
+    const f4 vay = f4_lanes(vel[c[0]->a].y, vel[c[1]->a].y, vel[c[2]->a].y, vel[c[3]->a].y);
+    const f4 vbx = f4_lanes(vel[c[0]->b].x, vel[c[1]->b].x, vel[c[2]->b].x, vel[c[3]->b].x);
+    const f4 vby = f4_lanes(vel[c[0]->b].y, vel[c[1]->b].y, vel[c[2]->b].y, vel[c[3]->b].y);
+    const f4 nx = LANES(c, normal.x), ny = LANES(c, normal.y);
+    const f4 tx = f4_sub(zero, ny), ty = nx; // -ny: the sign flip only, as the scalar negation
+    const f4 rvx = f4_add(f4_sub(zero, vax), vbx), rvy = f4_add(f4_sub(zero, vay), vby);
     // normal_impulse_step
-    const __m256d vn = _mm256_add_pd(_mm256_mul_pd(rvx, nx), _mm256_mul_pd(rvy, ny));
+    const f4 vn = f4_add(f4_mul(rvx, nx), f4_mul(rvy, ny));
     if (!job->flag) { // impact_ahead, lane by lane
-        const __m256d minus_vn = _mm256_sub_pd(zero, vn);
-        const __m256d bouncy = _mm256_cmp_pd(LANES(c, restitution), zero, _CMP_GT_OQ);
-        const __m256d impact = _mm256_and_pd(_mm256_and_pd(_mm256_and_pd(positive, bouncy), _mm256_cmp_pd(minus_vn, bias, _CMP_GT_OQ)),
-                                             _mm256_cmp_pd(vn, _mm256_set1_pd(-w->def.restitution_threshold), _CMP_LT_OQ));
-        bias = _mm256_blendv_pd(bias, minus_vn, impact);
+        const f4 minus_vn = f4_sub(zero, vn);
+        const f4 bouncy = f4_gt(LANES(c, restitution), zero);
+        const f4 impact = f4_and(f4_and(f4_and(positive, bouncy), f4_gt(minus_vn, bias)),
+                                 f4_lt(vn, f4_splat(-w->def.restitution_threshold)));
+        bias = f4_blend(bias, minus_vn, impact);
     }
-    const __m256d ni = LANES(c, normal_impulse);
-    const __m256d neg_mass = _mm256_sub_pd(zero, LANES(c, normal_mass));
-    const __m256d impulse = _mm256_sub_pd(_mm256_mul_pd(_mm256_mul_pd(neg_mass, mass_scale), _mm256_add_pd(vn, bias)),
-                                          _mm256_mul_pd(impulse_scale, ni));
-    __m256d total = _mm256_add_pd(ni, impulse);
-    total = _mm256_blendv_pd(zero, total, _mm256_cmp_pd(total, zero, _CMP_GT_OQ));
-    const __m256d pn = _mm256_sub_pd(total, ni);
-    const __m256d max_ni = LANES(c, max_normal_impulse);
-    const __m256d new_max = _mm256_blendv_pd(max_ni, total, _mm256_cmp_pd(total, max_ni, _CMP_GT_OQ));
+    const f4 ni = LANES(c, normal_impulse);
+    const f4 neg_mass = f4_sub(zero, LANES(c, normal_mass));
+    const f4 impulse = f4_sub(f4_mul(f4_mul(neg_mass, mass_scale), f4_add(vn, bias)), f4_mul(impulse_scale, ni));
+    f4 total = f4_add(ni, impulse);
+    total = f4_blend(zero, total, f4_gt(total, zero));
+    const f4 pn = f4_sub(total, ni);
+    const f4 max_ni = LANES(c, max_normal_impulse);
+    const f4 new_max = f4_blend(max_ni, total, f4_gt(total, max_ni));
     // a frictionless lane takes solve_one's frictionless path (the normal impulse alone); a group
     // of four such skips the tangent altogether
     const bool slides[4] = {frictionless(c[0]), frictionless(c[1]), frictionless(c[2]), frictionless(c[3])};
-    const __m256d ti = LANES(c, tangent_impulse);
-    __m256d px = _mm256_mul_pd(pn, nx), py = _mm256_mul_pd(pn, ny), tangent = ti, pt = zero;
+    const f4 ti = LANES(c, tangent_impulse);
+    f4 px = f4_mul(pn, nx), py = f4_mul(pn, ny), tangent = ti, pt = zero;
     if (!(slides[0] && slides[1] && slides[2] && slides[3])) {
         // friction_impulse_step, the surfaces' spin included
-        const __m256d ra = LANES(c, lever_a), rb = LANES(c, lever_b);
-        __m256d spin = zero;
+        const f4 ra = LANES(c, lever_a), rb = LANES(c, lever_b);
+        f4 spin = zero;
         if (w->spinning) {
             const double *om = w->omega;
-            const __m256d oa = _mm256_set_pd(om[c[3]->a], om[c[2]->a], om[c[1]->a], om[c[0]->a]);
-            const __m256d ob = _mm256_set_pd(om[c[3]->b], om[c[2]->b], om[c[1]->b], om[c[0]->b]);
-            spin = _mm256_sub_pd(_mm256_mul_pd(_mm256_sub_pd(zero, oa), ra), _mm256_mul_pd(ob, rb));
+            const f4 oa = f4_lanes(om[c[0]->a], om[c[1]->a], om[c[2]->a], om[c[3]->a]);
+            const f4 ob = f4_lanes(om[c[0]->b], om[c[1]->b], om[c[2]->b], om[c[3]->b]);
+            spin = f4_sub(f4_mul(f4_sub(zero, oa), ra), f4_mul(ob, rb));
         }
-        const __m256d vt = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(rvx, tx), _mm256_mul_pd(rvy, ty)), spin);
-        const __m256d limit = _mm256_mul_pd(LANES(c, friction), total), neg_limit = _mm256_sub_pd(zero, limit);
-        __m256d t = _mm256_sub_pd(ti, _mm256_mul_pd(LANES(c, tangent_mass), vt));
-        const __m256d below = _mm256_cmp_pd(t, neg_limit, _CMP_LT_OQ);
-        t = _mm256_blendv_pd(t, limit, _mm256_cmp_pd(t, limit, _CMP_GT_OQ));
-        t = _mm256_blendv_pd(t, neg_limit, below);
-        const __m256d fast = _mm256_castsi256_pd(_mm256_set_epi64x(-slides[3], -slides[2], -slides[1], -slides[0]));
-        pt = _mm256_sub_pd(t, ti);
-        px = _mm256_blendv_pd(_mm256_add_pd(px, _mm256_mul_pd(pt, tx)), px, fast);
-        py = _mm256_blendv_pd(_mm256_add_pd(py, _mm256_mul_pd(pt, ty)), py, fast);
-        tangent = _mm256_blendv_pd(t, ti, fast);
+        const f4 vt = f4_add(f4_add(f4_mul(rvx, tx), f4_mul(rvy, ty)), spin);
+        const f4 limit = f4_mul(LANES(c, friction), total), neg_limit = f4_sub(zero, limit);
+        f4 t = f4_sub(ti, f4_mul(LANES(c, tangent_mass), vt));
+        const f4 below = f4_lt(t, neg_limit);
+        t = f4_blend(t, limit, f4_gt(t, limit));
+        t = f4_blend(t, neg_limit, below);
+        const f4 fast = f4_mask_of(slides[0], slides[1], slides[2], slides[3]);
+        pt = f4_sub(t, ti);
+        px = f4_blend(f4_add(px, f4_mul(pt, tx)), px, fast);
+        py = f4_blend(f4_add(py, f4_mul(pt, ty)), py, fast);
+        tangent = f4_blend(t, ti, fast);
     }
     double out_ax[4], out_ay[4], out_bx[4], out_by[4], out_ni[4], out_ti[4], out_max[4], out_pt[4];
-    _mm256_storeu_pd(out_ax, _mm256_sub_pd(vax, _mm256_mul_pd(wa, px)));
-    _mm256_storeu_pd(out_ay, _mm256_sub_pd(vay, _mm256_mul_pd(wa, py)));
-    _mm256_storeu_pd(out_bx, _mm256_add_pd(vbx, _mm256_mul_pd(wb, px)));
-    _mm256_storeu_pd(out_by, _mm256_add_pd(vby, _mm256_mul_pd(wb, py)));
-    _mm256_storeu_pd(out_ni, total);
-    _mm256_storeu_pd(out_ti, tangent);
-    _mm256_storeu_pd(out_max, new_max);
-    _mm256_storeu_pd(out_pt, pt);
+    f4_store(out_ax, f4_sub(vax, f4_mul(wa, px)));
+    f4_store(out_ay, f4_sub(vay, f4_mul(wa, py)));
+    f4_store(out_bx, f4_add(vbx, f4_mul(wb, px)));
+    f4_store(out_by, f4_add(vby, f4_mul(wb, py)));
+    f4_store(out_ni, total);
+    f4_store(out_ti, tangent);
+    f4_store(out_max, new_max);
+    f4_store(out_pt, pt);
     for (int i = 0; i < 4; ++i) {
         sb_contact *ci = c[i];
         ci->normal_impulse = out_ni[i];
@@ -683,7 +683,6 @@ __attribute__((target("avx2"))) static void solve4(const contact_job *job, sb_co
     }
 }
 #undef LANES
-#define SB_CONTACT_SIMD 1
 #endif
 
 // Soft non-penetration (seed 003's soft constraint, tuned as in Box2D v3): a speculative
@@ -748,7 +747,7 @@ static void solve_one(const contact_job *job, sb_contact *c)
         apply_spin(w, c, &l, pt, rolling_impulse_step(w, c, &l));
 }
 
-#ifdef SB_CONTACT_SIMD
+#ifdef F4_AVAILABLE
 /// A contact the vector path takes: between two particles, solvable, no rolling resistance.
 static inline bool simple_pair(const sb_contact *c)
 {
@@ -771,7 +770,7 @@ static void solve_range(void *ctx, int from, int to)
     const contact_job *job = ctx;
     const bool find_geometry = !job->flag && !job->geometry_found;
     int k = from;
-#ifdef SB_CONTACT_SIMD
+#ifdef F4_AVAILABLE
     const bool all = job->subset == CONTACTS_ALL;
     if (job->base != job->w->contact_color_start[63] && vector_passes_active()) {
         for (; k + 4 <= to; k += 4) {

@@ -1,9 +1,9 @@
 // The soft method's three passes over the packed springs (method_soft.c says what each
 // computes and why), and the rigid springs' position sweep that sequential and soft share
 // (solver.c). Springs of one graph colour share no particle, so four of them can be solved at
-// once: the velocities of their ends are loaded, the same IEEE operations
-// run in each lane in the same order as the scalar code, and the results are stored
-// back. The vector and scalar paths therefore give bit-identical worlds
+// once (f4.h: AVX2, or WebAssembly SIMD in the browser): the velocities of their ends are
+// loaded, the same IEEE operations run in each lane in the same order as the scalar code, and
+// the results are stored back. The vector and scalar paths therefore give bit-identical worlds
 // (tests/core_tests.c: simd_matches_scalar), and a machine without AVX2 runs the scalar
 // path with the same results. Colour 63 collects every spring past the 63rd colour, so it
 // may share particles and always runs one spring at a time.
@@ -12,10 +12,7 @@
 
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define SB_X86 1
-#endif
+#include "f4.h"
 
 // ------------------------------------------------------------------ one spring at a time
 
@@ -96,30 +93,21 @@ static inline void project_one(sb_world *w, int k)
 
 // ------------------------------------------------------------------ four at a time
 
-#ifdef SB_X86
-typedef struct lanes { __m256d ax, ay, bx, by; } lanes;
+#ifdef F4_AVAILABLE
+typedef struct lanes { f4 ax, ay, bx, by; } lanes;
 
-// Four (x, y) pairs in, x and y lanes out: 128-bit loads and two shuffles, which on the
-// CPUs measured here beat vgatherdpd by a wide margin.
-__attribute__((target("avx2"))) static inline void load4(const sb_vec2 *v, const int *i, __m256d *x, __m256d *y)
+F4_FN void load4(const sb_vec2 *v, const int *i, f4 *x, f4 *y)
 {
-    __m256d lo = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&v[i[0]].x)), _mm_loadu_pd(&v[i[2]].x), 1);
-    __m256d hi = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&v[i[1]].x)), _mm_loadu_pd(&v[i[3]].x), 1);
-    *x = _mm256_unpacklo_pd(lo, hi);
-    *y = _mm256_unpackhi_pd(lo, hi);
+    f4_load_xy(&v[i[0]].x, &v[i[1]].x, &v[i[2]].x, &v[i[3]].x, x, y);
 }
 
-// The inverse of load4. The four particles are distinct, so the order of the stores is free.
-__attribute__((target("avx2"))) static inline void store4(sb_vec2 *v, const int *i, __m256d x, __m256d y)
+// The four particles are distinct, so the order of the stores is free.
+F4_FN void store4(sb_vec2 *v, const int *i, f4 x, f4 y)
 {
-    __m256d lo = _mm256_unpacklo_pd(x, y), hi = _mm256_unpackhi_pd(x, y);
-    _mm_storeu_pd(&v[i[0]].x, _mm256_castpd256_pd128(lo));
-    _mm_storeu_pd(&v[i[2]].x, _mm256_extractf128_pd(lo, 1));
-    _mm_storeu_pd(&v[i[1]].x, _mm256_castpd256_pd128(hi));
-    _mm_storeu_pd(&v[i[3]].x, _mm256_extractf128_pd(hi, 1));
+    f4_store_xy(&v[i[0]].x, &v[i[1]].x, &v[i[2]].x, &v[i[3]].x, x, y);
 }
 
-__attribute__((target("avx2"))) static inline lanes gather_ends(const sb_vec2 *v, const int *ka, const int *kb)
+F4_FN lanes gather_ends(const sb_vec2 *v, const int *ka, const int *kb)
 {
     lanes l;
     load4(v, ka, &l.ax, &l.ay);
@@ -127,153 +115,135 @@ __attribute__((target("avx2"))) static inline lanes gather_ends(const sb_vec2 *v
     return l;
 }
 
-__attribute__((target("avx2"))) static inline void scatter_ends(sb_vec2 *v, const int *ka, const int *kb, lanes l)
+F4_FN void scatter_ends(sb_vec2 *v, const int *ka, const int *kb, lanes l)
 {
     store4(v, ka, l.ax, l.ay);
     store4(v, kb, l.bx, l.by);
 }
 
-// All ones in the lanes whose krigid byte is set.
-__attribute__((target("avx2"))) static inline __m256d rigid_mask(const uint8_t *r)
-{
-    int32_t bytes;
-    memcpy(&bytes, r, sizeof bytes);
-    __m256i wide = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(bytes));
-    return _mm256_castsi256_pd(_mm256_cmpgt_epi64(wide, _mm256_setzero_si256()));
-}
-
 // va -= kwa * (u * impulse), vb += kwb * (u * impulse), as apply_one.
-__attribute__((target("avx2"))) static inline lanes apply4(lanes l, __m256d ux, __m256d uy, __m256d impulse,
-                                                           __m256d wa, __m256d wb)
+F4_FN lanes apply4(lanes l, f4 ux, f4 uy, f4 impulse, f4 wa, f4 wb)
 {
-    __m256d px = _mm256_mul_pd(ux, impulse), py = _mm256_mul_pd(uy, impulse);
-    l.ax = _mm256_sub_pd(l.ax, _mm256_mul_pd(wa, px));
-    l.ay = _mm256_sub_pd(l.ay, _mm256_mul_pd(wa, py));
-    l.bx = _mm256_add_pd(l.bx, _mm256_mul_pd(wb, px));
-    l.by = _mm256_add_pd(l.by, _mm256_mul_pd(wb, py));
+    f4 px = f4_mul(ux, impulse), py = f4_mul(uy, impulse);
+    l.ax = f4_sub(l.ax, f4_mul(wa, px));
+    l.ay = f4_sub(l.ay, f4_mul(wa, py));
+    l.bx = f4_add(l.bx, f4_mul(wb, px));
+    l.by = f4_add(l.by, f4_mul(wb, py));
     return l;
 }
 
-__attribute__((target("avx2"))) static inline __m256d normal_velocity4(lanes l, __m256d ux, __m256d uy)
+F4_FN f4 normal_velocity4(lanes l, f4 ux, f4 uy)
 {
-    return _mm256_add_pd(_mm256_mul_pd(_mm256_sub_pd(l.bx, l.ax), ux),
-                         _mm256_mul_pd(_mm256_sub_pd(l.by, l.ay), uy));
+    return f4_add(f4_mul(f4_sub(l.bx, l.ax), ux), f4_mul(f4_sub(l.by, l.ay), uy));
 }
 
-__attribute__((target("avx2"))) static inline __m256d negate(__m256d x)
+F4_TARGET static void prepare4(sb_world *w, int k, f4 rigid_fraction, f4 tuned_fraction)
 {
-    return _mm256_xor_pd(x, _mm256_set1_pd(-0.0));
-}
-
-__attribute__((target("avx2"))) static void prepare4(sb_world *w, int k, __m256d rigid_fraction, __m256d tuned_fraction)
-{
-    const __m256d zero = _mm256_setzero_pd();
+    const f4 zero = f4_zero();
     lanes p = gather_ends(w->pos, w->ka + k, w->kb + k);
-    __m256d dx = _mm256_sub_pd(p.bx, p.ax), dy = _mm256_sub_pd(p.by, p.ay);
-    __m256d len = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)));
-    __m256d pux = _mm256_loadu_pd(w->kpux + k), puy = _mm256_loadu_pd(w->kpuy + k);
-    __m256d has_len = _mm256_cmp_pd(len, _mm256_set1_pd(1e-12), _CMP_GT_OQ);
-    __m256d has_prev = _mm256_or_pd(_mm256_cmp_pd(pux, zero, _CMP_NEQ_UQ), _mm256_cmp_pd(puy, zero, _CMP_NEQ_UQ));
-    __m256d ux = _mm256_blendv_pd(_mm256_blendv_pd(_mm256_set1_pd(1.0), pux, has_prev), _mm256_div_pd(dx, len), has_len);
-    __m256d uy = _mm256_blendv_pd(_mm256_blendv_pd(zero, puy, has_prev), _mm256_div_pd(dy, len), has_len);
-    _mm256_storeu_pd(w->kux + k, ux);
-    _mm256_storeu_pd(w->kuy + k, uy);
-    __m256d sep = _mm256_sub_pd(len, _mm256_loadu_pd(w->krest + k));
-    _mm256_storeu_pd(w->ksep + k, sep);
-    _mm256_storeu_pd(w->kg + k, _mm256_mul_pd(_mm256_loadu_pd(w->kstiff + k), sep));
-    __m256d turn = _mm256_add_pd(_mm256_mul_pd(pux, ux), _mm256_mul_pd(puy, uy));
-    __m256d rigid = rigid_mask(w->krigid + k);
-    __m256d fraction = _mm256_blendv_pd(tuned_fraction, rigid_fraction, rigid);
-    __m256d warm = _mm256_mul_pd(_mm256_mul_pd(_mm256_loadu_pd(w->kimp + k), turn), fraction);
-    __m256d impulse = _mm256_and_pd(_mm256_cmp_pd(turn, zero, _CMP_GT_OQ), warm);
-    __m256d tension = _mm256_andnot_pd(_mm256_cmp_pd(impulse, zero, _CMP_GT_OQ), impulse);
-    impulse = _mm256_blendv_pd(impulse, tension, rigid);
-    _mm256_storeu_pd(w->kimp + k, _mm256_blendv_pd(impulse, zero, rigid));
-    _mm256_storeu_pd(w->ktension + k, _mm256_blendv_pd(zero, impulse, rigid));
+    f4 dx = f4_sub(p.bx, p.ax), dy = f4_sub(p.by, p.ay);
+    f4 len = f4_sqrt(f4_add(f4_mul(dx, dx), f4_mul(dy, dy)));
+    f4 pux = f4_load(w->kpux + k), puy = f4_load(w->kpuy + k);
+    f4 has_len = f4_gt(len, f4_splat(1e-12));
+    f4 has_prev = f4_or(f4_ne(pux, zero), f4_ne(puy, zero));
+    f4 ux = f4_blend(f4_blend(f4_splat(1.0), pux, has_prev), f4_div(dx, len), has_len);
+    f4 uy = f4_blend(f4_blend(zero, puy, has_prev), f4_div(dy, len), has_len);
+    f4_store(w->kux + k, ux);
+    f4_store(w->kuy + k, uy);
+    f4 sep = f4_sub(len, f4_load(w->krest + k));
+    f4_store(w->ksep + k, sep);
+    f4_store(w->kg + k, f4_mul(f4_load(w->kstiff + k), sep));
+    f4 turn = f4_add(f4_mul(pux, ux), f4_mul(puy, uy));
+    f4 rigid = f4_mask_of_bytes(w->krigid + k);
+    f4 fraction = f4_blend(tuned_fraction, rigid_fraction, rigid);
+    f4 warm = f4_mul(f4_mul(f4_load(w->kimp + k), turn), fraction);
+    f4 impulse = f4_and(f4_gt(turn, zero), warm);
+    f4 tension = f4_and_not(f4_gt(impulse, zero), impulse);
+    impulse = f4_blend(impulse, tension, rigid);
+    f4_store(w->kimp + k, f4_blend(impulse, zero, rigid));
+    f4_store(w->ktension + k, f4_blend(zero, impulse, rigid));
     lanes v = gather_ends(w->vel, w->ka + k, w->kb + k);
-    v = apply4(v, ux, uy, impulse, _mm256_loadu_pd(w->kwa + k), _mm256_loadu_pd(w->kwb + k));
+    v = apply4(v, ux, uy, impulse, f4_load(w->kwa + k), f4_load(w->kwb + k));
     scatter_ends(w->vel, w->ka + k, w->kb + k, v);
 }
 
 /// rigid_turn_rate, four at a time, in its order of operations.
-__attribute__((target("avx2"))) static inline __m256d turn_rate4(lanes v, __m256d vn, __m256d turn)
+F4_FN f4 turn_rate4(lanes v, f4 vn, f4 turn)
 {
-    __m256d rx = _mm256_sub_pd(v.bx, v.ax), ry = _mm256_sub_pd(v.by, v.ay);
-    __m256d across = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(rx, rx), _mm256_mul_pd(ry, ry)), _mm256_mul_pd(vn, vn));
-    __m256d rate = negate(_mm256_mul_pd(across, turn)), quarter = _mm256_mul_pd(negate(rate), turn);
-    __m256d share = _mm256_mul_pd(_mm256_sub_pd(_mm256_set1_pd(0.01), quarter), _mm256_set1_pd(1.0 / 0.0075));
-    return _mm256_mul_pd(rate, _mm256_max_pd(_mm256_setzero_pd(), _mm256_min_pd(_mm256_set1_pd(1.0), share)));
+    f4 rx = f4_sub(v.bx, v.ax), ry = f4_sub(v.by, v.ay);
+    f4 across = f4_sub(f4_add(f4_mul(rx, rx), f4_mul(ry, ry)), f4_mul(vn, vn));
+    f4 rate = f4_neg(f4_mul(across, turn)), quarter = f4_mul(f4_neg(rate), turn);
+    f4 share = f4_mul(f4_sub(f4_splat(0.01), quarter), f4_splat(1.0 / 0.0075));
+    return f4_mul(rate, f4_max(f4_zero(), f4_min(f4_splat(1.0), share)));
 }
 
-__attribute__((target("avx2"))) static void solve4(sb_world *w, int k)
+F4_TARGET static void solve4(sb_world *w, int k)
 {
     lanes v = gather_ends(w->vel, w->ka + k, w->kb + k);
-    __m256d ux = _mm256_loadu_pd(w->kux + k), uy = _mm256_loadu_pd(w->kuy + k);
-    __m256d vn = normal_velocity4(v, ux, uy);
-    __m256d acc = _mm256_loadu_pd(w->kimp + k), bias = _mm256_loadu_pd(w->kg + k), damp = _mm256_loadu_pd(w->kdamp + k);
-    __m256d rigid = rigid_mask(w->krigid + k);
-    if (_mm256_movemask_pd(rigid) != 0)
-        bias = _mm256_blendv_pd(bias, _mm256_sub_pd(bias, _mm256_mul_pd(damp, turn_rate4(v, vn, _mm256_loadu_pd(w->kturn + k)))), rigid);
-    __m256d impulse = _mm256_sub_pd(negate(_mm256_add_pd(_mm256_mul_pd(damp, vn), bias)),
-                                    _mm256_mul_pd(_mm256_loadu_pd(w->kscale + k), acc));
-    _mm256_storeu_pd(w->kimp + k, _mm256_add_pd(acc, impulse));
-    v = apply4(v, ux, uy, impulse, _mm256_loadu_pd(w->kwa + k), _mm256_loadu_pd(w->kwb + k));
+    f4 ux = f4_load(w->kux + k), uy = f4_load(w->kuy + k);
+    f4 vn = normal_velocity4(v, ux, uy);
+    f4 acc = f4_load(w->kimp + k), bias = f4_load(w->kg + k), damp = f4_load(w->kdamp + k);
+    f4 rigid = f4_mask_of_bytes(w->krigid + k);
+    if (f4_any(rigid))
+        bias = f4_blend(bias, f4_sub(bias, f4_mul(damp, turn_rate4(v, vn, f4_load(w->kturn + k)))), rigid);
+    f4 impulse = f4_sub(f4_neg(f4_add(f4_mul(damp, vn), bias)), f4_mul(f4_load(w->kscale + k), acc));
+    f4_store(w->kimp + k, f4_add(acc, impulse));
+    v = apply4(v, ux, uy, impulse, f4_load(w->kwa + k), f4_load(w->kwb + k));
     scatter_ends(w->vel, w->ka + k, w->kb + k, v);
 }
 
-__attribute__((target("avx2"))) static void relax4(sb_world *w, int k)
+F4_TARGET static void relax4(sb_world *w, int k)
 {
-    __m256d rigid = rigid_mask(w->krigid + k);
-    if (_mm256_movemask_pd(rigid) == 0)
+    f4 rigid = f4_mask_of_bytes(w->krigid + k);
+    if (!f4_any(rigid))
         return;
     lanes v = gather_ends(w->vel, w->ka + k, w->kb + k), p = gather_ends(w->pos, w->ka + k, w->kb + k);
-    __m256d dx = _mm256_sub_pd(p.bx, p.ax), dy = _mm256_sub_pd(p.by, p.ay); // as relax_one
-    __m256d dd = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
-    __m256d apart = _mm256_cmp_pd(dd, _mm256_set1_pd(1e-24), _CMP_GT_OQ);
-    __m256d ux = _mm256_blendv_pd(_mm256_loadu_pd(w->kux + k), dx, apart);
-    __m256d uy = _mm256_blendv_pd(_mm256_loadu_pd(w->kuy + k), dy, apart);
-    dd = _mm256_blendv_pd(_mm256_set1_pd(1.0), dd, apart);
-    __m256d impulse = _mm256_div_pd(_mm256_mul_pd(negate(_mm256_loadu_pd(w->kmass + k)), normal_velocity4(v, ux, uy)), dd);
-    __m256d acc = _mm256_loadu_pd(w->kimp + k);
-    __m256d added = _mm256_add_pd(acc, _mm256_mul_pd(impulse, _mm256_loadu_pd(w->krest + k)));
-    _mm256_storeu_pd(w->kimp + k, _mm256_blendv_pd(acc, added, rigid));
-    lanes moved = apply4(v, ux, uy, impulse, _mm256_loadu_pd(w->kwa + k), _mm256_loadu_pd(w->kwb + k));
+    f4 dx = f4_sub(p.bx, p.ax), dy = f4_sub(p.by, p.ay); // as relax_one
+    f4 dd = f4_add(f4_mul(dx, dx), f4_mul(dy, dy));
+    f4 apart = f4_gt(dd, f4_splat(1e-24));
+    f4 ux = f4_blend(f4_load(w->kux + k), dx, apart);
+    f4 uy = f4_blend(f4_load(w->kuy + k), dy, apart);
+    dd = f4_blend(f4_splat(1.0), dd, apart);
+    f4 impulse = f4_div(f4_mul(f4_neg(f4_load(w->kmass + k)), normal_velocity4(v, ux, uy)), dd);
+    f4 acc = f4_load(w->kimp + k);
+    f4 added = f4_add(acc, f4_mul(impulse, f4_load(w->krest + k)));
+    f4_store(w->kimp + k, f4_blend(acc, added, rigid));
+    lanes moved = apply4(v, ux, uy, impulse, f4_load(w->kwa + k), f4_load(w->kwb + k));
     // Springs that are not rigid keep their velocities bit for bit (not v - 0, which can
     // turn -0.0 into +0.0).
-    moved.ax = _mm256_blendv_pd(v.ax, moved.ax, rigid);
-    moved.ay = _mm256_blendv_pd(v.ay, moved.ay, rigid);
-    moved.bx = _mm256_blendv_pd(v.bx, moved.bx, rigid);
-    moved.by = _mm256_blendv_pd(v.by, moved.by, rigid);
+    moved.ax = f4_blend(v.ax, moved.ax, rigid);
+    moved.ay = f4_blend(v.ay, moved.ay, rigid);
+    moved.bx = f4_blend(v.bx, moved.bx, rigid);
+    moved.by = f4_blend(v.by, moved.by, rigid);
     scatter_ends(w->vel, w->ka + k, w->kb + k, moved);
 }
 
-__attribute__((target("avx2"))) static void project4(sb_world *w, int k)
+F4_TARGET static void project4(sb_world *w, int k)
 {
-    __m256d rigid = rigid_mask(w->krigid + k);
-    if (_mm256_movemask_pd(rigid) == 0)
+    f4 rigid = f4_mask_of_bytes(w->krigid + k);
+    if (!f4_any(rigid))
         return;
     lanes p = gather_ends(w->pos, w->ka + k, w->kb + k);
-    __m256d dx = _mm256_sub_pd(p.bx, p.ax), dy = _mm256_sub_pd(p.by, p.ay);
-    __m256d len = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)));
-    __m256d mass = _mm256_loadu_pd(w->kmass + k), rest = _mm256_loadu_pd(w->krest + k);
-    __m256d error = _mm256_sub_pd(len, rest), slop = _mm256_mul_pd(rest, _mm256_set1_pd(SB_RIGID_SLOP));
-    __m256d kept = _mm256_max_pd(_mm256_min_pd(error, slop), negate(slop)); // as project_one's clamp
-    __m256d excess = _mm256_sub_pd(error, kept);
-    __m256d moving = _mm256_and_pd(rigid, _mm256_and_pd(_mm256_cmp_pd(mass, _mm256_setzero_pd(), _CMP_NEQ_OQ),
-                                                        _mm256_cmp_pd(len, _mm256_set1_pd(1e-12), _CMP_GE_OQ)));
-    moving = _mm256_and_pd(moving, _mm256_cmp_pd(excess, _mm256_setzero_pd(), _CMP_NEQ_OQ));
-    __m256d push = _mm256_div_pd(_mm256_mul_pd(excess, mass), len);
-    __m256d wa = _mm256_mul_pd(_mm256_loadu_pd(w->kwa + k), push), wb = _mm256_mul_pd(_mm256_loadu_pd(w->kwb + k), push);
+    f4 dx = f4_sub(p.bx, p.ax), dy = f4_sub(p.by, p.ay);
+    f4 len = f4_sqrt(f4_add(f4_mul(dx, dx), f4_mul(dy, dy)));
+    f4 mass = f4_load(w->kmass + k), rest = f4_load(w->krest + k);
+    f4 error = f4_sub(len, rest), slop = f4_mul(rest, f4_splat(SB_RIGID_SLOP));
+    f4 kept = f4_max(f4_min(error, slop), f4_neg(slop)); // as project_one's clamp
+    f4 excess = f4_sub(error, kept);
+    f4 moving = f4_and(rigid, f4_and(f4_ne_ordered(mass, f4_zero()), f4_ge(len, f4_splat(1e-12))));
+    moving = f4_and(moving, f4_ne_ordered(excess, f4_zero()));
+    f4 push = f4_div(f4_mul(excess, mass), len);
+    f4 wa = f4_mul(f4_load(w->kwa + k), push), wb = f4_mul(f4_load(w->kwb + k), push);
     lanes moved;
-    moved.ax = _mm256_add_pd(p.ax, _mm256_mul_pd(wa, dx));
-    moved.ay = _mm256_add_pd(p.ay, _mm256_mul_pd(wa, dy));
-    moved.bx = _mm256_sub_pd(p.bx, _mm256_mul_pd(wb, dx));
-    moved.by = _mm256_sub_pd(p.by, _mm256_mul_pd(wb, dy));
+    moved.ax = f4_add(p.ax, f4_mul(wa, dx));
+    moved.ay = f4_add(p.ay, f4_mul(wa, dy));
+    moved.bx = f4_sub(p.bx, f4_mul(wb, dx));
+    moved.by = f4_sub(p.by, f4_mul(wb, dy));
     // Lanes that do not move keep their positions bit for bit, as project_one's early return.
-    moved.ax = _mm256_blendv_pd(p.ax, moved.ax, moving);
-    moved.ay = _mm256_blendv_pd(p.ay, moved.ay, moving);
-    moved.bx = _mm256_blendv_pd(p.bx, moved.bx, moving);
-    moved.by = _mm256_blendv_pd(p.by, moved.by, moving);
+    moved.ax = f4_blend(p.ax, moved.ax, moving);
+    moved.ay = f4_blend(p.ay, moved.ay, moving);
+    moved.bx = f4_blend(p.bx, moved.bx, moving);
+    moved.by = f4_blend(p.by, moved.by, moving);
     scatter_ends(w->pos, w->ka + k, w->kb + k, moved);
 }
 #endif
@@ -286,13 +256,15 @@ void vector_passes_allow(bool allow) { simd_allowed = allow; }
 
 bool vector_passes_active(void)
 {
-#ifdef SB_X86
+#if defined(F4_AVAILABLE) && defined(__x86_64__)
     static int supported = -1;
     if (supported < 0) {
         __builtin_cpu_init();
         supported = __builtin_cpu_supports("avx2") ? 1 : 0;
     }
     return simd_allowed && supported;
+#elif defined(F4_AVAILABLE)
+    return simd_allowed; // a browser without WebAssembly SIMD does not load the module
 #else
     return false;
 #endif
@@ -313,11 +285,11 @@ static void run_scalar(sb_world *w, pass which, int from, int to)
     }
 }
 
-#ifdef SB_X86
+#ifdef F4_AVAILABLE
 /// Springs [from, to) of one colour (c < 63), four at a time, the rest one at a time.
-__attribute__((target("avx2"))) static void run_avx2(sb_world *w, pass which, int from, int to)
+F4_TARGET static void run_vector(sb_world *w, pass which, int from, int to)
 {
-    const __m256d fraction = _mm256_set1_pd(w->def.warmstart), tuned = _mm256_set1_pd(tuned_warm_fraction(w));
+    const f4 fraction = f4_splat(w->def.warmstart), tuned = f4_splat(tuned_warm_fraction(w));
     int k = from;
     for (; k + 4 <= to; k += 4) {
         switch (which) {
@@ -339,9 +311,9 @@ typedef struct pass_job { sb_world *w; pass which; int base; bool simd; } pass_j
 static void run_chunk(void *ctx, int from, int to)
 {
     const pass_job *job = ctx;
-#ifdef SB_X86
+#ifdef F4_AVAILABLE
     if (job->simd) {
-        run_avx2(job->w, job->which, job->base + from, job->base + to);
+        run_vector(job->w, job->which, job->base + from, job->base + to);
         return;
     }
 #endif
