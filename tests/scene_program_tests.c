@@ -520,8 +520,11 @@ TEST(kept_reloads_do_not_refire_contact_events)
     return 0;
 }
 
-// on_spring_break is told what broke in readable form (issue 22): the spring's handle says it was
-// removed, so a sixth argument holds its index, ends, rest length, tuning, force and stretch.
+// on_spring_break is told what broke in readable form: a sixth argument holds its index, ends,
+// rest length, tuning, force and stretch, and the broken spring's handle reads the same last
+// values, in the callback and after it (the handle a designer reaches for first); a field it
+// did not keep and every write say it was removed. A spring taken out with w:remove reads its last
+// values too.
 TEST(spring_break_callbacks_get_what_broke)
 {
     const char *text = "local sb = require 'springbox'\n"
@@ -532,12 +535,28 @@ TEST(spring_break_callbacks_get_what_broke)
                        "w:spring(top, bob, { hertz = 7, damping_ratio = 0.25, rest_length = 1.25, break_force = 20 })\n"
                        "local seen = {}\n"
                        "return { world = w,\n"
-                       "  update = function() for k, v in pairs(seen) do sb.plot(k, v) end end,\n"
+                       "  update = function()\n"
+                       "    for k, v in pairs(seen) do if type(v) == 'number' then sb.plot(k, v) end end\n"
+                       "    if seen.kept then sb.plot('later', seen.kept.rest_length) end\n"
+                       "  end,\n"
                        "  on_spring_break = function(spring, a, b, force, stretch, info)\n"
                        "    seen.index = info.index; seen.rest = info.rest_length; seen.hz = info.hertz\n"
                        "    seen.zeta = info.damping_ratio; seen.hertz_mode = info.tuning == 'hertz' and 1 or 0\n"
                        "    seen.ends = (info.a == top and info.b == bob) and 1 or 0\n"
                        "    seen.same = (info.force == force and info.stretch == stretch and force > 20) and 1 or 0\n"
+                       "    seen.handle = (spring.rest_length == 1.25 and spring.hertz == 7 and spring.damping_ratio == 0.25\n"
+                       "      and spring.a == top and spring.b == bob and spring.index == 2 and spring.force == force\n"
+                       "      and spring.tuning == 'hertz' and spring.removed and not spring.rigid) and 1 or 0\n"
+                       "    local ok, err = pcall(function() return spring.length end)\n"
+                       "    seen.length_refused = (not ok and err:find('spring was removed', 1, true)\n"
+                       "      and err:find('length', 1, true) and err:find('rest_length', 1, true)) and 1 or 0\n"
+                       "    ok, err = pcall(function() spring.hertz = 3 end)\n"
+                       "    seen.write_refused = (not ok and err:find('spring was removed', 1, true)) and 1 or 0\n"
+                       "    seen.kept = spring\n"
+                       "    local other = w:spring(top, w:particle{ x = -2, y = 0 }, { stiffness = 0.5, damping = 0.1 })\n"
+                       "    w:remove(other)\n"
+                       "    seen.removed = (other.stiffness == 0.5 and other.damping == 0.1 and other.rest_length == 2\n"
+                       "      and other.tuning == 'coefficients' and other.removed) and 1 or 0\n"
                        "  end }\n";
     char error[2048];
     sb_scene *s = open_text("what_broke.lua", text, error, sizeof error);
@@ -551,6 +570,11 @@ TEST(spring_break_callbacks_get_what_broke)
     ENSURE(plot_value(s, "hertz_mode", &v) && v == 1);
     ENSURE(plot_value(s, "ends", &v) && v == 1);
     ENSURE(plot_value(s, "same", &v) && v == 1);
+    ENSURE(plot_value(s, "handle", &v) && v == 1);
+    ENSURE(plot_value(s, "length_refused", &v) && v == 1);
+    ENSURE(plot_value(s, "write_refused", &v) && v == 1);
+    ENSURE(plot_value(s, "removed", &v) && v == 1);
+    ENSURE(plot_value(s, "later", &v) && v == 1.25);
     sb_scene_close(s);
     return 0;
 }

@@ -32,8 +32,18 @@ void sb_lua_set_guard(lua_State *L, sb_lua_guard guard, void *ud);
 /// Pushes the particle userdata for `id` of the world userdata at `world_idx` (one userdata
 /// per particle, so they compare equal and work as table keys).
 void sb_lua_push_particle(lua_State *L, int world_idx, sb_particle_id id);
-/// Pushes the spring userdata for `id` (a removed spring's too: it says "spring was removed" when used).
+/// Pushes the spring userdata for `id` (a removed spring's too: it says "spring was removed" when
+/// used, but for the last values kept with sb_lua_spring_keep_last).
 void sb_lua_push_spring(lua_State *L, int world_idx, sb_spring_id id);
+/// A spring's values as a table: index, a and b (nil where that particle is gone), rest_length,
+/// tuning ("rigid", "hertz", "coefficients" or "raw") and its two numbers in its own terms, force
+/// and stretch.
+void sb_lua_push_spring_values(lua_State *L, int world_idx, const sb_world *world, uint32_t index, sb_particle_id a,
+                               sb_particle_id b, double rest_length, const sb_tuning *tuning, double force,
+                               double stretch);
+/// Pops the table at the top (sb_lua_push_spring_values) and keeps it with the spring userdata at
+/// `idx`: once the spring is gone, reading one of those fields gives its last value.
+void sb_lua_spring_keep_last(lua_State *L, int idx);
 /// A colour "#rrggbb" or "#rrggbbaa" as 0xRRGGBBAA; false if the text is neither.
 bool sb_lua_color_from_text(const char *text, uint32_t *color);
 /// Components r, g, b, a in [0, 1] as 0xRRGGBBAA.

@@ -212,7 +212,8 @@ void push_cached(lua_State *L, int world_idx, int cache, uint32_t index, uint32_
         }
     }
     lua_pop(L, 1);
-    sb_particle_id *id = (sb_particle_id *)lua_newuserdatauv(L, sizeof(sb_particle_id), 1);
+    // user value 1: the world; 2: a removed spring's last values (sb_lua_spring_keep_last)
+    sb_particle_id *id = (sb_particle_id *)lua_newuserdatauv(L, sizeof(sb_particle_id), 2);
     id->index = index;
     id->generation = generation;
     luaL_setmetatable(L, mt);
@@ -377,6 +378,15 @@ bool read_removed(lua_State *L, const char *mt, const char *kind)
     lua_pop(L, 1);
     lua_pushboolean(L, !(w && w->world && handle_alive(w->world, kind, *h)));
     return true;
+}
+
+bool handle_removed(lua_State *L, int idx, const char *mt, const char *kind)
+{
+    const sb_particle_id *h = (const sb_particle_id *)luaL_checkudata(L, idx, mt);
+    lua_getiuservalue(L, idx, 1);
+    lua_world *w = (lua_world *)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return w && w->world && !w->retired && !handle_alive(w->world, kind, *h);
 }
 
 sb_world *check_spring(lua_State *L, int idx, sb_spring_id *id, int *world_slot)

@@ -58,6 +58,8 @@ void push_color(lua_State *L, uint32_t color);
 lua_Integer check_integer_in(lua_State *L, int idx, int arg, const char *what, lua_Integer lo, lua_Integer hi);
 /// `removed` reads without raising (Lua's io.type for files): true once the object or its world is gone.
 bool read_removed(lua_State *L, const char *mt, const char *kind);
+/// True when the handle's world still runs and the object is gone (removed or broken).
+bool handle_removed(lua_State *L, int idx, const char *mt, const char *kind);
 sb_world *check_spring(lua_State *L, int idx, sb_spring_id *id, int *world_slot);
 sb_tuning check_tuning(lua_State *L, int idx, int arg, sb_tuning base);
 sb_tuning check_tuning_of(lua_State *L, int idx, int arg, sb_tuning base, const char *kind);

@@ -106,10 +106,83 @@ static int l_spring_retune(lua_State *L)
     return 0;
 }
 
+void sb_lua_push_spring_values(lua_State *L, int world_idx, const sb_world *world, uint32_t index, sb_particle_id a,
+                               sb_particle_id b, double rest_length, const sb_tuning *t, double force, double stretch)
+{
+    world_idx = lua_absindex(L, world_idx);
+    lua_createtable(L, 0, 10);
+    lua_pushinteger(L, (lua_Integer)index + 1);
+    lua_setfield(L, -2, "index");
+    for (int k = 0; k < 2; ++k) {
+        sb_particle_id p = k ? b : a;
+        if (sb_particle_is_valid(world, p))
+            sb_lua_push_particle(L, world_idx, p);
+        else
+            lua_pushnil(L);
+        lua_setfield(L, -2, k ? "b" : "a");
+    }
+    lua_pushnumber(L, rest_length);
+    lua_setfield(L, -2, "rest_length");
+    lua_pushnumber(L, force);
+    lua_setfield(L, -2, "force");
+    lua_pushnumber(L, stretch);
+    lua_setfield(L, -2, "stretch");
+    bool rigid = sb_tuning_is_rigid(t);
+    lua_pushboolean(L, rigid);
+    lua_setfield(L, -2, "rigid");
+    lua_pushstring(L, rigid ? "rigid" : t->mode == SB_TUNE_HERTZ ? "hertz" : t->mode == SB_TUNE_COEFFICIENTS ? "coefficients" : "raw");
+    lua_setfield(L, -2, "tuning");
+    if (!rigid) {
+        const char *names[2] = {t->mode == SB_TUNE_HERTZ ? "hertz" : t->mode == SB_TUNE_COEFFICIENTS ? "stiffness" : "k",
+                                t->mode == SB_TUNE_HERTZ ? "damping_ratio" : t->mode == SB_TUNE_COEFFICIENTS ? "damping" : "c"};
+        double values[2] = {t->mode == SB_TUNE_HERTZ ? t->hertz : t->mode == SB_TUNE_COEFFICIENTS ? t->stiffness : t->k,
+                            t->mode == SB_TUNE_HERTZ ? t->damping_ratio : t->mode == SB_TUNE_COEFFICIENTS ? t->damping : t->c};
+        for (int k = 0; k < 2; ++k) {
+            lua_pushnumber(L, values[k]);
+            lua_setfield(L, -2, names[k]);
+        }
+    }
+}
+
+void sb_lua_spring_keep_last(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    if (luaL_testudata(L, idx, SPRING_MT))
+        lua_setiuservalue(L, idx, 2);
+    else
+        lua_pop(L, 1);
+}
+
+/// The spring at 1 is gone: its last value of field `key` (sb_lua_spring_keep_last), or an error
+/// that says it was removed and which fields it kept.
+static int read_last(lua_State *L, const char *key)
+{
+    if (lua_getiuservalue(L, 1, 2) != LUA_TTABLE)
+        return luaL_error(L, "spring was removed");
+    if (lua_getfield(L, -1, key) != LUA_TNIL)
+        return 1;
+    lua_pop(L, 1);
+    const int last = lua_gettop(L);
+    const char *order[] = {"index", "a", "b", "rest_length", "rigid", "tuning", "hertz", "damping_ratio", "stiffness",
+                           "damping", "k", "c", "force", "stretch", NULL};
+    char kept[160] = "";
+    for (int i = 0; order[i]; ++i) {
+        bool end = strcmp(order[i], "a") == 0 || strcmp(order[i], "b") == 0; // nil where that particle is gone
+        bool has = lua_getfield(L, last, order[i]) != LUA_TNIL || end;
+        lua_pop(L, 1);
+        if (has)
+            snprintf(kept + strlen(kept), sizeof kept - strlen(kept), "%s%s", kept[0] ? ", " : "", order[i]);
+    }
+    lua_pushstring(L, kept);
+    return luaL_error(L, "spring was removed: '%s' is not kept (its last values: %s)", key, lua_tostring(L, -1));
+}
+
 int l_spring_index(lua_State *L)
 {
     if (read_removed(L, SPRING_MT, "spring"))
         return 1;
+    if (handle_removed(L, 1, SPRING_MT, "spring"))
+        return read_last(L, luaL_checkstring(L, 2));
     sb_spring_id id;
     int world_slot;
     sb_world *world = check_spring(L, 1, &id, &world_slot);

@@ -249,6 +249,12 @@ int l_world_remove(lua_State *L)
         sb_spring_id id;
         if (check_spring(L, 2, &id, NULL) != world)
             return luaL_argerror(L, 2, "spring belongs to another world");
+        sb_spring_def d;
+        sb_spring_get(world, id, &d);
+        const double length = sb_spring_length(world, id);
+        sb_lua_push_spring_values(L, 1, world, id.index, d.a, d.b, d.rest_length, &d.tuning, sb_spring_force(world, id),
+                                  d.rest_length > 0.0 ? length / d.rest_length - 1.0 : 0.0);
+        sb_lua_spring_keep_last(L, 2);
         sb_world_remove_spring(world, id);
     } else if (luaL_testudata(L, 2, CONSTRAINT_MT)) {
         sb_particle_id h;

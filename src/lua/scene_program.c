@@ -257,42 +257,12 @@ static void *copy_of(sb_scene *scene, int which, const void *p, size_t bytes)
     return scene->event_copy[which];
 }
 
-/// What broke, readable after the spring is gone (its handle says "spring was removed"): a table
-/// with its index, ends (nil where removed since), rest length, tuning in its own terms, and the
-/// force and stretch that broke it (issue 22).
+/// What broke, readable after the spring is gone: its values when it broke
+/// (sb_lua_push_spring_values), which its handle also reads from then on.
 static void push_break_info(lua_State *L, int world_idx, const sb_world *w, const sb_break_event *e)
 {
-    lua_createtable(L, 0, 10);
-    lua_pushinteger(L, (lua_Integer)e->spring.index + 1);
-    lua_setfield(L, -2, "index");
-    for (int k = 0; k < 2; ++k) {
-        sb_particle_id p = k ? e->b : e->a;
-        if (sb_particle_is_valid(w, p))
-            sb_lua_push_particle(L, world_idx, p);
-        else
-            lua_pushnil(L);
-        lua_setfield(L, -2, k ? "b" : "a");
-    }
-    lua_pushnumber(L, e->rest_length);
-    lua_setfield(L, -2, "rest_length");
-    lua_pushnumber(L, e->force);
-    lua_setfield(L, -2, "force");
-    lua_pushnumber(L, e->stretch);
-    lua_setfield(L, -2, "stretch");
-    const sb_tuning *t = &e->tuning;
-    bool rigid = sb_tuning_is_rigid(t);
-    lua_pushstring(L, rigid ? "rigid" : t->mode == SB_TUNE_HERTZ ? "hertz" : t->mode == SB_TUNE_COEFFICIENTS ? "coefficients" : "raw");
-    lua_setfield(L, -2, "tuning");
-    if (!rigid) {
-        const char *names[2] = {t->mode == SB_TUNE_HERTZ ? "hertz" : t->mode == SB_TUNE_COEFFICIENTS ? "stiffness" : "k",
-                                t->mode == SB_TUNE_HERTZ ? "damping_ratio" : t->mode == SB_TUNE_COEFFICIENTS ? "damping" : "c"};
-        double values[2] = {t->mode == SB_TUNE_HERTZ ? t->hertz : t->mode == SB_TUNE_COEFFICIENTS ? t->stiffness : t->k,
-                            t->mode == SB_TUNE_HERTZ ? t->damping_ratio : t->mode == SB_TUNE_COEFFICIENTS ? t->damping : t->c};
-        for (int k = 0; k < 2; ++k) {
-            lua_pushnumber(L, values[k]);
-            lua_setfield(L, -2, names[k]);
-        }
-    }
+    sb_lua_push_spring_values(L, world_idx, w, e->spring.index, e->a, e->b, e->rest_length, &e->tuning, e->force,
+                              e->stretch);
 }
 
 bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
@@ -335,6 +305,8 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
             lua_pushnumber(L, breaks[i].force);
             lua_pushnumber(L, breaks[i].stretch);
             push_break_info(L, world_idx, w, &breaks[i]);
+            lua_pushvalue(L, -1);
+            sb_lua_spring_keep_last(L, -nargs - 4);
             ok = call_callback(scene, CB_SPRING_BREAK, nargs + 3, NULL, error, error_size);
         }
         for (int pass = 0; pass < 2 && ok; ++pass) {

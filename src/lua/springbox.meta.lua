@@ -470,6 +470,9 @@ function Particle:move_to(x, y) end
 ---@field index integer read-only
 ---@field world springbox.World read-only
 ---@field removed boolean read-only, never raises: true once removed or broken
+---Once broken or taken out with world:remove, a spring still reads its last index, a, b,
+---rest_length, rigid, tuning and its numbers, force and stretch; any other read and every write
+---raise "spring was removed".
 local Spring = {}
 
 --- Retunes the running spring without throwing what it holds: its force is kept at the switch and
@@ -518,8 +521,8 @@ function Spring:retune(tuning, seconds) end
 --- for particles with events = true; b is a particle, a wall's number, or nil for the world's bounds
 ---@field on_contact_end? fun(a: springbox.Particle, b: springbox.Particle|integer|nil, info: springbox.ContactInfo)
 ---@field on_spring_break? fun(spring: springbox.Spring, a: springbox.Particle?, b: springbox.Particle?,
---- force: number, stretch: number, info: springbox.BrokenSpring) the spring is already removed (its
---- handle says so); info holds what broke
+--- force: number, stretch: number, info: springbox.BrokenSpring) the spring is already removed; its
+--- handle reads its last values (those info holds) and refuses writes
 ---@field on_leave_bounds? fun(p: springbox.Particle) a particle with events = true left the world's region
 ---@field on_constraint_break? fun(info: {index: integer, kind: string, a: springbox.Particle?, b: springbox.Particle?,
 --- length: number, stretch: number}) a rope or strut with break_stretch broke (it is already removed)
@@ -538,6 +541,7 @@ function Spring:retune(tuning, seconds) end
 ---@field a springbox.Particle? its ends, nil where removed since
 ---@field b springbox.Particle?
 ---@field rest_length number m
+---@field rigid boolean
 ---@field tuning "hertz"|"coefficients"|"raw"|"rigid"
 ---@field hertz? number with tuning "hertz"
 ---@field damping_ratio? number with tuning "hertz"
