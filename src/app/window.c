@@ -69,7 +69,7 @@ static bool app_start(app *a, const window_options *o, char *error, size_t error
     revision_note(a); // the tuning the file starts with
     a->width = o->width;
     a->height = o->height;
-    a->view.rect = (SDL_Rect){0, 0, view_width(a->width), a->height};
+    a->view.rect = (SDL_Rect){0, 0, scene_view_width(a), a->height};
     if (o->view_given) {
         a->view.cx = o->view_cx;
         a->view.cy = o->view_cy;
@@ -302,8 +302,14 @@ static void loop_frame(window_loop *l)
     capture_gif_frame(a, r);
 #endif
     SDL_RenderPresent(r);
-    if (strcmp(SDL_GetWindowTitle(l->win), sb_scene_title(a->sides[0].scene)) != 0) // set_title
-        SDL_SetWindowTitle(l->win, sb_scene_title(a->sides[0].scene));
+    // The clean view draws no notices: the window's title says how to leave it, and the newest
+    // notice (a GIF or a screenshot saved, a reload)
+    char title[600];
+    const notice *newest = a->clean && a->notices[0].until > now ? &a->notices[0] : NULL;
+    snprintf(title, sizeof title, "%s%s%s%s", sb_scene_title(a->sides[0].scene),
+             a->clean ? "  (clean view: V brings the window back)" : "", newest ? "  " : "", newest ? newest->text : "");
+    if (strcmp(SDL_GetWindowTitle(l->win), title) != 0) // set_title, the clean view
+        SDL_SetWindowTitle(l->win, title);
     l->fps_frames += 1;
     if (now - l->fps_time > 0.5) {
         a->fps = l->fps_frames / (now - l->fps_time);

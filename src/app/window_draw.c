@@ -356,6 +356,7 @@ static const char *const help_lines[] = {
     "Ctrl+Z, Ctrl+Y the tuning before / after: each save and slider release is a revision",
     "[ ]            back / forward one kept moment (shift: 1 s); drag the timeline to scrub;",
     "               space runs on from the moment shown (the minute before now is kept)",
+    "V              clean view: the scene alone, for screenshots and GIFs (V again: the window)",
     "H              this help                    Q / Esc  quit",
     "saving the scene file reloads it; the state is kept if only tuning changed",
 };
@@ -403,11 +404,13 @@ void draw(app *a)
         // The HUD's lines first, so that the scene's screen text starts under them as they are
         // this frame: laid out from the last frame's, a frame whose warning had just appeared
         // (or the only frame --screenshot renders) printed the scene's text over the warning.
-        draw_hud_line(a, s, v.rect, 34, a->compare ? (i == 0 ? "LEFT: " : "RIGHT: ") : "");
+        if (!a->clean)
+            draw_hud_line(a, s, v.rect, 34, a->compare ? (i == 0 ? "LEFT: " : "RIGHT: ") : "");
         sb_draw_list list;
         char error[4096];
         bool drew = sb_scene_draw(s->scene, &list, error, sizeof error);
-        s->draw_skipped = render_draw_list(rc, &v, &list, s->hud_bottom > 0 ? s->hud_bottom : 34 + 2 * lh);
+        const int text_top = a->clean ? 8 : s->hud_bottom > 0 ? s->hud_bottom : 34 + 2 * lh;
+        s->draw_skipped = render_draw_list(rc, &v, &list, text_top);
         if (!drew)
             callback_failed(s, error);
         const sb_stats *st = sb_world_get_stats(side_world(s, 0));
@@ -425,6 +428,8 @@ void draw(app *a)
         SDL_SetRenderDrawColor(r, 90, 96, 110, 255);
         SDL_RenderDrawLine(r, a->view.rect.w / 2, 0, a->view.rect.w / 2, a->height);
     }
+    if (a->clean) // the scene alone: what a screenshot or a GIF of the prototype shows
+        return;
     // title and status
     side *s0 = &a->sides[0];
     char status[256];

@@ -498,7 +498,7 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
         if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
             a->width = e->window.data1;
             a->height = e->window.data2;
-            a->view.rect.w = view_width(a->width);
+            a->view.rect.w = scene_view_width(a);
             a->view.rect.h = a->height;
         }
         break;
@@ -519,12 +519,12 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
         int x = e->button.x, y = e->button.y;
         if (e->button.button == SDL_BUTTON_LEFT) {
             SDL_Rect tl = timeline_rect(a);
-            if (moments(a) > 1 && x >= tl.x - 6 && x <= tl.x + tl.w + 6 && y >= tl.y - 8 && y <= tl.y + tl.h + 8) {
+            if (!a->clean && moments(a) > 1 && x >= tl.x - 6 && x <= tl.x + tl.w + 6 && y >= tl.y - 8 && y <= tl.y + tl.h + 8) {
                 a->scrubbing = true;
                 scrub_to(a, x);
                 break;
             }
-            if (x >= a->width - PANEL_WIDTH) {
+            if (over_panel(a, x)) {
                 slider sl[MAX_SLIDERS];
                 int n = sliders(a, sl, MAX_SLIDERS);
                 for (int i = 0; i < n; ++i) {
@@ -559,7 +559,7 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
                     a->inspect_count = 0;
                 }
             }
-        } else if (x < a->width - PANEL_WIDTH) {
+        } else if (!over_panel(a, x)) {
             sb_view v = view_for(a, x);
             a->claimed_click = scene_click(a, view_to_world(&v, x, y), scene_button(e->button.button), true);
             if (a->claimed_click)
@@ -577,7 +577,7 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
             scrub_to(a, x);
             break;
         }
-        if (x < a->width - PANEL_WIDTH && a->drag_slider < 0)
+        if (!over_panel(a, x) && a->drag_slider < 0)
             scene_motion(a, x, y, e->motion.xrel, e->motion.yrel);
         if (a->drag_slider >= 0) {
             slider sl[MAX_SLIDERS];
@@ -609,7 +609,7 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
                 run_on(a); // let go at the timeline's end: the run goes on from now
             break;
         }
-        if (e->button.x < a->width - PANEL_WIDTH && a->drag_slider < 0) {
+        if (!over_panel(a, e->button.x) && a->drag_slider < 0) {
             sb_view v = view_for(a, e->button.x);
             scene_click(a, view_to_world(&v, e->button.x, e->button.y), scene_button(e->button.button), false);
         }

@@ -87,6 +87,7 @@ typedef struct app {
     window_options opt;
     side sides[2];
     bool compare, paused, step_once, help, running;
+    bool clean;                 // the clean view: the scene alone, over the whole window (V)
     sb_view view;               // the camera; in compare view both halves share it
     int width, height;
     // dragging: the slot of the particle in each side's world `drag_world`
@@ -135,6 +136,11 @@ typedef struct app {
     long gif_last_frame;
 #endif
 } app;
+
+/// The width of the scene's view: the whole window in the clean view, else what the panel leaves.
+static inline int scene_view_width(const app *a) { return a->clean ? a->width : view_width(a->width); }
+/// Whether window x is over the tuning panel (there is none in the clean view).
+static inline bool over_panel(const app *a, int x) { return !a->clean && x >= a->width - PANEL_WIDTH; }
 
 // ---------------------------------------------------------------- shared by the window's files
 

@@ -241,6 +241,18 @@ static void replay_run(app *a)
                sb_input_log_count(hands), tunes ? " (slider moves left out)" : "");
 }
 
+/// V: the scene alone over the whole window (no HUD, panel, graphs or notices), so that a
+/// screenshot or a GIF shows the prototype; V again brings the window back. The window's title
+/// says how while it is on.
+static void toggle_clean(app *a)
+{
+    a->clean = !a->clean;
+    a->help = false;
+    a->view.rect.w = scene_view_width(a);
+    if (!a->clean)
+        add_notice(a, COLOR_TEXT, "the window is back (V: the scene alone)");
+}
+
 void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
 {
     bool shift = (key.mod & KMOD_SHIFT) != 0;
@@ -281,7 +293,8 @@ void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
         a->view_moved = false;
         break;
     case SDLK_h:
-    case SDLK_F1: a->help = !a->help; break;
+    case SDLK_F1: a->help = !a->help && !a->clean; break;
+    case SDLK_v: toggle_clean(a); break;
     case SDLK_p: screenshot(a, r); break;
     case SDLK_g: save_gif(a); break;
     case SDLK_w: write_back(a); break;
