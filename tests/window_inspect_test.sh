@@ -2,7 +2,8 @@
 # The asked-versus-delivered view (issue 26 item 7), in the real window under Xvfb: click a
 # spring, drag its weight and let go, and read back through --stats what the view shows: the
 # asked tuning, and the frequency and damping ratio measured from the swing, which match it.
-# Clicking empty space puts the view away.
+# Clicking empty space puts the view away. A spring too damped to swing (0.75) is read from its
+# decay.
 set -u
 bin="$1"
 tools=""
@@ -15,6 +16,9 @@ local w = sb.world{ gravity = {0, 0}, collisions = false }
 local top = w:particle{ x = 0, y = 1, fixed = true, radius = 0.05 }
 local weight = w:particle{ x = 0, y = 0, radius = 0.1 }
 w:spring(top, weight, { hertz = 3, damping_ratio = 0.05 })
+local top2 = w:particle{ x = 1.5, y = 1, fixed = true, radius = 0.05 }
+local weight2 = w:particle{ x = 1.5, y = 0, radius = 0.1 }
+w:spring(top2, weight2, { hertz = 2, damping_ratio = 0.75 })
 return { world = w, title = "inspect test" }
 LUA
 start_app "inspect test" "$tmp/scene.lua"
@@ -29,7 +33,7 @@ sleep 0.5
 xdotool mouseup 1
 sleep 4
 hz=$(last | sed -n 's/.*"measured_hertz":\([^,]*\),.*/\1/p')
-zeta=$(last | sed -n 's/.*"measured_damping_ratio":\([^}]*\)}.*/\1/p')
+zeta=$(last | sed -n 's/.*"measured_damping_ratio":\([^,}]*\)[,}].*/\1/p')
 want=$(awk 'BEGIN { print 3 * sqrt(1 - 0.05 * 0.05) }')
 awk -v hz="$hz" -v want="$want" 'BEGIN { exit !(hz > 0.97 * want && hz < 1.03 * want) }' ||
   fail "the view measured $hz Hz for a spring asking $want Hz (damped)"
@@ -38,5 +42,20 @@ echo "ok   the view shows $hz Hz at damping ratio $zeta for 3 Hz at 0.05 asked"
 # empty space closes it
 xdotool mousemove --window "$wid" 700 600 click 1
 wait_for "clicking empty space closes the view" '! last | grep -q "\"inspect\""'
+
+# the second spring, from (1.5, 1) to (1.5, 0): pixels (520, 250) to (520, 350)
+xdotool mousemove --window "$wid" 522 300 click 1
+wait_for "clicking the damped spring opens the view" 'last | grep -q "\"inspect\":{\"world\":1,\"spring\":2,\"rigid\":false,\"asked_hertz\":2,\"asked_damping_ratio\":0.75"'
+xdotool mousemove --window "$wid" 520 350 mousedown 1
+for step in 1 2 3 4; do xdotool mousemove --window "$wid" 520 $((350 + 10 * step)); sleep 0.05; done
+sleep 0.8
+xdotool mouseup 1
+wait_for "the view reads the damped release from its decay" 'last | grep -q "\"read_from\":\"decay\""'
+sleep 2
+hz=$(last | sed -n 's/.*"measured_hertz":\([^,]*\),.*/\1/p')
+zeta=$(last | sed -n 's/.*"measured_damping_ratio":\([^,}]*\)[,}].*/\1/p')
+awk -v hz="$hz" 'BEGIN { exit !(hz > 0.95 * 2 && hz < 1.05 * 2) }' || fail "the view read $hz Hz from the decay of a 2 Hz spring"
+awk -v z="$zeta" 'BEGIN { exit !(z > 0.95 * 0.75 && z < 1.05 * 0.75) }' || fail "the view read damping ratio $zeta from the decay of 0.75"
+echo "ok   a spring at 0.75 reads $hz Hz at damping ratio $zeta from its decay (2 Hz at 0.75 asked)"
 quit_app
 echo "window inspect: ok"

@@ -752,29 +752,54 @@ void render_graph_shared(render_ctx *rc, SDL_Rect r, const float *const *series,
                 lo = fminf(lo, series[k][i]);
                 hi = fmaxf(hi, series[k][i]);
             }
-    if (count > 0 && isfinite(lo)) {
-        if (hi - lo < 1e-9f * fmaxf(1.0f, fabsf(hi)))
-            hi = lo + 1e-9f * fmaxf(1.0f, fabsf(hi)) + 1e-12f;
+    const bool any = count > 0 && isfinite(lo);
+    if (any) {
+        // At least a ten-thousandth of the values' size, centred: a body at rest (or a float's
+        // last bit) draws flat, not as a staircase that looks like jitter; the range says how flat.
+        const float span = fmaxf(1e-4f * fmaxf(fabsf(lo), fabsf(hi)), 1e-9f);
+        float from = lo, to = hi;
+        if (to - from < span) {
+            from = 0.5f * (lo + hi) - 0.5f * span;
+            to = from + span;
+        }
         SDL_FPoint pts[1024];
         int m = count < 1024 ? count : 1024, first = count - m;
         for (int k = 0; k < n; ++k) {
-            for (int i = 0; i < m; ++i) {
-                float v = series[k][first + i];
-                float t = isfinite(v) ? (v - lo) / (hi - lo) : 0.0f;
-                pts[i].x = (float)r.x + (float)r.w * (float)i / (float)(m > 1 ? m - 1 : 1);
-                pts[i].y = (float)(r.y + r.h - 2) - t * (float)(r.h - 16);
-            }
             SDL_SetRenderDrawColor(rc->r, colors[k].r, colors[k].g, colors[k].b, 255);
-            SDL_RenderDrawLinesF(rc->r, pts, m);
+            int run = 0; // a series drawn where it has values (a run before a replay ends)
+            for (int i = 0; i <= m; ++i) {
+                float v = i < m ? series[k][first + i] : NAN;
+                if (isfinite(v)) {
+                    pts[run].x = (float)r.x + (float)r.w * (float)i / (float)(m > 1 ? m - 1 : 1);
+                    pts[run].y = (float)(r.y + r.h - 2) - (v - from) / (to - from) * (float)(r.h - 16);
+                    run += 1;
+                } else if (run > 0) {
+                    if (run > 1)
+                        SDL_RenderDrawLinesF(rc->r, pts, run);
+                    else
+                        SDL_RenderDrawPointF(rc->r, pts[0].x, pts[0].y);
+                    run = 0;
+                }
+            }
         }
     }
-    // the legend: each series' name and latest value in its colour, one after another
+    // the legend: each series' name and latest value in its colour (the name alone where it has
+    // none now), then the range drawn
     SDL_RenderSetClipRect(rc->r, &r);
     int x = r.x + 4;
     for (int k = 0; k < n; ++k) {
         char text[96];
-        snprintf(text, sizeof text, "%s %.3g ", labels[k], count > 0 ? series[k][count - 1] : 0.0f);
+        const float latest = count > 0 ? series[k][count - 1] : NAN;
+        if (isfinite(latest))
+            snprintf(text, sizeof text, "%s %.3g ", labels[k], latest);
+        else
+            snprintf(text, sizeof text, "%s ", labels[k]);
         x += render_text(rc, x, r.y + 1, colors[k], false, text);
+    }
+    if (any) {
+        char range[64];
+        snprintf(range, sizeof range, "(%.3g..%.3g)", lo, hi);
+        render_text(rc, x, r.y + 1, (SDL_Color){150, 156, 170, 255}, false, range);
     }
     SDL_RenderSetClipRect(rc->r, NULL);
 }

@@ -183,8 +183,9 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
     char first[256], second[256];
     snprintf(first, sizeof first, "%s%s  it %d  sub %d  dt %.1f ms  tethers %s", prefix, sb_method_name(d.method),
              d.iterations, d.substeps, d.dt * 1e3, d.tethers ? "on" : "off");
+    // the counts of the world as it is (a restart while paused has run no step to count them)
     snprintf(second, sizeof second, "particles %d  springs %d  contacts %d  physics %.2f ms  stretch %.2f%%",
-             st->particles, st->springs, st->contacts, st->step_ms * sb_scene_world_count(s->scene),
+             sb_world_particle_count(w), sb_world_spring_count(w), st->contacts, st->step_ms * sb_scene_world_count(s->scene),
              100.0 * st->max_stretch);
     SDL_RenderSetClipRect(render_renderer(a->rc), &area);
     int x = area.x + 10;
@@ -278,11 +279,12 @@ static void draw_overlay(app *a, SDL_Rect area, SDL_Color color, const char *tit
 // The asked-versus-delivered view: what the clicked spring asks, what its last swing shows, and
 // the two curves on one scale, the asked response from the swing's peak beside the motion. No
 // peer shows this; it is how a designer sees at a glance that what they tuned is not what they get.
-static void draw_inspector(app *a, int graphs_top)
+/// Drawn above `graphs_top`; returns its top (graphs_top when nothing is inspected).
+static int draw_inspector(app *a, int graphs_top)
 {
     inspection in;
     if (!inspect_read(a, &in))
-        return;
+        return graphs_top;
     render_ctx *rc = a->rc;
     int lh = render_line_height(rc, false), w = a->view.rect.w - 20 < 600 ? a->view.rect.w - 20 : 600, h = 5 * lh + 120;
     SDL_Rect box = {a->view.rect.x + a->view.rect.w - w - 10, graphs_top - h - 10, w, h};
@@ -307,6 +309,9 @@ static void draw_inspector(app *a, int graphs_top)
     y += lh;
     if (in.rigid)
         line[0] = '\0';
+    else if (in.measured.crossings < 3 && in.decay)
+        snprintf(line, sizeof line, "shows     %.3g Hz at damping ratio %.3g  (%+.0f%%, read from its decay)",
+                 in.released.hertz, in.released.zeta, 100.0 * (in.released.hertz / in.asked_hertz - 1.0));
     else if (in.measured.crossings < 3)
         snprintf(line, sizeof line, "shows     no swing to read yet: drag an end and let go");
     else if (in.measured.peaks < 2)
@@ -334,6 +339,7 @@ static void draw_inspector(app *a, int graphs_top)
     render_text(rc, graph.x + 4, graph.y + 2, asked_color, false, "asked");
     render_text(rc, graph.x + 4 + 7 * render_char_width(rc, false), graph.y + 2, motion_color, false, "delivered");
     SDL_RenderSetClipRect(render_renderer(rc), NULL);
+    return box.y;
 }
 
 static const char *const help_lines[] = {
@@ -462,7 +468,7 @@ void draw(app *a)
             ghost_series(a, g == 0 ? a->ghost.energy : a->ghost.stretch, s0->history, before);
             const float *series[2] = {data, before};
             SDL_Color pair[2] = {colors[g], {(Uint8)(colors[g].r / 2), (Uint8)(colors[g].g / 2), (Uint8)(colors[g].b / 2), 255}};
-            const char *names[2] = {labels[g], "run before"};
+            const char *names[2] = {labels[g], run_frame(a) > a->ghost.frames ? "run before (ended)" : "run before"};
             render_graph_shared(rc, r, series, 2, s0->history, pair, names);
         } else {
             render_graph(rc, r, data, s0->history, colors[g], labels[g]);
@@ -488,7 +494,9 @@ void draw(app *a)
         SDL_Rect r = {10 + (k % 3) * (gw + 10), gy - (1 + k / 3) * (gh + 10), gw, gh};
         render_graph_shared(rc, r, series, n, s0->history, plot_colors, plot_labels);
     }
-    draw_inspector(a, gy);
+    // asked vs delivered above the graphs and the scene's plots, the notices above it
+    const int plots_top = gy - ((panels + 2) / 3) * (gh + 10);
+    const int inspector_top = draw_inspector(a, plots_top);
     // tuning panel
     SDL_Rect panel = {a->width - PANEL_WIDTH, 0, PANEL_WIDTH, a->height};
     render_panel(rc, panel, (SDL_Color){30, 34, 42, 235});
@@ -523,7 +531,7 @@ void draw(app *a)
     // notices
     double now = now_seconds();
     // the newest at the bottom, each wrapped to the view (a long reload message was cut at its edge)
-    int notice_y = a->height - gh - 30 - ((plot_panels(s0) + 2) / 3) * (gh + 10) + lh, notice_w = a->view.rect.w - 20;
+    int notice_y = inspector_top - 6, notice_w = a->view.rect.w - 20;
     for (int i = 0; i < MAX_NOTICES; ++i) {
         if (a->notices[i].until <= now)
             continue;

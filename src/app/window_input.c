@@ -85,10 +85,15 @@ void inspect_record(app *a)
         a->inspect_count -= 1;
     }
     a->inspect_stretch[a->inspect_count++] = (float)(sb_spring_length(w, a->inspect_spring) - d.rest_length);
+    a->inspect_total += 1;
 }
 
 
-bool inspect_read(const app *a, inspection *in)
+/// The decay of a release too damped to count swings is fitted every this many samples (a fit
+/// takes about a millisecond; sb_measure_release).
+enum { INSPECT_FIT_EVERY = 15 };
+
+bool inspect_read(app *a, inspection *in)
 {
     if (!a->inspecting || a->inspect_count < 2)
         return false;
@@ -108,12 +113,14 @@ bool inspect_read(const app *a, inspection *in)
     double sum = 0.0;
     for (int i = 0; i < n; ++i)
         sum += a->inspect_stretch[i];
-    double mean_all = sum / n, biggest = -1.0;
+    // the swing starts where the stretch was furthest out, the last frame it was (a drag holds
+    // it there until it lets go)
+    double mean_all = sum / n, biggest = 0.0;
     for (int i = 0; i < n; ++i)
-        if (fabs(a->inspect_stretch[i] - mean_all) > biggest) {
-            biggest = fabs(a->inspect_stretch[i] - mean_all);
+        biggest = fmax(biggest, fabs(a->inspect_stretch[i] - mean_all));
+    for (int i = 0; i < n; ++i)
+        if (fabs(a->inspect_stretch[i] - mean_all) >= 0.99 * biggest)
             from = i;
-        }
     sum = 0.0;
     for (int i = from; i < n; ++i)
         sum += a->inspect_stretch[i];
@@ -125,6 +132,15 @@ bool inspect_read(const app *a, inspection *in)
         x[i] = in->motion[i];
     }
     in->measured = sb_measure_oscillation(x + from, n - from, def.dt);
+    in->decay = false;
+    if (in->measured.crossings < 3 && !in->rigid && n - from >= 20 && fabs(x[from]) > 1e-6) {
+        if (a->inspect_fitted_at < 0 || a->inspect_total - a->inspect_fitted_at >= INSPECT_FIT_EVERY) {
+            a->inspect_release = sb_measure_release(x + from, n - from, def.dt);
+            a->inspect_fitted_at = a->inspect_total;
+        }
+        in->released = a->inspect_release;
+        in->decay = in->released.fit > 0.98;
+    }
     // the asked response from rest at the swing's peak: x0 e^(-zeta w t)(cos wd t + zeta w / wd sin wd t)
     double omega = 6.283185307179586 * in->asked_hertz, zeta = in->asked_zeta, x0 = x[from];
     double wd = omega * sqrt(fmax(1e-12, 1.0 - zeta * zeta));
@@ -557,6 +573,8 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
                     a->inspect_world = world;
                     a->inspect_spring = id;
                     a->inspect_count = 0;
+                    a->inspect_total = 0;
+                    a->inspect_fitted_at = -1;
                 }
             }
         } else if (!over_panel(a, x)) {

@@ -115,6 +115,9 @@ typedef struct app {
     int inspect_world, inspect_count;
     sb_spring_id inspect_spring;
     float inspect_stretch[HISTORY];
+    long inspect_total;          // samples recorded since the spring was picked
+    long inspect_fitted_at;      // inspect_total when inspect_release was fitted (-1: never)
+    sb_release inspect_release;  // a release too damped to swing, read from its decay
     // rewind (issue 21 item 2): the scenes keep a minute of moments; rewinding shows one of
     // them, paused, and resuming runs on from it (the later ones are forgotten)
     bool rewinding, scrubbing;
@@ -151,6 +154,8 @@ typedef struct inspection {
     bool rigid;
     double asked_hertz, asked_zeta;
     sb_oscillation measured;
+    bool decay;                  // too damped to count swings: `released` holds what its decay shows
+    sb_release released;
     int from;                    // the sample the swing starts at
     double offset;               // the stretch it swings about
     float ideal[HISTORY], motion[HISTORY];
@@ -183,7 +188,7 @@ void handle_reload(app *a, side *s, sb_reload_event e, const char *which);
 void write_frame_stats(app *a);
 /// The inspected spring's stretch this frame joins its history; it stops when the spring goes.
 void inspect_record(app *a);
-bool inspect_read(const app *a, inspection *in);
+bool inspect_read(app *a, inspection *in);
 void record_input(app *a, sb_input_event e);
 void record_drag(app *a, sb_input_kind kind, sb_vec2 target);
 void drag_end(app *a);

@@ -94,4 +94,15 @@ typedef struct sb_oscillation {
 /// hertz is 0 below three crossings, zeta 0 below two peaks.
 sb_oscillation sb_measure_oscillation(const double *x, int n, double dt);
 
+/// What a release shows where it swings too little to count (a damping ratio near or past 1, a
+/// door closer): the natural frequency and damping ratio whose closed-form response from rest
+/// fits the samples best, its amplitude and the rest value it settles to, and how much of the
+/// motion that fit explains (1 - the squared error over the squared spread about the mean). All
+/// 0 below 12 samples or without motion.
+typedef struct sb_release {
+    double hertz, zeta, amplitude, offset, fit;
+} sb_release;
+/// Fits n samples x taken every dt seconds, x[0] at the release (at rest there).
+sb_release sb_measure_release(const double *x, int n, double dt);
+
 #endif
