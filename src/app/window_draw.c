@@ -173,7 +173,10 @@ static int wrap_text(app *a, int x, int y, int width, SDL_Color color, const cha
     return y;
 }
 
-static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *prefix)
+/// The side's HUD under the title: its solver line and every warning, wrapped to the area. With
+/// `paint` false it only lays them out (s->hud_bottom), so the scene's screen text can start
+/// under them before they are drawn over the scene.
+static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *prefix, bool paint)
 {
     int hud_top = y;
     sb_world *w = side_world(s, 0);
@@ -189,20 +192,22 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
              100.0 * st->max_stretch);
     SDL_RenderSetClipRect(render_renderer(a->rc), &area);
     int x = area.x + 10;
+#define HUD_TEXT(yy, color, text) wrap_text(a, x, (yy), area.w - 20, (color), (text), paint)
     if (a->compare) { // each half is narrow: the lines wrap rather than lose their ends
-        y = draw_wrapped(a, x, y, area.w - 20, COLOR_TEXT, first);
-        y = draw_wrapped(a, x, y, area.w - 20, COLOR_TEXT, second) - lh;
+        y = HUD_TEXT(y, COLOR_TEXT, first);
+        y = HUD_TEXT(y, COLOR_TEXT, second) - lh;
     } else { // one line where it fits, wrapped where it does not (it ran off a narrow window)
         char line[520];
         snprintf(line, sizeof line, "%s  %s", first, second);
-        y = draw_wrapped(a, x, y, area.w - 20, COLOR_TEXT, line) - lh;
+        y = HUD_TEXT(y, COLOR_TEXT, line) - lh;
     }
     for (int k = 1; k < sb_scene_world_count(s->scene); ++k) {
         sb_world *wk = side_world(s, k);
         char line[256];
         snprintf(line, sizeof line, "world %d: %s  stretch %.2f%%", k + 1, sb_method_name(sb_world_get_def(wk).method),
                  100.0 * sb_world_get_stats(wk)->max_stretch);
-        render_text(a->rc, x, y + k * lh, COLOR_TEXT, false, line);
+        if (paint)
+            render_text(a->rc, x, y + k * lh, COLOR_TEXT, false, line);
     }
     // What the physics cannot do as asked, said where the designer looks (issue 10): springs the
     // method clamps, and particles that started overlapping.
@@ -218,26 +223,38 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
             snprintf(which, sizeof which, "world %d: ", k + 1);
         if (sk->halted && k > 0) { // world 1's halt has its own overlay
             snprintf(line, sizeof line, "%shalted: %s", which, sk->message);
-            warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);
+            warn_y = HUD_TEXT(warn_y, COLOR_WARN, line);
         }
         if (sk->clamped_springs > 0) {
             sb_world_clamp_message(wk, warning, sizeof warning);
             snprintf(line, sizeof line, "%s%s", which, warning);
-            warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);
+            warn_y = HUD_TEXT(warn_y, COLOR_WARN, line);
         }
         if (sk->overlapping_pairs > 0 || sk->overlapping_walls > 0) {
             sb_world_overlap_message(wk, warning, sizeof warning);
             snprintf(line, sizeof line, "%s%s", which, warning);
-            warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);
+            warn_y = HUD_TEXT(warn_y, COLOR_WARN, line);
         }
     }
     if (sb_scene_history_status(s->scene)[0]) // what rewind does not keep, and why
-        warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, sb_scene_history_status(s->scene));
+        warn_y = HUD_TEXT(warn_y, COLOR_WARN, sb_scene_history_status(s->scene));
     if (s->draw_skipped > 0) {
         snprintf(line, sizeof line, "draw(g): %d shapes not drawn: a frame draws at most %d views' worth of pixels",
                  s->draw_skipped, RENDER_DRAW_SCREENS);
-        warn_y = draw_wrapped(a, x, warn_y, area.w - 20, COLOR_WARN, line);
+        warn_y = HUD_TEXT(warn_y, COLOR_WARN, line);
     }
+    if (s == &a->sides[0] && now_seconds() < a->behind_until) {
+        // physics that cannot keep up, or a frame that took long for another reason (drawing, a
+        // reload, a busy machine): either way the run is shown slower than real time
+        if (a->physics_share > 0.5)
+            snprintf(line, sizeof line, "physics is slower than real time (it takes %.0f%% of each frame): showing it "
+                                        "slowed down", 100.0 * a->physics_share);
+        else
+            snprintf(line, sizeof line, "the window fell behind real time (physics takes %.0f%% of a frame; drawing, a "
+                                        "reload or the machine the rest): showing it slowed down", 100.0 * a->physics_share);
+        warn_y = HUD_TEXT(warn_y, COLOR_WARN, line);
+    }
+#undef HUD_TEXT
     s->hud_bottom = warn_y > hud_top ? warn_y + 4 : hud_top + 2 * lh;
     SDL_RenderSetClipRect(render_renderer(a->rc), NULL);
 }
@@ -407,11 +424,13 @@ void draw(app *a)
         }
         if (i == 0)
             draw_ghost(a, &v);
-        // The HUD's lines first, so that the scene's screen text starts under them as they are
-        // this frame: laid out from the last frame's, a frame whose warning had just appeared
-        // (or the only frame --screenshot renders) printed the scene's text over the warning.
+        // The HUD's lines laid out first, so that the scene's screen text starts under them as
+        // they are this frame (laid out from the last frame's, a frame whose warning had just
+        // appeared, or the only frame --screenshot renders, printed the scene's text over it),
+        // and drawn after the scene's drawing, on a band of their own, so nothing covers them.
+        const char *prefix = a->compare ? (i == 0 ? "LEFT: " : "RIGHT: ") : "";
         if (!a->clean)
-            draw_hud_line(a, s, v.rect, 34, a->compare ? (i == 0 ? "LEFT: " : "RIGHT: ") : "");
+            draw_hud_line(a, s, v.rect, 34, prefix, false);
         sb_draw_list list;
         char error[4096];
         bool drew = sb_scene_draw(s->scene, &list, error, sizeof error);
@@ -419,6 +438,11 @@ void draw(app *a)
         s->draw_skipped = render_draw_list(rc, &v, &list, text_top);
         if (!drew)
             callback_failed(s, error);
+        if (!a->clean) {
+            SDL_Rect band = {v.rect.x, 0, v.rect.w, s->hud_bottom};
+            render_panel(rc, band, (SDL_Color){COLOR_BACKGROUND.r, COLOR_BACKGROUND.g, COLOR_BACKGROUND.b, 235});
+            draw_hud_line(a, s, v.rect, 34, prefix, true);
+        }
         const sb_stats *st = sb_world_get_stats(side_world(s, 0));
         if (st->halted) {
             char body[512];
@@ -446,12 +470,6 @@ void draw(app *a)
              sb_world_get_stats(side_world(s0, 0))->time,
              a->rewinding ? "   REWOUND (space runs on from here)" : a->paused ? "   PAUSED (space runs on)" : "");
     render_text(rc, 10, 8, COLOR_TEXT, true, status);
-    if (now_seconds() < a->behind_until) {
-        char warn[160];
-        snprintf(warn, sizeof warn, "physics is slower than real time (it takes %.0f%% of each frame): showing it slowed down",
-                 100.0 * a->physics_share);
-        render_text(rc, 10, 34 + 2 * lh, COLOR_WARN, false, warn);
-    }
     // graphs, on a band of their own: the scene (a bounds line, a cloth hanging low) shows
     // above it, not through it (issue 22); the view is fitted clear of it (fit_clear_of_hud)
     int gw = (a->view.rect.w - 40) / 3, gh = 70, gy = a->height - gh - 10;

@@ -189,6 +189,7 @@ void draw_ghost(app *a, const sb_view *v)
     const float *row = g->xy + (size_t)f * (size_t)g->slots * 2;
     sb_world *w = sb_scene_world(a->sides[0].scene, 0);
     SDL_Renderer *r = render_renderer(a->rc);
+    SDL_RenderSetClipRect(r, &v->rect); // the view's part of the window, not the panel beside it
     SDL_SetRenderDrawColor(r, 200, 210, 230, 70);
     sb_spring_id it = sb_null_spring();
     while (sb_world_next_spring(w, &it)) {
@@ -206,6 +207,7 @@ void draw_ghost(app *a, const sb_view *v)
             continue;
         render_dot(a->rc, v, (sb_vec2){row[2 * i], row[2 * i + 1]}, 4.0f);
     }
+    SDL_RenderSetClipRect(r, NULL);
 }
 
 /// The ghost's series aligned with a graph's window, which ends at this frame; NAN where none.

@@ -169,10 +169,16 @@ void draw_timeline(app *a)
     sb_scene *sc = a->sides[0].scene;
     double t0 = sb_scene_history_time(sc, 0), t1 = sb_scene_history_time(sc, n - 1);
     char label[160];
-    if (a->rewinding)
+    const size_t fits = (size_t)(bar.w / render_char_width(rc, false)); // the longest label that fits, never cut
+    if (a->rewinding) {
         snprintf(label, sizeof label, "rewound to %.2f s of %.1f..%.1f", sb_scene_history_time(sc, at), t0, t1);
-    else
+        if (strlen(label) > fits)
+            snprintf(label, sizeof label, "rewound to %.2f s", sb_scene_history_time(sc, at));
+        if (strlen(label) > fits)
+            snprintf(label, sizeof label, "at %.2f s", sb_scene_history_time(sc, at));
+    } else {
         snprintf(label, sizeof label, "rewind: %.1f s kept  [ ]", t1 - t0);
+    }
     render_text(rc, bar.x, bar.y - lh - 2, a->rewinding ? COLOR_DRAG : COLOR_TEXT, false, label);
     SDL_SetRenderDrawColor(r, 70, 76, 90, 255);
     SDL_RenderFillRect(r, &bar);
