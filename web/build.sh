@@ -15,7 +15,7 @@ out=$(cd "$out" && pwd)
 # ---------------------------------------------------------------- tools
 sudo_cmd=""
 [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-packages=(emscripten binaryen dpkg-dev fonts-dejavu-core cmake make)
+packages=(emscripten binaryen dpkg-dev fonts-dejavu-core cmake make libeigen3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -139,22 +139,27 @@ flags=(-O2 -std=c11 -ffp-contract=off -msimd128 -Wall -Wextra -I"$root/src/core"
 version=$(sed -n 's/^project(springbox VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 flags+=(-DSPRINGBOX_VERSION="\"$version\"")
 objs=()
-for f in "$root"/src/core/*.c "$root"/src/lua/*.c "$root"/src/app/*.c; do
-  o="$obj/$(basename "$(dirname "$f")")_$(basename "${f%.c}").o"
+# structure.cpp is C++ for Eigen (Debian's libeigen3-dev, header-only): em++ compiles it alike
+for f in "$root"/src/core/*.c "$root"/src/core/*.cpp "$root"/src/lua/*.c "$root"/src/app/*.c; do
+  base=$(basename "$f")
+  o="$obj/$(basename "$(dirname "$f")")_${base%.*}.o"
   if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ -n "$(find "$root/src" -name '*.h' -newer "$o" | head -1)" ]; then
-    emcc "${flags[@]}" -c "$f" -o "$o"
+    case "$f" in
+      *.cpp) em++ "${flags[@]/-std=c11/-std=c++14}" -I/usr/include/eigen3 -c "$f" -o "$o" ;;
+      *) emcc "${flags[@]}" -c "$f" -o "$o" ;;
+    esac
   fi
   objs+=("$o")
 done
 font=/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
-emcc -O2 "${objs[@]}" -L"$prefix/lib" -lSDL2_ttf -lSDL2_image -lfreetype -lgif -llua -lSDL2 \
+em++ -O2 "${objs[@]}" -L"$prefix/lib" -lSDL2_ttf -lSDL2_image -lfreetype -lgif -llua -lSDL2 \
   -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=8MB -sINVOKE_RUN=0 -sEXIT_RUNTIME=0 \
   -sEXPORTED_FUNCTIONS=_main,_window_web_open,_window_web_reload,_window_web_running -sEXPORTED_RUNTIME_METHODS=FS,callMain,ccall \
   --js-library "$root/web/library.js" -sENVIRONMENT=web,worker -sMODULARIZE=1 -sEXPORT_NAME=createSpringbox \
   --embed-file "$root/scripts@/scripts" --exclude-file '*.png' --embed-file "$font@$font" \
   -o "$out/springbox.js"
 # the same objects as a headless runner for node, for the tests' comparisons with the native build
-emcc -O2 "${objs[@]}" -L"$prefix/lib" -lSDL2_ttf -lSDL2_image -lfreetype -lgif -llua -lSDL2 \
+em++ -O2 "${objs[@]}" -L"$prefix/lib" -lSDL2_ttf -lSDL2_image -lfreetype -lgif -llua -lSDL2 \
   --js-library "$root/web/library.js" -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=8MB \
   -sENVIRONMENT=node -sNODERAWFS=1 -sEXIT_RUNTIME=1 -o "$cache/springbox-node.js"
 

@@ -14,6 +14,7 @@ static const luaL_Reg world_methods[] = {
     {"rope", l_world_rope},         {"strut", l_world_strut},     {"angle", l_world_angle},
     {"area", l_world_area},         {"constraints", l_world_constraints},
     {"snapshot", l_world_snapshot}, {"restore", l_world_restore},
+    {"tune_structure", l_world_tune_structure}, {"structure_mode", l_world_structure_mode},
     {NULL, NULL},
 };
 

@@ -5,6 +5,7 @@
 
 #include "sb_lua.h"
 #include "sb_pool.h"
+#include "sb_structure.h"
 #include "sb_tune_source.h"
 #include "sb_tuning.h"
 #include <ctype.h>
@@ -100,6 +101,8 @@ int l_particle_newindex(lua_State *L);
 int l_particle_tostring(lua_State *L);
 extern const char *const spring_fields[];
 int l_world_spring(lua_State *L);
+int l_world_structure_mode(lua_State *L);
+int l_world_tune_structure(lua_State *L);
 int l_spring_index(lua_State *L);
 int l_spring_newindex(lua_State *L);
 int l_spring_tostring(lua_State *L);

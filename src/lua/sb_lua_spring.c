@@ -316,3 +316,111 @@ int l_spring_tostring(lua_State *L)
     lua_pushfstring(L, "springbox.spring %d", (int)s->id.index + 1);
     return 1;
 }
+
+// ---------------------------------------------------------------- structures
+
+/// The springs listed at `arg` (a sequence), every one a live spring of `world`, into a buffer
+/// left on the stack (freed with it, error or not); *n of them.
+static sb_spring_id *check_spring_list(lua_State *L, sb_world *world, int arg, int *n)
+{
+    luaL_checktype(L, arg, LUA_TTABLE);
+    lua_Integer len = luaL_len(L, arg);
+    if (len < 1)
+        luaL_argerror(L, arg, "a structure needs at least one spring, got an empty list");
+    if (len > 1000000)
+        luaL_argerror(L, arg, lua_pushfstring(L, "at most a million springs, got %I", len));
+    sb_spring_id *ids = (sb_spring_id *)lua_newuserdatauv(L, sizeof *ids * (size_t)len, 0);
+    for (lua_Integer i = 1; i <= len; ++i) {
+        lua_geti(L, arg, i);
+        if (!luaL_testudata(L, -1, SPRING_MT))
+            luaL_argerror(L, arg, lua_pushfstring(L, "springs[%I] must be a spring, got %s", i, describe(L, -1)));
+        if (handle_removed(L, lua_gettop(L), SPRING_MT, "spring"))
+            luaL_argerror(L, arg, lua_pushfstring(L, "springs[%I] was removed", i));
+        sb_spring_id id;
+        if (check_spring(L, -1, &id, NULL) != world)
+            luaL_argerror(L, arg, lua_pushfstring(L, "springs[%I] belongs to another world", i));
+        sb_spring_def d;
+        sb_spring_get(world, id, &d);
+        if (sb_tuning_is_rigid(&d.tuning))
+            luaL_argerror(L, arg, lua_pushfstring(L, "springs[%I] is rigid (hertz 0): a structure scales its springs' "
+                                                     "stiffness, and a rigid one has none to scale", i));
+        ids[i - 1] = id;
+        lua_pop(L, 1);
+    }
+    *n = (int)len;
+    return ids;
+}
+
+/// A structure's mode as a table: hertz, damping_ratio, scale, particles, springs.
+static int push_mode(lua_State *L, const sb_structure_mode *m)
+{
+    lua_createtable(L, 0, 6);
+    lua_pushnumber(L, m->hertz);
+    lua_setfield(L, -2, "hertz");
+    lua_pushnumber(L, m->damping_ratio);
+    lua_setfield(L, -2, "damping_ratio");
+    lua_pushnumber(L, m->scale);
+    lua_setfield(L, -2, "scale");
+    lua_pushinteger(L, m->particles);
+    lua_setfield(L, -2, "particles");
+    lua_pushinteger(L, m->springs);
+    lua_setfield(L, -2, "springs");
+    lua_pushinteger(L, m->free);
+    lua_setfield(L, -2, "free");
+    return 1;
+}
+
+/// What the core's refusal of a structure means, as an error on argument `arg`.
+static int structure_error(lua_State *L, int arg, sb_status st, const char *field, double hertz)
+{
+    if (st == SB_ERR_NO_MEMORY)
+        return luaL_error(L, "not enough memory for the structure");
+    if (field && strcmp(field, "springs") == 0)
+        return luaL_argerror(L, arg, lua_pushfstring(L, "the structure has no moving particle, or more than %d (its "
+                                                        "modes come from a dense eigensolver): tune a smaller group",
+                                                     SB_STRUCTURE_MAX_PARTICLES));
+    if (field && strcmp(field, "hertz") == 0)
+        return luaL_argerror(L, arg + 1, lua_pushfstring(L, "the springs outside the group alone hold it at %f Hz or "
+                                                            "faster: add them to the group", hertz));
+    return luaL_argerror(L, arg, "the structure buckles (springs pushed shorter than they rest), or no spring resists "
+                                 "any of its motions");
+}
+
+// world:structure_mode(springs): the lowest mode of the group as it is now (sb_structure.h)
+int l_world_structure_mode(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    int n;
+    sb_spring_id *ids = check_spring_list(L, world, 2, &n);
+    sb_structure_mode m;
+    const char *field = NULL;
+    sb_status st = sb_structure_mode_of(world, ids, n, &m, &field);
+    return st == SB_OK ? push_mode(L, &m) : structure_error(L, 2, st, field, 0.0);
+}
+
+// world:tune_structure(springs, {hertz =, damping_ratio = 1, seconds = 0}): the group's lowest
+// mode at that frequency and damping ratio (sb_structure.h); returns what was found.
+int l_world_tune_structure(lua_State *L)
+{
+    sb_world *world = check_world(L, 1);
+    int n;
+    sb_spring_id *ids = check_spring_list(L, world, 2, &n);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    static const char *const allowed[] = {"hertz", "damping_ratio", "seconds", NULL};
+    check_keys(L, 3, 3, "structure", allowed);
+    double hertz = 0.0, zeta = 1.0, seconds = 0.0;
+    if (!opt_number_field(L, 3, 3, "hertz", &hertz))
+        return luaL_argerror(L, 3, "field 'hertz' is required: the frequency of the structure's lowest mode, Hz");
+    if (!(hertz > 0.0 && hertz <= 1e4))
+        return luaL_argerror(L, 3, lua_pushfstring(L, "field 'hertz' must be in (0, 1e4], got %f", hertz));
+    opt_number_field(L, 3, 3, "damping_ratio", &zeta);
+    if (!(zeta >= 0.0 && zeta <= 100.0))
+        return luaL_argerror(L, 3, lua_pushfstring(L, "field 'damping_ratio' must be in [0, 100], got %f", zeta));
+    opt_number_field(L, 3, 3, "seconds", &seconds);
+    if (!(seconds >= 0.0 && seconds <= 1e6))
+        return luaL_argerror(L, 3, lua_pushfstring(L, "field 'seconds' must be in [0, 1e6], got %f", seconds));
+    sb_structure_mode m;
+    const char *field = NULL;
+    sb_status st = sb_structure_tune(world, ids, n, hertz, zeta, seconds, &m, &field);
+    return st == SB_OK ? push_mode(L, &m) : structure_error(L, 2, st, field, hertz);
+}

@@ -255,6 +255,36 @@ function World:particle(def) end
 ---@return springbox.Spring
 function World:spring(a, b, def) end
 
+---Tunes a group of springs (a mat, a jelly, a bridge) by its own motion: the group's lowest mode
+---gets this frequency and damping ratio. Every spring's stiffness is multiplied by one factor
+---(the group keeps its proportions) and given damping in proportion to its stiffness; each
+---spring then holds its k and c. The mode is that of small motions about the group's current
+---shape: the moving particles its springs join with their masses, each spring's stiffness along
+---it and its tension across it; fixed particles and everything outside the group hold still,
+---springs outside the group keep theirs. Motions no spring resists (a free jelly's drift and
+---turn, a slack string's sag) are passed over; a string needs tension (rest lengths shorter than
+---it is long) to have a sideways mode. Contacts and constraints are not part of it. For another
+---mode, tune a smaller group. Rigid springs are refused (they have no stiffness to scale).
+---@param springs springbox.Spring[]
+---damping_ratio defaults to 1, as a spring's; seconds ramps the change in (0: at once).
+---@param def {hertz: number, damping_ratio?: number, seconds?: number}
+---@return springbox.StructureMode
+function World:tune_structure(springs, def) end
+
+---The lowest mode of a group of springs as it is now (see World:tune_structure).
+---@param springs springbox.Spring[]
+---@return springbox.StructureMode
+function World:structure_mode(springs) end
+
+---What World:tune_structure found, or World:structure_mode reads.
+---@class springbox.StructureMode
+---@field hertz number the mode's natural frequency, Hz
+---@field damping_ratio number what the springs' damping gives it (less than asked where they cannot reach it)
+---@field scale number the factor the stiffnesses were multiplied by (1 when only read)
+---@field particles integer moving particles in the group
+---@field springs integer springs in the group
+---@field free integer motions passed over because no spring resists them
+
 ---Adds a static two-sided wall segment; returns its number.
 ---@param options? {one_sided: boolean} one_sided: solid only from the left of (x1, y1) -> (x2, y2)
 ---@return integer

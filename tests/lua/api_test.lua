@@ -532,5 +532,48 @@ test("angles stay wrapped under any spin, and a write names the field written", 
   fails_with(function() p.rolls = 3 end, "particle.rolls")
 end)
 
+test("a structure tunes by its lowest mode, and says what it cannot tune", function()
+  -- three beads of 0.2 kg between fixed ends, stiffness in the ratio 1 : 2 : 2 : 1
+  local w = sb.world{ gravity = {0, 0}, collisions = false }
+  local left = w:particle{ x = 0, y = 0, fixed = true }
+  local beads, springs = {}, {}
+  for i = 1, 3 do beads[i] = w:particle{ x = i, y = 0, mass = 0.2 } end
+  local right = w:particle{ x = 4, y = 0, fixed = true }
+  local chain = {left, beads[1], beads[2], beads[3], right}
+  for i = 1, 4 do springs[i] = w:spring(chain[i], chain[i + 1], { k = (i == 1 or i == 4) and 10 or 20, c = 0 }) end
+  local before = w:structure_mode(springs)
+  assert(before.particles == 3 and before.springs == 4 and before.free == 3 and before.scale == 1, "mode as built")
+  local r = w:tune_structure(springs, { hertz = 2, damping_ratio = 0.1 })
+  near(r.hertz, 2, 1e-9)
+  near(r.damping_ratio, 0.1, 1e-9)
+  near(springs[2].k / springs[1].k, 2, 1e-12) -- the proportions kept
+  near(math.sqrt(r.scale) * before.hertz, 2, 1e-9) -- w^2 scales with the stiffness
+  near(springs[1].c / springs[1].k, 2 * 0.1 / (2 * math.pi * 2), 1e-12) -- damping in proportion
+  local again = w:structure_mode(springs)
+  near(again.hertz, 2, 1e-9)
+  near(again.damping_ratio, 0.1, 1e-9)
+  w:tune_structure({springs[1], springs[1], springs[2], springs[3], springs[4]}, { hertz = 2 }) -- twice is once
+  fails_with(function() w:tune_structure({}, { hertz = 1 }) end, "at least one spring")
+  fails_with(function() w:tune_structure({springs[1], 3}, { hertz = 1 }) end, "springs[2] must be a spring, got 3")
+  fails_with(function() w:tune_structure(springs, { hertz = -1 }) end, "field 'hertz' must be in (0, 1e4], got -1")
+  fails_with(function() w:tune_structure(springs, {}) end, "field 'hertz' is required")
+  fails_with(function() w:tune_structure(springs, { hertz = 1, zeta = 1 }) end, "unknown structure field 'zeta'")
+  fails_with(function() w:tune_structure(springs, { hertz = 1, damping_ratio = -1 }) end, "damping_ratio")
+  local rigid = w:spring(beads[1], beads[3])
+  fails_with(function() w:tune_structure({springs[1], rigid}, { hertz = 1 }) end, "springs[2] is rigid")
+  local other = sb.world{}
+  local o = other:spring(other:particle{}, other:particle{ x = 1 }, { hertz = 2 })
+  fails_with(function() w:tune_structure({o}, { hertz = 1 }) end, "springs[1] belongs to another world")
+  w:remove(springs[4])
+  fails_with(function() w:tune_structure(springs, { hertz = 1 }) end, "springs[4] was removed")
+  -- pushed shorter than they rest, three beads buckle
+  local b = sb.world{ gravity = {0, 0} }
+  local pts = {}
+  for i = 0, 4 do pts[i] = b:particle{ x = i, y = 0, fixed = (i == 0 or i == 4) } end
+  local pushed = {}
+  for i = 1, 4 do pushed[i] = b:spring(pts[i - 1], pts[i], { k = 10, c = 0, rest_length = 1.2 }) end
+  fails_with(function() b:tune_structure(pushed, { hertz = 1 }) end, "buckles")
+end)
+
 print(("%d passed, %d failed"):format(passed, failed))
 os.exit(failed == 0 and 0 or 1)

@@ -1,0 +1,55 @@
+// springbox core: a group of springs tuned as one structure by its own motion. A network moves far
+// slower than its springs (a mat of 4 Hz springs lies on the floor), so a designer tunes what
+// they see: the group's lowest mode.
+//
+// The mode: the lowest mode of small motions about the group's current shape, with two degrees of
+// freedom for every moving particle the group's springs join, those particles' masses, and each
+// spring's stiffness at its current length (along it, k; across it, its tension over its length,
+// so a string under tension has its transverse modes). Fixed particles and every particle outside
+// the group hold still; springs outside the group that reach the group's particles add their
+// stiffness unchanged. Motions no spring resists have no frequency and are passed over: a free
+// jelly's drift and turn, a slack string's sideways sag (a string needs tension, rest lengths
+// shorter than it is long, to have a transverse mode). Contacts and constraints are not part of
+// it. A designer who wants another mode tunes a smaller group (the mat's middle, one arm of a
+// jelly), or tunes the springs by hertz.
+#ifndef SB_STRUCTURE_H
+#define SB_STRUCTURE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "sb_world.h"
+
+/// The most moving particles a structure may have (its modes come from a dense eigensolver).
+#define SB_STRUCTURE_MAX_PARTICLES 600
+
+/// A group's lowest mode.
+typedef struct sb_structure_mode {
+    double hertz;          ///< its natural frequency now, Hz
+    double damping_ratio;  ///< its damping ratio from the springs' damping (c of each along its axis)
+    double scale;          ///< the factor a tune multiplied the group's stiffnesses by (1 when only read)
+    int particles;         ///< moving particles it spans
+    int springs;           ///< springs in the group (each once)
+    int free;              ///< motions passed over because no spring resists them
+} sb_structure_mode;
+
+/// Reads the lowest mode of the group of n springs as they are. On failure *bad_field names what
+/// stops it: "springs" (none, stale, a rigid one, too many particles) or "structure" (it buckles:
+/// a mode below 0 Hz, or no spring resists any of its motions).
+sb_status sb_structure_mode_of(const sb_world *world, const sb_spring_id *springs, int n, sb_structure_mode *mode,
+                               const char **bad_field);
+
+/// Tunes the group so that its lowest mode has this frequency and damping ratio: every spring's
+/// stiffness times one factor (the group keeps its proportions), and damping in proportion to
+/// stiffness, c = (2 zeta / w) k, which gives that mode exactly that damping ratio and faster modes
+/// more. Each spring takes the result as its k and c (sb_tuning_raw), ramped over `seconds` as
+/// sb_spring_retune ramps (0: at once). *mode, if given, says what was found.
+sb_status sb_structure_tune(sb_world *world, const sb_spring_id *springs, int n, double hertz, double damping_ratio,
+                            double seconds, sb_structure_mode *mode, const char **bad_field);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
