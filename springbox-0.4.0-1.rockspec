@@ -36,6 +36,7 @@ build = {
         "src/core/springs_simd.c", "src/core/contact.c", "src/core/contact_find.c", "src/core/tether.c", "src/core/articulation.c", "src/core/samples.c",
         "src/core/events.c", "src/core/query.c", "src/core/constraint.c", "src/core/pool.c", "src/core/trig.c",
         "src/core/structure.cpp", -- C++ for Eigen (Debian's libeigen3-dev, header-only)
+        "src/core/structure_record.c",
       },
       incdirs = { "src/core", "src/lua", "/usr/include/eigen3" },
       defines = { "SPRINGBOX_VERSION=\"0.4.0\"" },

@@ -236,12 +236,72 @@ TEST(structures_refuse_what_they_cannot_tune)
     return 0;
 }
 
+// A world remembers what each spring was tuned as: sb_structure_of gives the group's asked mode
+// and its springs, the latest tune of the same springs replaces the record, a snapshot and a
+// restore keep it, and a spring never tuned as a structure has none. The mode's shape gives the
+// structure's motion as one number: plucked in the mode, it swings at the mode's frequency.
+TEST(worlds_remember_their_structures)
+{
+    enum { n = 5 };
+    sb_spring_id ids[n + 1];
+    sb_particle_id beads[n];
+    sb_world *w = chain(SB_METHOD_SOFT, 6, n, 0.1, 0.5, 0.4, 10.0, false, ids, beads);
+    sb_spring_id lone = add_spring(w, beads[0], beads[4], -1, sb_tuning_hertz(3, 0.5));
+    double hz, zeta;
+    const sb_spring_id *group;
+    int count;
+    ENSURE(!sb_structure_of(w, ids[2], &hz, &zeta, &group, &count));
+    ENSURE(sb_structure_tune(w, ids, n + 1, 1.0, 0.1, 0.0, NULL, NULL) == SB_OK);
+    sb_snapshot *snap = sb_world_snapshot(w);
+    ENSURE(snap);
+    ENSURE(sb_structure_tune(w, ids, n + 1, 2.0, 0.05, 0.0, NULL, NULL) == SB_OK);
+    ENSURE(sb_world_restore(w, snap) == SB_OK);
+    sb_snapshot_destroy(snap);
+    ENSURE(sb_structure_of(w, ids[2], &hz, &zeta, &group, &count));
+    ENSURE(hz == 2.0 && zeta == 0.05 && count == n + 1);
+    ENSURE(group[3].index == ids[3].index && group[3].generation == ids[3].generation);
+    ENSURE(!sb_structure_of(w, lone, &hz, &zeta, &group, &count));
+    sb_world_destroy(w);
+    // the mode's share of the beads' positions swings at the mode's frequency
+    w = chain(SB_METHOD_SOFT, 6, n, 0.1, 0.5, 0.4, 10.0, false, ids, beads);
+    ENSURE(sb_structure_tune(w, ids, n + 1, 1.5, 0.0, 0.0, NULL, NULL) == SB_OK);
+    sb_particle_id moving[n];
+    double shape[2 * n];
+    ENSURE(sb_structure_mode_shape(w, ids, n + 1, moving, shape, n, &count) == SB_OK && count == n);
+    ENSURE(sb_structure_mode_shape(w, ids, n + 1, moving, shape, n - 1, &count) == SB_ERR_INVALID);
+    ENSURE(sb_structure_mode_shape(w, ids, n + 1, moving, shape, n, &count) == SB_OK);
+    for (int i = 0; i < n; ++i) { // pushed 1 cm along the shape
+        sb_particle_def p = particle_now(w, moving[i]);
+        p.position.x += 0.01 * shape[2 * i];
+        p.position.y += 0.01 * shape[2 * i + 1];
+        sb_particle_set(w, moving[i], &p, NULL);
+    }
+    double q[600], mean = 0.0;
+    for (int f = 0; f < 600; ++f) {
+        sb_world_step(w);
+        q[f] = 0.0;
+        for (int i = 0; i < n; ++i) {
+            sb_particle_def p = particle_now(w, moving[i]);
+            q[f] += p.mass * (shape[2 * i] * p.position.x + shape[2 * i + 1] * p.position.y);
+        }
+        mean += q[f] / 600.0;
+    }
+    for (int f = 0; f < 600; ++f)
+        q[f] -= mean;
+    sb_oscillation o = sb_measure_oscillation(q, 600, 1.0 / 60.0);
+    printf("  the mode's share swings at %.4f Hz (tuned 1.5)\n", o.hertz);
+    ENSURE(fabs(o.hertz / 1.5 - 1.0) < 0.01);
+    sb_world_destroy(w);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(chains_of_equal_masses_take_their_closed_form),
     ENTRY(strings_under_tension_take_their_closed_form),
     ENTRY(tuned_structures_swing_as_asked_in_every_method),
     ENTRY(free_jellies_tune_their_lowest_deformation),
     ENTRY(structures_refuse_what_they_cannot_tune),
+    ENTRY(worlds_remember_their_structures),
 };
 
 int main(int argc, char **argv) { return run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]); }

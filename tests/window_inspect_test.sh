@@ -3,7 +3,8 @@
 # spring, drag its weight and let go, and read back through --stats what the view shows: the
 # asked tuning, and the frequency and damping ratio measured from the swing, which match it.
 # Clicking empty space puts the view away. A spring too damped to swing (0.75) is read from its
-# decay.
+# decay. A spring of a tuned structure shows the structure's mode: asked, and read from the mode's
+# share of its particles' motion.
 set -u
 bin="$1"
 tools=""
@@ -19,6 +20,14 @@ w:spring(top, weight, { hertz = 3, damping_ratio = 0.05 })
 local top2 = w:particle{ x = 1.5, y = 1, fixed = true, radius = 0.05 }
 local weight2 = w:particle{ x = 1.5, y = 0, radius = 0.1 }
 w:spring(top2, weight2, { hertz = 2, damping_ratio = 0.75 })
+-- a taut string of five beads from (-3, -2) to (0, -2), tuned as one structure
+local string, prev = {}, w:particle{ x = -3, y = -2, fixed = true }
+for i = 1, 6 do
+  local p = w:particle{ x = -3 + 0.5 * i, y = -2, mass = 0.1, fixed = (i == 6), radius = 0.05 }
+  string[#string + 1] = w:spring(prev, p, { k = 1, rest_length = 0.4 })
+  prev = p
+end
+w:tune_structure(string, { hertz = 1.5, damping_ratio = 0.02 })
 return { world = w, title = "inspect test" }
 LUA
 start_app "inspect test" "$tmp/scene.lua"
@@ -57,5 +66,18 @@ zeta=$(last | sed -n 's/.*"measured_damping_ratio":\([^,}]*\)[,}].*/\1/p')
 awk -v hz="$hz" 'BEGIN { exit !(hz > 0.95 * 2 && hz < 1.05 * 2) }' || fail "the view read $hz Hz from the decay of a 2 Hz spring"
 awk -v z="$zeta" 'BEGIN { exit !(z > 0.95 * 0.75 && z < 1.05 * 0.75) }' || fail "the view read damping ratio $zeta from the decay of 0.75"
 echo "ok   a spring at 0.75 reads $hz Hz at damping ratio $zeta from its decay (2 Hz at 0.75 asked)"
+
+# the string's third spring runs from (-2, -2) to (-1.5, -2): pixels (170, 550) to (220, 550)
+xdotool mousemove --window "$wid" 195 551 click 1
+wait_for "clicking a spring of the structure shows the structure" 'last | grep -q "\"asked_hertz\":1.5,\"asked_damping_ratio\":0.02,.*\"structure\":6"'
+# pluck the middle bead (-1.5, -2), pixel (220, 550), 0.2 m down and let go
+xdotool mousemove --window "$wid" 220 550 mousedown 1
+for step in 1 2 3 4; do xdotool mousemove --window "$wid" 220 $((550 + 5 * step)); sleep 0.05; done
+sleep 0.8
+xdotool mouseup 1
+sleep 4
+hz=$(last | sed -n 's/.*"measured_hertz":\([^,]*\),.*/\1/p')
+awk -v hz="$hz" 'BEGIN { exit !(hz > 0.95 * 1.5 && hz < 1.05 * 1.5) }' || fail "the structure's mode read $hz Hz for 1.5 asked"
+echo "ok   a spring of a structure tuned to 1.5 Hz shows the structure's mode: $hz Hz"
 quit_app
 echo "window inspect: ok"

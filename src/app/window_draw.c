@@ -320,6 +320,9 @@ static int draw_inspector(app *a, int graphs_top)
     const SDL_Color asked_color = {120, 200, 255, 255}, motion_color = {255, 190, 90, 255};
     if (in.rigid)
         snprintf(line, sizeof line, "asks to be rigid: length error %.3g m", (double)in.motion[a->inspect_count - 1] + in.offset);
+    else if (in.structure > 0)
+        snprintf(line, sizeof line, "asks      %.3g Hz at damping ratio %.3g  (its structure of %d springs)", in.asked_hertz,
+                 in.asked_zeta, in.structure);
     else
         snprintf(line, sizeof line, "asks      %.3g Hz at damping ratio %.3g", in.asked_hertz, in.asked_zeta);
     render_text(rc, x, y, asked_color, false, line);

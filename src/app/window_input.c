@@ -84,8 +84,36 @@ void inspect_record(app *a)
         memmove(a->inspect_stretch, a->inspect_stretch + 1, sizeof a->inspect_stretch[0] * (HISTORY - 1));
         a->inspect_count -= 1;
     }
-    a->inspect_stretch[a->inspect_count++] = (float)(sb_spring_length(w, a->inspect_spring) - d.rest_length);
+    double value = sb_spring_length(w, a->inspect_spring) - d.rest_length;
+    if (a->inspect_structure > 0) { // the mode's share of where the structure's particles are
+        value = 0.0;
+        for (int i = 0; i < a->structure_particles; ++i) {
+            sb_particle_def p;
+            if (sb_particle_get(w, a->structure_particle[i], &p) != SB_OK)
+                continue;
+            value += a->structure_mass[i] *
+                     (a->structure_shape[2 * i] * p.position.x + a->structure_shape[2 * i + 1] * p.position.y);
+        }
+    }
+    a->inspect_stretch[a->inspect_count++] = (float)value;
     a->inspect_total += 1;
+}
+
+void inspect_pick(app *a)
+{
+    a->inspect_structure = 0;
+    const sb_world *w = side_world(&a->sides[0], a->inspect_world);
+    const sb_spring_id *group;
+    int n;
+    if (!sb_structure_of(w, a->inspect_spring, &a->structure_hertz, &a->structure_zeta, &group, &n) ||
+        sb_structure_mode_shape(w, group, n, a->structure_particle, a->structure_shape, SB_STRUCTURE_MAX_PARTICLES,
+                                &a->structure_particles) != SB_OK)
+        return;
+    for (int i = 0; i < a->structure_particles; ++i) {
+        sb_particle_def p;
+        a->structure_mass[i] = sb_particle_get(w, a->structure_particle[i], &p) == SB_OK ? p.mass : 0.0;
+    }
+    a->inspect_structure = n;
 }
 
 
@@ -109,18 +137,25 @@ bool inspect_read(app *a, inspection *in)
     in->asked_hertz = in->asked_zeta = 0.0;
     if (!in->rigid)
         sb_tuning_hertz_zeta(&asked, m, h, &in->asked_hertz, &in->asked_zeta);
+    in->structure = a->inspect_structure;
+    if (in->structure > 0) { // what the structure asked, not what its springs take for it
+        in->asked_hertz = a->structure_hertz;
+        in->asked_zeta = a->structure_zeta;
+    }
     int n = a->inspect_count, from = 0;
     double sum = 0.0;
     for (int i = 0; i < n; ++i)
         sum += a->inspect_stretch[i];
-    // the swing starts where the stretch was furthest out, the last frame it was (a drag holds
-    // it there until it lets go)
-    double mean_all = sum / n, biggest = 0.0;
+    // the swing starts where the stretch was furthest out, at the last frame of that stretch held
+    // (a drag holds it there until it lets go)
+    double mean_all = sum / n, biggest = -1.0;
     for (int i = 0; i < n; ++i)
-        biggest = fmax(biggest, fabs(a->inspect_stretch[i] - mean_all));
-    for (int i = 0; i < n; ++i)
-        if (fabs(a->inspect_stretch[i] - mean_all) >= 0.99 * biggest)
+        if (fabs(a->inspect_stretch[i] - mean_all) > biggest) {
+            biggest = fabs(a->inspect_stretch[i] - mean_all);
             from = i;
+        }
+    while (from + 1 < n && fabs(a->inspect_stretch[from + 1] - mean_all) >= 0.99 * biggest)
+        from += 1;
     sum = 0.0;
     for (int i = from; i < n; ++i)
         sum += a->inspect_stretch[i];
@@ -575,6 +610,7 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
                     a->inspect_count = 0;
                     a->inspect_total = 0;
                     a->inspect_fitted_at = -1;
+                    inspect_pick(a);
                 }
             }
         } else if (!over_panel(a, x)) {

@@ -13,6 +13,7 @@
 #include "output.h"
 #endif
 #include "sb_scene.h"
+#include "sb_structure.h"
 #include "sb_tuning.h"
 
 #include <SDL_image.h>
@@ -118,6 +119,13 @@ typedef struct app {
     long inspect_total;          // samples recorded since the spring was picked
     long inspect_fitted_at;      // inspect_total when inspect_release was fitted (-1: never)
     sb_release inspect_release;  // a release too damped to swing, read from its decay
+    // a spring of a tuned structure: the structure's mode is what is asked and shown, its motion
+    // read as the mode's share of the particles' positions (sb_structure_mode_shape)
+    int inspect_structure;       // springs in it (0: the spring alone)
+    double structure_hertz, structure_zeta;
+    int structure_particles;
+    sb_particle_id structure_particle[SB_STRUCTURE_MAX_PARTICLES];
+    double structure_shape[2 * SB_STRUCTURE_MAX_PARTICLES], structure_mass[SB_STRUCTURE_MAX_PARTICLES];
     // rewind (issue 21 item 2): the scenes keep a minute of moments; rewinding shows one of
     // them, paused, and resuming runs on from it (the later ones are forgotten)
     bool rewinding, scrubbing;
@@ -155,6 +163,7 @@ typedef struct inspection {
     double asked_hertz, asked_zeta;
     sb_oscillation measured;
     bool decay;                  // too damped to count swings: `released` holds what its decay shows
+    int structure;               // springs in the structure it reads (0: the spring alone)
     sb_release released;
     int from;                    // the sample the swing starts at
     double offset;               // the stretch it swings about
@@ -188,6 +197,8 @@ void handle_reload(app *a, side *s, sb_reload_event e, const char *which);
 void write_frame_stats(app *a);
 /// The inspected spring's stretch this frame joins its history; it stops when the spring goes.
 void inspect_record(app *a);
+/// A spring was picked: its structure, if it was tuned as one, is what the view reads.
+void inspect_pick(app *a);
 bool inspect_read(app *a, inspection *in);
 void record_input(app *a, sb_input_event e);
 void record_drag(app *a, sb_input_kind kind, sb_vec2 target);

@@ -316,10 +316,10 @@ void write_frame_stats(app *a)
     if (inspect_read(a, &in)) {
         fprintf(f, ",\"inspect\":{\"world\":%d,\"spring\":%u,\"rigid\":%s,\"asked_hertz\":%.6g,"
                    "\"asked_damping_ratio\":%.6g,\"measured_hertz\":%.6g,\"measured_damping_ratio\":%.6g,"
-                   "\"read_from\":\"%s\"}",
+                   "\"read_from\":\"%s\",\"structure\":%d}",
                 a->inspect_world + 1, a->inspect_spring.index + 1, in.rigid ? "true" : "false", in.asked_hertz,
                 in.asked_zeta, in.decay ? in.released.hertz : in.measured.hertz,
-                in.decay ? in.released.zeta : in.measured.zeta, in.decay ? "decay" : "swings");
+                in.decay ? in.released.zeta : in.measured.zeta, in.decay ? "decay" : "swings", in.structure);
     }
     fprintf(f, ",\"hash\":\"%016llx\"", (unsigned long long)sb_world_state_hash(w));
     fputs(",\"tunables\":{", f);

@@ -48,6 +48,17 @@ sb_status sb_structure_mode_of(const sb_world *world, const sb_spring_id *spring
 sb_status sb_structure_tune(sb_world *world, const sb_spring_id *springs, int n, double hertz, double damping_ratio,
                             double seconds, sb_structure_mode *mode, const char **bad_field);
 
+/// The lowest mode's shape: the group's moving particles (at most `capacity`) and each one's
+/// displacement in the mode (x and y), scaled so that the sum of m |d|^2 is 1. A motion's share of
+/// the mode is then q = sum of m (d . x) over those particles. *count says how many.
+sb_status sb_structure_mode_shape(const sb_world *world, const sb_spring_id *springs, int n, sb_particle_id *particles,
+                                  double *shape, int capacity, int *count);
+
+/// The structure spring was last tuned in (sb_structure_tune): what it asked, and its springs
+/// (the world's: valid until the next tune or the world's end). False if it was never tuned as one.
+bool sb_structure_of(const sb_world *world, sb_spring_id spring, double *hertz, double *damping_ratio,
+                     const sb_spring_id **springs, int *count);
+
 #ifdef __cplusplus
 }
 #endif

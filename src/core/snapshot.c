@@ -56,6 +56,8 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     copier cp = {true, sizeof *dst};
     *dst = *src;
     dst->pool = NULL;
+    dst->structures = NULL; // the world's, not the moment's (sb_world_restore keeps the world's)
+    dst->structure_count = dst->structure_cap = 0;
     // particles
     const int pc = src->p_high;
     dst->p_cap = pc;
@@ -197,6 +199,9 @@ sb_status sb_world_restore(sb_world *w, const sb_snapshot *s)
     copy.interrupt_ud = w->interrupt_ud;
     copy.pool = w->pool; // threads are the machine's, not the moment's: the world keeps its own
     copy.def.threads = w->def.threads;
+    copy.structures = w->structures; // so are the structures it was tuned as
+    copy.structure_count = w->structure_count;
+    copy.structure_cap = w->structure_cap;
     world_free_storage(w);
     *w = copy;
     return SB_OK;

@@ -10,6 +10,8 @@
 // symmetric problem M^-1/2 K M^-1/2 y = w^2 y.
 #include "sb_structure.h"
 
+#include "structure_record.h"
+
 extern "C" {
 #include "sb_tuning.h"
 }
@@ -41,6 +43,7 @@ struct structure {
     std::vector<double> k, c;             // each group spring's stiffness and damping now
     std::vector<element> group, others;   // the group's springs (at scale 1), and the springs that reach it
     std::vector<double> mass;             // per moving particle
+    std::vector<sb_particle_id> moving;   // the moving particles, in degree-of-freedom order
     int particles = 0;
 };
 
@@ -98,14 +101,11 @@ int first_mode(const Eigen::VectorXd &ev, int *free)
     return i < ev.size() && ev(i) > tol && !(ev(0) < -tol) ? i : -1;
 }
 
-/// The lowest eigenvalue a spring resists at `scale`; NAN where there is none.
-double lowest(const structure &s, double scale)
+/// The eigenvalue `index` (ascending) at `scale`; NAN if the solver fails.
+double eigenvalue(const structure &s, double scale, int index)
 {
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(mass_normalised(s, scale, false), Eigen::EigenvaluesOnly);
-    if (es.info() != Eigen::Success)
-        return NAN;
-    const int i = first_mode(es.eigenvalues(), NULL);
-    return i >= 0 ? es.eigenvalues()(i) : NAN;
+    return es.info() == Eigen::Success ? es.eigenvalues()(index) : NAN;
 }
 
 /// An element for spring d, its ends' degrees of freedom from `dof` (-1: held).
@@ -168,6 +168,7 @@ sb_status build(const sb_world *w, const sb_spring_id *springs, int n, structure
             if (!pd.fixed && dof[p.index] < 0) {
                 dof[p.index] = s.particles++;
                 s.mass.push_back(pd.mass);
+                s.moving.push_back(p);
             }
         }
     }
@@ -296,27 +297,33 @@ extern "C" sb_status sb_structure_tune(sb_world *world, const sb_spring_id *spri
         if (st != SB_OK)
             return st;
         const double w = two_pi * hertz, w2 = w * w;
+        // the mode to tune: the first one a spring resists as the group is now (motions free at
+        // this scale are free at any), followed by its index through the scales tried
+        int first;
+        {
+            Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(mass_normalised(s, 1.0, false), Eigen::EigenvaluesOnly);
+            first = es.info() == Eigen::Success ? first_mode(es.eigenvalues(), NULL) : -1;
+        }
+        if (first < 0) {
+            *bad_field = "structure"; // it buckles, or no spring resists any of its motions
+            return SB_ERR_INVALID;
+        }
         double scale;
         if (s.others.empty()) { // the whole stiffness scales: so does w^2
-            const double at_one = lowest(s, 1.0);
-            if (!(at_one > 0.0)) { // NAN: buckles, or nothing to tune
-                *bad_field = "structure";
-                return SB_ERR_INVALID;
-            }
-            scale = w2 / at_one;
-        } else { // springs outside the group keep theirs: w^2 grows with the scale, so bisect on its log
-            if (lowest(s, 0.0) >= w2) { // the springs outside alone hold it that fast
+            scale = w2 / eigenvalue(s, 1.0, first);
+        } else { // springs outside the group keep theirs: w^2 grows with the scale, so bisect on it
+            double lo = 1e-24, hi = 1e24; // geometric halves (square roots: the same bits everywhere)
+            if (!(eigenvalue(s, lo, first) < w2)) { // the springs outside alone hold it that fast
                 *bad_field = "hertz";
                 return SB_ERR_INVALID;
             }
-            double lo = 1e-24, hi = 1e24; // geometric halves (square roots: the same bits everywhere)
-            if (!(lowest(s, hi) > w2)) {
+            if (!(eigenvalue(s, hi, first) > w2)) {
                 *bad_field = "structure";
                 return SB_ERR_INVALID;
             }
             for (int i = 0; i < 200 && hi > lo * (1.0 + 1e-13); ++i) {
                 const double mid = std::sqrt(lo * hi);
-                (lowest(s, mid) < w2 ? lo : hi) = mid;
+                (eigenvalue(s, mid, first) < w2 ? lo : hi) = mid;
             }
             scale = std::sqrt(lo * hi);
         }
@@ -334,7 +341,38 @@ extern "C" sb_status sb_structure_tune(sb_world *world, const sb_spring_id *spri
                 return st;
             s.group[i].damping = beta * s.k[i]; // at scale 1, as the group's stiffness (describe scales both)
         }
+        if (!structure_remember(world, s.ids.data(), (int)s.ids.size(), hertz, damping_ratio))
+            return SB_ERR_NO_MEMORY;
         return describe(s, scale, mode, bad_field);
+    } catch (const std::bad_alloc &) {
+        return SB_ERR_NO_MEMORY;
+    }
+}
+
+extern "C" sb_status sb_structure_mode_shape(const sb_world *world, const sb_spring_id *springs, int n,
+                                             sb_particle_id *particles, double *shape, int capacity, int *count)
+{
+    const char *field;
+    *count = 0;
+    try {
+        structure s;
+        sb_status st = build(world, springs, n, s, &field);
+        if (st != SB_OK)
+            return st;
+        if (s.particles > capacity)
+            return SB_ERR_INVALID;
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(mass_normalised(s, 1.0, false));
+        const int first = es.info() == Eigen::Success ? first_mode(es.eigenvalues(), NULL) : -1;
+        if (first < 0)
+            return SB_ERR_INVALID;
+        const Eigen::VectorXd y = es.eigenvectors().col(first); // unit: d = M^-1/2 y has sum m |d|^2 = 1
+        for (int i = 0; i < s.particles; ++i) {
+            particles[i] = s.moving[i];
+            shape[2 * i] = y(2 * i) / std::sqrt(s.mass[i]);
+            shape[2 * i + 1] = y(2 * i + 1) / std::sqrt(s.mass[i]);
+        }
+        *count = s.particles;
+        return SB_OK;
     } catch (const std::bad_alloc &) {
         return SB_ERR_NO_MEMORY;
     }

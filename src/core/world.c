@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 199309L
 #include "sb_tuning.h"
 #include "sb_pool.h"
+#include "structure_record.h"
 #include "world_internal.h"
 
 #include <stdio.h>
@@ -193,6 +194,7 @@ void sb_world_destroy(sb_world *w)
     if (!w)
         return;
     sb_pool_destroy(w->pool);
+    structure_records_free(w);
     world_free_storage(w);
     free(w);
 }

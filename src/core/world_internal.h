@@ -343,6 +343,11 @@ struct sb_world {
     sb_ramp *ramps;
     int ramp_count, ramp_cap;
 
+    // Groups tuned as one structure (structure_record.c): the world's, not a moment's, so
+    // snapshots leave them out and a restore keeps them.
+    struct sb_structure_record *structures;
+    int structure_count, structure_cap;
+
     // Events of the last step (events.c): touching contacts of particles that asked, sorted by
     // contact key, and what began, ended and broke.
     uint64_t *touch_keys;

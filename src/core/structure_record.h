@@ -1,0 +1,29 @@
+// The groups a world was tuned as (sb_structure_tune), kept so that the window can read a
+// spring's structure: what the group asked and which springs it holds.
+#ifndef SB_STRUCTURE_RECORD_H
+#define SB_STRUCTURE_RECORD_H
+
+#include "sb_types.h"
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sb_structure_record {
+    double hertz, damping_ratio; // what the tune asked
+    sb_spring_id *springs;       // the group, each once
+    int count;
+} sb_structure_record;
+
+/// Keeps a tuned group, replacing one of the same springs; false without memory (nothing kept).
+bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double hertz, double damping_ratio);
+/// Frees the world's records (sb_world_destroy).
+void structure_records_free(sb_world *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
