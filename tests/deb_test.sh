@@ -14,11 +14,11 @@ deb=$(ls "$tmp"/springbox_"$version"_*.deb 2>/dev/null | head -1)
 dpkg-deb -c "$deb" >"$tmp/contents"
 for f in ./usr/bin/springbox ./usr/lib/lua/5.4/springbox.so ./usr/lib/libspringbox_core.a ./usr/include/springbox/sb_world.h \
          ./usr/lib/pkgconfig/springbox.pc ./usr/share/man/man1/springbox.1 ./usr/share/applications/springbox.desktop \
-         ./usr/share/springbox/scripts/bridge.lua ./usr/share/springbox/springbox.meta.lua; do
+         ./usr/share/springbox/scripts/bridge.lua ./usr/share/springbox/springbox.meta.lua ./usr/share/doc/springbox/copyright; do
   grep -q " $f\$" "$tmp/contents" || fail "the package lacks $f"
 done
 depends=$(dpkg-deb -f "$deb" Depends)
-for d in liblua5.4-0 libsdl2-2.0-0 libsdl2-ttf-2.0-0 libgif7 fonts-dejavu-core; do
+for d in liblua5.4-0 libsdl2-2.0-0 libsdl2-ttf-2.0-0 libgif7 fonts-dejavu-core libstdc++6; do
   echo "$depends" | grep -q "$d" || fail "Depends does not declare $d: $depends"
 done
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "package version $(dpkg-deb -f "$deb" Version)"

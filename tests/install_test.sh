@@ -57,7 +57,8 @@ cc "$tmp/prog.c" $flags -o "$tmp/prog" 2>"$tmp/cc.log" || fail "building against
 "$tmp/prog" >/dev/null || fail "the program built against the installed core"
 
 for f in share/man/man1/springbox.1 share/applications/springbox.desktop share/icons/hicolor/scalable/apps/springbox.svg \
-         share/springbox/springbox.meta.lua share/springbox/scripts/screenshots/bridge.png include/springbox/sb_world.h; do
+         share/springbox/springbox.meta.lua share/springbox/scripts/screenshots/bridge.png include/springbox/sb_world.h \
+         include/springbox/sb_structure.h share/doc/springbox/copyright share/doc/springbox/LICENSE; do
   [ -f "$root/$f" ] || fail "not installed: $f"
 done
 # the man page is --help: every option of --help is in it
