@@ -5,7 +5,7 @@
 -- kinetic energy. Slide the sub-steps to 1 or 2 and pour again (O): soft's pile still rests;
 -- verlet's and xpbd's ring in place by a fraction of a millimetre (verlet's 0.2 to 0.8 J at one
 -- sub-step, xpbd's 0.03 to 0.17 J) and neither creeps: static friction keeps an anchor, and
--- verlet's second collide no longer moves resting balls (issue 19 item 6).
+-- verlet's second collide no longer moves resting balls.
 local sb = require "springbox"
 local tune = sb.tune{ substeps = {6, 1, 8}, count = {800, 100, 3000} }
 

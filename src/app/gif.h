@@ -1,4 +1,4 @@
-// Animated GIFs of the view (issue 21 item 5), through Debian's giflib: a writer that streams
+// Animated GIFs of the view, through Debian's giflib: a writer that streams
 // frames into a file, and a ring that keeps the last seconds of a window so that one key saves
 // them. Frames are box-filtered down to at most GIF_MAX_WIDTH pixels wide and quantised to 256
 // colours each (giflib's median cut, a local colour map per frame).

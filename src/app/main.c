@@ -187,7 +187,7 @@ static void print_row(const sb_world *w, int world_number)
 
 // Runs a Lua scene: frames, reload polling, update errors. Returns the exit status.
 /// The console's word on what the physics cannot do as asked: clamped springs, and particles
-/// that started overlapping (issue 10); each world of a scene by number when it has several.
+/// that started overlapping; each world of a scene by number when it has several.
 static void print_warnings(const sb_world *w, int world_number)
 {
     const sb_stats *s = sb_world_get_stats(w);

@@ -321,7 +321,7 @@ void sprite(render_ctx *rc, int *nv, int *ni, SDL_FPoint c, float rad, SDL_Color
 
 
 
-// A line `width` pixels wide with antialiased sides (issue 22, the look): a solid core and a one
+// A line `width` pixels wide with antialiased sides: a solid core and a one
 // pixel feather on each side that fades to transparent, three quads of one strip. Aliased quads
 // made every spring a staircase at a slant.
 void thick_line(render_ctx *rc, int *nv, int *ni, SDL_FPoint a, SDL_FPoint b, float width, SDL_Color c)
@@ -503,7 +503,7 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
                 continue;
             }
             sb_constraint_get(w, con, &cd, all, count);
-            // a soft body's inside, filled (issue 22: rings of dots read as a debugging tool): a fan
+            // a soft body's inside, filled (rings of dots read as a debugging tool): a fan
             // from its centroid, which a squashed jelly's loop stays around; skipped off the view
             SDL_FPoint centre = {0.0f, 0.0f};
             bool on_view = true;

@@ -209,9 +209,9 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
         if (paint)
             render_text(a->rc, x, y + k * lh, COLOR_TEXT, false, line);
     }
-    // What the physics cannot do as asked, said where the designer looks (issue 10): springs the
+    // What the physics cannot do as asked, said where the designer looks: springs the
     // method clamps, and particles that started overlapping.
-    // Every world of a comparison is named (issue 26 item 6): a designer comparing verlet with
+    // Every world of a comparison is named: a designer comparing verlet with
     // soft saw only world 1's warning while verlet ran 23-33% below the asked hertz.
     int warn_y = y + sb_scene_world_count(s->scene) * lh, worlds = sb_scene_world_count(s->scene);
     char warning[256], line[300];
@@ -474,7 +474,7 @@ void draw(app *a)
              a->rewinding ? "   REWOUND (space runs on from here)" : a->paused ? "   PAUSED (space runs on)" : "");
     render_text(rc, 10, 8, COLOR_TEXT, true, status);
     // graphs, on a band of their own: the scene (a bounds line, a cloth hanging low) shows
-    // above it, not through it (issue 22); the view is fitted clear of it (fit_clear_of_hud)
+    // above it, not through it; the view is fitted clear of it (fit_clear_of_hud)
     int gw = (a->view.rect.w - 40) / 3, gh = 70, gy = a->height - gh - 10;
     int band_top = gy - 6; // the scene's own plot rows stay translucent over it (the view is fitted clear of them)
     SDL_Rect band = {a->view.rect.x, band_top, a->view.rect.w, a->height - band_top};

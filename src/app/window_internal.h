@@ -71,7 +71,7 @@ typedef struct run_trace {
     int slots;                  // particle slots per frame: the world's high-water mark when it began
     long frames, cap;
 } run_trace;
-/// The tunables' values after a save or a slider release (issue 21 item 4).
+/// The tunables' values after a save or a slider release.
 /// The panel's sliders: the scene's tunables (the first MAX_SLIDERS - 2) and the drag's two.
 enum { MAX_SLIDERS = 34 };
 enum { MAX_REVISIONS = 256, REVISION_TUNABLES = MAX_SLIDERS - 2 };
@@ -110,7 +110,7 @@ typedef struct app {
     bool claimed_click;         // the scene claimed the last press: its release and moves are not a drag
     bool view_moved;            // the designer (or the scene's camera) placed the view: it is theirs, no refit
     int fitted_rows;            // plot panel rows the view was last fitted clear of
-    // the asked-versus-delivered view (issue 26 item 7): a clicked spring of the left side, and its
+    // the asked-versus-delivered view: a clicked spring of the left side, and its
     // stretch over the last HISTORY frames (oldest first)
     bool inspecting;
     int inspect_world, inspect_count;
@@ -126,11 +126,11 @@ typedef struct app {
     int structure_particles;
     sb_particle_id structure_particle[SB_STRUCTURE_MAX_PARTICLES];
     double structure_shape[2 * SB_STRUCTURE_MAX_PARTICLES], structure_mass[SB_STRUCTURE_MAX_PARTICLES];
-    // rewind (issue 21 item 2): the scenes keep a minute of moments; rewinding shows one of
+    // rewind: the scenes keep a minute of moments; rewinding shows one of
     // them, paused, and resuming runs on from it (the later ones are forgotten)
     bool rewinding, scrubbing;
     int rewind_at;              // the moment shown, in the left side's history (0 = oldest)
-    // what the designer does, against the run's frame (issue 21 item 3): recorded since the run
+    // what the designer does, against the run's frame: recorded since the run
     // began, and the recording being replayed (F5, --replay) from its next event
     sb_input_log *input, *replay;
     int replay_next;
@@ -141,7 +141,7 @@ typedef struct app {
     int revision_count, revision_at;
     bool applying_revision;
 #ifdef SPRINGBOX_HAVE_GIF
-    // the last GIF_SECONDS of the view, every second physics frame, for G (issue 21 item 5)
+    // the last GIF_SECONDS of the view, every second physics frame, for G
     struct gif_ring *gif;
     SDL_Surface *gif_frame;     // the window's pixels read back, at its size
     long gif_last_frame;

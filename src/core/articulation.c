@@ -1,5 +1,5 @@
-// Articulated contacts: a heavy particle on a light structure of rigid springs (issue 19 item
-// 4). Not one of the seeds.
+// Articulated contacts: a heavy particle on a light structure of rigid springs. Not one of the
+// seeds.
 //
 // Why: every method passes a contact's load to the bead it touches, and the bead passes it on
 // one link an iteration. Between a 100 kg ball and 0.1 kg beads a contact's pass gives the ball
@@ -532,7 +532,7 @@ static bool structure_solve(sb_world *w, sb_articulations *art, int id, const so
     const int *row = art->incident_first + st->first_particle + id;
     // B is sparse: a contact's row meets the springs of its two or three particles only, so each
     // row keeps the list of them, and S and the residuals read those, not every spring (a pile of
-    // balls on a 15 x 15 cloth: 480 ms a step with dense products, issue 19 item 4)
+    // balls on a 15 x 15 cloth: 480 ms a step with dense products)
     int touched[ROWS_MAX][ROW_LINKS_MAX], touched_count[ROWS_MAX];
     for (int r = 0; r < m; ++r) {
         touched_count[r] = 0;

@@ -42,7 +42,7 @@ const char *sb_constraint_kind_name(sb_constraint_kind kind)
 // ---------------------------------------------------------------- geometry
 
 /// The angle in (-pi, pi]. A turn or two is taken off one at a time (exact: Sterbenz); a rest
-/// angle of 1e12 would take 1.6e11 turns that way (the host spun on it, issue 20), so far-off
+/// angle of 1e12 would take 1.6e11 turns that way (the host spun on it), so far-off
 /// angles go through remainder(), which is exact too.
 static double wrap_angle(double a)
 {

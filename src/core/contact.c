@@ -14,7 +14,7 @@
 /// its 4 sub-steps of a 60 Hz step; here it bound at the default 6 and set how far things sink
 /// into each other. A soft contact holds a load F at an overlap of F / (m_eff w^2) whatever the
 /// size of the particles, so a column of 20 balls of 5 cm sank 110 mm at 30 Hz (5.5 mm, 11% of a
-/// radius, per contact: issue 19 item 5) and 12 mm at the default 90 Hz; the 4000-ball pit's
+/// radius, per contact) and 12 mm at the default 90 Hz; the 4000-ball pit's
 /// deepest overlap went from 87% of a radius to 16%, it still comes to rest (KE 1.5e-5 J) and
 /// steps as fast.
 static const double contact_damping_ratio = 10.0;
@@ -22,13 +22,13 @@ static const double contact_push_max = 3.0;
 /// The softest a contact gets, as a fraction of the step rate: 45 Hz at 60 steps a second. The
 /// quarter of the sub-step rate is the stiffest contact one solve pass and one relax pass a
 /// sub-step hold still (above it a column popped up), and at one and two sub-steps it is 15 and
-/// 30 Hz: the column of 20 balls sank 442 and 110 mm (issue 19 item 5 asks 100 at most). Where
+/// 30 Hz: the column of 20 balls sank 442 and 110 mm (100 at most is the aim). Where
 /// this floor is above the quarter, the contacts take more passes (contact_passes), which hold a
 /// stiffer contact still; how stiff a contact a number of passes holds is about proportional to
 /// it (0.075 of the step rate a pass here). A soft contact holds a load at an overlap of
 /// load / (m w^2), so the floor sets how deep a pile rests at one and two sub-steps. At 0.55 of
 /// the step rate with six passes, 1000-ball piles rested 22 to 33% of a radius deep at one
-/// sub-step (three pours, friction 0.3 and 0; issue 19 asks under a quarter), 2000-ball piles up
+/// sub-step (three pours, friction 0.3 and 0; under a quarter is the aim), 2000-ball piles up
 /// to 54%, and the 4000-ball pit 75% and crushed (7.9 m high, 9.0 at six sub-steps). Measured at
 /// one and two sub-steps on those piles, the column, a 100 kg ball dropped on it, and the 4000-ball
 /// pit (deepest overlap, kinetic energy after 10 s):
@@ -162,7 +162,7 @@ void static_shape_geometry(const sb_world *w, sb_contact *c)
         // The face is the one the centre is in front of when it first comes over the wall. Taken
         // from the wall's infinite line while the centre was still past its end, it was wrong at a
         // crest: a particle coming up one slope was below the next wall's line, so that wall
-        // pushed it down into the hill and it fell through (issue 19).
+        // pushed it down into the hill and it fell through.
         if (c->side == 0)
             c->side = v2_dot(v2_sub(p, a), n) >= 0.0 ? 1 : -1;
         double d = v2_dot(v2_sub(p, a), n) * c->side; // > 0 on the particle's own side
@@ -889,7 +889,7 @@ void contacts_confine_to_bounds(sb_world *w)
 // however fast or however heavily pushed; the soft contact then sets the circle's overlap right.
 // A path may cross several walls (cutting the corner of a crest crosses the slope it leaves and
 // the one it meets): only the first crossing along the path counts, as a time of impact does;
-// wall by wall, the later wall could hold the centre on its far side, inside the hill (issue 19).
+// wall by wall, the later wall could hold the centre on its far side, inside the hill.
 // Every method calls it at the end of each sub-step.
 void walls_hold_centres(sb_world *w)
 {
@@ -1277,7 +1277,7 @@ static inline double separate(sb_world *w, sb_contact *c, double h)
 // a resting contact's push, as impacts do, moved it along the normal by what the first pass's
 // iterations left (micrometres), after the friction and outside its anchor: each push slid the
 // ball against its other contacts, and 1000-ball piles crept 3 to 11 mm/s and rang at up to
-// 0.19 J (issue 19 item 6). The first pass of the next sub-step takes up that residue, with its
+// 0.19 J. The first pass of the next sub-step takes up that residue, with its
 // friction.
 static void project_range(void *ctx, int from, int to)
 {
@@ -1529,7 +1529,7 @@ static void warm_push_range(void *ctx, int from, int to)
     }
 }
 
-// Static friction's anchor (issue 19 item 6): a contact that sticks keeps the slip its sweeps
+// Static friction's anchor: a contact that sticks keeps the slip its sweeps
 // left (slip), and the next sub-step's friction takes it back with its own, so the surfaces
 // return to where they stuck. Each sub-step's friction took back only that sub-step's slide, and
 // what the sweeps in colour order left each time, a few micrometres, became a steady creep: a
@@ -1567,7 +1567,7 @@ void contacts_warm_push(sb_world *w)
 }
 
 // One contact pass of the position methods: every normal projection first, then every contact's
-// friction on the push it just got (issue 19 item 6). With friction right after each contact's
+// friction on the push it just got. With friction right after each contact's
 // own projection, a friction correction moved the particles the next contacts were about to
 // project, and xpbd's 1000-ball pile never came to rest (kinetic energy after 10 s: 9.4, 3.2 and
 // 0.59 J at 1, 2 and 6 sub-steps; 2.5, 0.16 and 0.018 J with the sweeps apart). Friction once a

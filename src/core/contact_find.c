@@ -133,7 +133,7 @@ static double contact_combined_rolling_resistance(const sb_world *w, int a, int 
     return ra > rb ? ra : rb;
 }
 
-// Rolling (issue 25). A particle with a radius is a disc that can turn: friction at its surface
+// Rolling. A particle with a radius is a disc that can turn: friction at its surface
 // gives it spin, so a ball rolls down a slope at g sin / (1 + I / (m r^2)) (2/3 g sin for a
 // disc, 5/7 for a ball) and a column of balls falls over, where a particle that cannot turn
 // slides, or stands on friction alone. Beads joined by springs or constraints do not turn unless
@@ -524,7 +524,7 @@ typedef struct narrow_job {
 } narrow_job;
 
 /// How near two particles' surfaces must be for their pair to be listed this frame: what their
-/// relative speed can close in it, twice over, within reason (issue 25 item 2).
+/// relative speed can close in it, twice over, within reason.
 static inline double pair_margin(const narrow_job *job, sb_vec2 va, sb_vec2 vb)
 {
     return capped_margin(v2_len(v2_sub(va, vb)) * job->twice_dt, job->cap, job->slop);
@@ -1034,7 +1034,7 @@ static void append_chunk_contacts(sb_world *w, int chunks)
     w->contact_next_count = total;
 }
 
-// Stops that travel (issue 19). A pair's margin covers the speed at which its two close when the
+// Stops that travel. A pair's margin covers the speed at which its two close when the
 // frame begins (pair_margin), so two balls falling together 1 cm apart, closing at 0, were not a
 // pair: when the floor stopped the lower one, the upper went 7 cm into it within the frame,
 // unresisted. A block of 8 x 8 balls with 1 cm between rows, dropped 1 m, ended with balls 113%
@@ -1476,7 +1476,7 @@ void contacts_build(sb_world *w)
     // Speculative margin: what can close in one frame, within reason; beyond it, use sub-steps.
     // Each particle's own reach is twice its speed over the frame (its walls and bounds take it;
     // `margin` is the world's largest, which the solid springs take) and each pair's is twice
-    // the speed its two close at (pair_margin; issue 25 item 2). A margin from the world's
+    // the speed its two close at (pair_margin). A margin from the world's
     // fastest particle listed 225k contacts for 31k touching in a 16000-ball pit, one fast ball
     // widening every slow pair; the larger of a pair's own reaches still listed 120k for 13k
     // touching while the pit fell, every ball beside its neighbour falling as fast.
@@ -1601,7 +1601,7 @@ void contacts_build(sb_world *w)
     contacts_color(w);
 }
 
-// Colours (issues 23 and 25): contacts of one colour share no particle that moves, so a pass
+// Colours: contacts of one colour share no particle that moves, so a pass
 // may solve them in any order, or split over threads, and get the same bits, as the springs'
 // graph colours do (solver.c). Each contact takes the lowest colour that neither of its moving
 // particles has yet (greedy, in key order, with a 64-bit mask of colours per particle; a pile

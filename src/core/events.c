@@ -121,7 +121,7 @@ static sb_contact_event event_of(const sb_world *w, const sb_contact *c)
         const uint32_t first = (uint32_t)w->wall_chain[c->shape];
         e.wall = (sb_wall_id){first, w->w_gen[first]};
     }
-    // where and how hard, for a sound or a spark (issue 22): the velocities the step began with
+    // where and how hard, for a sound or a spark: the velocities the step began with
     // (the world's snapshot), as the contact has already stopped them
     e.normal = c->normal;
     e.point = v2_mad(w->pos[c->a], w->radius[c->a], c->normal);

@@ -1,5 +1,5 @@
 // The energy ledger: the energy an explicit method's step makes from nothing, watched per step,
-// so a world that makes more than its bound halts and names the springs (issue 26).
+// so a world that makes more than its bound halts and names the springs.
 #include "sb_tuning.h"
 #include "sb_pool.h"
 #include "world_internal.h"
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Energy from nowhere (issue 26 item 4). An explicit spring can feed a motion its step cannot
+// Energy from nowhere. An explicit spring can feed a motion its step cannot
 // follow: a chain of four 10 cm links on undamped 15 Hz springs swinging from horizontal in the
 // force method at one sub-step, every spring within its linear stability limit, reached 2500%
 // stretch and 10^5 times the energy gravity had released (the links turn and pass through each

@@ -1,4 +1,4 @@
-// Built-in scenes. Sizes and masses follow the benchmark definitions (issue 5) where
+// Built-in scenes. Sizes and masses follow the benchmark definitions where
 // one exists, so that tests, the headless runner and the benchmark see the same scene.
 #include "sb_samples.h"
 

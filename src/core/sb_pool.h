@@ -1,4 +1,4 @@
-// springbox core: a small fixed pool of worker threads (issue 23), Box2D v3's pattern of a task
+// springbox core: a small fixed pool of worker threads, Box2D v3's pattern of a task
 // system reduced to one operation: run a range, split in fixed chunks, and wait for all of it.
 #ifndef SB_POOL_H
 #define SB_POOL_H

@@ -98,12 +98,12 @@ typedef struct sb_world_def {
     int threads;           ///< threads that step it, 1..64, default 1: the results are the same bits for any count
 } sb_world_def;
 
-/// Whether a particle turns (issue 25): friction at its surface spins it, so a ball rolls down a
+/// Whether a particle turns: friction at its surface spins it, so a ball rolls down a
 /// slope and a column of balls falls over instead of standing on friction.
 typedef enum sb_rolling {
     SB_ROLLING_AUTO = 0, ///< rolls while no spring or constraint joins it (beads of ropes and cloths do not)
     SB_ROLLING_ON,       ///< always rolls
-    SB_ROLLING_OFF,      ///< never turns: friction acts on its centre alone (springbox before issue 25)
+    SB_ROLLING_OFF,      ///< never turns: friction acts on its centre alone
 } sb_rolling;
 
 /// Everything that describes a particle. Start from sb_default_particle_def().

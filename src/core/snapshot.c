@@ -1,4 +1,4 @@
-// Snapshots (issue 21): a deep copy of everything a world holds, structure included, so that a
+// Snapshots: a deep copy of everything a world holds, structure included, so that a
 // restored world continues bit-identically to the run it was taken from. Only what is in use is
 // copied, and not the scratch a step rebuilds, so that a window can keep a snapshot of every
 // frame for a minute of rewind. Also the lighter copy of the moving state between two worlds of
@@ -348,7 +348,7 @@ sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)
     dst->stats.time = src->stats.time;
     // Contacts touching and particles outside the region stay so: without them a kept reload
     // began every resting contact again (a ball on a wall, three reloads: 4 begins, no end)
-    // and left the region again (issue 22). Same slots; the destination's generations.
+    // and left the region again. Same slots; the destination's generations.
     if (src->touch_count > 0 &&
         array_reserve((void **)&dst->touch_keys, &dst->touch_cap, src->touch_count, sizeof *dst->touch_keys)) {
         sb_contact_event *events = realloc(dst->touch_events, sizeof *events * (size_t)src->touch_count);

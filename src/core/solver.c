@@ -280,7 +280,7 @@ static void springs_unpack(sb_world *w, double h)
 // ------------------------------------------------------------------ shared passes
 
 // Passes whose items share nothing run on the world's threads (sb_pool.h): each item's
-// arithmetic is the same on any thread, so the bits are the same for any count (issue 23).
+// arithmetic is the same on any thread, so the bits are the same for any count.
 
 static void springs_geometry_range(void *ctx, int from, int to)
 {
@@ -490,8 +490,7 @@ static void substep_positions(sb_world *w, const sb_method_kernels *m, double h,
 /// of the motion: px follows Stoermer-Verlet (px' = px + u', u' = u + a h^2) and x = px + u is
 /// its extrapolation. The world keeps and shows px (after the first collide pass, so at rest it
 /// touches what it rests on) and the velocity u / h; a sub-step rebuilds x = px + v h. Showing x
-/// instead made a 10 Hz spring let go at rest 0.1 m out swing to -0.2 m at one sub-step (issue 26
-/// item 3): the motion was right, the shown position a step ahead of it. Forces act where the
+/// instead made a 10 Hz spring let go at rest 0.1 m out swing to -0.2 m at one sub-step: the motion was right, the shown position a step ahead of it. Forces act where the
 /// article puts them, at x, so the dynamics are as they were.
 static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double h)
 {

@@ -305,7 +305,7 @@ F4_TARGET static void run_vector(sb_world *w, pass which, int from, int to)
 
 typedef struct pass_job { sb_world *w; pass which; int base; bool simd; } pass_job;
 
-/// A chunk of one colour, on whichever thread the pool gives it (threads, issue 23): springs of a
+/// A chunk of one colour, on whichever thread the pool gives it: springs of a
 /// colour share no particle, so chunks never touch the same memory, and each spring's arithmetic
 /// is the same on any thread and in either path (simd_matches_scalar).
 static void run_chunk(void *ctx, int from, int to)

@@ -138,7 +138,7 @@ struct sb_world {
     sb_vec2 *dv;              // scratch: Jacobi accumulator (force, impulse)
     double *reach;            // scratch: how far each particle can move toward a contact in a frame (contacts_build)
     double *mass, *inv_mass, *radius, *restitution, *friction;
-    // Rolling (issue 25): each particle's turn and spin, its inertia as a fraction of m r^2, its
+    // Rolling: each particle's turn and spin, its inertia as a fraction of m r^2, its
     // sb_rolling mode and rolling resistance (< 0: the world's).
     double *angle, *omega, *inertia, *rolling_resistance;
     uint8_t *p_rolling;
@@ -283,7 +283,7 @@ struct sb_world {
     int grid_items_cap;
     struct grid_entry *grid_entries; // grid_items with what the narrow phase reads of each, side by side
     struct velocity_box *block_velocity; // grid_size: each block of cells' velocities, by hash, while things move fast
-    // The pairs list (a Verlet list, issue 25): when the grid runs, each particle's partners j > i
+    // The pairs list (a Verlet list): when the grid runs, each particle's partners j > i
     // within its reach plus `pair_skin`, sorted; a step reuses them, without the grid, while no
     // particle has moved, grown or widened its reach by half the skin since (contacts_build).
     int *pairs_list, pairs_list_count, pairs_list_cap;

@@ -1,4 +1,4 @@
-// What a designer did to a running scene, against the frame it happened at (issue 21 item 3):
+// What a designer did to a running scene, against the frame it happened at:
 // the scene's keys, clicks, moves and wheel, the window's drag, and slider moves. A log is kept
 // while the window runs, written with --record-input FILE, and replayed with --replay FILE (in
 // the window or headless) or from the window's replay key, so the same hands can be tried

@@ -122,7 +122,7 @@ int l_world_area(lua_State *L)
 }
 
 /// An angle constraint's value without the wrap at +-pi, for plots of a joint that turns past it
-/// (issue 22): each read is taken as the nearest turn to the last read of the same handle, so a
+///: each read is taken as the nearest turn to the last read of the same handle, so a
 /// scene that reads it every frame sees it run on continuously (it turns less than half a turn a
 /// frame). Kept per handle in a weak registry table; other kinds push their value.
 static void push_unwrapped(lua_State *L, int handle, double value, bool angle)

@@ -77,7 +77,7 @@ static void push_call_source(lua_State *L, size_t *base)
     if (ar.source[0] == '@') {
         // A scene host keeps the text of each file it loaded for the scene ("springbox.sources"):
         // the file a chunk name points to is never opened here, as it could name any file, a
-        // FIFO or a device (issue 20). Without a host, a regular file is read.
+        // FIFO or a device. Without a host, a regular file is read.
         if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.sources") == LUA_TTABLE) {
             lua_getfield(L, -1, ar.source);
             lua_remove(L, -2);

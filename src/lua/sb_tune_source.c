@@ -1,6 +1,6 @@
 // Where springbox.tune's entries are written in a scene's text: the sliders follow the order the
 // names are written in (a table constructor keeps none), and W changes exactly the number of the
-// slider that moved and nothing else (issue 20). A small Lua lexer, written to the Lua 5.4 manual
+// slider that moved and nothing else. A small Lua lexer, written to the Lua 5.4 manual
 // §3.1 (comments, short and long strings, numerals): it walks the table constructor of the tune
 // call and finds each entry `name = ...` or `["name"] = ...` and, for `name = {<number>, ...}`,
 // the numeral. Anything it does not understand ends the walk, leaving the names not yet found

@@ -22,7 +22,7 @@
 
 /// Retires the worlds of `gone` that `stays` does not hold: a reload replaced them, so their
 /// handles (kept in springbox.state, say) must say they are stale instead of writing to a
-/// world nobody steps (issue 20).
+/// world nobody steps.
 static void retire_worlds(sb_scene *scene, const scene_build *gone, const scene_build *stays)
 {
     for (int i = 0; i < gone->world_count; ++i) {
@@ -398,7 +398,7 @@ static bool changed_while_running(const world_shape *built, const sb_world *w, i
     for (int i = 0; !changed && i < now.springs; ++i)
         changed = now.s_index[i] != built->s_index[i] || now.s_gen[i] != built->s_gen[i];
     bool constraints = now.constraints != built->constraints || now.c_layout != built->c_layout || now.c_gens != built->c_gens;
-    // Springs the physics broke are not the scene's doing: say so (issue 22). The shape was taken
+    // Springs the physics broke are not the scene's doing: say so. The shape was taken
     // when the world was built (its total then is 0) or carried over (the total carries too).
     uint64_t total = sb_world_get_stats(w)->broken_springs_total;
     uint64_t broke = total > built->broken_total ? total - built->broken_total : 0;
@@ -558,7 +558,7 @@ void scene_adopt(sb_scene *scene, scene_build *b, world_shape *shapes)
 }
 
 /// Keeps the running scene's tunable declarations (springbox.tune) while a load runs: a load
-/// that fails puts them back, so the sliders of the last good scene stay (issue 14 item 5).
+/// that fails puts them back, so the sliders of the last good scene stay.
 static int tunables_keep(lua_State *L)
 {
     lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");

@@ -1,7 +1,7 @@
 // The files the scene host opens for a scene: its source, its modules, its logs and the file W
 // writes. Each is a regular file, and for a sandboxed scene one inside the scene's folder once
 // links are resolved: never a FIFO or a device (a read would block or never end), never a link
-// or a second name out of the folder (issue 20). Opening is checked on the descriptor itself
+// or a second name out of the folder. Opening is checked on the descriptor itself
 // (fstat after open), so a file swapped between the look and the open is caught too.
 #define _GNU_SOURCE
 #include "scene_internal.h"

@@ -155,7 +155,7 @@ bool step_guard(void *ud, char *message, size_t size);
 /// "scene.lua:3: syntax error near 'sb'" gains "    3 | locl sb = require 'springbox'", so a
 /// designer sees what Lua saw without opening the file. The text comes from what the host loaded
 /// for the scene (the registry's "springbox.sources"), never from a file the message names: a
-/// chunk name or a traceback can name any file (issue 20). Control bytes and bytes that are not
+/// chunk name or a traceback can name any file. Control bytes and bytes that are not
 /// UTF-8 become '?', so the message is safe for a terminal and for --stats.
 void error_with_source_line(lua_State *L, const char *message, char *error, size_t error_size);
 /// Takes what the file looks like on disk now as seen (size -1 and no time when it is gone).

@@ -1,4 +1,4 @@
-// springbox.open_log(name): the one file a sandboxed scene may write (issue 14, item 6).
+// springbox.open_log(name): the one file a sandboxed scene may write.
 //
 // The sandbox has no `io`, so a scene that wants a CSV of its run (stretch per frame, a
 // frequency it measured) writes it here: a plain file name next to the scene, .csv, .txt,
@@ -203,7 +203,7 @@ static int open_log(lua_State *L)
     if (!log)
         log = free_slot;
     // The handle is whole before anything can fail: a failed open leaves no half-made log
-    // for the collector (a crash, issue 20).
+    // for the collector (which would crash on it).
     log_handle *h = (log_handle *)lua_newuserdatauv(L, sizeof *h, 0);
     h->scene = NULL;
     h->slot = -1;

@@ -326,7 +326,7 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
                     lua_pushinteger(L, (lua_Integer)list[i].wall.index + 1); // walls are numbers in Lua
                 else
                     lua_pushnil(L); // the world's bounds
-                // where and how hard (issue 22): the point, the normal from a, the closing speed
+                // where and how hard: the point, the normal from a, the closing speed
                 lua_createtable(L, 0, 5);
                 const double fields[5] = {list[i].point.x, list[i].point.y, list[i].normal.x, list[i].normal.y,
                                           list[i].speed};
@@ -341,7 +341,7 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size)
         for (int i = 0; cbreaks && i < ncbreak && ok; ++i) {
             if (!push_callback(scene, CB_CONSTRAINT_BREAK))
                 break;
-            // the rope or strut is gone (its handle says so): what it was, readable (issue 22)
+            // the rope or strut is gone (its handle says so): what it was, readable
             lua_createtable(L, 0, 6);
             lua_pushinteger(L, (lua_Integer)cbreaks[i].constraint.index + 1);
             lua_setfield(L, -2, "index");
@@ -726,7 +726,7 @@ static void json_finite(FILE *f, const char *key, double v)
         fputs("null", f);
 }
 
-// A comparison of worlds hides nothing (issue 26 item 6): every world's clamps and halt, named.
+// A comparison of worlds hides nothing: every world's clamps and halt, named.
 void sb_scene_write_worlds_json(const sb_scene *scene, FILE *f)
 {
     int n = sb_scene_world_count(scene);

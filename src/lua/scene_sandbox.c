@@ -37,7 +37,7 @@ void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         return NULL; // Lua raises "not enough memory"; the process lives on
     // A call past its time limit gets no more memory, so it ends now (protected_call then
     // reports the time limit, the cause): with a big heap Lua spends its time in collections,
-    // where no hook runs (a memory bomb ran 40 s past a 10 s limit under the sanitizers, issue 20).
+    // where no hook runs (a memory bomb ran 40 s past a 10 s limit under the sanitizers).
     // The clock is read only for allocations of 4 KiB and more, or once the heap is past 64 MiB.
     // Each refusal costs Lua a full emergency collection, so once one was refused, the error's
     // own handling (its message, the traceback) gets 1 MiB more before the next.
@@ -104,7 +104,7 @@ static int traceback_handler(lua_State *L)
 /// "scene.lua:3: syntax error near 'sb'" gains "    3 | locl sb = require 'springbox'", so a
 /// designer sees what Lua saw without opening the file. The text comes from what the host loaded
 /// for the scene (the registry's "springbox.sources"), never from a file the message names: a
-/// chunk name or a traceback can name any file (issue 20). Control bytes and bytes that are not
+/// chunk name or a traceback can name any file. Control bytes and bytes that are not
 /// UTF-8 become '?', so the message is safe for a terminal and for --stats.
 void error_with_source_line(lua_State *L, const char *message, char *error, size_t error_size)
 {
@@ -451,7 +451,7 @@ int sandbox_protected(lua_State *L)
 
 // xpcall's message handler, guarded: past the time limit it is not called. The limit's error is
 // raised from the count hook, where Lua runs the handler with hooks off, so a handler that
-// loops could never be stopped (issue 20). Upvalues: the scene, the scene's handler.
+// loops could never be stopped. Upvalues: the scene, the scene's handler.
 static int guarded_message_handler(lua_State *L)
 {
     const sb_scene *scene = (const sb_scene *)lua_touserdata(L, lua_upvalueindex(1));
