@@ -100,7 +100,7 @@ void make_ball_pit(bench_scene *s, int n)
 }
 
 /// walled pile N: the ball pit's circles with a density of 1000 kg/m^2 (8 to 31 kg), poured
-/// into a U of three walls 10 m wide (no lid): issue 10's heavy pile, where walls leaked.
+/// into a U of three walls 10 m wide (no lid): the heavy pile, where walls leaked.
 static void make_walled_pile(bench_scene *s, int n)
 {
     make_ball_pit(s, n);
@@ -110,7 +110,7 @@ static void make_walled_pile(bench_scene *s, int n)
         s->particles[i].mass = 1000.0 * 3.14159265358979 * s->particles[i].radius * s->particles[i].radius;
 }
 
-/// column 20: issue 19's stack, 20 balls of radius 0.05 m and 1 kg resting on the floor of a box
+/// column 20: the stack, 20 balls of radius 0.05 m and 1 kg resting on the floor of a box
 /// 1 m wide, each on the one below. Quality: how far the top one sinks in 10 s (mm).
 void make_column(bench_scene *s)
 {
@@ -125,12 +125,12 @@ void make_column(bench_scene *s)
     }
 }
 
-/// net 1000:1: issue 19's heavy ball, 100 kg (radius 0.2 m) dropped from 1 m above a sagging net
+/// net 1000:1: the heavy ball, 100 kg (radius 0.2 m) dropped from 1 m above a sagging net
 /// of 21 beads of 0.1 kg (radius 0.05 m) on 20 rigid links of 0.2 m, its ends fixed 3.6 m apart:
 /// the beads start on the circular arc of that length and chord (a quarter turn of radius
 /// 8 / pi m, 0.75 m deep); nothing below. Quality: the ball's height against the net's ends after
 /// 10 s (a ball that went through keeps falling), and the links' worst stretch during the run.
-/// (Until issue 19 item 4 the net was straight, 4 m between its ends: a straight chain of rigid
+/// (The net was once straight, 4 m between its ends: a straight chain of rigid
 /// links cannot take a load without stretching, and every engine dropped the ball through it.)
 void make_heavy_net(bench_scene *s)
 {
@@ -151,7 +151,7 @@ void make_heavy_net(bench_scene *s)
     s->np = 22;
 }
 
-/// chain 30: issue 10's chain, 30 rigid links of 0.1 m pinned at one end, released horizontal.
+/// chain 30: the chain, 30 rigid links of 0.1 m pinned at one end, released horizontal.
 void make_chain(bench_scene *s)
 {
     scene_alloc(s, "chain 30", 31, 30);
@@ -171,8 +171,8 @@ typedef struct sb_bench_world { sb_world *w; sb_particle_id *ids; int n; } sb_be
 
 sb_method bench_method;
 bool bench_tethers;
-bool bench_no_rolling; // particles that do not turn (springbox before issue 25)
-int bench_threads = 1;  // the world's threads (issue 23)
+bool bench_no_rolling; // particles that do not turn
+int bench_threads = 1;  // the world's threads
 int bench_substeps; // 0: the default
 
 void *sb_create(const bench_scene *s)
@@ -393,7 +393,7 @@ double run(const bench_engine *e, const bench_scene *s, int steps, double q[BENC
                 escaped += 1;
         }
         // what the pile rests on: touching pairs and circles on the box's floor and sides, per
-        // circle (issue 25: a pile of standing columns has about 1, a pile of rolled balls 2 and
+        // circle (a pile of standing columns has about 1, a pile of rolled balls 2 and
         // more), and the pile's top
         int touching = 0;
         double top = -INFINITY;
@@ -525,8 +525,8 @@ int main(int argc, char **argv)
     make_walled_pile(&scenes[7], 4000), steps[7] = 600;
     make_column(&scenes[8]), steps[8] = 600;
     make_heavy_net(&scenes[9]), steps[9] = 600;
-    make_ball_pit(&scenes[10], 16000), steps[10] = 600; // issue 25: four times the balls, four times the time
-    make_ball_pit(&scenes[11], 4000), steps[11] = 600;  // issue 25: every engine builds the same pile
+    make_ball_pit(&scenes[10], 16000), steps[10] = 600; // four times the balls: at best four times the time
+    make_ball_pit(&scenes[11], 4000), steps[11] = 600;  // every engine builds the same pile
     scenes[11].friction = 0.0;
     snprintf(scenes[11].name, sizeof scenes[11].name, "frictionless pit 4000");
 
@@ -544,10 +544,10 @@ int main(int argc, char **argv)
     // The default without tethers (tether.c), to show what they buy on each scene.
     engines[ne++] = (engine_entry){{"springbox soft, no tethers", sb_settings, sb_create, sb_step, sb_state, sb_destroy},
                                    defaults.method, true, defaults.substeps * defaults.iterations, false, false, 1};
-    // The default with particles that do not turn (issue 25), to show what rolling changes.
+    // The default with particles that do not turn, to show what rolling changes.
     engines[ne++] = (engine_entry){{"springbox soft, no rolling", sb_settings, sb_create, sb_step, sb_state, sb_destroy},
                                    defaults.method, true, defaults.substeps * defaults.iterations, defaults.tethers, true, 1};
-    // The default on every core of the machine (issue 23), beside the one-thread rows above.
+    // The default on every core of the machine, beside the one-thread rows above.
     static char threaded_name[64];
     int cores = sb_machine_threads();
     if (cores > 1) {

@@ -80,7 +80,7 @@ static double slope_friction_error(sb_method method, int substeps)
     return (v[1] - v[0]) / 2.0 / want - 1.0;
 }
 
-/// A network's lowest mode (issue 26): `n` x `rows` particles of 1 kg joined by `hertz`, zeta 0.02
+/// A network's lowest mode: `n` x `rows` particles of 1 kg joined by `hertz`, zeta 0.02
 /// springs along rows, columns and diagonals (rows == 1: a chain along x from a fixed particle), pinned at
 /// the top corners; released from the shape the reference (force at 60 sub-steps, heavily
 /// damped) sags to under g along -y, with no gravity, it swings mostly in its lowest mode.
@@ -172,7 +172,7 @@ static double network_mode(sb_method method, int substeps, int n, int rows, doub
     return 0.0;
 }
 
-/// A retune (issue 26): a 6-link hanging chain of 0.2 m, 3 Hz at 0.1, its tip pushed sideways,
+/// A retune: a 6-link hanging chain of 0.2 m, 3 Hz at 0.1, its tip pushed sideways,
 /// retuned to 6 Hz over 0.5 s after 1 s; the tip's half swing in x over the last 5 s.
 static double retuned_swing(sb_method method, int substeps)
 {
@@ -491,7 +491,7 @@ int guarantees(void)
 // ---------------------------------------------------------------- snapshots
 
 
-/// What a snapshot costs (issue 21): for built-in scenes at the default settings, the time to
+/// What a snapshot costs: for built-in scenes at the default settings, the time to
 /// take one (and free it) and to restore one, against the time of a step in the same run, and
 /// its size. A window that keeps a minute of history takes one every frame.
 int snapshots(void)

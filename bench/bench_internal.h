@@ -20,11 +20,11 @@ void make_cloth(bench_scene *s, int n);
 /// ball pit N: circles of radius 0.05 to 0.1 m from a fixed seed, in a 10 m wide box,
 /// dropped from a grid and settled for 10 s.
 void make_ball_pit(bench_scene *s, int n);
-/// column 20: issue 19's stack, 20 balls of radius 0.05 m and 1 kg resting on the floor of a box
+/// column 20: the stack, 20 balls of radius 0.05 m and 1 kg resting on the floor of a box
 /// 1 m wide, each on the one below. Quality: how far the top one sinks in 10 s (mm).
 void make_column(bench_scene *s);
 void make_heavy_net(bench_scene *s);
-/// chain 30: issue 10's chain, 30 rigid links of 0.1 m pinned at one end, released horizontal.
+/// chain 30: the chain, 30 rigid links of 0.1 m pinned at one end, released horizontal.
 void make_chain(bench_scene *s);
 /// springbox as a bench engine, with the settings its runs take (method, tethers, rolling,
 /// threads, sub-steps; 0 sub-steps: the default).
@@ -45,7 +45,7 @@ double run(const bench_engine *e, const bench_scene *s, int steps, double q[BENC
 /// the worst link stretch of the 30-link chain over 3 s, and ms per step of cloth 32; then
 /// the peers on the same chain and cloth.
 int guarantees(void);
-/// What a snapshot costs (issue 21): for built-in scenes at the default settings, the time to
+/// What a snapshot costs: for built-in scenes at the default settings, the time to
 /// take one (and free it) and to restore one, against the time of a step in the same run, and
 /// its size. A window that keeps a minute of history takes one every frame.
 int snapshots(void);

@@ -1,4 +1,4 @@
-// A solid world (issue 19), measured from simulated runs in every method at sub-steps 1, 2 and 6:
+// A solid world, measured from simulated runs in every method at sub-steps 1, 2 and 6:
 // wall chains that hold at every joint, convex or concave, at any speed; a velocity that is the
 // motion made; one-sided walls; friction as Coulomb asked it in every method.
 #include "sb_tuning.h"
@@ -78,7 +78,7 @@ static void run_over_hill(sb_method m, int substeps, double h, double speed, boo
     sb_world_destroy(w);
 }
 
-// Issue 19 items 1 and 2: a particle sent over a crest of two walls at 2 to 20 m/s, for crests
+// A particle sent over a crest of two walls at 2 to 20 m/s, for crests
 // of 10 to 45 degrees and valleys of the same angles, as two walls that share a point and as a
 // polyline, never ends up under the ground and never stands still while its velocity says it
 // moves: in every method, at 1, 2 and 6 sub-steps.
@@ -213,7 +213,7 @@ static double slide_down(sb_method m, int substeps, double degrees, double mu, d
     return (*speed - v0) / 2.0;
 }
 
-// Issue 19 item 6: Coulomb friction as asked, in every method at 1, 2 and 6 sub-steps: sliding down
+// Coulomb friction as asked, in every method at 1, 2 and 6 sub-steps: sliding down
 // slopes of 20 to 45 degrees the acceleration is g (sin - mu cos) within 5%; where mu > tan of
 // the slope (10 degrees, mu 0.5; 30 degrees, mu 0.7) the ball does not move.
 TEST(friction_is_coulomb_in_every_method)
@@ -269,7 +269,7 @@ static double pyramid_moves(sb_method method, int substeps, double mu)
     return farthest;
 }
 
-// Static friction where several contacts share the load (issue 19 item 6): the pyramid of three
+// Static friction where several contacts share the load: the pyramid of three
 // balls that do not turn stands while the friction carries the top ball's thrust. With friction
 // mu at the top ball's two contacts their forces lean at most atan mu off their normals (30
 // degrees off the vertical), so each bottom ball is pushed out by m g tan(30 deg - atan mu) / 2
@@ -411,7 +411,7 @@ static double drop_block(sb_method method, int substeps, int n, double gap, doub
     return deepest / r;
 }
 
-// Issue 19: balls falling together stay apart when the floor stops the lowest. A block of 8 x 8
+// Balls falling together stay apart when the floor stops the lowest. A block of 8 x 8
 // balls with 1 cm (and 5 cm) between them, dropped from 0.3 and 1 m, in every method at 1, 2 and 6
 // sub-steps: no two go more than 40% of a radius into each other, and the block gains no energy.
 // Before the stops travelled (contact_find.c), pairs falling side by side were not listed, and
@@ -480,7 +480,7 @@ static double shoot_row(sb_method method, int substeps, double mass, double spee
     return deepest / r;
 }
 
-// Issue 19: a heavy ball drives a row of light ones into a wall. A 20 kg ball shot at 10 m/s (and
+// A heavy ball drives a row of light ones into a wall. A 20 kg ball shot at 10 m/s (and
 // a 1 kg one) into a row of six 1 kg balls 1 cm apart, 1 cm before a wall: no method gains
 // energy at 1, 2 or 6 sub-steps, and at six no two balls go more than half a radius into each
 // other, nor into the wall (0.7 for the 1 kg shot: verlet and xpbd take its row 61 and 63% in).
@@ -603,12 +603,12 @@ static double drop_on_bridge(sb_method method, int substeps, bool solid, double 
     return below;
 }
 
-// Issue 19 item 3: a ball smaller than the gaps of a rope bridge goes between its beads, unless
+// A ball smaller than the gaps of a rope bridge goes between its beads, unless
 // the links are solid; then it rests on them (within the bridge's sag, nowhere near falling out)
 // for balls of 1:2 to 2:1 the mass of a bead, in every method at 1, 2 and 6 sub-steps; the one
 // exception allowed is a bridge that gave way on its own first, its rigid links stretched by more
 // than half under its own weight before the ball came (force, impulse and sequential at one
-// sub-step: those methods' limit on rigid chains, issue 26, not the contact's).
+// sub-step: those methods' limit on rigid chains, not the contact's).
 TEST(solid_links_hold_a_ball_between_their_beads)
 {
     const double masses[] = {0.25, 0.5, 1.0};
@@ -760,8 +760,8 @@ TEST(solid_rings_do_not_slip_into_each_other)
             fflush(stdout);
             ENSURE(inside[0] > 1000);
             // Springs that carry their asked stiffness (the explicit ones, and soft's since networks
-            // keep it, issue 26) let one bead of 36 be pressed through a link now and then, where the
-            // hand's load beats the soft contact (a quarter of the sub-step rate): issue 19 item 5; said in
+            // keep it) let one bead of 36 be pressed through a link now and then, where the
+            // hand's load beats the soft contact (a quarter of the sub-step rate); said in
             // the README, and held to a tenth of the plain rings' here.
             tenth_ok = tenth_ok && inside[1] * 10 < inside[0];
         }
@@ -832,7 +832,7 @@ static double column_sink(sb_method method, int substeps, double r, double m, do
     return y0 - t.position.y;
 }
 
-// Issue 19 item 5: a column of 20 balls sinks into itself by at most a fifth of Box2D v3's
+// A column of 20 balls sinks into itself by at most a fifth of Box2D v3's
 // 106 mm at the default sub-steps, and by at most 100 mm at one and two sub-steps, in every
 // method, whatever the balls' size (2 to 50 cm) and mass (10 g to 10 kg), on the box's floor
 // and on a wall. A soft contact holds its load at an overlap set by its frequency, not by the
@@ -843,7 +843,7 @@ static double column_sink(sb_method method, int substeps, double r, double m, do
 // has stopped sinking and stands straight. A 100 kg ball on top of the 1 kg balls stands at the
 // default sub-steps (the position methods still settle by 1 to 2 mm a second); at 1 and 2
 // sub-steps it crushes the column, printed here (heavy on light, but on free balls: articulation.c
-// takes structures of rigid springs only, as issue 19 item 4's nets and cloths).
+// takes structures of rigid springs only, as nets and cloths of them).
 TEST(columns_sink_a_fifth_of_box2d_v3s_at_the_defaults)
 {
     const double sizes[] = {0.02, 0.05, 0.5}, masses[] = {0.01, 1.0, 10.0};
@@ -939,14 +939,14 @@ static double pile_overlap(sb_method method, int substeps, int n, unsigned seed,
     return worst;
 }
 
-// Issue 19 item 5: in a pile of 1000 balls no two overlap by a quarter of a radius after 10 s at
+// In a pile of 1000 balls no two overlap by a quarter of a radius after 10 s at
 // the default sub-steps, in every method (the velocity methods' reached 30% with a 30 Hz contact,
 // 87% in the 4000-ball pit), and nothing leaves the box; in the velocity methods at one and two
 // sub-steps as well, three pours each (12 to 20% now; the quarter-rate contact left 64 and 25%,
 // and a 33 Hz floor with six passes a step 22 to 30%: contact_step_fraction). With one
 // projection an iteration the position methods overlapped by 43 and 12%, 43 and 15% of a radius
 // at one and two sub-steps (now 7 to 10% and 4 to 6%: contact_passes).
-// Item 6: piles at rest, under 0.1 J at 1, 2 and 6 sub-steps, and not creeping: from 5 to 10 s
+// Piles at rest, under 0.1 J at 1, 2 and 6 sub-steps, and not creeping: from 5 to 10 s
 // the balls move under 1 mm/s on average (0.4 mm/s and less in the velocity methods, 0.1 in the
 // position methods). xpbd's crept at 5 to 10 mm/s (0.15 and 0.26 J at one and two sub-steps)
 // until static friction kept its anchor (contacts_keep_anchor): now 0.1 mm/s and 0.04, 0.0002
@@ -1065,7 +1065,7 @@ static double walled_pile_depth(sb_method method, int substeps, int n, double *k
     return deepest;
 }
 
-// Issue 19: walls hold a heavy pile at their surface, not inside them. 1000 circles of 8 to 31 kg
+// Walls hold a heavy pile at their surface, not inside them. 1000 circles of 8 to 31 kg
 // in a U of walls rest with no centre more than a tenth of its radius into a wall, in every method
 // at 1, 2 and 6 sub-steps. A contact with a wall, a bound or a fixed particle is twice as stiff
 // as one between moving particles (contact_hertz; Box2D v3's static softness): the velocity
@@ -1160,7 +1160,7 @@ TEST(bead_wheels_stay_where_they_are_put)
     return 0;
 }
 
-// A pile that is stirred (issue 25): a step that takes its partners from the pairs list finds the
+// A pile that is stirred: a step that takes its partners from the pairs list finds the
 // contacts the grid finds, to the bit, through a teleport into the pile, a ball that grows, a
 // kick, a removal and an addition, a ball that stops and starts colliding, a ball made fixed, and
 // a wall, each done once the pile has come to rest (two seconds apart); on one thread and two, in
@@ -1238,7 +1238,7 @@ TEST(pairs_list_finds_what_the_grid_finds)
     return 0;
 }
 
-// A pile that falls while balls are shot through it (issue 25): while something moves fast the
+// A pile that falls while balls are shot through it: while something moves fast the
 // grid's cells hold only a slowly closing pair, and a particle searches farther only where the
 // velocities around it differ; while the occupied cells fit, they are kept in rows rather than
 // hashed. It finds what hashed cells sized for the fastest pair find, to the bit,
@@ -1314,7 +1314,7 @@ TEST(fast_things_in_a_pile_are_found_by_their_own_search)
     return 0;
 }
 
-// Issue 25 item 2: a pit of 2000 balls dropped from a grid lists about what touches while it
+// A pit of 2000 balls dropped from a grid lists about what touches while it
 // falls and piles up, in every contact model: a pair's speculative margin is what its two close at
 // over the frame, so balls falling side by side are not listed. With the larger of each pair's
 // own reaches the pit listed up to 2.8 contacts a ball beyond those touching (4.2 at 4000, 120k
@@ -1358,7 +1358,7 @@ TEST(falling_piles_list_about_what_touches)
 }
 
 
-// Issue 19 item 4: heavy on light. A net of 21 beads of 0.1 kg (radius 5 cm) on rigid links of
+// Heavy on light. A net of 21 beads of 0.1 kg (radius 5 cm) on rigid links of
 // 20 cm, its ends fixed `span` apart, hangs for 2 s; a ball of `mass` (radius 20 cm) is let go
 // `drop` metres above its lowest bead. Returns after 10 s: where the ball is against the net's
 // lowest bead (> 0: on it), the links' worst stretch during the run and at the end, and the

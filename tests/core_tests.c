@@ -420,7 +420,7 @@ static sb_world *build_mixed_scene(sb_method method, double mass_scale, bool rig
     sb_particle_id prev = add_particle(w, -2.0, 2.0, 1.0, true);
     for (int i = 1; i <= 8; ++i) {
         sb_particle_id p = add_particle(w, -2.0 + 0.3 * i, 2.0, (1.0 + 0.5 * i) * mass_scale, false);
-        set_radius(w, p, 0.1); // the scene's circles (0.05 m, the default since issue 10, meet
+        set_radius(w, p, 0.1); // the scene's circles (0.05 m, the default, meet
                                // the loose balls at a contact margin that rounding decides)
         add_spring(w, prev, p, -1.0, rigid ? sb_tuning_hertz(0.0, 1.0) : sb_tuning_hertz(4.0 + i, 0.3));
         prev = p;

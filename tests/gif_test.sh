@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --gif (issue 21 item 5): an animated GIF of the view at 30 frames per second that shows the
+# --gif: an animated GIF of the view at 30 frames per second that shows the
 # motion (a ball falls through the pixels where the physics puts it), loops, takes as long to
 # play as the run took, is readable by everyone, and a path that cannot be written is refused
 # by name with exit status 2.

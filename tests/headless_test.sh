@@ -17,7 +17,7 @@ grep -q "done: 90 frames" "$tmp/out" || fail "no summary line"
 grep -q "unknown method 'bogus'" "$tmp/out" || fail "error does not name the bad method: $(cat "$tmp/out")"
 "$bin" --frames -3 >"$tmp/out" 2>&1 && fail "negative frame count accepted"
 grep -q "bad value for --frames: '-3'" "$tmp/out" || fail "error does not name the bad value"
-# issue 12: every bad argument is exit 2 with the argument and value named, never accepted
+# Every bad argument is exit 2 with the argument and value named, never accepted
 bad() { # expected message, then the arguments
   local want="$1"; shift
   "$bin" "$@" >"$tmp/out" 2>&1
@@ -32,7 +32,7 @@ bad "bad value for --view: '0,0,1junk'" --view 0,0,1junk "$scripts/rope.lua"
 bad "cannot write stats file '$tmp/none/s.jsonl'" --headless --stats "$tmp/none/s.jsonl" "$scripts/rope.lua"
 bad "bad value for --size: '5000' (scene 'bridge' builds sizes 1 to 255)" --headless --scene bridge --size 5000
 bad "one scene file at a time, got 'a.lua' and 'b.lua'" a.lua b.lua
-# issue 22: --record makes its folder (the README's own "--record frames/" in a fresh checkout);
+# --record makes its folder (the README's own "--record frames/" in a fresh checkout);
 # a path that cannot be written is a bad argument (2), not a scene that failed to load (1)
 abs_bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 abs_rope="$(cd "$scripts" && pwd)/rope.lua"
@@ -67,7 +67,7 @@ if ! grep -q "built without SDL2" "$tmp/out"; then # a build without the window 
   [ $rc -eq 1 ] || fail "with no display springbox exited $rc, not 1: $(cat "$tmp/out")"
   grep -q "cannot open a display" "$tmp/out" || fail "with no display: $(cat "$tmp/out")"
 fi
-# issue 12 / 14: the second world of a scene halts (pushed out of range from update):
+# The second world of a scene halts (pushed out of range from update):
 # exit 3, halted:true in stats, and the message names world 2
 cat >"$tmp/two.lua" <<'LUA'
 local sb = require "springbox"
@@ -84,7 +84,7 @@ grep -q "world 1:" "$tmp/out" && fail "world 1 did not halt: $(cat "$tmp/out")"
 head -n 30 "$tmp/two.jsonl" | grep -q '"halted":true' && fail "halted before it ran away"
 tail -n 1 "$tmp/two.jsonl" | grep -q '"halted":true' || fail "stats say not halted: $(tail -n 1 "$tmp/two.jsonl")"
 grep -q "stays off" "$tmp/out" && fail "update() failed after the halt: $(cat "$tmp/out")"
-# issue 26 item 6: a comparison hides no world. World 2 (verlet at one sub-step) cannot run its
+# A comparison hides no world. World 2 (verlet at one sub-step) cannot run its
 # 25 Hz spring as asked: --stats has each world's figures and clamp message under "worlds", the
 # table has a row per world, and the console names world 2's clamp.
 cat >"$tmp/cmp.lua" <<'LUA'
@@ -110,7 +110,7 @@ grep -q "warning: world 2: 1 spring cannot run as tuned with verlet" "$tmp/out" 
 "$bin" --headless "$tmp/two.lua" --frames 120 --stats "$tmp/two.jsonl" >/dev/null 2>&1
 tail -n 1 "$tmp/two.jsonl" | grep -qE '"world":2,[^}]*"halted":true,"message":"runaway at step' ||
   fail "world 2's halt is not under worlds: $(tail -n 1 "$tmp/two.jsonl")"
-# issue 22: a failing callback is named as what failed, not as update(), and update runs on
+# A failing callback is named as what failed, not as update(), and update runs on
 cat >"$tmp/cb.lua" <<'LUA'
 local sb = require "springbox"
 local w = sb.world{ gravity = {0, -9.81} }

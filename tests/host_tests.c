@@ -1,4 +1,4 @@
-// The scene host against hostile and unlucky scenes (issue 20): no scene reads or writes
+// The scene host against hostile and unlucky scenes: no scene reads or writes
 // outside its folder, crashes the host, hangs it past its limits, leaks from one version of
 // itself into the next, or loses the designer's file. Each test is a class of the issue's
 // findings; both CI builds run them (the sanitizers catch what a release build survives).

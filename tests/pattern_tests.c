@@ -1,5 +1,5 @@
 // The guarded pattern functions of sb_pattern.c: the same answers as Lua's own string library,
-// and a guard that can stop any match, however badly it backtracks (issue 12).
+// and a guard that can stop any match, however badly it backtracks.
 #define _POSIX_C_SOURCE 200809L // clock_gettime
 #include "ensure.h"
 #include "sb_pattern.h"

@@ -1,4 +1,4 @@
-// Physics tests of issue 10: what a scene written without reading the docs must get, measured
+// Physics tests: what a scene written without reading the docs must get, measured
 // from simulated motion (frequency from zero crossings, damping from the decay of the peaks,
 // stretch over time, energy against the gravity released), in every method, over sub-steps,
 // iterations and mass ratios. Run one by name (physics_tests chains_hold) or all.
@@ -637,7 +637,7 @@ static sb_world *suspension_bridge(sb_method method)
 // under 10 mJ in soft (the default), xpbd, force and impulse. The rigid springs' position sweeps
 // without a slop kept it moving at 0.08 J for minutes in soft. Two methods keep a small jiggle of
 // the load on the deck, bounded here at 0.2 J: verlet, whose projected contacts never let it rest
-// (0.20 J before issue 10, 0.14 J now), and sequential (0.005 J before, 0.03 J now that its
+// (0.20 J once, 0.14 J now), and sequential (0.005 J before, 0.03 J now that its
 // springs are critically damped as asked rather than over-damped).
 TEST(suspension_bridge_comes_to_rest)
 {
@@ -654,12 +654,12 @@ TEST(suspension_bridge_comes_to_rest)
     return 0;
 }
 
-// ---------------------------------------------------------------- more from issues 10 and 19
+// ---------------------------------------------------------------- what a game meets
 
 // Nissen's one-step spring (seed 002: Cs = Cd = 1 "corrects the error in one step") released at
 // 40% stretch reaches its rest length within two frames and stays, without halting the world, in
 // every method at 1, 2 and 6 sub-steps and for masses of 0.1 to 10 kg. xpbd halted at its first
-// step (a division by the pole at 0) and stayed at 40% with nothing said (issue 26 item 2).
+// step (a division by the pole at 0) and stayed at 40% with nothing said.
 TEST(nissens_one_step_spring_in_every_method)
 {
     const int substeps[] = {1, 2, 6};
@@ -697,7 +697,7 @@ TEST(nissens_one_step_spring_in_every_method)
     return 0;
 }
 
-// Issue 26 item 3: a spring let go at rest swings no farther than where it was let go. verlet
+// A spring let go at rest swings no farther than where it was let go. verlet
 // showed the article's x, one step ahead of the motion, and a 10 Hz spring released 0.1 m out
 // reached -0.2 m at one sub-step. A sampled swing can show up to 1/cos(pi f h) of its amplitude
 // (the force method's map samples it so), 1.155 for 10 Hz at 60 Hz: every method stays within it.
@@ -739,7 +739,7 @@ TEST(released_springs_swing_no_farther_than_let_go)
     return 0;
 }
 
-// Issue 26 item 4: no method makes energy. An undamped 4-link chain swinging from horizontal in
+// No method makes energy. An undamped 4-link chain swinging from horizontal in
 // force at one sub-step reached 2751% stretch and 224 kJ against 24.5 J released, and ran on.
 // Chains of 4 cm to 1 m links on 8 to 30 Hz undamped springs, every method, 1, 2 and 6 sub-steps,
 // 10 s: the kinetic energy never passes what gravity released by more than a tenth of the run's
@@ -798,8 +798,8 @@ TEST(no_method_makes_energy_from_nowhere)
     // Where energy does come (here from contacts: 2 cm links, so each bead of radius 5 cm starts
     // deep in the beads after next, and pushing them apart feeds the explicit springs), the world
     // halts at once and names the springs. The 5 cm chain of the sweep did so at step 468 while
-    // its speculative contacts came from the world's fastest bead; with each pair's own (issue 25
-    // item 2) it swings clear of its neighbours' contacts and makes no energy. 4 and 3 cm chains
+    // its speculative contacts came from the world's fastest bead; with each pair's own margin
+    // it swings clear of its neighbours' contacts and makes no energy. 4 and 3 cm chains
     // made energy (by steps 496 and 2) until the contacts took more passes at one sub-step
     // (contact_passes); now they settle.
     sb_world *w = world_with(SB_METHOD_FORCE, 1, sb_default_world_def().gravity);

@@ -1,4 +1,4 @@
-// Rolling (issue 25 item 1): particles that turn, in every method, checked against textbook
+// Rolling: particles that turn, in every method, checked against textbook
 // motion: a disc rolls down a slope at g sin / (1 + k) with I = k m r^2, slips at g (sin - mu cos)
 // when friction cannot hold the roll, stops after v^2 (1 + k) / (2 c_rr g) on a rolling resistance,
 // and a column of balls falls over, where particles that cannot turn stand on friction.
@@ -155,7 +155,7 @@ static double column_top(sb_method m, int substeps, sb_rolling rolling, double o
 }
 
 // A column of balls falls over when they roll (its top ends below a third of its height), and
-// stands on friction when they cannot turn (springbox before issue 25, where the benchmark's pit
+// stands on friction when they cannot turn (as every particle did before rolling, where the benchmark's pit
 // ended as 45 standing columns), in the velocity methods, each ball off the one below by 1 mm.
 TEST(a_column_of_balls_falls_over_when_they_roll)
 {

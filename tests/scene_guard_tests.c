@@ -19,7 +19,7 @@
 
 // ---------------------------------------------------------------- a script cannot take the host down
 
-// Issue 12: a script that closes the world the host runs (from update() or from a finalizer)
+// A script that closes the world the host runs (from update() or from a finalizer)
 // gets an error, as Lua's standard files "cannot close standard file"; the world keeps running.
 TEST(scripts_cannot_close_the_running_world)
 {
@@ -151,7 +151,7 @@ TEST(runtime_structure_changes_restart_and_say_so)
     return 0;
 }
 
-// Springs the physics broke are not the scene's doing (issue 22): a reload after a spring broke
+// Springs the physics broke are not the scene's doing: a reload after a spring broke
 // restarts and says that it broke, not that "the running scene added or removed" springs; R (a
 // forced restart) says it restarted as asked, not that the structure changed; and a save that
 // changes no spring, mass or gravity is not called a tuning.
@@ -236,7 +236,7 @@ TEST(sandbox_strings_cannot_be_poisoned)
     return 0;
 }
 
-// Issue 14: what the sandbox leaves out says so, naming --trusted; and fields of the returned
+// What the sandbox leaves out says so, naming --trusted; and fields of the returned
 // table that springbox does not use are warned about once, with the nearest known name.
 TEST(scenes_are_told_what_is_wrong)
 {
@@ -297,7 +297,7 @@ static double counter_x(sb_scene *s)
     return d.position.x;
 }
 
-// Issue 14: a scene's own Lua state survives a reload that keeps the physics (a frame counter
+// A scene's own Lua state survives a reload that keeps the physics (a frame counter
 // goes on counting), is not touched by a load that fails, and starts afresh when the scene
 // restarts: the state and the physics are kept or restarted together.
 TEST(scene_state_survives_reloads)
@@ -359,7 +359,7 @@ static const char *const fuzz_load[] = {
     "w:area({ a, b, c }, { hertz = 1e6, damping_ratio = 0 })\nw:rope(a, b, { length = 0 })\nw:angle(a, b, c, { k = 1e300 })\n",
     "local r = {}\nfor i = 1, 40 do r[i] = w:particle{ x = math.cos(i), y = math.sin(i), radius = 0.3 } end\n"
     "w:area(r, { area = -5 })\nfor i = 2, 40 do w:strut(r[i - 1], r[i], { length = 3 }) end\n",
-    // issue 20's surfaces: logs, require, state, constraints, error handlers, camera
+    // the surfaces: logs, require, state, constraints, error handlers, camera
     "pcall(sb.open_log, 'fuzz_dir.csv')\ncollectgarbage()\n",
     "local st = sb.state{}\nst.p = st.p or w:particle{}\nst.f = print\nst.co = coroutine.create(print)\n"
     "st.t = st.t or {}\nst.t.t = st.t\npcall(function() st.p.x = 1 end)\n",
@@ -456,7 +456,7 @@ TEST(fuzz_scene_host)
 {
     int cases = getenv("FUZZ_CASES") ? atoi(getenv("FUZZ_CASES")) : 150;
     write_file("fuzz_helper.lua", "local sb = require 'springbox'\nreturn { world = sb.world{} }\n");
-    // what issue 20's scenes reached for: a link out of the folder, a FIFO, a folder named as a log
+    // what the scenes reached for: a link out of the folder, a FIFO, a folder named as a log
     if (symlink("/etc/passwd", scene_path("fuzz_link.lua")) != 0 || mkfifo(scene_path("fuzz_fifo.lua"), 0644) != 0 ||
         mkdir(scene_path("fuzz_dir.csv"), 0755) != 0)
         perror("fuzz fixtures");

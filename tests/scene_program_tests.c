@@ -193,8 +193,8 @@ TEST(callback_errors_are_shown_and_recovered_from)
                 s = open_scene("err.lua", 0.5);
                 ENSURE(s);
             } else {
-                // The breaking spring went at run time: the reload says it restarts (issue 14),
-                // because a spring broke (issue 22)
+                // The breaking spring went at run time: the reload says it restarts,
+                // because a spring broke
                 sb_reload_event e = sb_scene_reload(s);
                 ENSURE(e.result == SB_RELOAD_RESTARTED && strstr(e.message, "broke since it was loaded"));
             }
@@ -345,7 +345,7 @@ static const char *read_back(const char *name)
     return text;
 }
 
-// Issue 14 item 6: a sandboxed scene writes a CSV next to itself with springbox.open_log; the
+// A sandboxed scene writes a CSV next to itself with springbox.open_log; the
 // header is written once, a reload appends, rows are flushed every frame, and names, sizes
 // and counts are limited with errors that say so.
 TEST(sandboxed_scenes_write_logs)
@@ -419,7 +419,7 @@ TEST(sandboxed_scenes_write_logs)
     return 0;
 }
 
-// Issue 14 item 5: a scene sets the camera (look once, follow a particle until it goes) and
+// A scene sets the camera (look once, follow a particle until it goes) and
 // retitles the window while it runs; camera.get reads what the host shows; bad values are
 // named errors.
 TEST(scenes_move_the_camera_and_retitle)
@@ -484,7 +484,7 @@ TEST(scenes_move_the_camera_and_retitle)
 }
 
 // A kept reload carries the contacts' touching state: a ball resting on a wall began its contact
-// once, and three kept reloads neither begin it again nor end it (issue 22: 4 begins, 0 ends).
+// once, and three kept reloads neither begin it again nor end it (they began 4 times and ended none).
 TEST(kept_reloads_do_not_refire_contact_events)
 {
     const char *text = "local sb = require 'springbox'\n"
@@ -579,7 +579,7 @@ TEST(spring_break_callbacks_get_what_broke)
     return 0;
 }
 
-// An angle's value wraps at +-pi, so a plotted joint jumped; `unwrapped` runs on (issue 22): a
+// An angle's value wraps at +-pi, so a plotted joint jumped; `unwrapped` runs on: a
 // free arm spun around its joint for four seconds turns through several turns with no jump.
 TEST(angles_unwrap_for_plots)
 {
@@ -616,7 +616,7 @@ TEST(angles_unwrap_for_plots)
     return 0;
 }
 
-// Series can share a panel (issue 22): four chain tips plotted with the panel "tips" are drawn on
+// Series can share a panel: four chain tips plotted with the panel "tips" are drawn on
 // one; a series without one keeps its own; a bad panel name is refused by name.
 TEST(plot_series_share_panels)
 {
@@ -648,7 +648,7 @@ TEST(plot_series_share_panels)
     return 0;
 }
 
-// Contact callbacks say where and how hard (issue 22): a ball dropped 1.25 m onto a floor begins
+// Contact callbacks say where and how hard: a ball dropped 1.25 m onto a floor begins
 // its contact at the floor under it, with the normal from the ball into the floor, at the speed
 // it fell (sqrt(2 g h) = 4.95 m/s, within a frame's gravity).
 TEST(contact_callbacks_say_where_and_how_hard)
@@ -680,7 +680,7 @@ TEST(contact_callbacks_say_where_and_how_hard)
     return 0;
 }
 
-// Walls can be removed and moved once made (issue 22): a ball on a shelf falls to the floor when
+// Walls can be removed and moved once made: a ball on a shelf falls to the floor when
 // the shelf goes, and further when the floor moves down; a removed wall's number says so.
 TEST(walls_can_be_removed_and_moved)
 {
@@ -715,7 +715,7 @@ TEST(walls_can_be_removed_and_moved)
     return 0;
 }
 
-// Ropes and struts break (issue 22): a soft rope with break_stretch 0.1 under a heavy bob goes once
+// Ropes and struts break: a soft rope with break_stretch 0.1 under a heavy bob goes once
 // it is 10% long, on_constraint_break hears what it was (index, kind, ends, length, stretch), and
 // the bob falls; an angle cannot be given break_stretch, and says so.
 TEST(ropes_break_at_their_stretch)
@@ -754,7 +754,7 @@ TEST(ropes_break_at_their_stretch)
 }
 
 // A scene's text has a size, and a bad one is refused by name; boxes are drawn with g.rectangle
-// (issue 22, the view).
+// (the view).
 TEST(draw_text_has_a_size)
 {
     const char *text = "local sb = require 'springbox'\n"
@@ -774,7 +774,7 @@ TEST(draw_text_has_a_size)
     ENSURE(list.commands[3].width == 2.0f && list.commands[4].width == 5.0f); // g.width, default 2
     ENSURE(list.commands[0].screen && list.commands[0].big && strcmp(list.text + list.commands[0].text, "score") == 0);
     ENSURE(!list.commands[1].big && !list.commands[2].big);
-    // g.rectangle: a box from its lower left corner, as four corners (issue 22)
+    // g.rectangle: a box from its lower left corner, as four corners
     const sb_draw_command *box = &list.commands[3];
     ENSURE(box->kind == SB_DRAW_POLYGON && box->fill && box->count == 4);
     ENSURE(list.points[box->first + 2].x == 4 && list.points[box->first + 2].y == 6);

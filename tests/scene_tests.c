@@ -73,7 +73,7 @@ static int stiffen_deck(double ramp, double *overshoot, double *peak_ke)
     write_deck("deck.lua", 3.0, 0);
     sb_scene *s = open_scene("deck.lua", ramp);
     ENSURE(s);
-    run_frames(s, 1800); // critically damped springs (exactly, since issue 10) settle in 30 s
+    run_frames(s, 1800); // critically damped springs (exactly) settle in 30 s
     double sag_soft = deck_middle_y(s);
     ENSURE(sb_world_get_stats(sb_scene_world(s, 0))->kinetic_energy < 1e-2); // settled
     write_deck("deck.lua", 30.0, 0);
@@ -357,7 +357,7 @@ TEST(tunables)
     sb_spring_get(sb_scene_world(s, 0), sp, &d);
     ENSURE(d.tuning.hertz == 60);
     sb_scene_close(s);
-    // Issue 14 item 5: sliders come in the order the names were written (a Lua table keeps no
+    // Sliders come in the order the names were written (a Lua table keeps no
     // order), call after call; names the source does not show as keys come last, by name.
     write_file("ordered.lua",
                "local sb = require 'springbox'\n"
@@ -388,7 +388,7 @@ TEST(tunables)
 
     // A typo saved while the sliders are in use: the error says the line as Lua does and shows
     // its text; the sliders of the last good scene stay, still move, and the value moved to
-    // applies when the typo is fixed (issue 14 item 5).
+    // applies when the typo is fixed.
     s = open_scene("tuned.lua", 0.0);
     ENSURE(s);
     write_file("tuned.lua",
@@ -412,7 +412,7 @@ TEST(tunables)
     return 0;
 }
 
-// ---------------------------------------------------------------- rewind (issue 21 item 2)
+// ---------------------------------------------------------------- rewind
 
 static const char *pendulum_scene(double hz)
 {

@@ -1,4 +1,4 @@
-// Snapshots (issue 21 item 1): a restored world continues bit-identically to the run it was
+// Snapshots: a restored world continues bit-identically to the run it was
 // taken from, with its structure, warm starts, ramps, drag, breaks and events, in every method.
 #include "ensure.h"
 #include "sb_constraint.h"

@@ -1,4 +1,4 @@
-// Threads (issue 23): a world steps on any number of threads with the same bits, in every method,
+// Threads: a world steps on any number of threads with the same bits, in every method,
 // and the pool runs every item of a range exactly once, in chunks that depend only on the range.
 #include "ensure.h"
 #include "sb_constraint.h"

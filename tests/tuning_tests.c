@@ -1,4 +1,4 @@
-// Tuning a running world and networks (issues 14 and 26): retunes and ramps end where they are
+// Tuning a running world and networks: retunes and ramps end where they are
 // asked without throwing the structure, and networks of springs move at their own modes in
 // every method. Measured from simulated motion, as physics_tests.c.
 #include "sb_tuning.h"
@@ -113,7 +113,7 @@ static double retuned_swing(sb_method method, int substeps, sb_tuning to, double
     return 0.5 * (hi - lo);
 }
 
-// Issue 26 item 5: a retune moves every method to the same motion, the near-continuous
+// A retune moves every method to the same motion, the near-continuous
 // reference's (soft at 60 sub-steps) within 25%, at the default sub-steps: stiffer, softer,
 // longer and more damped. The springs kept their static stiffness in no network method while
 // the ramp's settling damping ran (verlet's went 4 times softer: twice the reference's swing).
@@ -233,7 +233,7 @@ TEST(ramps_carry_over_with_the_state)
     return 0;
 }
 
-// Issue 14 item 5: while a retune ramps in, a spring's working rest length is re-based (see
+// While a retune ramps in, a spring's working rest length is re-based (see
 // retune.c) and can be far from the one asked for; the stretch a designer sees is measured
 // against the asked-for rest length, from the positions, so a ramp never looks like an
 // explosion: it reads what the positions show, and it stays within a quarter of the soft truss's
@@ -277,7 +277,7 @@ TEST(stretch_during_a_ramp_is_against_the_asked_rest_length)
     return 0;
 }
 
-// ---------------------------------------------------------------- networks (issue 26)
+// ---------------------------------------------------------------- networks
 
 /// A chain along x from a fixed anchor: `n` free particles of masses[i], every spring tuned t.
 /// Released from its static stretch under a pull along x proportional to mass (its lowest mode
@@ -325,7 +325,7 @@ static oscillation chain_mode(sb_method method, int substeps, int iterations, in
     return measure(tip, 600, def.dt);
 }
 
-// Issue 26 item 1: a network moves at its own modes in every method, whatever the iteration
+// A network moves at its own modes in every method, whatever the iteration
 // count, as closely as a lone spring does (frequency within 2%, damping ratio within 0.01 or 5%)
 // against the near-continuous reference (the force method at 60 sub-steps, which the issue's
 // two-spring case checks against its exact 2.706 Hz), or the world reports the springs it cannot

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# G in the real window (issue 21 item 5) saves the last seconds of the view as an animated GIF in
+# G in the real window saves the last seconds of the view as an animated GIF in
 # the working folder, and says so; after more than 8 s it holds the last 8 s, no more.
 set -u
 bin="$1"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 20 in the real window under Xvfb, driven by xdotool: W writes exactly the slider that
+# The scene host in the real window under Xvfb, driven by xdotool: W writes exactly the slider that
 # moved, at its declaration, byte for byte (a comment that looks like a declaration, a name that
 # holds another, an odd name and a comment with a NUL byte all stay as they were), and refuses a
 # file that is not plain text; a scene's camera at 1e12 m and 1e9 px/m neither crashes the window

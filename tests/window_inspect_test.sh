@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The asked-versus-delivered view (issue 26 item 7), in the real window under Xvfb: click a
+# The asked-versus-delivered view, in the real window under Xvfb: click a
 # spring, drag its weight and let go, and read back through --stats what the view shows: the
 # asked tuning, and the frequency and damping ratio measured from the swing, which match it.
 # Clicking empty space puts the view away. A spring too damped to swing (0.75) is read from its

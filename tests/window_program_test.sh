@@ -74,7 +74,7 @@ set -- $pixel
 echo "ok   draw(g) is on screen: pixel ($pixel) at the disc"
 [ -n "${SPRINGBOX_SHOT:-}" ] && cp "$tmp/shot.png" "$SPRINGBOX_SHOT"
 
-# the scene moves the camera and retitles the window (issue 14 item 5)
+# the scene moves the camera and retitles the window
 camera() { last | sed -n 's/.*"camera":\[\([^]]*\)\].*/\1/p'; }
 xdotool key v
 wait_for "camera.look(5, -3) centres the view there, zoom kept" '[ "$(camera)" = "5,-3,100" ]'

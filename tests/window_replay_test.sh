@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The same hands against the same or a new tuning (issue 21 item 3), as a person would do it
+# The same hands against the same or a new tuning, as a person would do it
 # under Xvfb: drag a weight on a breakable rope and let go, with --record-input; F5 replays the
 # drag from the start and the run repeats exactly (the same energy at the same times); the
 # recording replayed headless with --replay gives the same run again, and with the rope's break

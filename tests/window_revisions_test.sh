@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tuning history in the real window (issue 21 item 4): every save and every slider release
+# The tuning history in the real window: every save and every slider release
 # is a revision of the tunables; Ctrl+Z puts the one before in force (as a retune: the run goes
 # on), Ctrl+Y the one after, and a change made at an earlier revision drops the later ones.
 set -u

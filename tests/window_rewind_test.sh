@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rewind in the real window (issue 21 item 2), driven as a person would under Xvfb: [ steps back
+# Rewind in the real window, driven as a person would under Xvfb: [ steps back
 # one kept moment, shift+[ a second, the timeline scrubs, space runs on from the moment shown.
 # Read back through --stats: the clock goes back by what was asked, and springbox.state goes
 # back with the world (the scene counts its frames in it: after running on, the count matches

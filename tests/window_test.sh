@@ -52,7 +52,7 @@ xdotool key Up
 wait_for "up adds an iteration" '[ "$(field iterations)" = $((before + 1)) ]'
 echo "ok   method and iterations switch live"
 
-# the compare view's right side starts with the left's settings, tethers too (issue 14: it
+# the compare view's right side starts with the left's settings, tethers too (it
 # showed tethers on and off when T had not been pressed)
 xdotool key c
 wait_for "C opens the compare view with the left's tethers" '[ "$(field compare)" = true ] && [ "$(field right_tethers)" = "$(field tethers)" ]'
@@ -82,15 +82,15 @@ sleep 0.3
 kept_before=$(grep -c '"result":"kept"' "$tmp/s.jsonl")
 xdotool key w
 wait_for "W writes the slider value into the file" 'grep -qE "hz = \{31(\.0)?," "$tmp/scene.lua"'
-# the file now says what the slider already applied: kept, and said to change nothing (issue 22)
+# the file now says what the slider already applied: kept, and said to change nothing
 wait_for "the saved file reloads with the state kept" '[ "$(grep -c "\"result\":\"kept\"" "$tmp/s.jsonl")" -gt "$kept_before" ]'
 grep -q "reloaded, state kept: no spring, mass or gravity changed" "$tmp/s.jsonl" || fail "a save that changed nothing was called a tuning"
-# what is written is what the slider shows: its precision, no tail of digits (issue 14)
+# what is written is what the slider shows: its precision, no tail of digits
 grep -qE "hz = \{[0-9]+(\.[0-9])?," "$tmp/scene.lua" || fail "W wrote more digits than the slider shows: $(grep -o "hz = {[^}]*}" "$tmp/scene.lua")"
 grep -q '"event":"reload","frame":[0-9]*,"side":"[a-z]*","result":"kept"' "$tmp/s.jsonl" || fail "--stats has no reload objects"
 echo "ok   slider: hz set to 31 live, written back as shown: $(grep -o "hz = {[^}]*}" "$tmp/scene.lua"); reloads in --stats"
 
-# one slow drag of a slider, with pauses, is one reload (issue 14: a drag gave three)
+# one slow drag of a slider, with pauses, is one reload (a drag once gave three)
 sleep 0.5
 kept() { grep -c '"event":"reload".*"result":"kept"' "$tmp/s.jsonl"; }
 before=$(kept)

@@ -99,7 +99,7 @@ TEST(nonfinite_containment)
     ENSURE(stats->bad_spring.index == wild.index);
     ENSURE(strstr(stats->message, "non-finite") != NULL);
     printf("%s\n", stats->message);
-    char named[64]; // numbered from 1, as the Lua index (issue 12)
+    char named[64]; // numbered from 1, as the Lua index
     snprintf(named, sizeof named, "particle %u went first", stats->bad_particle.index + 1);
     ENSURE(strstr(stats->message, named) != NULL);
     snprintf(named, sizeof named, "stiffest spring %u", wild.index + 1);
@@ -112,7 +112,7 @@ TEST(nonfinite_containment)
     return 0;
 }
 
-// Issue 14 item 4: a scene that pumps energy in hits the same guardrail as a diverging
+// A scene that pumps energy in hits the same guardrail as a diverging
 // spring. A particle pushed past the range the API accepts (1e12 m, 1e12 m/s) halts the
 // world in every method, names it, and keeps the last state within range; a fast but sane
 // projectile (10 km/s for a minute) never trips it.
@@ -156,7 +156,7 @@ TEST(runaway_halts_like_nonfinite)
 // ---------------------------------------------------------------- tethers
 
 // A chain of 40 rigid links of 0.25 m from a fixed particle, 100 kg at the end:
-// the wrecking ball of issue 5 (horizontal), or hanging at rest. Returns the world; ids of the particles in *chain.
+// the wrecking ball (horizontal), or hanging at rest. Returns the world; ids of the particles in *chain.
 static sb_world *wrecking_ball(sb_method method, bool tethers, sb_particle_id chain[41], sb_spring_id links[40], bool hanging)
 {
     sb_world_def def = sb_default_world_def();
@@ -451,7 +451,7 @@ TEST(method_switch_keeps_state)
 // ---------------------------------------------------------------- mass ramps
 
 // A world with no springs can ramp a mass (a scene's reload does) and be stepped and measured:
-// the stretch measure copied a NULL rest array (UBSan, found by the host fuzz of issue 20).
+// the stretch measure copied a NULL rest array (UBSan, found by the host fuzz).
 TEST(mass_ramp_in_a_world_without_springs)
 {
     sb_world_def def = sb_default_world_def();

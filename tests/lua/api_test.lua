@@ -201,7 +201,7 @@ test("spring:retune blends a new tuning in and says what is wrong", function()
   assert(not ok and err:find("herz"), err)
 end)
 
-test("issue 12: handles of different kinds differ, and bad values are named, never ignored", function()
+test("handles of different kinds differ, and bad values are named, never ignored", function()
   local w = sb.world{ gravity = {0, 0} }
   local p, q = w:particle{ x = 0, y = 0 }, w:particle{ x = 1, y = 0 }
   local s = w:spring(p, q, { k = 100, c = 1 })
