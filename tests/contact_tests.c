@@ -1230,7 +1230,7 @@ TEST(pairs_list_finds_what_the_grid_finds)
                    method_names[methods[m]], threads, differ, kept->pairs_builds, kept->pairs_builds - builds_at_rest);
             ENSURE(differ == 0);
             ENSURE(kept->pairs_builds < 800);
-            // soft's pile rests; xpbd's still creeps (item 6) and now and then moves a ball far enough
+            // soft's pile rests; xpbd's still creeps and now and then moves a ball far enough
             ENSURE(kept->pairs_builds - builds_at_rest <= (methods[m] == SB_METHOD_SOFT ? 0 : 20));
             sb_world_destroy(kept);
             sb_world_destroy(grid);
