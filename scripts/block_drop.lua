@@ -1,7 +1,7 @@
 -- Block drop: a block of 6 x 6 balls with a gap between rows, let go above the floor, in soft,
 -- verlet and xpbd side by side. The rows fall together, so no two balls of the block close on
 -- each other until the floor stops the lowest row; then the rows above land on it within the
--- frame. Each ball's contacts carry that stop up the block as far as its gaps can close (README,
+-- frame. Each ball's contacts carry that stop up the block as far as its gaps can close (docs/methods.md,
 -- "Things falling together stay apart"). Raise the drop or the gap, lower the sub-steps, save:
 -- the deepest overlap stays a fraction of a radius and the block settles without bouncing up.
 local sb = require "springbox"

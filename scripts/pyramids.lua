@@ -4,7 +4,7 @@
 -- more. Lower the friction slider below where it stands and save: the pyramid spreads in all
 -- three. At 0.3 all three hold it still (0.6, 0.1 and 0.1 mm): the position methods' static
 -- friction keeps an anchor, and verlet's second collide pass no longer moves resting crates
--- after their friction (it slid this pyramid apart in seven seconds; README, "Static friction").
+-- after their friction (it slid this pyramid apart in seven seconds; docs/methods.md, "Static friction").
 local sb = require "springbox"
 local tune = sb.tune{ friction = {0.3, 0.0, 1.0}, substeps = {6, 1, 8} }
 

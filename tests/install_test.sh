@@ -7,6 +7,7 @@
 . "$(dirname "$0")/shell_preamble.sh"
 build="$1"
 version="$2"
+src="$(cd "$(dirname "$0")/.." && pwd)"
 
 DESTDIR="$tmp/stage" cmake --install "$build" --prefix /usr/local >"$tmp/install.log" 2>&1 ||
   fail "cmake --install: $(tail -3 "$tmp/install.log")"
@@ -32,24 +33,10 @@ LUA_CPATH="$root/lib/lua/5.4/?.so" lua5.4 -e '
   assert(w:step(60))
   assert(b.y < 0, "the particle fell")' || fail "the installed module does not work from stock lua5.4"
 
-# a C program against the installed core, through pkg-config
-cat >"$tmp/prog.c" <<'C'
-#include <sb_world.h>
-#include <stdio.h>
-int main(void)
-{
-    sb_world_def def = sb_default_world_def();
-    sb_world *w = sb_world_create(&def);
-    sb_particle_def p = sb_default_particle_def();
-    sb_particle_id id = sb_world_add_particle(w, &p, NULL);
-    for (int i = 0; i < 60; ++i)
-        sb_world_step(w);
-    sb_particle_get(w, id, &p);
-    printf("fell to %.3f\n", p.position.y);
-    sb_world_destroy(w);
-    return p.position.y < -4.0 ? 0 : 1; // 1 s of free fall: about -4.9 m
-}
-C
+# a C program against the installed core, through pkg-config: the manual's hello world
+# (docs/c-api.md), as it is written there
+sed -n '/^```c$/,/^```$/p' "$src/docs/c-api.md" | sed '1d;$d' >"$tmp/prog.c"
+[ -s "$tmp/prog.c" ] || fail "no C program in docs/c-api.md"
 export PKG_CONFIG_PATH="$root/lib/pkgconfig"
 pkg-config --modversion springbox | grep -qx "$version" || fail "springbox.pc version: $(pkg-config --modversion springbox)"
 flags=$(pkg-config --define-variable=prefix="$root" --cflags --libs springbox) || fail "pkg-config springbox"

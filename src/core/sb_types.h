@@ -44,7 +44,7 @@ typedef enum sb_status {
     SB_ERR_INTERRUPTED,  ///< the interrupt callback stopped the step; the frame was not taken
 } sb_status;
 
-/// How springs are solved. Each follows one article in shared/seeds (see README).
+/// How springs are solved. Each follows one article in shared/seeds (docs/methods.md).
 typedef enum sb_method {
     SB_METHOD_FORCE = 0, ///< explicit Hooke forces, symplectic Euler (seed 001)
     SB_METHOD_IMPULSE,   ///< Nissen's impulse spring, one Jacobi pass (seed 002)

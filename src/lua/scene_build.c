@@ -142,7 +142,7 @@ static char *unknown_fields(lua_State *L, int t, const char *path)
         int n = nearest ? snprintf(text + used, sizeof text - used, "%sscene field '%s' is not used (did you mean '%s'?)",
                                    used ? "; " : "", key, nearest)
                         : snprintf(text + used, sizeof text - used, "%sscene field '%s' is not used (known: world, "
-                                   "worlds, title, update, tune, the callbacks in README)", used ? "; " : "", key);
+                                   "worlds, title, update, tune, the callbacks in docs/scenes.md)", used ? "; " : "", key);
         used += n > 0 ? (size_t)n : 0;
         used = used < sizeof text ? used : sizeof text - 1;
     }
