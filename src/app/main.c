@@ -27,6 +27,7 @@ static void usage(FILE *out)
             "usage: springbox [options] [scene.lua]\n"
             "  scene.lua      a Lua scene (default: scripts/default.lua); reloaded when saved\n"
             "  (no option)    open the window; H in the window lists the keys\n"
+            "  --keys         the window's keys and mouse as a Markdown table (as docs/window.md has it)\n"
             "  --headless     run without a window, printing diagnostics\n"
             "  --screenshot F render frame --frames N without a display and write PNG F\n"
             "  --record DIR   render every frame up to --frames N as DIR/frame_NNNNN.png\n"
@@ -426,6 +427,14 @@ int main(int argc, char **argv)
         } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             usage(stdout);
             return 0;
+        } else if (strcmp(arg, "--keys") == 0) {
+#ifdef SPRINGBOX_HAVE_SDL
+            window_print_keys(stdout);
+            return 0;
+#else
+            fprintf(stderr, "springbox: built without the window (libsdl2-dev): no keys to list\n");
+            return 2;
+#endif
         } else if (strcmp(arg, "--list") == 0) {
             int n;
             const sb_sample *all = sb_samples(&n);

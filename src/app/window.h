@@ -31,5 +31,7 @@ typedef struct window_options {
 int window_run(const window_options *options);
 /// Renders without a display (SDL's software renderer on a surface) and writes PNGs.
 int window_offscreen(const window_options *options);
+/// The window's inputs as a Markdown table (`springbox --keys`): the help box reads the same table.
+void window_print_keys(FILE *out);
 
 #endif

@@ -362,30 +362,6 @@ static int draw_inspector(app *a, int graphs_top)
     return box.y;
 }
 
-static const char *const help_lines[] = {
-    "left drag      grab a particle (its twin too in compare view)",
-    "left click     a spring: asked vs delivered; empty space closes it",
-    "right/middle   pan          wheel  zoom at the cursor      F  fit the scene",
-    "space          pause / resume               N  one frame while paused",
-    "ctrl+space     pause / resume, even where the scene takes space; paused or rewound, space,",
-    "               N, [, ], R and F5 are the window's, whatever the scene claims",
-    "R              restart the scene from its file",
-    "1 .. 6         method: force impulse sequential soft verlet xpbd",
-    "shift+1 .. 6   method of the right side in compare view",
-    "up / down      iterations + / -             left / right  sub-steps - / +",
-    "T              tethers on / off (rigid chains held to their fixed particles)",
-    "C              compare view: the same scene in two methods, in lockstep",
-    "W              write the slider values back into the scene file",
-    "P              screenshot to springbox-NNNN.png",
-    "G              the last 8 seconds as an animated GIF, springbox-NNNN.gif",
-    "F5             replay: the run again from the start with the same drags, clicks and keys",
-    "Ctrl+Z, Ctrl+Y the tuning before / after: each save and slider release is a revision",
-    "[ ]            back / forward one kept moment (shift: 1 s); drag the timeline to scrub;",
-    "               space runs on from the moment shown (the minute before now is kept)",
-    "V              clean view: the scene alone, for screenshots and GIFs (V again: the window)",
-    "H              this help                    Q / Esc  quit",
-    "saving the scene file reloads it; the state is kept if only tuning changed",
-};
 
 // The scene's camera (springbox.camera): a look or a follow moves the shared view, and every
 // side learns what it shows, for springbox.camera.get. The left side's scene leads.
@@ -559,13 +535,27 @@ void draw(app *a)
         notice_y -= wrapped_lines(a, notice_w, a->notices[i].text) * lh + 4;
         draw_wrapped(a, 10, notice_y, notice_w, a->notices[i].color, a->notices[i].text);
     }
-    if (a->help) {
-        int hh = (int)(sizeof help_lines / sizeof help_lines[0]) * lh + 50;
-        SDL_Rect box = {40, 70, a->view.rect.w - 80, hh};
-        render_panel(rc, box, (SDL_Color){10, 12, 16, 235});
+    if (a->help) { // two columns, each entry's text wrapped to the box
+        const char *name, *help;
+        int name_chars = 0, cw = render_char_width(rc, false);
+        for (int i = 0; window_help_entry(i, &name, &help); ++i)
+            name_chars = (int)strlen(name) > name_chars ? (int)strlen(name) : name_chars;
+        SDL_Rect box = {40, 70, a->view.rect.w - 80, 0};
+        const int text_x = box.x + 12 + (name_chars + 2) * cw, text_w = box.x + box.w - 12 - text_x;
+        int hh = 50;
+        for (int i = 0; window_help_entry(i, &name, &help); ++i)
+            hh += wrapped_lines(a, text_w, help) * lh;
+        box.h = hh;
+        box.y = a->height - hh - 10 < box.y ? (a->height - hh - 10 > 10 ? a->height - hh - 10 : 10) : box.y;
+        render_panel(rc, box, (SDL_Color){10, 12, 16, 255}); // over everything while it is open
+        SDL_RenderSetClipRect(render_renderer(rc), &box);
         render_text(rc, box.x + 12, box.y + 8, COLOR_WARN, true, "keys");
-        for (size_t i = 0; i < sizeof help_lines / sizeof help_lines[0]; ++i)
-            render_text(rc, box.x + 12, box.y + 38 + (int)i * lh, COLOR_TEXT, false, help_lines[i]);
+        int y = box.y + 38;
+        for (int i = 0; window_help_entry(i, &name, &help); ++i) {
+            render_text(rc, box.x + 12, y, COLOR_DRAG, false, name);
+            y = draw_wrapped(a, text_x, y, text_w, COLOR_TEXT, help);
+        }
+        SDL_RenderSetClipRect(render_renderer(rc), NULL);
     }
 }
 

@@ -483,21 +483,6 @@ static bool scene_wheel(app *a, double dx, double dy)
     return claimed;
 }
 
-/// Keys the scene never hears first: ctrl+space and Pause (pause and run on) always, and while
-/// the run is paused or rewound the keys that move through time (space, N, ., [, ], R, F5).
-static bool window_owns_key(const app *a, SDL_Keysym key)
-{
-    if (key.sym == SDLK_PAUSE || (key.sym == SDLK_SPACE && (key.mod & KMOD_CTRL)))
-        return true;
-    if (!a->paused && !a->rewinding)
-        return false;
-    switch (key.sym) {
-    case SDLK_SPACE: case SDLK_n: case SDLK_PERIOD: case SDLK_LEFTBRACKET: case SDLK_RIGHTBRACKET: case SDLK_r:
-    case SDLK_F5: return true;
-    default: return false;
-    }
-}
-
 void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
 {
     switch (e->type) {

@@ -237,5 +237,18 @@ void restart(app *a);
 /// Out of a pause or a rewind: the run goes on from the moment shown.
 void run_on(app *a);
 void on_key(app *a, SDL_Keysym key, SDL_Renderer *r);
+/// Whether the window keeps this key from the scene (window_keys: ctrl+space and Pause always,
+/// the time keys while the run is paused or rewound).
+bool window_owns_key(const app *a, SDL_Keysym key);
+/// The help box's entry i of the window's inputs (window_keys): what to press and what it does;
+/// false past the last.
+bool window_help_entry(int i, const char **name, const char **help);
+void revision_go(app *a, int to);
+void rewind_step(app *a, int frames);
+void rewind_resume(app *a);
+void replay_run(app *a);
+void toggle_clean(app *a);
+void pause_toggle(app *a);
+void step_frame(app *a);
 
 #endif

@@ -52,7 +52,7 @@ void revision_note(app *a)
 
 /// Puts revision `to` in force: each tunable that differs is set as a slider would set it (a
 /// hot reload, state kept, the change ramping in), and a notice says what changed.
-static void revision_go(app *a, int to)
+void revision_go(app *a, int to)
 {
     if (a->revision_count < 2 || to < 0 || to >= a->revision_count) {
         add_notice(a, COLOR_TEXT, a->revision_count < 2 ? "no earlier tuning yet: each save and slider release is a revision"
@@ -119,7 +119,7 @@ static void rewind_to(app *a, int i)
         a->replay_next += 1;
 }
 
-static void rewind_step(app *a, int frames)
+void rewind_step(app *a, int frames)
 {
     if (moments(a) < 2) {
         add_notice(a, COLOR_TEXT, "nothing to rewind yet: moments are kept while the physics runs");
@@ -129,7 +129,7 @@ static void rewind_step(app *a, int frames)
 }
 
 /// Running on from the moment shown: the moments after it are forgotten.
-static void rewind_resume(app *a)
+void rewind_resume(app *a)
 {
     if (!a->rewinding)
         return;
@@ -212,7 +212,7 @@ void run_on(app *a)
 
 /// F5: the run again from the file's start, under the tuning of now, with the same hands: what
 /// was recorded since the run began is done again at the same frames.
-static void replay_run(app *a)
+void replay_run(app *a)
 {
     if (sb_input_log_count(a->input) == 0) {
         add_notice(a, COLOR_TEXT, "nothing to replay yet: drag, click or type in the scene first");
@@ -250,7 +250,7 @@ static void replay_run(app *a)
 /// V: the scene alone over the whole window (no HUD, panel, graphs or notices), so that a
 /// screenshot or a GIF shows the prototype; V again brings the window back. The window's title
 /// says how while it is on.
-static void toggle_clean(app *a)
+void toggle_clean(app *a)
 {
     a->clean = !a->clean;
     a->help = false;
@@ -259,62 +259,23 @@ static void toggle_clean(app *a)
         add_notice(a, COLOR_TEXT, "the window is back (V: the scene alone)");
 }
 
-void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
+/// Space and Pause: pause, or run on (from the moment shown when rewound).
+void pause_toggle(app *a)
 {
-    bool shift = (key.mod & KMOD_SHIFT) != 0;
-    switch (key.sym) {
-    case SDLK_ESCAPE:
-    case SDLK_q: a->running = false; break;
-    case SDLK_SPACE:
-    case SDLK_PAUSE:
-        if (a->paused)
-            rewind_resume(a); // runs on from the moment shown
-        a->paused = !a->paused;
-        add_notice(a, COLOR_TEXT, a->paused ? "paused (N steps one frame, [ and ] step through the kept moments)" : "running");
-        break;
-    case SDLK_n:
-    case SDLK_PERIOD:
-        if (a->rewinding && a->rewind_at < moments(a) - 1) {
-            rewind_step(a, 1); // forward through what was, not a new frame
-        } else {
-            rewind_resume(a);
-            a->step_once = true;
-        }
-        break;
-    case SDLK_z:
-        if (key.mod & KMOD_CTRL)
-            revision_go(a, shift ? a->revision_at + 1 : a->revision_at - 1);
-        break;
-    case SDLK_y:
-        if (key.mod & KMOD_CTRL)
-            revision_go(a, a->revision_at + 1);
-        break;
-    case SDLK_LEFTBRACKET: rewind_step(a, shift ? -60 : -1); break;
-    case SDLK_RIGHTBRACKET: rewind_step(a, shift ? 60 : 1); break;
-    case SDLK_r: restart(a); break;
-    case SDLK_F5: replay_run(a); break;
-    case SDLK_c: toggle_compare(a); break;
-    case SDLK_f:
-        fit_view(a);
-        a->view_moved = false;
-        break;
-    case SDLK_h:
-    case SDLK_F1: a->help = !a->help && !a->clean; break;
-    case SDLK_v: toggle_clean(a); break;
-    case SDLK_p: screenshot(a, r); break;
-    case SDLK_g: save_gif(a); break;
-    case SDLK_w: write_back(a); break;
-    case SDLK_t: toggle_tethers(a); break;
-    case SDLK_UP: change_solver(a, +1, 0); break;
-    case SDLK_DOWN: change_solver(a, -1, 0); break;
-    case SDLK_RIGHT: change_solver(a, 0, +1); break;
-    case SDLK_LEFT: change_solver(a, 0, -1); break;
-    default:
-        if (key.sym >= SDLK_1 && key.sym <= SDLK_6) {
-            int which = shift && a->compare ? 1 : 0;
-            set_method(a, which, (sb_method)(key.sym - SDLK_1));
-        }
-        break;
+    if (a->paused)
+        rewind_resume(a); // runs on from the moment shown
+    a->paused = !a->paused;
+    add_notice(a, COLOR_TEXT, a->paused ? "paused (N steps one frame, [ and ] step through the kept moments)" : "running");
+}
+
+/// N: one frame while paused, or forward through the kept moments when rewound.
+void step_frame(app *a)
+{
+    if (a->rewinding && a->rewind_at < moments(a) - 1) {
+        rewind_step(a, 1); // forward through what was, not a new frame
+    } else {
+        rewind_resume(a);
+        a->step_once = true;
     }
 }
 
