@@ -14,7 +14,6 @@
 #include "world_helpers.h"
 
 static const int substep_counts[] = {1, 2, 6};
-static const char *const method_names[] = {"force", "impulse", "sequential", "soft", "verlet", "xpbd"};
 
 static sb_particle_def ball(double x, double y, double r, double vx, double vy)
 {
@@ -100,7 +99,7 @@ TEST(wall_chains_hold_at_every_crest_and_valley)
                         runs += 1;
                         if (under || stuck)
                             printf("  %s, %d sub-steps, hill %.2f m, %.0f m/s%s: %d frames under, %d stuck\n",
-                                   method_names[m], substep_counts[si], heights[hi], speeds[v], poly ? ", polyline" : "",
+                                   sb_method_name((sb_method)m), substep_counts[si], heights[hi], speeds[v], poly ? ", polyline" : "",
                                    under, stuck);
                     }
             total_under += under_runs;
@@ -149,7 +148,7 @@ TEST(chain_joints_are_smooth)
             double poly = slide_along((sb_method)m, substep_counts[si], 64, true);
             if (fabs(many - one) > 1e-3 * fabs(one) || fabs(poly - one) > 1e-3 * fabs(one))
                 printf("  %s, %d sub-steps: %.4f m/s on one wall, %.4f across 64 joints, %.4f on a polyline\n",
-                       method_names[m], substep_counts[si], one, many, poly);
+                       sb_method_name((sb_method)m), substep_counts[si], one, many, poly);
             ENSURE(fabs(one - 5.0) < 0.05);
             ENSURE_NEAR(many, one, 1e-3 * fabs(one));
             ENSURE_NEAR(poly, one, 1e-3 * fabs(one));
@@ -227,7 +226,7 @@ TEST(friction_is_coulomb_in_every_method)
                 double want = 9.81 * (sin(th) - sliding[k].mu * cos(th));
                 double got = slide_down((sb_method)m, substep_counts[si], sliding[k].degrees, sliding[k].mu, &speed);
                 if (fabs(got - want) > 0.05 * want)
-                    printf("  %s, %d sub-steps, %.0f degrees, mu %.1f: %.3f m/s^2, want %.3f\n", method_names[m],
+                    printf("  %s, %d sub-steps, %.0f degrees, mu %.1f: %.3f m/s^2, want %.3f\n", sb_method_name((sb_method)m),
                            substep_counts[si], sliding[k].degrees, sliding[k].mu, got, want);
                 ENSURE_NEAR(got, want, 0.05 * want);
             }
@@ -235,7 +234,7 @@ TEST(friction_is_coulomb_in_every_method)
                 double speed;
                 slide_down((sb_method)m, substep_counts[si], holding[k].degrees, holding[k].mu, &speed);
                 if (speed > 1e-3)
-                    printf("  %s, %d sub-steps, %.0f degrees, mu %.1f: still moving at %.4f m/s\n", method_names[m],
+                    printf("  %s, %d sub-steps, %.0f degrees, mu %.1f: still moving at %.4f m/s\n", sb_method_name((sb_method)m),
                            substep_counts[si], holding[k].degrees, holding[k].mu, speed);
                 ENSURE(speed < 1e-3);
             }
@@ -284,7 +283,7 @@ TEST(a_pyramid_stands_on_friction_from_coulombs_threshold)
         for (int si = 0; si < 3; ++si) {
             double above = pyramid_moves((sb_method)m, substep_counts[si], 0.16);
             double below = pyramid_moves((sb_method)m, substep_counts[si], 0.12);
-            printf("  %-10s %d sub-steps: mu 0.16 moves it %.4f m, mu 0.12 %.4f m\n", method_names[m],
+            printf("  %-10s %d sub-steps: mu 0.16 moves it %.4f m, mu 0.12 %.4f m\n", sb_method_name((sb_method)m),
                    substep_counts[si], above, below);
             ENSURE(below > 0.15); // the top ball comes down between the two (0.173 m)
             ENSURE(above < 0.002);
@@ -357,7 +356,7 @@ TEST(balls_dropped_on_balls_gain_no_energy)
                     if (gained > 0.02 || fabs(gap) > 0.005 || ke > 1e-3)
                         printf("  %-10s %d sub-steps, %g kg on %g kg, %s from %.1f m: gained %.1f%% of the fall, gap %.4f m, "
                                "KE %.2g J\n",
-                               method_names[m], substep_counts[si], masses[mi][0], masses[mi][1],
+                               sb_method_name((sb_method)m), substep_counts[si], masses[mi][0], masses[mi][1],
                                stack_gap < 0.0 ? "onto it" : stack_gap > 0.0 ? "1 cm apart" : "touching", height,
                                100.0 * gained, gap, ke);
                     most_gained = fmax(most_gained, gained);
@@ -367,7 +366,7 @@ TEST(balls_dropped_on_balls_gain_no_energy)
                     ENSURE(fabs(gap) < 0.005);
                     ENSURE(ke < 1e-3);
                 }
-        printf("  %-10s energy at most %+.2f%% of the fall, resting %.1f mm from touching, KE %.2g J\n", method_names[m],
+        printf("  %-10s energy at most %+.2f%% of the fall, resting %.1f mm from touching, KE %.2g J\n", sb_method_name((sb_method)m),
                100.0 * most_gained, 1000.0 * widest_gap, most_ke);
     }
     return 0;
@@ -428,13 +427,13 @@ TEST(falling_blocks_stay_apart_when_they_land)
                 const double depth = drop_block((sb_method)m, substep_counts[si], 8, gaps[k % 2], heights[k / 2], &gained);
                 if (depth > 0.4 || gained > 0.02)
                     printf("  %-10s %d sub-steps, %.2f m apart, from %.1f m: %.0f%% of a radius deep, gained %.1f%% of the fall\n",
-                           method_names[m], substep_counts[si], gaps[k % 2], heights[k / 2], 100.0 * depth, 100.0 * gained);
+                           sb_method_name((sb_method)m), substep_counts[si], gaps[k % 2], heights[k / 2], 100.0 * depth, 100.0 * gained);
                 deepest = fmax(deepest, depth);
                 most_gained = fmax(most_gained, gained);
                 ENSURE(depth < 0.4);
                 ENSURE(gained < 0.02);
             }
-        printf("  %-10s deepest %.0f%% of a radius, energy at most %+.2f%% of the fall\n", method_names[m], 100.0 * deepest,
+        printf("  %-10s deepest %.0f%% of a radius, energy at most %+.2f%% of the fall\n", sb_method_name((sb_method)m), 100.0 * deepest,
                100.0 * most_gained);
     }
     return 0;
@@ -499,7 +498,7 @@ TEST(a_heavy_ball_drives_a_row_into_a_wall)
                 double wall, gained;
                 const double deepest = shoot_row((sb_method)m, substep_counts[si], masses[k], 10.0, &wall, &gained);
                 printf("  %-10s %d sub-steps, %2.0f kg: balls %.0f%% of a radius deep, the wall %.0f%%, energy %+.2f%%\n",
-                       method_names[m], substep_counts[si], masses[k], 100.0 * deepest, 100.0 * wall, 100.0 * gained);
+                       sb_method_name((sb_method)m), substep_counts[si], masses[k], 100.0 * deepest, 100.0 * wall, 100.0 * gained);
                 ENSURE(gained < 0.01);
                 if (substep_counts[si] == 6) {
                     ENSURE(deepest < 0.5);
@@ -545,7 +544,7 @@ TEST(stops_end_where_they_would_in_any_order)
                 differ += sb_world_state_hash(worlds[0]) != sb_world_state_hash(worlds[1]);
             }
             if (differ > 0)
-                printf("  %-10s %d sub-steps: %d of 180 steps differ\n", method_names[m], substep_counts[si], differ);
+                printf("  %-10s %d sub-steps: %d of 180 steps differ\n", sb_method_name((sb_method)m), substep_counts[si], differ);
             ENSURE(differ == 0);
             for (int k = 0; k < 2; ++k)
                 sb_world_destroy(worlds[k]);
@@ -621,7 +620,7 @@ TEST(solid_links_hold_a_ball_between_their_beads)
                 if (solid > 0.0) { // only where the bridge gave way on its own, before the ball came
                     printf("  %s, %d sub-steps, %.2f kg: the ball ended %.2f m below the bridge; the "
                            "bridge had stretched %.0f%% under its own weight\n",
-                           method_names[m], substep_counts[si], masses[k], solid, 100 * before);
+                           sb_method_name((sb_method)m), substep_counts[si], masses[k], solid, 100 * before);
                     ENSURE(before > 0.5 && substep_counts[si] == 1 &&
                            (m == SB_METHOD_FORCE || m == SB_METHOD_IMPULSE || m == SB_METHOD_SEQUENTIAL));
                     continue;
@@ -755,7 +754,7 @@ TEST(solid_rings_do_not_slip_into_each_other)
                 }
                 sb_world_destroy(w);
             }
-            printf("  %-10s %d sub-steps: %4d bead-frames inside another ring (plain rings: %4d)\n", method_names[m],
+            printf("  %-10s %d sub-steps: %4d bead-frames inside another ring (plain rings: %4d)\n", sb_method_name((sb_method)m),
                    substep_counts[si], inside[1], inside[0]);
             fflush(stdout);
             ENSURE(inside[0] > 1000);
@@ -861,7 +860,7 @@ TEST(columns_sink_a_fifth_of_box2d_v3s_at_the_defaults)
                         ENSURE(fabs(creep) < (n == 6 ? 1e-4 : 2e-4));
                         ENSURE(drift < 0.01 * sizes[k]);
                     }
-            printf("  %-10s %d sub-steps: the top sinks at most %5.1f mm (r 2 to 50 cm, 10 g to 10 kg)\n", method_names[m],
+            printf("  %-10s %d sub-steps: the top sinks at most %5.1f mm (r 2 to 50 cm, 10 g to 10 kg)\n", sb_method_name((sb_method)m),
                    n, 1e3 * worst);
         }
         for (int si = 0; si < 3; ++si)
@@ -870,7 +869,7 @@ TEST(columns_sink_a_fifth_of_box2d_v3s_at_the_defaults)
                 double sink = column_sink((sb_method)m, substep_counts[si], 0.05, 1.0, heavy ? 100.0 : 1.0, false,
                                           &creep, &drift);
                 printf("  %-10s %d sub-steps%s: sinks %6.1f mm, %.3f mm in the last second, %.3f mm sideways\n",
-                       method_names[m], substep_counts[si], heavy ? ", 100 kg on top" : "               ", 1e3 * sink,
+                       sb_method_name((sb_method)m), substep_counts[si], heavy ? ", 100 kg on top" : "               ", 1e3 * sink,
                        1e3 * creep, 1e3 * drift);
                 ENSURE(drift < 0.005);
                 if (heavy && substep_counts[si] < 6)
@@ -964,7 +963,7 @@ TEST(resting_piles_overlap_under_a_quarter_of_a_radius)
                 double worst = pile_overlap((sb_method)m, substep_counts[si], 1000, pours[pour], &ke, &escaped, &creep);
                 printf("  %-10s %d sub-steps, pour %4u: deepest overlap %4.1f%% of a radius, KE %.2g J, creeps %.2f mm/s, %d left "
                        "the box\n",
-                       method_names[m], substep_counts[si], pours[pour], 100.0 * worst, ke, 1000.0 * creep, escaped);
+                       sb_method_name((sb_method)m), substep_counts[si], pours[pour], 100.0 * worst, ke, 1000.0 * creep, escaped);
                 fflush(stdout);
                 ENSURE(escaped == 0);
                 ENSURE(ke < 0.1);
@@ -1023,7 +1022,7 @@ TEST(piles_stand_as_high_as_their_balls_pack)
         for (int si = SB_UNDER_SANITIZERS ? 2 : 0; si < 3; ++si) { // the same bits; the sanitizers' build is slow
             const double packing = tall_pile_packing((sb_method)m, substep_counts[si]);
             const bool at_the_floor = substep_counts[si] < 6 && m != SB_METHOD_VERLET && m != SB_METHOD_XPBD;
-            printf("  %-10s %d sub-steps: the balls cover %.3f of the pile's area\n", method_names[m], substep_counts[si],
+            printf("  %-10s %d sub-steps: the balls cover %.3f of the pile's area\n", sb_method_name((sb_method)m), substep_counts[si],
                    packing);
             fflush(stdout);
             ENSURE(packing > 0.75); // it is a pile
@@ -1077,7 +1076,7 @@ TEST(walls_hold_a_heavy_pile_at_their_surface)
         for (int si = 0; si < 3; ++si) {
             double ke;
             const double deepest = walled_pile_depth((sb_method)m, substep_counts[si], 1000, &ke);
-            printf("  %-10s %d sub-steps: deepest into a wall %4.1f%% of a radius, KE %.2g J\n", method_names[m],
+            printf("  %-10s %d sub-steps: deepest into a wall %4.1f%% of a radius, KE %.2g J\n", sb_method_name((sb_method)m),
                    substep_counts[si], 100.0 * deepest, ke);
             fflush(stdout);
             ENSURE(deepest < 0.1);
@@ -1150,7 +1149,7 @@ TEST(bead_wheels_stay_where_they_are_put)
                     x0 = particle_now(w, cab).position.x;
             }
             double moved = particle_now(w, cab).position.x - x0, ke = sb_world_get_stats(w)->kinetic_energy;
-            printf("  %-10s %d sub-steps: the cab moved %+.3f m from 2 to 10 s, KE at 10 s %.2g J\n", method_names[m],
+            printf("  %-10s %d sub-steps: the cab moved %+.3f m from 2 to 10 s, KE at 10 s %.2g J\n", sb_method_name((sb_method)m),
                    substep_counts[si], moved, ke);
             ENSURE(fabs(moved) < 0.25);
             if (m != SB_METHOD_FORCE && m != SB_METHOD_IMPULSE)
@@ -1227,7 +1226,7 @@ TEST(pairs_list_finds_what_the_grid_finds)
                     builds_at_rest = kept->pairs_builds;
             }
             printf("  %-5s %d thread(s): %d of 1200 steps differ; the grid made the list %d times in 1200 steps, %d in the last 60\n",
-                   method_names[methods[m]], threads, differ, kept->pairs_builds, kept->pairs_builds - builds_at_rest);
+                   sb_method_name((sb_method)(methods[m])), threads, differ, kept->pairs_builds, kept->pairs_builds - builds_at_rest);
             ENSURE(differ == 0);
             ENSURE(kept->pairs_builds < 800);
             // soft's pile rests; xpbd's still creeps and now and then moves a ball far enough
@@ -1304,7 +1303,7 @@ TEST(fast_things_in_a_pile_are_found_by_their_own_search)
             }
             printf("  %-5s %d thread(s): %d of 400 steps differ; %d steps had particles search past their 3 x 3 cells, %d searches in all; "
                    "%d steps with the cells in rows, %d hashed\n",
-                   method_names[methods[m]], threads, differ, steps_wide, wide, rows, 400 - rows);
+                   sb_method_name((sb_method)(methods[m])), threads, differ, steps_wide, wide, rows, 400 - rows);
             ENSURE(differ == 0);
             ENSURE(steps_wide > 50); // the wide search is exercised, not skipped
             ENSURE(rows > 50 && rows < 350); // and both ways of keeping the cells
@@ -1349,7 +1348,7 @@ TEST(falling_piles_list_about_what_touches)
                 at = f;
             }
         }
-        printf("  %-10s most listed beyond touching: %.2f a ball (step %d); touching at most %d\n", method_names[m], most, at, touching_most);
+        printf("  %-10s most listed beyond touching: %.2f a ball (step %d); touching at most %d\n", sb_method_name((sb_method)m), most, at, touching_most);
         ENSURE(touching_most > N); // it does pile up
         ENSURE(most < 1.0);
         sb_world_destroy(w);
@@ -1449,7 +1448,7 @@ TEST(heavy_balls_rest_on_light_nets)
             heavy_catch r = heavy_ball_on_net((sb_method)m, 1, cases[k].span, cases[k].mass, cases[k].drop, cases[k].solid);
             printf("  %-10s net %.1f m, %3.0f kg from %.0f m%s: %.3f m above its lowest bead, links %.2f%% at the end, "
                    "%.1f%% at worst; energy %+.2f J since the drop, %+.3f J in the last 5 s\n",
-                   method_names[m], cases[k].span, cases[k].mass, cases[k].drop, cases[k].solid ? ", solid" : "       ",
+                   sb_method_name((sb_method)m), cases[k].span, cases[k].mass, cases[k].drop, cases[k].solid ? ", solid" : "       ",
                    r.above, 100.0 * r.end, 100.0 * r.worst, r.e10 - r.e0, r.e10 - r.e5);
             fflush(stdout);
             ENSURE(r.above > 0.0);
@@ -1519,7 +1518,7 @@ TEST(heavy_balls_rest_on_light_cloths)
             const double gained = st->kinetic_energy + st->potential_energy - e0;
             printf("  %-10s cloth %2d x %d%s: the ball %.3f m above the top edge's lowest bead, links %.2f%% at the "
                    "end, %.1f%% at worst, energy %+.2f J since the drop\n",
-                   method_names[m], nx, ny, cases[k].diagonals ? " with diagonals" : "               ", above,
+                   sb_method_name((sb_method)m), nx, ny, cases[k].diagonals ? " with diagonals" : "               ", above,
                    100.0 * st->max_stretch, 100.0 * worst, gained);
             fflush(stdout);
             ENSURE(above > 0.0);
@@ -1578,7 +1577,7 @@ TEST(walls_go_through_the_broad_phase)
                 }
                 if (sb_world_state_hash(w[0]) != sb_world_state_hash(w[1])) {
                     printf("%s, %d sub-steps: frame %d differs from every particle meeting every wall\n",
-                           method_names[m], substep_counts[si], f);
+                           sb_method_name((sb_method)m), substep_counts[si], f);
                     return 1;
                 }
             }
@@ -1681,7 +1680,7 @@ TEST(newtons_cradle_passes_the_blow_to_the_last_ball)
             const double v_in = cradle((sb_method)m, substep_counts[si], &last, &others, &momentum, &gained);
             printf("  %-10s %d sub-steps: struck at %.2f m/s, the last ball leaves at %.3f of it, the others at "
                    "most %.3f; momentum %.4f, energy %+.3f%%\n",
-                   method_names[m], substep_counts[si], v_in, last, others, momentum, 100.0 * gained);
+                   sb_method_name((sb_method)m), substep_counts[si], v_in, last, others, momentum, 100.0 * gained);
             ENSURE(v_in > 1.5);
             ENSURE(last >= 0.9 && last <= 1.01);
             ENSURE(others <= 0.4);
@@ -1762,7 +1761,7 @@ TEST(bounces_keep_the_restitution_asked)
                 for (int o = 0; o < 4; ++o) {
                     const double got = rebound((sb_method)m, substep_counts[si], es[k], o), want = es[k] * es[k];
                     if (fabs(got - want) > 0.01 + 0.08 * want) {
-                        printf("  %-10s %d sub-steps, e %.1f onto %s: %.4f of the drop, want %.4f\n", method_names[m],
+                        printf("  %-10s %d sub-steps, e %.1f onto %s: %.4f of the drop, want %.4f\n", sb_method_name((sb_method)m),
                                substep_counts[si], es[k], onto[o], got, want);
                         failed += 1;
                     }
@@ -1804,7 +1803,7 @@ TEST(the_restitution_threshold_scales_with_the_scene)
 {
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
         const double metres = millimetre_bounce((sb_method)m, 1.0), millimetres = millimetre_bounce((sb_method)m, 1e-3);
-        printf("  %-10s threshold 1 m/s: %.3f of the drop; 1 mm/s: %.3f\n", method_names[m], metres, millimetres);
+        printf("  %-10s threshold 1 m/s: %.3f of the drop; 1 mm/s: %.3f\n", sb_method_name((sb_method)m), metres, millimetres);
         ENSURE(metres < 0.05);
         ENSURE(fabs(millimetres - 0.64) < 0.01 + 0.08 * 0.64);
     }
@@ -1840,7 +1839,7 @@ TEST(fast_balls_keep_their_speed_in_a_closed_box)
                 lowest = fmin(lowest, hypot(v.x, v.y) / 30.0);
                 highest = fmax(highest, hypot(v.x, v.y) / 30.0);
             }
-            printf("  %-10s %d sub-steps: speed %.4f to %.4f of 30 m/s over 10 s\n", method_names[m], substep_counts[si],
+            printf("  %-10s %d sub-steps: speed %.4f to %.4f of 30 m/s over 10 s\n", sb_method_name((sb_method)m), substep_counts[si],
                    lowest, highest);
             ENSURE(lowest > 0.99 && highest < 1.01);
             sb_world_destroy(w);
@@ -1902,7 +1901,7 @@ TEST(nothing_passes_through_a_particle_or_a_solid_link)
                             shots += 1;
                             sb_world_destroy(w);
                         }
-            printf("  %-10s %d sub-steps: %d of %d shots passed through a particle\n", method_names[m], substep_counts[si], through, shots);
+            printf("  %-10s %d sub-steps: %d of %d shots passed through a particle\n", sb_method_name((sb_method)m), substep_counts[si], through, shots);
             ENSURE(through == 0);
         }
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
@@ -1958,7 +1957,7 @@ TEST(nothing_passes_through_a_particle_or_a_solid_link)
                     runs += 1;
                     sb_world_destroy(w);
                 }
-        printf("  %-10s defaults: the ball crossed the barrier in %d of %d runs\n", method_names[m], crossed, runs);
+        printf("  %-10s defaults: the ball crossed the barrier in %d of %d runs\n", sb_method_name((sb_method)m), crossed, runs);
         ENSURE(crossed == 0);
     }
     return 0;
@@ -2007,7 +2006,7 @@ TEST(nothing_is_launched_out_of_an_overlap)
                 const double gap = particle_now(w, ib).position.x - particle_now(w, ia).position.x - 0.2;
                 sb_world_destroy(w);
                 printf("  %-10s %d sub-steps, %2.0f%% in: the ball rises %.1f mm and rests %.1f mm deep; the pair parts at "
-                       "%.3f m/s, %.1f mm apart\n", method_names[m], substep_counts[si], 100.0 * overlaps[k], 1e3 * top,
+                       "%.3f m/s, %.1f mm apart\n", sb_method_name((sb_method)m), substep_counts[si], 100.0 * overlaps[k], 1e3 * top,
                        -1e3 * low, parting, 1e3 * gap);
                 ENSURE(top < 0.001);
                 ENSURE(low > -0.01); // out of the floor, to within a tenth of the radius

@@ -11,7 +11,6 @@
 #include <stdio.h>
 
 static const int substep_counts[] = {1, 2, 6};
-static const char *const method_names[] = {"force", "impulse", "sequential", "soft", "verlet", "xpbd"};
 static const double pi = 3.14159265358979323846, g = 9.81;
 
 static sb_vec2 v2(double x, double y) { return (sb_vec2){x, y}; }
@@ -69,7 +68,7 @@ TEST(balls_roll_down_a_slope_at_the_rate_of_their_inertia)
                     double got = down_the_slope((sb_method)m, n, degrees, 0.5, SB_ROLLING_AUTO, inertias[k], &slip);
                     if (fabs(got - want) > 0.03 * want || slip > 0.02)
                         printf("  %s, %d sub-steps, k %.1f, %.0f degrees: %.3f m/s^2 (want %.3f), slip %.4f m/s\n",
-                               method_names[m], n, inertias[k], degrees, got, want, slip);
+                               sb_method_name((sb_method)m), n, inertias[k], degrees, got, want, slip);
                     ENSURE_NEAR(got, want, 0.03 * want);
                     ENSURE(slip < 0.02);
                 }
@@ -77,7 +76,7 @@ TEST(balls_roll_down_a_slope_at_the_rate_of_their_inertia)
             double slip, th = 30.0 * pi / 180.0, want = g * (sin(th) - 0.1 * cos(th));
             double got = down_the_slope((sb_method)m, n, 30.0, 0.1, SB_ROLLING_AUTO, 0.5, &slip);
             if (fabs(got - want) > 0.05 * want || slip < 0.5)
-                printf("  %s, %d sub-steps, mu 0.1: %.3f m/s^2 (want %.3f sliding), slip %.3f m/s\n", method_names[m], n,
+                printf("  %s, %d sub-steps, mu 0.1: %.3f m/s^2 (want %.3f sliding), slip %.3f m/s\n", sb_method_name((sb_method)m), n,
                        got, want, slip);
             ENSURE_NEAR(got, want, 0.05 * want);
             ENSURE(slip > 0.5); // it slides and spins up at once: its surface is not rolling
@@ -120,7 +119,7 @@ TEST(rolling_resistance_stops_a_ball_where_the_textbook_says)
             double left, want = 4.0 * 1.5 / (2.0 * 0.1 * g);
             double d = roll_to_a_stop((sb_method)m, n, 0.1, &left);
             if (fabs(d - want) > 0.05 * want || left > 1e-3)
-                printf("  %s, %d sub-steps: stopped after %.3f m (want %.3f), speed left %.4f\n", method_names[m], n, d,
+                printf("  %s, %d sub-steps: stopped after %.3f m (want %.3f), speed left %.4f\n", sb_method_name((sb_method)m), n, d,
                        want, left);
             ENSURE_NEAR(d, want, 0.05 * want);
             ENSURE(left < 1e-3);
@@ -165,7 +164,7 @@ TEST(a_column_of_balls_falls_over_when_they_roll)
             double rolls = column_top((sb_method)m, n, SB_ROLLING_AUTO, 0.001);
             double stands = column_top((sb_method)m, n, SB_ROLLING_OFF, 0.001);
             if (rolls > 0.6 || stands < 1.7)
-                printf("  %s, %d sub-steps: top at %.2f m rolling, %.2f m not turning\n", method_names[m], n, rolls,
+                printf("  %s, %d sub-steps: top at %.2f m rolling, %.2f m not turning\n", sb_method_name((sb_method)m), n, rolls,
                        stands);
             ENSURE(rolls < 0.6);
             // the position methods' friction by position lets a column slide apart at coarse
@@ -264,7 +263,7 @@ TEST(a_driven_wheel_carries_a_crate_and_spins_a_ball)
                 d.velocity.x = d.position.x - x0;
                 double want_v = rolls ? 0.0 : 1.0, want_spin = rolls ? 10.0 * 0.1 / 0.15 : 0.0;
                 if (fabs(d.velocity.x - want_v) > 0.05 || fabs(d.angular_velocity - want_spin) > 0.05 * want_spin)
-                    printf("  %s, %d sub-steps, %s: moves at %.3f m/s, spins at %.3f rad/s\n", method_names[m],
+                    printf("  %s, %d sub-steps, %s: moves at %.3f m/s, spins at %.3f rad/s\n", sb_method_name((sb_method)m),
                            substep_counts[si], rolls ? "ball" : "crate", d.velocity.x, d.angular_velocity);
                 ENSURE_NEAR(d.velocity.x, want_v, 0.05);
                 ENSURE_NEAR(d.angular_velocity, want_spin, 0.05 * want_spin);
@@ -314,7 +313,7 @@ TEST(rolling_makes_no_energy)
                 sb_world_step(w);
             }
             if (worst > 0.01 * fall)
-                printf("  %s, %d sub-steps: energy rose %.3g J above the start (the fall is %.3g J)\n", method_names[m],
+                printf("  %s, %d sub-steps: energy rose %.3g J above the start (the fall is %.3g J)\n", sb_method_name((sb_method)m),
                        substep_counts[si], worst, fall);
             ENSURE(worst <= 0.01 * fall);
             ENSURE(end < e0);

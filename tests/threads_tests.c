@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const method_names[] = {"force", "impulse", "sequential", "soft", "verlet", "xpbd"};
 
 static sb_vec2 v2(double x, double y) { return (sb_vec2){x, y}; }
 
@@ -108,7 +107,7 @@ TEST(every_thread_count_gives_the_same_bits)
                 for (int k = 0; k < 3; ++k) {
                     sb_world_step(many[k]);
                     if (sb_world_state_hash(many[k]) != want)
-                        printf("  %s, %d sub-steps, %d threads: differs at frame %d\n", method_names[m], substeps,
+                        printf("  %s, %d sub-steps, %d threads: differs at frame %d\n", sb_method_name((sb_method)m), substeps,
                                counts[k], f);
                     ENSURE(sb_world_state_hash(many[k]) == want);
                 }

@@ -105,7 +105,7 @@ static const window_key window_keys[] = {
      "pause / resume, even where the scene takes space (no scene hears these)"},
     {SDLK_n, 0, SDLK_PERIOD, 0, KEY_WINDOW_WHEN_STOPPED, key_step, "N", "one frame while paused; rewound, one kept moment on"},
     {SDLK_r, 0, 0, 0, KEY_WINDOW_WHEN_STOPPED, key_restart, "R", "restart the scene from its file (and run)"},
-    {SDLK_1, SDLK_6, 0, 0, KEY_SCENE_FIRST, key_method, "1 .. 6", "method: force impulse sequential soft verlet xpbd"},
+    {SDLK_1, SDLK_1 + SB_METHOD_COUNT - 1, 0, 0, KEY_SCENE_FIRST, key_method, NULL, NULL}, // named from the methods' table
     {SDLK_UP, 0, SDLK_DOWN, 0, KEY_SCENE_FIRST, key_iterations, "up / down", "iterations + / -"},
     {SDLK_LEFT, 0, SDLK_RIGHT, 0, KEY_SCENE_FIRST, key_substeps, "left / right", "sub-steps - / +"},
     {SDLK_t, 0, 0, 0, KEY_SCENE_FIRST, key_tethers, "T", "tethers on / off (rigid chains held to their fixed particles)"},
@@ -156,16 +156,31 @@ bool window_owns_key(const app *a, SDL_Keysym key)
     return e && (e->owner == KEY_WINDOW || (e->owner == KEY_WINDOW_WHEN_STOPPED && (a->paused || a->rewinding)));
 }
 
+/// How the help names entry e (the methods' keys from the methods' own table), or false for an
+/// entry that shares the line before it.
+static bool key_text(const window_key *e, const char **name, const char **help)
+{
+    static char method_keys[16], methods[160];
+    if (e->action == key_method) {
+        snprintf(method_keys, sizeof method_keys, "1 .. %d", SB_METHOD_COUNT);
+        int used = snprintf(methods, sizeof methods, "method:");
+        for (int m = 0; m < SB_METHOD_COUNT && used < (int)sizeof methods; ++m)
+            used += snprintf(methods + used, sizeof methods - (size_t)used, " %s", sb_method_name((sb_method)m));
+        *name = method_keys;
+        *help = methods;
+        return true;
+    }
+    *name = e->name;
+    *help = e->help;
+    return e->name != NULL;
+}
+
 bool window_help_entry(int i, const char **name, const char **help)
 {
     int n = -1;
-    for (int k = 0; k < WINDOW_KEY_COUNT; ++k) {
-        if (!window_keys[k].name || ++n != i)
-            continue;
-        *name = window_keys[k].name;
-        *help = window_keys[k].help;
-        return true;
-    }
+    for (int k = 0; k < WINDOW_KEY_COUNT; ++k)
+        if (key_text(&window_keys[k], name, help) && ++n == i)
+            return true;
     if (++n != i)
         return false;
     *name = "a save";
@@ -176,9 +191,9 @@ bool window_help_entry(int i, const char **name, const char **help)
 void window_print_keys(FILE *out)
 {
     fputs("| input | does |\n|---|---|\n", out);
-    for (int k = 0; k < WINDOW_KEY_COUNT; ++k)
-        if (window_keys[k].name)
-            fprintf(out, "| %s | %s |\n", window_keys[k].name, window_keys[k].help);
+    const char *name, *help;
+    for (int i = 0; window_help_entry(i, &name, &help); ++i)
+        fprintf(out, "| %s | %s |\n", name, help);
 }
 
 // ---------------------------------------------------------------- sides

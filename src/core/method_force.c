@@ -114,6 +114,7 @@ void springs_rigid_jacobi_pass(sb_world *w, double h)
 // error: the explicit velocities keep pulling along the links, and a 12 x 12 rigid cloth at one
 // sub-step ended with 40 times the kinetic energy at 32 iterations.
 const sb_method_kernels force_method = {
+    .name = "force",
     .order = SB_ORDER_VELOCITIES,
     .load = force_load,
     .delivered_spring = explicit_delivered_spring,

@@ -47,6 +47,7 @@ double impulse_rigid_coefficients(int springs_on_busiest_end, double m, double h
 
 // The force method's pass (method_force.c); only the constants differ.
 const sb_method_kernels impulse_method = {
+    .name = "impulse",
     .order = SB_ORDER_VELOCITIES,
     .load = impulse_load,
     .delivered_spring = explicit_delivered_spring,

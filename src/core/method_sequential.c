@@ -119,6 +119,7 @@ static void sequential_springs_iterate(sb_world *w, double h)
 }
 
 const sb_method_kernels sequential_method = {
+    .name = "sequential",
     .order = SB_ORDER_VELOCITIES,
     .load = sequential_load,
     .delivered_spring = sequential_delivered_spring,

@@ -183,6 +183,7 @@ static double soft_rigid_coefficients(int springs_on_busiest_end, double m, doub
 // solves with the bias, then integrate, project, and one relax solve without the bias for rigid
 // springs. springs_simd.c holds the three passes.
 const sb_method_kernels soft_method = {
+    .name = "soft",
     .order = SB_ORDER_VELOCITIES,
     .load = implicit_euler_load,
     .coefficients = soft_coefficients,

@@ -98,6 +98,7 @@ static double verlet_delivered_spring(const sb_world *w, int k, double h, double
 // forces), the first collide pass with the rigid springs and constraints each iteration, inertia,
 // then the second, impulse-preserving pass (ropes and struts with it).
 const sb_method_kernels verlet_method = {
+    .name = "verlet",
     .order = SB_ORDER_VERLET,
     .load = verlet_load,
     .delivered_spring = verlet_delivered_spring,

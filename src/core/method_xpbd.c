@@ -115,6 +115,7 @@ static void xpbd_springs_end(sb_world *w, double h)
 }
 
 const sb_method_kernels xpbd_method = {
+    .name = "xpbd",
     .order = SB_ORDER_POSITIONS,
     .load = implicit_euler_load, // one iteration solves implicit Euler for a lone spring (method_soft.c)
     .coefficients = xpbd_coefficients,

@@ -13,19 +13,15 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const method_names[SB_METHOD_COUNT] = {
-    "force", "impulse", "sequential", "soft", "verlet", "xpbd",
-};
-
 const char *sb_method_name(sb_method method)
 {
-    return (unsigned)method < SB_METHOD_COUNT ? method_names[method] : "unknown";
+    return (unsigned)method < SB_METHOD_COUNT ? method_kernels(method)->name : "unknown";
 }
 
 bool sb_method_from_name(const char *name, sb_method *out)
 {
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
-        if (name && strcmp(name, method_names[m]) == 0) {
+        if (name && strcmp(name, method_kernels((sb_method)m)->name) == 0) {
             *out = (sb_method)m;
             return true;
         }

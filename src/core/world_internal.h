@@ -557,6 +557,7 @@ typedef enum sb_step_order {
 /// calls these; a method file calls no stage and not the solver. A NULL pass does nothing.
 /// A seventh method is one file with one of these and an entry in solver.c's table.
 typedef struct sb_method_kernels {
+    const char *name; ///< what scenes, the window and the tests call it (sb_method_name)
     sb_step_order order;
     /// The network load of a target (summed per particle by solver.c).
     double (*load)(sb_poles target);
