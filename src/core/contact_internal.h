@@ -1,0 +1,138 @@
+// The contacts' part of the world: a contact and what the broad phase, the warm starts and the
+// stops keep of it (contact_find.c finds them, contact.c solves them), the walls' broad phase
+// (wall_tree.c), and the passes solver.c calls.
+#ifndef SB_CONTACT_INTERNAL_H
+#define SB_CONTACT_INTERNAL_H
+
+#include "sb_types.h"
+#include "world_math.h"
+
+/// A contact between particle a and either particle b or a static shape. The normal
+/// points from a to b; separation is centre distance minus radii (negative = overlap).
+typedef struct sb_contact {
+    uint64_t key;              // (a << 32) | shape code, emitted in increasing order
+    int a, b;                  // b = -1 for a static shape
+    int b2;                    // a solid spring's contact: the other end (b the first); else -1
+    int art;                   // 1 + its record when articulated (articulation.c: a heavy particle on a structure); 0: not
+    double t;                  // where along the spring b -> b2 the contact is (b2's share of it)
+    uint32_t shape;            // wall slot, SHAPE_BOUND + side, or SHAPE_PARTICLE | b
+    sb_vec2 normal;
+    double separation;
+    double normal_mass, friction, restitution;
+    // verlet and xpbd: normal_impulse is the sub-step's push (kept for the next one's warm start),
+    // and xpbd's tangent_impulse what of it its friction sweep has yet to take
+    double normal_impulse, tangent_impulse, max_normal_impulse;
+    double slip;               // verlet and xpbd: the tangent slip static friction holds since it stuck (contacts_keep_anchor)
+    double tangent_mass;       // 1 / (wa + wb + ra^2 / Ia + rb^2 / Ib): the normal mass unless an end rolls
+    double rolling_resistance, rolling_impulse; // angular impulse against relative spin, N m s (warm started)
+    double relative_velocity;  // normal velocity when the step began (for restitution)
+    // copied at each sub-step's prepare, so the velocity passes read them with the contact and not
+    // from four particle arrays: the ends' inverse masses, and their levers and inverse inertias
+    double inv_mass_a, inv_mass_b, lever_a, lever_b, inv_inertia_a, inv_inertia_b;
+    int side;                  // walls: the side of the wall's line the particle came from (+1, -1)
+    bool fresh;                // the last step had no such contact (warm_range): it may start inside
+    int color;                 // contacts_color: 0..62 share no moving particle within a colour; 63 runs in order
+} sb_contact;
+
+#define SHAPE_SEGMENT 0x40000000u // | spring slot: a solid spring (sb_spring_def.solid)
+#define SHAPE_SEGMENT_CONSTRAINT 0x60000000u // | constraint slot: a solid rope or strut
+#define SHAPE_BOUND 0x7FFFFFF0u
+#define SHAPE_PARTICLE 0x80000000u
+
+/// Softness in Box2D v3's impulse form of Catto's gamma/beta (seed 003): see method_soft.c.
+typedef struct sb_soft { double bias_rate, mass_scale, impulse_scale; } sb_soft;
+
+/// A particle in the broad phase's grid, with what the narrow phase reads of it, so that a
+/// bucket's candidates are read in memory order (contact.c).
+typedef struct grid_entry { double x, y, vx, vy, radius, reach; int index, cx, cy; } grid_entry;
+/// A committed contact as the next step's warm start needs it, and where it is in `contacts`.
+typedef struct sb_warm {
+    uint64_t key;
+    double normal_impulse, tangent_impulse, rolling_impulse, slip;
+    int slot;
+    int8_t side;
+    uint8_t color; // the colour it took (contacts_color), and what that colour was taken from:
+    uint8_t moves; // WARM_* below
+} sb_warm;
+/// sb_warm.moves: which ends moved when the contact was coloured, and whether it was a solid
+/// spring's or articulated (colour 63).
+enum { WARM_A_MOVES = 1, WARM_B_MOVES = 2, WARM_SEGMENT = 4, WARM_ARTICULATED = 8 };
+/// The velocities of a block of grid cells lie within lo..hi (contacts_build).
+typedef struct velocity_box { double lo_x, hi_x, lo_y, hi_y; } velocity_box;
+/// What a particle's contacts may do to it this frame (contact_find.c, stops): bring its velocity to
+/// any in `box`, from `time` (s) into the frame on, pushed by something of inverse mass inv_pusher
+/// at most (its own, or the heaviest that may push it).
+typedef struct particle_stop { velocity_box box; double time, inv_pusher; } particle_stop;
+/// A partner a walking particle may meet this frame, as the frame found it (contact_find.c): the
+/// unit normal from the particle to it, the squared distance between their centres (bit for bit
+/// the narrow phase's), the gap between their surfaces, the partner's velocity along the normal.
+typedef struct stop_partner { sb_vec2 normal; double d2, gap, along; int index; } stop_partner;
+
+/// The walls' broad phase (wall_tree.c): a bounding volume hierarchy over the live walls.
+typedef struct sb_wall_tree sb_wall_tree;
+/// Builds it again from the live walls; false out of memory (queries then take every wall).
+bool wall_tree_build(sb_world *w);
+void wall_tree_free(sb_world *w);
+/// The live walls whose boxes meet the box (lo_x, lo_y)-(hi_x, hi_y), in increasing order, into
+/// `out`; returns their count, which past `cap` says only how many there are (ask again with room).
+int wall_tree_query(const sb_world *w, double lo_x, double lo_y, double hi_x, double hi_y, int *out, int cap);
+/// The walls one query of a contact pass keeps on its stack; more go on the heap.
+enum { WALLS_NEAR_MAX = 64 };
+/// The walls near a box, in increasing order: on the stack, or on the heap when there are many
+/// (walls_near_free lets those go).
+typedef struct walls_near { int stack[WALLS_NEAR_MAX]; int *walls, count; } walls_near;
+/// Finds them; false out of memory (near->walls then NULL).
+bool walls_near_find(const sb_world *w, double lo_x, double lo_y, double hi_x, double hi_y, walls_near *near);
+void walls_near_free(walls_near *near);
+
+// contact.c
+bool contacts_reserve(sb_world *w);
+void contacts_report_overlaps(sb_world *w);      // the first step's sb_stats.overlapping_pairs
+void contacts_build(sb_world *w);                 // broad + narrow phase into contacts_next, in colour order
+void contacts_commit(sb_world *w);                // contacts_next becomes the committed list, with its warm starts by key
+void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_current);
+void contacts_warm_start(sb_world *w);
+/// Impacts, one pair at a time, before the sub-step's solve: ends closing faster than the
+/// restitution threshold that will touch within `window` seconds collide (contact.c): the sub-step,
+/// or for verlet, whose collide passes act a sub-step ahead (seed 004's x), two. The contacts'
+/// geometry is found here unless `geometry_current` (prepare found it).
+void contacts_collide(sb_world *w, double window, bool geometry_current);
+/// verlet and xpbd, at a sub-step's start: the overlap of a contact the last step did not have (a
+/// particle made inside another or a wall, or moved there) is moved apart by position alone, so
+/// that it never becomes velocity, as Box2D's relax removes the push velocity (contact.c).
+void contacts_settle_overlaps(sb_world *w, double h, bool geometry_current);
+void contacts_solve(sb_world *w, double h, bool skip_joined); // the soft non-penetration impulses, biased
+void contacts_solve_joined(sb_world *w, double h); // those of contacts an end of which springs join, once
+void contacts_relax(sb_world *w, double h);      // the geometry where positions are now, then unbiased
+void contacts_restitution(sb_world *w);
+void contacts_confine_to_bounds(sb_world *w);   // hold particle centres inside the bounds
+void walls_hold_centres(sb_world *w);           // no centre crosses a wall in a sub-step (from w->start)
+void contacts_project(sb_world *w, bool preserve_impulse, double h); // verlet second pass (seed 004)
+void contacts_warm_push(sb_world *w);  // verlet and xpbd: a share of the last sub-step's push
+void contacts_project_by_position(sb_world *w, double h); // verlet and xpbd: a projection pass, then friction
+void contacts_keep_anchor(sb_world *w); // verlet and xpbd: static friction's slip, after their passes
+void contacts_xpbd_velocity(sb_world *w);
+int contacts_touching(const sb_world *w);
+double contact_combined_restitution(const sb_world *w, int a, int b);
+double contact_combined_friction(const sb_world *w, int a, int b);
+sb_soft soft_from_hertz(double hertz, double damping_ratio, double h);
+/// What a contact's softness depends on (contact_hertz): an end joined by springs, one end that
+/// cannot move (a wall, a bound, a fixed particle), or neither.
+typedef enum { CONTACT_FREE, CONTACT_JOINED, CONTACT_HELD, CONTACT_KINDS } contact_kind;
+double contact_hertz(double h, double dt, contact_kind kind);
+
+/// Touching: a contact closer than the slop (what sb_stats.contacts and the events count).
+bool contact_is_touching(const sb_contact *c);
+/// Box2D's filter: may particles a and b collide?
+bool particles_should_collide(const sb_world *w, int a, int b);
+
+// contact.c: the geometry of a contact (normal and separation) from the positions now; the
+// finding of contacts (contact_find.c) uses it for walls, bounds and solid springs.
+void static_shape_geometry(const sb_world *w, sb_contact *c);
+void segment_geometry(const sb_world *w, sb_contact *c);
+void contact_find_geometry(const sb_world *w, sb_contact *c); // any contact's
+/// The contacts' softness at sub-step h of step dt (contact_hertz) and the most they push out, m/s.
+sb_soft contact_softness(double h, double dt, contact_kind kind);
+double contact_push_limit(void);
+
+#endif
