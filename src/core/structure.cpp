@@ -40,7 +40,7 @@ struct element {
 
 struct structure {
     std::vector<sb_spring_id> ids;        // the group, each once
-    std::vector<double> k, c;             // each group spring's stiffness and damping now
+    std::vector<double> k;                // each group spring's stiffness now
     std::vector<element> group, others;   // the group's springs (at scale 1), and the springs that reach it
     std::vector<double> mass;             // per moving particle
     std::vector<sb_particle_id> moving;   // the moving particles, in degree-of-freedom order
@@ -109,7 +109,7 @@ double eigenvalue(const structure &s, double scale, int index)
 }
 
 /// An element for spring d, its ends' degrees of freedom from `dof` (-1: held).
-element element_of(const sb_world *w, sb_spring_id id, const sb_spring_def &d, const std::vector<int> &dof, double k,
+element element_of(const sb_world *w, const sb_spring_def &d, const std::vector<int> &dof, double k,
                    double c)
 {
     sb_particle_def pa, pb;
@@ -124,7 +124,6 @@ element element_of(const sb_world *w, sb_spring_id id, const sb_spring_def &d, c
     e.along = k;
     e.across = l > 0.0 ? k * (l - d.rest_length) / l : 0.0;
     e.damping = c;
-    (void)id;
     return e;
 }
 
@@ -181,8 +180,7 @@ sb_status build(const sb_world *w, const sb_spring_id *springs, int n, structure
         double k, c;
         sb_tuning_to_kc(&defs[i].tuning, sb_spring_reduced_mass(w, s.ids[i]), h, &k, &c);
         s.k.push_back(k);
-        s.c.push_back(c);
-        s.group.push_back(element_of(w, s.ids[i], defs[i], dof, k, c));
+        s.group.push_back(element_of(w, defs[i], dof, k, c));
         stiffest = std::max(stiffest, k);
     }
     sb_spring_id it = sb_null_spring();
@@ -201,49 +199,49 @@ sb_status build(const sb_world *w, const sb_spring_id *springs, int n, structure
         } else {
             sb_tuning_to_kc(&d.tuning, sb_spring_reduced_mass(w, it), h, &k, &c);
         }
-        s.others.push_back(element_of(w, it, d, dof, k, c));
+        s.others.push_back(element_of(w, d, dof, k, c));
     }
     return SB_OK;
 }
 
-/// The mode at `scale`: its frequency and damping ratio (the damping matrix on the mode shape).
-sb_status describe(const structure &s, double scale, sb_structure_mode *mode, const char **bad_field)
+/// The lowest mode a spring resists at `scale`: its eigenvalue w^2, its unit vector y (of the
+/// mass-normalised problem: d = M^-1/2 y has sum m |d|^2 = 1) and the free motions passed over.
+/// False where the structure buckles or no spring resists any of its motions.
+bool lowest_mode(const structure &s, double scale, double *w2, Eigen::VectorXd *y, int *free)
 {
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(mass_normalised(s, scale, false));
-    int free = 0;
-    const int first = es.info() == Eigen::Success ? first_mode(es.eigenvalues(), &free) : -1;
-    if (first < 0) {
-        *bad_field = "structure"; // it buckles, or no spring resists any of its motions
-        return SB_ERR_INVALID;
-    }
-    const double w2 = es.eigenvalues()(first), w = std::sqrt(w2);
-    const Eigen::VectorXd y = es.eigenvectors().col(first);
-    const double cyy = y.dot(mass_normalised(s, scale, true) * y); // y is unit: y^T M^-1/2 C M^-1/2 y = 2 zeta w
-    if (mode) {
-        mode->hertz = w / two_pi;
-        mode->damping_ratio = cyy / (2.0 * w);
-        mode->scale = scale;
-        mode->particles = s.particles;
-        mode->springs = (int)s.ids.size();
-        mode->free = free;
-    }
-    return SB_OK;
+    const int first = es.info() == Eigen::Success ? first_mode(es.eigenvalues(), free) : -1;
+    if (first < 0)
+        return false;
+    *w2 = es.eigenvalues()(first);
+    *y = es.eigenvectors().col(first);
+    return true;
 }
 
-/// The beta of c = beta k that gives the mode at `scale` the damping ratio zeta: its damping ratio
+/// The mode y at `scale`, of eigenvalue w2: its frequency and damping ratio (the damping matrix on
+/// the mode shape: y is unit, so y^T M^-1/2 C M^-1/2 y = 2 zeta w).
+void describe(const structure &s, double scale, double w2, const Eigen::VectorXd &y, int free, sb_structure_mode *mode)
+{
+    if (!mode)
+        return;
+    const double w = std::sqrt(w2);
+    mode->hertz = w / two_pi;
+    mode->damping_ratio = y.dot(mass_normalised(s, scale, true) * y) / (2.0 * w);
+    mode->scale = scale;
+    mode->particles = s.particles;
+    mode->springs = (int)s.ids.size();
+    mode->free = free;
+}
+
+/// The beta of c = beta k that gives mode y at `scale` the damping ratio zeta: its damping ratio
 /// is y^T D y / (2 w), D the dampers along the springs, and the group's part is linear in beta.
 /// Along the springs (a chain's stretch) the group's part is beta w^2, so beta = 2 zeta / w: damping
 /// in proportion to stiffness. A mode that moves across its springs (a string's sideways swing)
 /// stretches them little and their dampers barely reach it: beta is held to the proportional one
 /// (more only damps the springs' own fast motion, which the methods then run less well), and the
 /// mode keeps what that gives (sb_structure_mode.damping_ratio says).
-double damping_for(const structure &s, double scale, double w, double zeta)
+double damping_for(const structure &s, double scale, const Eigen::VectorXd &y, double w, double zeta)
 {
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(mass_normalised(s, scale, false));
-    const int first = es.info() == Eigen::Success ? first_mode(es.eigenvalues(), NULL) : -1;
-    if (first < 0)
-        return 0.0;
-    const Eigen::VectorXd y = es.eigenvectors().col(first);
     const int n = 2 * s.particles;
     Eigen::MatrixXd group = Eigen::MatrixXd::Zero(n, n), others = Eigen::MatrixXd::Zero(n, n);
     for (element e : s.group) {
@@ -268,7 +266,17 @@ extern "C" sb_status sb_structure_mode_of(const sb_world *world, const sb_spring
     try {
         structure s;
         sb_status st = build(world, springs, n, s, bad_field);
-        return st != SB_OK ? st : describe(s, 1.0, mode, bad_field);
+        if (st != SB_OK)
+            return st;
+        double w2;
+        Eigen::VectorXd y;
+        int free;
+        if (!lowest_mode(s, 1.0, &w2, &y, &free)) {
+            *bad_field = "structure"; // it buckles, or no spring resists any of its motions
+            return SB_ERR_INVALID;
+        }
+        describe(s, 1.0, w2, y, free, mode);
+        return SB_OK;
     } catch (const std::bad_alloc &) {
         return SB_ERR_NO_MEMORY;
     }
@@ -299,18 +307,15 @@ extern "C" sb_status sb_structure_tune(sb_world *world, const sb_spring_id *spri
         const double w = two_pi * hertz, w2 = w * w;
         // the mode to tune: the first one a spring resists as the group is now (motions free at
         // this scale are free at any), followed by its index through the scales tried
-        int first;
-        {
-            Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(mass_normalised(s, 1.0, false), Eigen::EigenvaluesOnly);
-            first = es.info() == Eigen::Success ? first_mode(es.eigenvalues(), NULL) : -1;
-        }
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> at_one(mass_normalised(s, 1.0, false), Eigen::EigenvaluesOnly);
+        const int first = at_one.info() == Eigen::Success ? first_mode(at_one.eigenvalues(), NULL) : -1;
         if (first < 0) {
             *bad_field = "structure"; // it buckles, or no spring resists any of its motions
             return SB_ERR_INVALID;
         }
         double scale;
         if (s.others.empty()) { // the whole stiffness scales: so does w^2
-            scale = w2 / eigenvalue(s, 1.0, first);
+            scale = w2 / at_one.eigenvalues()(first);
         } else { // springs outside the group keep theirs: w^2 grows with the scale, so bisect on it
             double lo = 1e-24, hi = 1e24; // geometric halves (square roots: the same bits everywhere)
             if (!(eigenvalue(s, lo, first) < w2)) { // the springs outside alone hold it that fast
@@ -327,7 +332,14 @@ extern "C" sb_status sb_structure_tune(sb_world *world, const sb_spring_id *spri
             }
             scale = std::sqrt(lo * hi);
         }
-        const double beta = damping_for(s, scale, w, damping_ratio);
+        double tuned_w2;
+        Eigen::VectorXd y;
+        int free;
+        if (!lowest_mode(s, scale, &tuned_w2, &y, &free)) {
+            *bad_field = "structure";
+            return SB_ERR_INVALID;
+        }
+        const double beta = damping_for(s, scale, y, w, damping_ratio); // dampers leave y as it is
         for (size_t i = 0; i < s.ids.size(); ++i) {
             sb_spring_def d;
             sb_spring_get(world, s.ids[i], &d);
@@ -339,11 +351,12 @@ extern "C" sb_status sb_structure_tune(sb_world *world, const sb_spring_id *spri
                                : sb_spring_set(world, s.ids[i], rest, &t, bad_field);
             if (st != SB_OK)
                 return st;
-            s.group[i].damping = beta * s.k[i]; // at scale 1, as the group's stiffness (describe scales both)
+            s.group[i].damping = beta * s.k[i]; // at scale 1, as the group's stiffness (describe scales it)
         }
         if (!structure_remember(world, s.ids.data(), (int)s.ids.size(), hertz, damping_ratio))
             return SB_ERR_NO_MEMORY;
-        return describe(s, scale, mode, bad_field);
+        describe(s, scale, tuned_w2, y, free, mode);
+        return SB_OK;
     } catch (const std::bad_alloc &) {
         return SB_ERR_NO_MEMORY;
     }
@@ -361,11 +374,11 @@ extern "C" sb_status sb_structure_mode_shape(const sb_world *world, const sb_spr
             return st;
         if (s.particles > capacity)
             return SB_ERR_INVALID;
-        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(mass_normalised(s, 1.0, false));
-        const int first = es.info() == Eigen::Success ? first_mode(es.eigenvalues(), NULL) : -1;
-        if (first < 0)
+        double w2;
+        Eigen::VectorXd y;
+        int free;
+        if (!lowest_mode(s, 1.0, &w2, &y, &free))
             return SB_ERR_INVALID;
-        const Eigen::VectorXd y = es.eigenvectors().col(first); // unit: d = M^-1/2 y has sum m |d|^2 = 1
         for (int i = 0; i < s.particles; ++i) {
             particles[i] = s.moving[i];
             shape[2 * i] = y(2 * i) / std::sqrt(s.mass[i]);
