@@ -694,6 +694,33 @@ int render_text(render_ctx *rc, int x, int y, SDL_Color color, bool big, const c
     return c->w;
 }
 
+int render_text_wrapped(render_ctx *rc, int x, int y, int width, int min_chars, SDL_Color color, bool big, const char *text,
+                        bool draw)
+{
+    int per_line = width / render_char_width(rc, big), lh = render_line_height(rc, big);
+    per_line = per_line < min_chars ? min_chars : per_line;
+    char line[512];
+    const char *p = text;
+    while (*p) {
+        int n = (int)strlen(p);
+        if (n > per_line) {
+            n = per_line;
+            while (n > per_line / 2 && p[n] != ' ')
+                n -= 1;
+        }
+        n = n < (int)sizeof line ? n : (int)sizeof line - 1;
+        memcpy(line, p, (size_t)n);
+        line[n] = '\0';
+        if (draw)
+            render_text(rc, x, y, color, big, line);
+        y += lh;
+        p += n;
+        while (*p == ' ')
+            p += 1;
+    }
+    return y;
+}
+
 int render_char_width(render_ctx *rc, bool big)
 {
     int w = 8, h;

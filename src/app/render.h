@@ -41,6 +41,10 @@ void render_clear(render_ctx *rc);
 void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const render_marks *marks);
 /// Draws text with its top-left at (x, y); returns its width in pixels. `big` picks the larger font.
 int render_text(render_ctx *rc, int x, int y, SDL_Color color, bool big, const char *text);
+/// Text broken at spaces into lines of `width` pixels (at least `min_chars` characters each),
+/// drawn when `draw`; returns the y under the last line.
+int render_text_wrapped(render_ctx *rc, int x, int y, int width, int min_chars, SDL_Color color, bool big, const char *text,
+                        bool draw);
 /// Width of one character of the (monospace) font.
 int render_char_width(render_ctx *rc, bool big);
 /// Height of a line of text.

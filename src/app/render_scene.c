@@ -175,25 +175,8 @@ int render_draw_list(render_ctx *rc, const sb_view *v, const sb_draw_list *list,
                 break;
             }
             // screen text wraps at the view's right edge, at spaces, rather than run off it
-            const int cw = render_char_width(rc, c->big), lh = render_line_height(rc, c->big);
-            const int per_line = (int)(((float)(v->rect.x + v->rect.w - 10) - at.x) / (float)cw);
-            const char *t = list->text + c->text;
-            char part[512];
-            for (int y = (int)at.y; *t; y += lh) {
-                int n = (int)strlen(t);
-                if (per_line >= 8 && n > per_line) {
-                    n = per_line;
-                    while (n > per_line / 2 && t[n] != ' ')
-                        n -= 1;
-                }
-                n = n < (int)sizeof part - 1 ? n : (int)sizeof part - 1;
-                memcpy(part, t, (size_t)n);
-                part[n] = '\0';
-                render_text(rc, (int)at.x, y, col, c->big, part);
-                t += n;
-                while (*t == ' ')
-                    t += 1;
-            }
+            render_text_wrapped(rc, (int)at.x, (int)at.y, (int)((float)(v->rect.x + v->rect.w - 10) - at.x), 8, col, c->big,
+                                list->text + c->text, true);
             break;
         }
         }

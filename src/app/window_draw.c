@@ -145,32 +145,10 @@ static int wrapped_lines(app *a, int width, const char *text)
     return wrap_text(a, 0, 0, width, COLOR_TEXT, text, false) / render_line_height(a->rc, false);
 }
 
-// Breaks text at spaces into lines of `width` pixels, drawing them when `draw`; returns the y
-// under the last line.
+// The HUD's text: lines of at least 20 characters (render_text_wrapped).
 static int wrap_text(app *a, int x, int y, int width, SDL_Color color, const char *text, bool draw)
 {
-    int per_line = width / render_char_width(a->rc, false), lh = render_line_height(a->rc, false);
-    per_line = per_line < 20 ? 20 : per_line;
-    char line[512];
-    const char *p = text;
-    while (*p) {
-        int n = (int)strlen(p);
-        if (n > per_line) {
-            n = per_line;
-            while (n > per_line / 2 && p[n] != ' ')
-                n -= 1;
-        }
-        n = n < (int)sizeof line ? n : (int)sizeof line - 1;
-        memcpy(line, p, (size_t)n);
-        line[n] = '\0';
-        if (draw)
-            render_text(a->rc, x, y, color, false, line);
-        y += lh;
-        p += n;
-        while (*p == ' ')
-            p += 1;
-    }
-    return y;
+    return render_text_wrapped(a->rc, x, y, width, 20, color, false, text, draw);
 }
 
 /// The side's HUD under the title: its solver line and every warning, wrapped to the area. With
