@@ -31,18 +31,25 @@ w:tune_structure(string, { hertz = 1.5, damping_ratio = 0.02 })
 return { world = w, title = "inspect test" }
 LUA
 start_app "inspect test" "$tmp/scene.lua"
+# pull X Y DY HOLD: grab the particle at pixel (X, Y), pull it DY pixels down in four moves, hold
+# it HOLD seconds and let go
+pull() {
+  xdotool mousemove --window "$wid" "$1" "$2" mousedown 1
+  for step in 1 2 3 4; do xdotool mousemove --window "$wid" "$1" $(($2 + $3 * step / 4)); sleep 0.05; done
+  sleep "$4"
+  xdotool mouseup 1
+}
+# what the view reads now
+measured_hz() { last | sed -n 's/.*"measured_hertz":\([^,]*\),.*/\1/p'; }
+measured_zeta() { last | sed -n 's/.*"measured_damping_ratio":\([^,}]*\)[,}].*/\1/p'; }
 
 # the spring runs from world (0, 1) to (0, 0): pixels (370, 250) to (370, 350); click its middle
 xdotool mousemove --window "$wid" 372 300 click 1
 wait_for "clicking the spring opens the view" 'last | grep -q "\"inspect\":{\"world\":1,\"spring\":1,\"rigid\":false,\"asked_hertz\":3,\"asked_damping_ratio\":0.05"'
 # pull the weight 0.4 m down and let go
-xdotool mousemove --window "$wid" 370 350 mousedown 1
-for step in 1 2 3 4; do xdotool mousemove --window "$wid" 370 $((350 + 10 * step)); sleep 0.05; done
-sleep 0.5
-xdotool mouseup 1
+pull 370 350 40 0.5
 sleep 4
-hz=$(last | sed -n 's/.*"measured_hertz":\([^,]*\),.*/\1/p')
-zeta=$(last | sed -n 's/.*"measured_damping_ratio":\([^,}]*\)[,}].*/\1/p')
+hz=$(measured_hz) zeta=$(measured_zeta)
 want=$(awk 'BEGIN { print 3 * sqrt(1 - 0.05 * 0.05) }')
 awk -v hz="$hz" -v want="$want" 'BEGIN { exit !(hz > 0.97 * want && hz < 1.03 * want) }' ||
   fail "the view measured $hz Hz for a spring asking $want Hz (damped)"
@@ -55,14 +62,10 @@ wait_for "clicking empty space closes the view" '! last | grep -q "\"inspect\""'
 # the second spring, from (1.5, 1) to (1.5, 0): pixels (520, 250) to (520, 350)
 xdotool mousemove --window "$wid" 522 300 click 1
 wait_for "clicking the damped spring opens the view" 'last | grep -q "\"inspect\":{\"world\":1,\"spring\":2,\"rigid\":false,\"asked_hertz\":2,\"asked_damping_ratio\":0.75"'
-xdotool mousemove --window "$wid" 520 350 mousedown 1
-for step in 1 2 3 4; do xdotool mousemove --window "$wid" 520 $((350 + 10 * step)); sleep 0.05; done
-sleep 0.8
-xdotool mouseup 1
+pull 520 350 40 0.8
 wait_for "the view reads the damped release from its decay" 'last | grep -q "\"read_from\":\"decay\""'
 sleep 2
-hz=$(last | sed -n 's/.*"measured_hertz":\([^,]*\),.*/\1/p')
-zeta=$(last | sed -n 's/.*"measured_damping_ratio":\([^,}]*\)[,}].*/\1/p')
+hz=$(measured_hz) zeta=$(measured_zeta)
 awk -v hz="$hz" 'BEGIN { exit !(hz > 0.95 * 2 && hz < 1.05 * 2) }' || fail "the view read $hz Hz from the decay of a 2 Hz spring"
 awk -v z="$zeta" 'BEGIN { exit !(z > 0.95 * 0.75 && z < 1.05 * 0.75) }' || fail "the view read damping ratio $zeta from the decay of 0.75"
 echo "ok   a spring at 0.75 reads $hz Hz at damping ratio $zeta from its decay (2 Hz at 0.75 asked)"
@@ -71,12 +74,9 @@ echo "ok   a spring at 0.75 reads $hz Hz at damping ratio $zeta from its decay (
 xdotool mousemove --window "$wid" 195 551 click 1
 wait_for "clicking a spring of the structure shows the structure" 'last | grep -q "\"asked_hertz\":1.5,\"asked_damping_ratio\":0.02,.*\"structure\":6"'
 # pluck the middle bead (-1.5, -2), pixel (220, 550), 0.2 m down and let go
-xdotool mousemove --window "$wid" 220 550 mousedown 1
-for step in 1 2 3 4; do xdotool mousemove --window "$wid" 220 $((550 + 5 * step)); sleep 0.05; done
-sleep 0.8
-xdotool mouseup 1
+pull 220 550 20 0.8
 sleep 4
-hz=$(last | sed -n 's/.*"measured_hertz":\([^,]*\),.*/\1/p')
+hz=$(measured_hz)
 awk -v hz="$hz" 'BEGIN { exit !(hz > 0.95 * 1.5 && hz < 1.05 * 1.5) }' || fail "the structure's mode read $hz Hz for 1.5 asked"
 echo "ok   a spring of a structure tuned to 1.5 Hz shows the structure's mode: $hz Hz"
 quit_app
