@@ -398,6 +398,13 @@ int l_world_structure_mode(lua_State *L)
     return st == SB_OK ? push_mode(L, &m) : structure_error(L, 2, st, field, 0.0);
 }
 
+/// Raises "field 'name' must be in RANGE, got V" on argument arg unless `ok`.
+static void field_in_range(lua_State *L, int arg, const char *name, double v, bool ok, const char *range)
+{
+    if (!ok)
+        luaL_argerror(L, arg, lua_pushfstring(L, "field '%s' must be in %s, got %f", name, range, v));
+}
+
 // world:tune_structure(springs, {hertz =, damping_ratio = 1, seconds = 0}): the group's lowest
 // mode at that frequency and damping ratio (sb_structure.h); returns what was found.
 int l_world_tune_structure(lua_State *L)
@@ -411,14 +418,11 @@ int l_world_tune_structure(lua_State *L)
     double hertz = 0.0, zeta = 1.0, seconds = 0.0;
     if (!opt_number_field(L, 3, 3, "hertz", &hertz))
         return luaL_argerror(L, 3, "field 'hertz' is required: the frequency of the structure's lowest mode, Hz");
-    if (!(hertz > 0.0 && hertz <= 1e4))
-        return luaL_argerror(L, 3, lua_pushfstring(L, "field 'hertz' must be in (0, 1e4], got %f", hertz));
     opt_number_field(L, 3, 3, "damping_ratio", &zeta);
-    if (!(zeta >= 0.0 && zeta <= 100.0))
-        return luaL_argerror(L, 3, lua_pushfstring(L, "field 'damping_ratio' must be in [0, 100], got %f", zeta));
     opt_number_field(L, 3, 3, "seconds", &seconds);
-    if (!(seconds >= 0.0 && seconds <= 1e6))
-        return luaL_argerror(L, 3, lua_pushfstring(L, "field 'seconds' must be in [0, 1e6], got %f", seconds));
+    field_in_range(L, 3, "hertz", hertz, hertz > 0.0 && hertz <= 1e4, "(0, 1e4]");
+    field_in_range(L, 3, "damping_ratio", zeta, zeta >= 0.0 && zeta <= 100.0, "[0, 100]");
+    field_in_range(L, 3, "seconds", seconds, seconds >= 0.0 && seconds <= 1e6, "[0, 1e6]");
     sb_structure_mode m;
     const char *field = NULL;
     sb_status st = sb_structure_tune(world, ids, n, hertz, zeta, seconds, &m, &field);
