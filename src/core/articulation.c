@@ -36,9 +36,18 @@
 // A fixed particle ends a structure: its springs are rows with one end. The tethers of a
 // structure solved this step wait (tether.c): they would move its beads without the ball.
 //
+// Breakable structures: a structure of rigid springs with a breakable one is solved whole in
+// every sub-step, with contacts or none. An iterative solve carries a chain's load one link an
+// iteration, so a chain built at rest under gravity sagged in its first sub-steps and then rang
+// up to 1.6-1.8 times its static load, breaking links rated well above it; solved whole it holds
+// its static load from the first sub-step. Such a spring reports what its own passes and the
+// solves gave it together, as the step's mean force (articulations_add_tension), which is what
+// breaking reads. Its velocity rows ask the rate a turn needs (rigid_turn_rate), as the springs'
+// own passes do, so a breakable pendulum keeps its swing as an unbreakable one does.
+//
 // Which contacts: between a particle and a particle or solid spring on a side at least
-// articulate_mass_ratio times lighter and joined by rigid springs (the tethers' links: rigid and
-// unbreakable, as a breakable spring must feel its load; a hertz spring is meant to give). The
+// articulate_mass_ratio times lighter and joined by rigid springs (breakable or not; a hertz
+// spring is meant to give). The
 // cost is the structure's springs times its band squared a factorization, paid only where such a
 // contact is (a 100 kg ball on a 20 x 20 cloth with diagonals: 6 to 12 ms a step; sixty 5 kg
 // balls on a 15 x 15 cloth, 7 ms; on a net of 21 beads, nothing measurable); a structure past
@@ -49,6 +58,7 @@
 // at one sub-step the net ends stretched 34 to 59% under the ball, and xpbd drops it. Ropes are not links: taking a
 // net's taut ropes as links held the ball in five methods and threw it up in xpbd, and letting
 // go of a rope that would push then dropped it in force (tried).
+#include "springs_kernels.h"
 #include "world_internal.h"
 
 #include <math.h>
@@ -64,6 +74,10 @@ static const double articulate_mass_ratio = 20.0;
 /// 20 x 20 cloth with diagonals (1121 springs, band 59: 4e6). A larger structure's contacts are
 /// solved as the others are.
 static const double structure_cost_max = 2e7;
+/// The most a structure with a breakable spring may take to be solved every sub-step without a
+/// contact: a chain (band 1 or 2) of thousands of links, a small breakable net; a tearable cloth
+/// is left to the springs' own passes.
+static const double breakable_cost_max = 2e5;
 /// Contacts a structure solves together; further ones are solved as the others are.
 enum { STRUCTURE_CONTACTS_MAX = 16, ROWS_MAX = 2 * STRUCTURE_CONTACTS_MAX };
 /// The springs one contact row can meet: three particles' (a particle with more is cut there).
@@ -82,8 +96,16 @@ enum { newton_steps = 8 };
 static const double newton_step_most = 0.5;
 
 /// A rigid spring of a structure: its ends' indices in the structure (-1: a fixed end), their
-/// world slots, its rest length and its unit axis a -> b at the last solve.
-typedef struct art_link { int a, b, slot_a, slot_b; double rest; sb_vec2 u; } art_link;
+/// world slots, its spring slot, its rest length, its unit axis a -> b at the last solve, and the
+/// impulse the structure's solves gave it in this sub-step (negative: a pull, as ktension).
+typedef struct art_link {
+    int a, b, slot_a, slot_b, spring;
+    double rest;
+    sb_vec2 u;
+    double impulse;      // the structure's solves' in this sub-step
+    double step_impulse; // its own passes' and the solves' in this step's sub-steps
+    int kernel;          // its packed index (solver.c), found at the first sub-step's end
+} art_link;
 
 /// A contact's row, its normal or its tangent: up to three particles with their gradients (along
 /// x, y and the spin) and their index in the structure (-1: not in it).
@@ -95,6 +117,7 @@ typedef struct art_structure {
     int band;                           // A's half-bandwidth in that order
     int first_factor;                   // art->factor: link_count * (band + 1)
     bool usable;                        // small enough to factor
+    bool breakable;                     // has a breakable spring: solved every sub-step, contacts or none
     int contact_count;                  // marked this step (articulations_find)
     double shortest;                    // its shortest spring's rest length
     double max_move;                    // the most a Newton step moves a particle (structure_solve)
@@ -121,6 +144,10 @@ struct sb_articulations {
     int move_cap;
     sb_vec2 *motion;
     int motion_cap;
+    // per spring slot: its link (-1: none), to find the links' packed indices; sub-steps summed
+    int *link_of_spring, link_of_spring_cap;
+    bool kernels_found;
+    int substeps_done;
     // a position pass's particles, where they started, and where its last step started
     int *moved;
     sb_vec2 *origin, *step_from;
@@ -152,13 +179,14 @@ void articulations_free(sb_world *w)
     free(art->origin);
     free(art->step_from);
     free(art->turn_from);
+    free(art->link_of_spring);
     free(art);
     w->art = NULL;
 }
 
 static bool build_adjacency(sb_world *w, sb_articulations *art)
 {
-    return rigid_links_by_particle(w, &art->adj_first, &art->adj_first_cap, &art->adj_spring, &art->adj_spring_cap);
+    return rigid_links_by_particle(w, true, &art->adj_first, &art->adj_first_cap, &art->adj_spring, &art->adj_spring_cap);
 }
 
 bool articulations_any(const sb_world *w) { return w->art && w->art->structure_count > 0; }
@@ -204,7 +232,7 @@ static bool structure_walk(sb_world *w, sb_articulations *art, int id, int start
             const bool i_is_a = w->s_a[s] == i;
             const int local_o = fixed ? -1 : art->local_of[o];
             art->links[art->link_count++] = (art_link){i_is_a ? local_i : local_o, i_is_a ? local_o : local_i,
-                                                       w->s_a[s], w->s_b[s], w->rest[s], {0, 0}};
+                                                       w->s_a[s], w->s_b[s], s, w->rest[s], {0, 0}, 0.0, 0.0, -1};
         }
     }
     return true;
@@ -336,6 +364,23 @@ static int light_side(const sb_world *w, const sb_articulations *art, const sb_c
     return -1;
 }
 
+/// The structures with a breakable spring, small enough to solve every sub-step.
+static void breakable_structures_find(sb_world *w, sb_articulations *art)
+{
+    for (int s = 0; s < w->s_high; ++s) {
+        if (w->s_a[s] < 0 || !w->s_rigid[s] || (w->break_force[s] <= 0.0 && w->break_stretch[s] <= 0.0))
+            continue;
+        const int start = w->inv_mass[w->s_a[s]] > 0.0 ? w->s_a[s] : w->s_b[s];
+        if (w->inv_mass[start] == 0.0)
+            continue; // between two fixed particles: nothing moves
+        int id = art->structure_of[start];
+        if (id < 0 && (id = structure_build(w, art, start)) < 0)
+            return; // memory is short: the rest are solved as before
+        art_structure *st = &art->structures[id];
+        st->breakable = st->usable && (double)st->link_count * (st->band + 1.0) * (st->band + 1.0) <= breakable_cost_max;
+    }
+}
+
 void articulations_find(sb_world *w)
 {
     sb_articulations *art = w->art;
@@ -344,20 +389,23 @@ void articulations_find(sb_world *w)
             if (art->particles[k] < art->slots_cap)
                 art->structure_of[art->particles[k]] = -1;
         art->structure_count = art->particle_count = art->link_count = art->factor_count = 0;
+        art->kernels_found = false;
+        art->substeps_done = 0;
     }
-    if (w->s_alive == 0 || w->contact_next_count == 0)
+    if (w->s_alive == 0)
         return;
-    bool any = false; // a contact of two particles far apart in mass first: the pits pay only this
-    for (int k = 0; k < w->contact_next_count && !any; ++k) {
+    bool far_apart = false; // a contact of two particles far apart in mass first: the pits pay only this
+    for (int k = 0; k < w->contact_next_count && !far_apart; ++k) {
         const sb_contact *c = &w->contacts_next[k];
         if (c->b < 0)
             continue;
         const double wa = side_inverse_mass(w, c, 0), wb = side_inverse_mass(w, c, 1);
-        any = (wb > 0.0 && wa >= articulate_mass_ratio * wb) || (wa > 0.0 && wb >= articulate_mass_ratio * wa);
+        far_apart = (wb > 0.0 && wa >= articulate_mass_ratio * wb) || (wa > 0.0 && wb >= articulate_mass_ratio * wa);
     }
-    if (!any || !(art = articulations_get(w)) || !reserve_slots(w, art) || !build_adjacency(w, art))
+    const bool breakable = w->breakable_springs > 0;
+    if ((!far_apart && !breakable) || !(art = articulations_get(w)) || !reserve_slots(w, art) || !build_adjacency(w, art))
         return;
-    for (int k = 0; k < w->contact_next_count; ++k) {
+    for (int k = 0; far_apart && k < w->contact_next_count; ++k) {
         sb_contact *c = &w->contacts_next[k];
         if (c->b < 0)
             continue;
@@ -379,6 +427,72 @@ void articulations_find(sb_world *w)
         st->contact_count += 1;
         c->art = s + 1;
     }
+    if (breakable)
+        breakable_structures_find(w, art);
+}
+
+void articulations_begin_substep(sb_world *w)
+{
+    sb_articulations *art = w->art;
+    for (int l = 0; art && l < art->link_count; ++l)
+        art->links[l].impulse = 0.0;
+}
+
+static bool structure_solved(const art_structure *st) { return st->breakable || (st->usable && st->contact_count > 0); }
+
+/// Each solved link's packed index; false when memory is short (the springs keep their own force).
+static bool find_kernels(sb_world *w, sb_articulations *art)
+{
+    if (!array_reserve((void **)&art->link_of_spring, &art->link_of_spring_cap, w->s_high + 1, sizeof *art->link_of_spring))
+        return false;
+    for (int s = 0; s < w->s_high; ++s)
+        art->link_of_spring[s] = -1;
+    for (int id = 0; id < art->structure_count; ++id) {
+        const art_structure *st = &art->structures[id];
+        for (int l = st->first_link; structure_solved(st) && l < st->first_link + st->link_count; ++l)
+            art->link_of_spring[art->links[l].spring] = l;
+    }
+    for (int k = 0; k < w->order_count; ++k) {
+        const int l = art->link_of_spring[w->order[k]];
+        if (l >= 0)
+            art->links[l].kernel = k;
+    }
+    art->kernels_found = true;
+    return true;
+}
+
+void articulations_end_substep(sb_world *w)
+{
+    sb_articulations *art = w->art;
+    if (!art || art->link_count == 0 || (!art->kernels_found && !find_kernels(w, art)))
+        return;
+    for (int l = 0; l < art->link_count; ++l) {
+        art_link *link = &art->links[l];
+        if (link->kernel >= 0)
+            link->step_impulse += spring_substep_impulse(w, link->kernel) + link->impulse;
+    }
+    art->substeps_done += 1;
+}
+
+// A solved structure's links report the step's mean force (Box2D v3's joint force is the step's
+// impulse over its time step too): a rigid link takes a jerk in one sub-step, and the last
+// sub-step's force would miss it, where the step's impulse does not depend on the sub-steps.
+void articulations_add_tension(sb_world *w, double h)
+{
+    sb_articulations *art = w->art;
+    if (!art || art->substeps_done == 0)
+        return;
+    for (int l = 0; l < art->link_count; ++l)
+        if (art->links[l].kernel >= 0)
+            w->tension[art->links[l].spring] = -art->links[l].step_impulse / (h * art->substeps_done);
+}
+
+/// Adds `share` of the links' last solve (art->z, impulses or moves times mass) to their impulses.
+static void links_credit(sb_articulations *art, int id, double share)
+{
+    const art_structure *st = &art->structures[id];
+    for (int l = 0; l < st->link_count; ++l)
+        art->links[st->first_link + l].impulse += share * art->z[l];
 }
 
 // ------------------------------------------------------------------ one solve
@@ -647,7 +761,8 @@ static bool structure_solve(sb_world *w, sb_articulations *art, int id, const so
     for (int r = 0; r < m; ++r)
         lambda[r] *= scale;
     for (int l = 0; l < nl; ++l) {
-        const sb_vec2 p = v2_scale(links[l].u, z[l] * scale);
+        z[l] *= scale; // (links_credit reads it)
+        const sb_vec2 p = v2_scale(links[l].u, z[l]);
         const int ends[2] = {links[l].slot_a, links[l].slot_b};
         for (int e = 0; e < 2; ++e) {
             const int s = ends[e];
@@ -670,8 +785,8 @@ static bool structure_solve(sb_world *w, sb_articulations *art, int id, const so
     return true;
 }
 
-/// Runs `fn` on each structure with contacts this step, with the rows of its contacts (their
-/// geometry found now) and their positions in contacts_next.
+/// Runs `fn` on each structure with contacts this step, and each with a breakable spring, with
+/// the rows of its contacts (their geometry found now) and their positions in contacts_next.
 typedef void structure_fn(sb_world *w, int id, art_row *rows, sb_contact **contacts, int k, void *ctx);
 
 static void for_each_structure(sb_world *w, structure_fn *fn, void *ctx)
@@ -681,7 +796,7 @@ static void for_each_structure(sb_world *w, structure_fn *fn, void *ctx)
         return;
     for (int id = 0; id < art->structure_count; ++id) {
         const art_structure *st = &art->structures[id];
-        if (st->contact_count == 0)
+        if (st->contact_count == 0 && !st->breakable)
             continue;
         art_row rows[ROWS_MAX];
         sb_contact *contacts[STRUCTURE_CONTACTS_MAX];
@@ -694,7 +809,7 @@ static void for_each_structure(sb_world *w, structure_fn *fn, void *ctx)
             contact_rows(w, art, id, c, &rows[2 * k], &rows[2 * k + 1]);
             contacts[k++] = c;
         }
-        if (k > 0)
+        if (k > 0 || st->breakable)
             fn(w, id, rows, contacts, k, ctx);
     }
 }
@@ -715,12 +830,20 @@ static void solve_velocities(sb_world *w, int id, art_row *rows, sb_contact **co
     double *target_links = malloc(sizeof *target_links * (size_t)(st->link_count + 1));
     if (!target_links)
         return;
-    // (the springs' stretch is mended by articulations_sweep, with the velocity it takes)
-    for (int l = 0; l < st->link_count; ++l)
-        target_links[l] = 0.0;
-    double target[ROWS_MAX] = {0}, mu[STRUCTURE_CONTACTS_MAX] = {0}, lambda[ROWS_MAX] = {0};
-    if (pass->use_bias) // the relax keeps the solve's factor: the springs have turned by v h since
+    // The springs close at the rate their turn needs (rigid_turn_rate: the ends land on the circle
+    // they turn on, as the springs' own passes ask), and their stretch is mended by
+    // articulations_sweep, with the velocity it takes. The relax keeps the solve's factor, the
+    // springs having turned by v h since, where contacts share it; a structure alone takes its
+    // springs' axes now and no speed along them (RATTLE's velocity step, as the springs' relax).
+    const bool alone = k == 0;
+    if (pass->use_bias || alone)
         structure_factor(w, art, id);
+    for (int l = 0; l < st->link_count; ++l) {
+        const art_link *link = &art->links[st->first_link + l];
+        const sb_vec2 rel = v2_sub(w->vel[link->slot_b], w->vel[link->slot_a]);
+        target_links[l] = pass->use_bias ? rigid_turn_rate(rel.x, rel.y, v2_dot(rel, link->u), rigid_turn_factor(pass->h, link->rest)) : 0.0;
+    }
+    double target[ROWS_MAX] = {0}, mu[STRUCTURE_CONTACTS_MAX] = {0}, lambda[ROWS_MAX] = {0};
     for (int i = 0; i < k; ++i) {
         const double s = contacts[i]->separation;
         double push = 0.0;
@@ -734,6 +857,8 @@ static void solve_velocities(sb_world *w, int id, art_row *rows, sb_contact **co
     }
     solve_input in = {w->vel, w->spinning ? w->omega : NULL, false, NULL, NULL};
     const bool ok = structure_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda);
+    if (ok)
+        links_credit(art, id, 1.0);
     if (ok)
         for (int i = 0; i < k; ++i) {
             contacts[i]->normal_impulse = lambda[2 * i];
@@ -808,6 +933,7 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
             free(target_links);
             return;
         }
+        links_credit(art, id, 1.0 / pass->h); // a move of the motion over h is a velocity
     } else {
         // The particles the steps move: the structure's and the contacts' other ends. Where they
         // start, for the velocity the moves make (below), and where each step starts, to take
@@ -862,8 +988,9 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
                 free(target_links);
                 return;
             }
-            double after = group_error(w, art, id, rows, contacts, k, pass, &in);
+            double after = group_error(w, art, id, rows, contacts, k, pass, &in), taken = 1.0;
             for (int half = 0; half < 3 && after > worst; ++half) {
+                taken *= 0.5;
                 for (int q = 0; q < count; ++q) {
                     w->pos[moved[q]] = v2_add(step_from[q], v2_scale(v2_sub(w->pos[moved[q]], step_from[q]), 0.5));
                     if (in.spin)
@@ -873,6 +1000,7 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
                     lambda[2 * i] *= 0.5;
                 after = group_error(w, art, id, rows, contacts, k, pass, &in);
             }
+            links_credit(art, id, taken / pass->h); // the move over h is the velocity it makes
             worst = after;
         }
         for (int q = 0; q < count; ++q) { // the moves' velocity: xpbd's rule for the velocity methods' sweep

@@ -151,6 +151,8 @@ int solver_run_substeps(sb_world *w, bool diagnostic);
 /// them as they are (world.c's energy ledger reads the packed constants).
 void solver_pack(sb_world *w);
 #define SOLVER_INTERRUPTED (-2)
+/// The impulse packed spring k's own passes gave it in the sub-step just done (negative: a pull).
+double spring_substep_impulse(const sb_world *w, int k);
 /// Axis and length error of every packed spring from the current positions.
 void springs_geometry(sb_world *w);
 /// The axes of this sub-step become the warm-start axes of the next.

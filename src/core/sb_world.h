@@ -103,7 +103,7 @@ sb_status sb_spring_set_break(sb_world *world, sb_spring_id id, double stretch, 
 sb_status sb_spring_set_break_push(sb_world *world, sb_spring_id id, bool push);
 /// Sets how a host draws a spring: colour 0xRRGGBBAA (0 = its own) and whether it is hidden.
 sb_status sb_spring_set_style(sb_world *world, sb_spring_id id, uint32_t color, bool hidden);
-/// The force a spring carried in the last sub-step, N: positive pulls its ends together.
+/// The force a spring carried in the last sub-step (a breakable rigid spring: the step's mean), N: positive pulls.
 double sb_spring_force(const sb_world *world, sb_spring_id id);
 /// Number of live springs.
 int sb_world_spring_count(const sb_world *world);

@@ -266,15 +266,21 @@ static void springs_pack(sb_world *w, double h)
 // Writes the warm starts back to the spring slots at the end of a step, and the force each
 // spring carried in the last sub-step: ktension holds the impulse each method gave, except that
 // the soft method keeps most of it in its accumulator and ktension holds the rest.
-static void springs_unpack(sb_world *w, double h)
+double spring_substep_impulse(const sb_world *w, int k)
 {
     const bool soft = method_kernels(w->def.method)->tension_in_accumulator;
+    return w->ktension[k] + (soft ? w->kimp[k] : 0.0);
+}
+
+static void springs_unpack(sb_world *w, double h)
+{
     for (int k = 0; k < w->order_count; ++k) {
         int s = w->order[k];
         w->impulse[s] = w->kimp[k];
         w->axis_prev[s] = v2(w->kpux[k], w->kpuy[k]);
-        w->tension[s] = -(w->ktension[k] + (soft ? w->kimp[k] : 0.0)) / h;
+        w->tension[s] = -spring_substep_impulse(w, k) / h;
     }
+    articulations_add_tension(w, h); // what the structures' direct solves gave (articulation.c)
 }
 
 // ------------------------------------------------------------------ shared passes
@@ -617,11 +623,13 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
         bool first = sub == 0;
         if (walls)
             memcpy(w->start, w->pos, sizeof *w->pos * (size_t)w->p_high);
+        articulations_begin_substep(w);
         switch (kernels->order) {
         case SB_ORDER_VELOCITIES: substep_velocities(w, kernels, h, first, !walls); break;
         case SB_ORDER_POSITIONS: substep_positions(w, kernels, h, first); break;
         case SB_ORDER_VERLET: substep_verlet_order(w, kernels, h); break;
         }
+        articulations_end_substep(w);
         if (walls)
             walls_hold_centres(w);
         turns_wrap(w);

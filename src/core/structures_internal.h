@@ -23,6 +23,14 @@ void articulations_sweep(sb_world *w, double h);
 /// verlet's second pass, after articulations_project(keep_motion): the contacts' exchange on the
 /// motion pos - prev (inelastic, with friction), through the structures.
 void articulations_exchange_motion(sb_world *w, double h);
+/// A sub-step begins: the structures' springs have given no impulse in it yet.
+void articulations_begin_substep(sb_world *w);
+/// A sub-step ends: each solved structure's springs add what it gave them, their own passes' and
+/// the structure's solves', to the step's sum.
+void articulations_end_substep(sb_world *w);
+/// After springs_unpack: each solved structure's springs carry the step's mean force, their own
+/// passes' and the structure's solves' (sb_spring_force, breaking).
+void articulations_add_tension(sb_world *w, double h);
 void articulations_free(sb_world *w);
 /// Particle i is in a structure that is solved directly this step (its tethers wait: they would
 /// move it without the heavy particle on it).
@@ -32,8 +40,9 @@ bool articulation_holds(const sb_world *w, int i);
 /// A link of tethers and structures: a spring that is rigid and unbreakable.
 bool spring_is_rigid_link(const sb_world *w, int s);
 /// The rigid links by particle, compressed rows: particle i's are (*links)[(*first)[i] ..
-/// (*first)[i + 1]), spring slots in slot order; the arrays grow as needed. False when memory is short.
-bool rigid_links_by_particle(const sb_world *w, int **first, int *first_cap, int **links, int *links_cap);
+/// (*first)[i + 1]), spring slots in slot order; the arrays grow as needed. With `breakable_too`
+/// the breakable rigid springs are taken as well. False when memory is short.
+bool rigid_links_by_particle(const sb_world *w, bool breakable_too, int **first, int *first_cap, int **links, int *links_cap);
 void tethers_build(sb_world *w);
 void tethers_project(sb_world *w, bool velocities);
 

@@ -21,7 +21,7 @@
 
 // A breakable spring is no link (spring_is_rigid_link): a tether beside it would carry load the
 // spring never feels, and a rope rated for a load would hold any load (in the explicit methods
-// the tethers hold half of a hanging weight).
+// the tethers hold half of a hanging weight). articulation.c solves its structure whole instead.
 
 typedef struct heap_item { double dist; int node; } heap_item;
 
@@ -74,7 +74,13 @@ bool spring_is_rigid_link(const sb_world *w, int s)
     return w->s_a[s] >= 0 && w->s_rigid[s] && w->break_stretch[s] == 0.0 && w->break_force[s] == 0.0;
 }
 
-bool rigid_links_by_particle(const sb_world *w, int **first, int *first_cap, int **links, int *links_cap)
+/// A rigid spring, breakable or not, where `breakable_too`; else spring_is_rigid_link.
+static bool takes_link(const sb_world *w, int s, bool breakable_too)
+{
+    return breakable_too ? w->s_a[s] >= 0 && w->s_rigid[s] : spring_is_rigid_link(w, s);
+}
+
+bool rigid_links_by_particle(const sb_world *w, bool breakable_too, int **first, int *first_cap, int **links, int *links_cap)
 {
     const int n = w->p_high;
     if (!array_reserve((void **)first, first_cap, n + 1, sizeof **first))
@@ -83,7 +89,7 @@ bool rigid_links_by_particle(const sb_world *w, int **first, int *first_cap, int
     memset(row, 0, sizeof *row * (size_t)(n + 1));
     int ends = 0;
     for (int s = 0; s < w->s_high; ++s)
-        if (spring_is_rigid_link(w, s)) {
+        if (takes_link(w, s, breakable_too)) {
             row[w->s_a[s] + 1] += 1;
             row[w->s_b[s] + 1] += 1;
             ends += 2;
@@ -93,7 +99,7 @@ bool rigid_links_by_particle(const sb_world *w, int **first, int *first_cap, int
     for (int i = 0; i < n; ++i)
         row[i + 1] += row[i];
     for (int s = 0; s < w->s_high; ++s)
-        if (spring_is_rigid_link(w, s)) {
+        if (takes_link(w, s, breakable_too)) {
             (*links)[row[w->s_a[s]]++] = s;
             (*links)[row[w->s_b[s]]++] = s;
         }
@@ -112,7 +118,7 @@ void tethers_build(sb_world *w)
     if (n == 0)
         return;
     int *first = NULL, *links = NULL, first_cap = 0, links_cap = 0;
-    const bool adjacency = rigid_links_by_particle(w, &first, &first_cap, &links, &links_cap);
+    const bool adjacency = rigid_links_by_particle(w, false, &first, &first_cap, &links, &links_cap);
     const int ends = adjacency ? first[n] : 0;
     double *dist = malloc(sizeof *dist * (size_t)n);
     int *source = malloc(sizeof *source * (size_t)n);

@@ -183,8 +183,10 @@ function springbox.mouse.isdown(button, ...) end
 ---@field break_stretch? number breaks (is removed; on_spring_break is called) once |length/rest - 1| passes it;
 --- 0 = never
 ---@field break_force? number breaks once the pull it carries passes it, N; 0 = never. A breakable spring is no
---- tether link, so it carries its whole load in every method. Of a structure's springs past their break in a
---- step only the one furthest past breaks (the weakest link goes; the rest see the unloaded chain)
+--- tether link, so it carries its whole load in every method; a rigid one's chain is solved whole, so a chain
+--- built at rest carries its static load from the first step, and its force is the step's mean (a jerk taken
+--- in one sub-step counts). Of a structure's springs past their break in a step only the one furthest past
+--- breaks (the weakest link goes; the rest see the unloaded chain)
 ---@field break_push? boolean a push past break_force breaks it too (default false: only a pull)
 ---@field color? springbox.Color how the window draws it (default: by strain)
 ---@field hidden? boolean the window leaves it out
@@ -491,7 +493,8 @@ function Particle:move_to(x, y) end
 ---@field k number
 ---@field c number
 ---@field collide boolean its two ends collide with each other (default false)
----@field force number read-only: the force it carried in the last sub-step, N, positive pulls
+---@field force number read-only: the force it carried in the last sub-step (a breakable rigid spring: the
+--- step's mean), N, positive pulls
 ---@field break_stretch number 0 = never breaks
 ---@field break_force number 0 = never breaks
 ---@field break_push boolean a push past break_force breaks it too
