@@ -269,14 +269,14 @@ static sb_world *hub(const sb_world_def *def)
 }
 
 // The soft method's passes run four springs of a colour at a time where the CPU has AVX2, and
-// the velocity methods' contact solve four contacts (contact.c).
+// the velocity methods' contact solve four contacts (contact_solver.c).
 // Each lane does the scalar arithmetic in the scalar order, so the worlds must be
 // bit-identical: rigid and hertz springs, warm starts, contacts, tethers, and the
 // overflow colour that must stay scalar.
 TEST(simd_matches_scalar)
 {
     printf("vector passes %s on this CPU\n", vector_passes_active() ? "active" : "not available (scalar only)");
-    // the ball pit: contacts four at a time too (contact.c), its balls rolling; then without
+    // the ball pit: contacts four at a time too (contact_solver.c), its balls rolling; then without
     // friction (every group of four takes the frictionless path), and with half its balls
     // frictionless (groups that mix the two paths)
     const char *names[] = {"cloth", "bridge", "wrecking_ball", "hub", "ball_pit", "ball_pit", "ball_pit"};

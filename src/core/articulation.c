@@ -580,7 +580,7 @@ static void band_solve_rows(const sb_articulations *art, const art_structure *st
 
 /// The normal and tangent rows of a contact (its geometry found): a's side has the gradient
 /// -n (-t, and -r_a on its spin where it rolls), b's side +n shared by (1 - t, t) on a solid
-/// spring (+t, and -r_b on a rolling particle's spin); spin_slip's convention (contact.c).
+/// spring (+t, and -r_b on a rolling particle's spin); spin_slip's convention (contact_kernels.h).
 static void contact_rows(const sb_world *w, const sb_articulations *art, int id, const sb_contact *c, art_row *rn, art_row *rt)
 {
     const sb_vec2 n = c->normal, t = v2(-n.y, n.x);

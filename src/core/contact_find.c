@@ -2,7 +2,7 @@
 // number of particles, whenever the pairs list it leaves (a Verlet list: partners within reach
 // plus a skin) no longer holds; candidate pairs, walls, bounds and solid springs become
 // speculative contacts, warm-started from the last step, coloured so that a colour's contacts
-// share no moving particle, and ordered for the solver (contact.c).
+// share no moving particle, and ordered for the solver (contact_solver.c).
 #include "sb_pool.h"
 #include "world_internal.h"
 

@@ -1,5 +1,5 @@
 // The contacts' part of the world: a contact and what the broad phase, the warm starts and the
-// stops keep of it (contact_find.c finds them, contact.c solves them), the walls' broad phase
+// stops keep of it (contact_find.c finds them, the contact_*.c files solve them), the walls' broad phase
 // (wall_tree.c), and the passes solver.c calls.
 #ifndef SB_CONTACT_INTERNAL_H
 #define SB_CONTACT_INTERNAL_H
@@ -43,7 +43,7 @@ typedef struct sb_contact {
 typedef struct sb_soft { double bias_rate, mass_scale, impulse_scale; } sb_soft;
 
 /// A particle in the broad phase's grid, with what the narrow phase reads of it, so that a
-/// bucket's candidates are read in memory order (contact.c).
+/// bucket's candidates are read in memory order (contact_find.c).
 typedef struct grid_entry { double x, y, vx, vy, radius, reach; int index, cx, cy; } grid_entry;
 /// A committed contact as the next step's warm start needs it, and where it is in `contacts`.
 typedef struct sb_warm {
@@ -85,54 +85,61 @@ typedef struct walls_near { int stack[WALLS_NEAR_MAX]; int *walls, count; } wall
 bool walls_near_find(const sb_world *w, double lo_x, double lo_y, double hi_x, double hi_y, walls_near *near);
 void walls_near_free(walls_near *near);
 
-// contact.c
+// contact_find.c: this step's contacts, found, coloured and committed.
 bool contacts_reserve(sb_world *w);
 void contacts_report_overlaps(sb_world *w);      // the first step's sb_stats.overlapping_pairs
 void contacts_build(sb_world *w);                 // broad + narrow phase into contacts_next, in colour order
 void contacts_commit(sb_world *w);                // contacts_next becomes the committed list, with its warm starts by key
-void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_current);
-void contacts_warm_start(sb_world *w);
-/// Impacts, one pair at a time, before the sub-step's solve: ends closing faster than the
-/// restitution threshold that will touch within `window` seconds collide (contact.c): the sub-step,
-/// or for verlet, whose collide passes act a sub-step ahead (seed 004's x), two. The contacts'
-/// geometry is found here unless `geometry_current` (prepare found it).
-void contacts_collide(sb_world *w, double window, bool geometry_current);
-/// verlet and xpbd, at a sub-step's start: the overlap of a contact the last step did not have (a
-/// particle made inside another or a wall, or moved there) is moved apart by position alone, so
-/// that it never becomes velocity, as Box2D's relax removes the push velocity (contact.c).
-void contacts_settle_overlaps(sb_world *w, double h, bool geometry_current);
-void contacts_solve(sb_world *w, double h, bool skip_joined); // the soft non-penetration impulses, biased
-void contacts_solve_joined(sb_world *w, double h); // those of contacts an end of which springs join, once
-void contacts_relax(sb_world *w, double h);      // the geometry where positions are now, then unbiased
-void contacts_restitution(sb_world *w);
-void contacts_confine_to_bounds(sb_world *w);   // hold particle centres inside the bounds
-void walls_hold_centres(sb_world *w);           // no centre crosses a wall in a sub-step (from w->start)
-void contacts_project(sb_world *w, bool preserve_impulse, double h); // verlet second pass (seed 004)
-void contacts_warm_push(sb_world *w);  // verlet and xpbd: a share of the last sub-step's push
-void contacts_project_by_position(sb_world *w, double h); // verlet and xpbd: a projection pass, then friction
-void contacts_keep_anchor(sb_world *w); // verlet and xpbd: static friction's slip, after their passes
-void contacts_xpbd_velocity(sb_world *w);
 int contacts_touching(const sb_world *w);
 double contact_combined_restitution(const sb_world *w, int a, int b);
 double contact_combined_friction(const sb_world *w, int a, int b);
-sb_soft soft_from_hertz(double hertz, double damping_ratio, double h);
-/// What a contact's softness depends on (contact_hertz): an end joined by springs, one end that
-/// cannot move (a wall, a bound, a fixed particle), or neither.
-typedef enum { CONTACT_FREE, CONTACT_JOINED, CONTACT_HELD, CONTACT_KINDS } contact_kind;
-double contact_hertz(double h, double dt, contact_kind kind);
-
 /// Touching: a contact closer than the slop (what sb_stats.contacts and the events count).
 bool contact_is_touching(const sb_contact *c);
 /// Box2D's filter: may particles a and b collide?
 bool particles_should_collide(const sb_world *w, int a, int b);
 
-// contact.c: the geometry of a contact (normal and separation) from the positions now; the
-// finding of contacts (contact_find.c) uses it for walls, bounds and solid springs.
+// contact_geometry.c: the geometry of a contact (normal and separation) from the positions now;
+// the finding of contacts uses it for walls, bounds and solid springs.
 void static_shape_geometry(const sb_world *w, sb_contact *c);
 void segment_geometry(const sb_world *w, sb_contact *c);
 void contact_find_geometry(const sb_world *w, sb_contact *c); // any contact's
+
+// contact_solver.c: the velocity methods' contacts.
+/// What a contact's softness depends on (contact_hertz): an end joined by springs, one end that
+/// cannot move (a wall, a bound, a fixed particle), or neither.
+typedef enum { CONTACT_FREE, CONTACT_JOINED, CONTACT_HELD, CONTACT_KINDS } contact_kind;
+double contact_hertz(double h, double dt, contact_kind kind);
 /// The contacts' softness at sub-step h of step dt (contact_hertz) and the most they push out, m/s.
 sb_soft contact_softness(double h, double dt, contact_kind kind);
 double contact_push_limit(void);
+sb_soft soft_from_hertz(double hertz, double damping_ratio, double h); // (method_soft.c)
+void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_current);
+void contacts_warm_start(sb_world *w);
+void contacts_solve(sb_world *w, double h, bool skip_joined); // the soft non-penetration impulses, biased
+void contacts_solve_joined(sb_world *w, double h); // those of contacts an end of which springs join, once
+void contacts_relax(sb_world *w, double h);      // the geometry where positions are now, then unbiased
+void contacts_restitution(sb_world *w);
+
+// contact_impact.c
+/// Impacts, one pair at a time, before the sub-step's solve: ends closing faster than the
+/// restitution threshold that will touch within `window` seconds collide: the sub-step, or for
+/// verlet, whose collide passes act a sub-step ahead (seed 004's x), two. The contacts' geometry
+/// is found here unless `geometry_current` (prepare found it).
+void contacts_collide(sb_world *w, double window, bool geometry_current);
+
+// contact_project.c: the position methods' contacts.
+/// verlet and xpbd, at a sub-step's start: the overlap of a contact the last step did not have (a
+/// particle made inside another or a wall, or moved there) is moved apart by position alone, so
+/// that it never becomes velocity, as Box2D's relax removes the push velocity.
+void contacts_settle_overlaps(sb_world *w, double h, bool geometry_current);
+void contacts_project(sb_world *w, bool preserve_impulse, double h); // verlet second pass (seed 004)
+void contacts_warm_push(sb_world *w);  // verlet and xpbd: a share of the last sub-step's push
+void contacts_project_by_position(sb_world *w, double h); // verlet and xpbd: a projection pass, then friction
+void contacts_keep_anchor(sb_world *w); // verlet and xpbd: static friction's slip, after their passes
+void contacts_xpbd_velocity(sb_world *w);
+
+// contact_bounds.c
+void contacts_confine_to_bounds(sb_world *w);   // hold particle centres inside the bounds
+void walls_hold_centres(sb_world *w);           // no centre crosses a wall in a sub-step (from w->start)
 
 #endif

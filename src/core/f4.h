@@ -1,6 +1,6 @@
 // Four doubles at a time, one set of operations over two instruction sets: AVX2 on x86-64
 // (one 256-bit register) and WebAssembly's SIMD128 in the browser (two 128-bit halves). The
-// spring and contact kernels that use it (springs_simd.c, contact.c) run the same IEEE
+// spring and contact kernels that use it (springs_simd.c, contact_solver.c) run the same IEEE
 // operations in each lane as their scalar paths, so the worlds are bit-identical on either
 // machine and to the scalar path. Comparisons give masks of all ones or all zeros; a mask
 // from anything else is not a mask. Where the two instruction sets disagree (min and max at

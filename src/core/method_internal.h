@@ -138,7 +138,7 @@ void soft_relax_pass(sb_world *w, double h);
 void rigid_project_pass(sb_world *w);
 /// Tests: force the scalar passes of springs and contacts (false) or allow the vector ones (true, the default).
 void vector_passes_allow(bool allow);
-/// True when the vector passes (springs here, contacts in contact.c) run on this CPU.
+/// True when the vector passes (springs here, contacts in contact_solver.c) run on this CPU.
 bool vector_passes_active(void);
 
 // solver.c: the sub-step loop and what the methods share.

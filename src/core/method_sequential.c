@@ -131,6 +131,6 @@ const sb_method_kernels sequential_method = {
     .constraints_begin = constraints_sequential_prepare, // the same rest velocity with C and its gradients
     .springs_iterate = sequential_springs_iterate,
     .constraints_iterate = constraints_sequential_iterate,
-    .joined_contacts_iterate = true, // the article iterates every constraint together (contact.c)
+    .joined_contacts_iterate = true, // the article iterates every constraint together (contact_solver.c)
     .project_rigid_springs = true,
 };

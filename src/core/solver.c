@@ -311,7 +311,7 @@ static void integrate_range(void *ctx, int from, int to)
     // a fixed particle given a velocity moves kinematically.
     for (int i = from; i < to; ++i)
         w->pos[i] = v2_mad(w->pos[i], h, w->vel[i]);
-    if (w->spinning) // rolling (contact.c): the turns follow the spins
+    if (w->spinning) // rolling (contact_solver.c): the turns follow the spins
         for (int i = from; i < to; ++i)
             w->angle[i] += h * w->omega[i];
 }

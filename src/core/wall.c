@@ -1,4 +1,4 @@
-// Walls: segments and polylines a particle's centre never crosses (contact.c collides them), with
+// Walls: segments and polylines a particle's centre never crosses (contact_bounds.c holds them), with
 // their handles.
 #include "sb_tuning.h"
 #include "sb_pool.h"

@@ -1,7 +1,7 @@
 // The world: its settings, defaults and checks, its creation and storage, the step driver with
 // non-finite containment, and its diagnostics (stats, messages, the state hash). Particles,
 // springs, walls, dragging and the energy ledger each have a file; the physics lives in solver.c
-// (the sub-step loop), the method_*.c files (one spring method each) and contact.c.
+// (the sub-step loop), the method_*.c files (one spring method each) and the contact_*.c files.
 #define _POSIX_C_SOURCE 199309L
 #include "sb_tuning.h"
 #include "sb_pool.h"
@@ -77,7 +77,7 @@ sb_world_def sb_default_world_def(void)
     return d;
 }
 
-/// The energy of a particle's spin, 1/2 I omega^2 with I = inertia m r^2 (rolling, contact.c).
+/// The energy of a particle's spin, 1/2 I omega^2 with I = inertia m r^2 (rolling, contact_solver.c).
 double particle_spin_energy(const sb_world *w, int i)
 {
     double r = w->radius[i], om = w->omega[i];

@@ -179,7 +179,7 @@ struct sb_world {
     // only once the step is finite.
     sb_contact *contacts, *contacts_next;
     int contact_count, contact_next_count, contact_cap, contact_next_cap;
-    int contacts_joined;                  // how many of this step's contacts have an end springs join; -1: not counted yet (contact.c)
+    int contacts_joined;                  // how many of this step's contacts have an end springs join; -1: not counted yet (contact_solver.c)
     sb_warm *warm;                        // contact_count of them, in key order
     int warm_cap;
     int *contact_order, contact_order_cap; // the key rank of each position of contacts_next while it is in
@@ -296,7 +296,7 @@ void apply_gravity_and_drag(sb_world *w, double h);
 
 // ---------------------------------------------------------------- shared by the world's files
 
-/// The energy of a particle's spin, 1/2 I omega^2 with I = inertia m r^2 (rolling, contact.c).
+/// The energy of a particle's spin, 1/2 I omega^2 with I = inertia m r^2 (rolling, contact_solver.c).
 double particle_spin_energy(const sb_world *w, int i);
 int particle_slot(const sb_world *w, sb_particle_id id);
 /// The drag is one soft point constraint on one particle, solved exactly once per
