@@ -337,7 +337,7 @@ static double drop_two_balls(sb_method method, int substeps, double upper, doubl
 // impacts as well: the 10 kg ball of a stack 1 cm apart landing from 2 m at six sub-steps left
 // with 22% more energy than the fall's (its overlap, left in px, became speed in the next
 // sub-step); an impact now moves px with its push, as seed 004 does. xpbd gained 22% in one case
-// until the stops travelled (contact_find.c): the two, 1 cm apart and falling together, were not
+// until the stops travelled (contact_stops.c): the two, 1 cm apart and falling together, were not
 // listed as a pair, so when the floor stopped the lower ball the upper one went 7 cm into it
 // within the frame, and xpbd pushed that overlap out as speed.
 TEST(balls_dropped_on_balls_gain_no_energy)
@@ -413,7 +413,7 @@ static double drop_block(sb_method method, int substeps, int n, double gap, doub
 // Balls falling together stay apart when the floor stops the lowest. A block of 8 x 8
 // balls with 1 cm (and 5 cm) between them, dropped from 0.3 and 1 m, in every method at 1, 2 and 6
 // sub-steps: no two go more than 40% of a radius into each other, and the block gains no energy.
-// Before the stops travelled (contact_find.c), pairs falling side by side were not listed, and
+// Before the stops travelled (contact_stops.c), pairs falling side by side were not listed, and
 // rows went through the rows under them within a frame: 50 to 113% of a radius in the velocity
 // methods, 127 to 196% in verlet and xpbd, which pushed that out as 100 to 256% of the fall.
 TEST(falling_blocks_stay_apart_when_they_land)
@@ -510,7 +510,7 @@ TEST(a_heavy_ball_drives_a_row_into_a_wall)
 
 static double next_unit(unsigned *seed);
 
-// The stops' walk ends where it would in any order (contact_find.c): a 1000-ball pit dropped from
+// The stops' walk ends where it would in any order (contact_stops.c): a 1000-ball pit dropped from
 // a grid, and a block of 8 x 8 balls thrown down onto it (both land over many frames, stops
 // walking in each), are step for step the same bits whether the walk takes its queue first in
 // first out or last in first out, in every method at 1 and 6 sub-steps. Without the rounding of

@@ -59,11 +59,11 @@ typedef struct sb_warm {
 enum { WARM_A_MOVES = 1, WARM_B_MOVES = 2, WARM_SEGMENT = 4, WARM_ARTICULATED = 8 };
 /// The velocities of a block of grid cells lie within lo..hi (contacts_build).
 typedef struct velocity_box { double lo_x, hi_x, lo_y, hi_y; } velocity_box;
-/// What a particle's contacts may do to it this frame (contact_find.c, stops): bring its velocity to
+/// What a particle's contacts may do to it this frame (contact_stops.c): bring its velocity to
 /// any in `box`, from `time` (s) into the frame on, pushed by something of inverse mass inv_pusher
 /// at most (its own, or the heaviest that may push it).
 typedef struct particle_stop { velocity_box box; double time, inv_pusher; } particle_stop;
-/// A partner a walking particle may meet this frame, as the frame found it (contact_find.c): the
+/// A partner a walking particle may meet this frame, as the frame found it (contact_stops.c): the
 /// unit normal from the particle to it, the squared distance between their centres (bit for bit
 /// the narrow phase's), the gap between their surfaces, the partner's velocity along the normal.
 typedef struct stop_partner { sb_vec2 normal; double d2, gap, along; int index; } stop_partner;
@@ -85,14 +85,16 @@ typedef struct walls_near { int stack[WALLS_NEAR_MAX]; int *walls, count; } wall
 bool walls_near_find(const sb_world *w, double lo_x, double lo_y, double hi_x, double hi_y, walls_near *near);
 void walls_near_free(walls_near *near);
 
-// contact_find.c: this step's contacts, found, coloured and committed.
+// contact_find.c: this step's contacts, found (with contact_stops.c and contact_segments.c).
 bool contacts_reserve(sb_world *w);
-void contacts_report_overlaps(sb_world *w);      // the first step's sb_stats.overlapping_pairs
 void contacts_build(sb_world *w);                 // broad + narrow phase into contacts_next, in colour order
-void contacts_commit(sb_world *w);                // contacts_next becomes the committed list, with its warm starts by key
-int contacts_touching(const sb_world *w);
 double contact_combined_restitution(const sb_world *w, int a, int b);
 double contact_combined_friction(const sb_world *w, int a, int b);
+
+// contact_graph.c: coloured and committed.
+void contacts_report_overlaps(sb_world *w);      // the first step's sb_stats.overlapping_pairs
+void contacts_commit(sb_world *w);                // contacts_next becomes the committed list, with its warm starts by key
+int contacts_touching(const sb_world *w);
 /// Touching: a contact closer than the slop (what sb_stats.contacts and the events count).
 bool contact_is_touching(const sb_contact *c);
 /// Box2D's filter: may particles a and b collide?

@@ -229,7 +229,7 @@ struct sb_world {
     double grid_cell;           // m: the side of the grid's cells when it last ran
     int pairs_builds;         // how many times the grid has made the list (tests)
     bool grid_as_before;      // tests: cells hold the fastest pair's reach, hashed, as before blocks and rows
-    bool stops_last_first;    // tests: the stops' walk takes the particle queued last first (contact_find.c)
+    bool stops_last_first;    // tests: the stops' walk takes the particle queued last first (contact_stops.c)
     int wide_searches;        // tests: particles that searched past the 3 x 3 cells around them, last step
     int chunk_wide_searches[SB_POOL_MAX_THREADS]; // scratch: the narrow phase's chunks' wide_searches
     long walls_met;           // tests: walls the narrow phase's particles were tested against, last step

@@ -1,0 +1,239 @@
+// Particles against solid springs and ropes: each spring or rope made solid is a capsule, and
+// the particles near it (from the grid, or along a fast particle's swept path) become its
+// speculative contacts, kept in key order beside the pairs'.
+#include "contact_find_internal.h"
+
+#include <stdlib.h>
+
+static bool push_segment_contact(sb_world *w, const sb_contact *c)
+{
+    if (!array_reserve((void **)&w->segment_contacts, &w->segment_contact_cap, w->segment_contact_count + 1,
+                       sizeof *w->segment_contacts))
+        return false;
+    w->segment_contacts[w->segment_contact_count++] = *c;
+    return true;
+}
+
+/// Whether particle j may touch a solid spring or rope from a to b: not one of its ends, not joined by a spring to
+/// either (the spring's neighbours along a chain or a net would catch on it), and allowed by
+/// the collision filter of both ends.
+static bool may_touch_segment(const sb_world *w, int j, int a, int b)
+{
+    if (j == a || j == b || (w->inv_mass[j] == 0.0 && w->inv_mass[a] == 0.0 && w->inv_mass[b] == 0.0))
+        return false;
+    if (w->pair_count > 0 && (joined_by_spring(w, j < a ? j : a, j < a ? a : j) || joined_by_spring(w, j < b ? j : b, j < b ? b : j)))
+        return false;
+    return particles_should_collide(w, j, a) && particles_should_collide(w, j, b);
+}
+
+/// Particle j against the solid segment of contact template c (ends c->b, c->b2), within the box
+/// lo..hi around it: listed when it may touch and is within the speculative margin.
+static void segment_candidate(sb_world *w, sb_contact *c, int j, sb_vec2 lo, sb_vec2 hi, double margin)
+{
+    sb_vec2 p = w->pos[j];
+    if (p.x < lo.x || p.x > hi.x || p.y < lo.y || p.y > hi.y || !may_touch_segment(w, j, c->b, c->b2))
+        return;
+    c->a = j;
+    c->normal = v2(0, 0);
+    c->side = 0;
+    segment_geometry(w, c);
+    if (c->separation >= margin)
+        return;
+    c->key = contact_key(j, c->shape);
+    push_segment_contact(w, c);
+}
+
+/// A fast particle's path over the sweep's span, and the box around it.
+typedef struct swept_path { double lo_x, lo_y, hi_x, hi_y; int i; } swept_path;
+
+static int swept_path_order(const void *x, const void *y)
+{
+    const swept_path *a = x, *b = y;
+    const int order = (a->lo_x > b->lo_x) - (a->lo_x < b->lo_x);
+    return order ? order : (a->i > b->i) - (a->i < b->i);
+}
+
+/// The least distance from point p to the segment a..b.
+static double point_segment_distance(sb_vec2 p, sb_vec2 a, sb_vec2 b)
+{
+    const sb_vec2 d = v2_sub(b, a);
+    const double len2 = v2_dot(d, d);
+    double t = len2 > 0.0 ? v2_dot(v2_sub(p, a), d) / len2 : 0.0;
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    return v2_len(v2_sub(v2_mad(a, t, d), p));
+}
+
+/// The least distance between segments p0..p1 and q0..q1 (zero where they cross).
+static double segments_distance(sb_vec2 p0, sb_vec2 p1, sb_vec2 q0, sb_vec2 q1)
+{
+    const sb_vec2 r = v2_sub(p1, p0), s = v2_sub(q1, q0), pq = v2_sub(q0, p0);
+    const double denom = r.x * s.y - r.y * s.x;
+    if (denom != 0.0) {
+        const double t = (pq.x * s.y - pq.y * s.x) / denom, u = (pq.x * r.y - pq.y * r.x) / denom;
+        if (t >= 0.0 && t <= 1.0 && u >= 0.0 && u <= 1.0)
+            return 0.0;
+    }
+    double d = point_segment_distance(p0, q0, q1), e = point_segment_distance(p1, q0, q1);
+    d = e < d ? e : d;
+    e = point_segment_distance(q0, p0, p1);
+    d = e < d ? e : d;
+    e = point_segment_distance(q1, p0, p1);
+    return e < d ? e : d;
+}
+
+/// Continuous collision with solid springs and ropes. The margins are capped (so that one fast
+/// ball does not list every segment around it), so a particle that covers more than the cap over
+/// the frame could cross a segment that no margin lists: each such particle's path, taken against
+/// each segment's own motion (its ends' mean velocity), lists the segment as a speculative contact
+/// when the two come within their radii and the slop, which the collisions and the solve then take
+/// as any other. The fast paths are sorted along x; a segment reads those whose x range meets the
+/// box it sweeps.
+static void segment_sweeps(sb_world *w, const segment_sweep *sw)
+{
+    int fast = 0;
+    for (int i = 0; i < w->p_high; ++i)
+        fast += in_grid(w, i) && v2_len(w->vel[i]) * sw->span > sw->cap;
+    if (fast == 0)
+        return;
+    swept_path *paths = malloc(sizeof *paths * (size_t)fast);
+    if (!paths)
+        return; // (out of memory: the margins alone this frame)
+    int n = 0;
+    double widest = 0.0;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (!in_grid(w, i) || !(v2_len(w->vel[i]) * sw->span > sw->cap))
+            continue;
+        const sb_vec2 a = w->pos[i], b = v2_mad(a, sw->span, w->vel[i]);
+        const double r = w->radius[i] + sw->slop;
+        paths[n] = (swept_path){(a.x < b.x ? a.x : b.x) - r, (a.y < b.y ? a.y : b.y) - r, (a.x > b.x ? a.x : b.x) + r,
+                                (a.y > b.y ? a.y : b.y) + r, i};
+        widest = paths[n].hi_x - paths[n].lo_x > widest ? paths[n].hi_x - paths[n].lo_x : widest;
+        n += 1;
+    }
+    qsort(paths, (size_t)n, sizeof *paths, swept_path_order);
+    sb_contact c;
+    memset(&c, 0, sizeof c);
+    const int springs = w->solid_springs > 0 ? w->s_high : 0, ropes = w->solid_constraints > 0 ? w->c_high : 0;
+    for (int q = 0; q < springs + ropes; ++q) {
+        if (q < springs) {
+            if (w->s_a[q] < 0 || !w->s_solid[q])
+                continue;
+            c.b = w->s_a[q];
+            c.b2 = w->s_b[q];
+            c.shape = SHAPE_SEGMENT | (uint32_t)q;
+        } else {
+            const int k = q - springs;
+            if (w->c_kind[k] == 0xFF || !w->c_solid[k])
+                continue;
+            c.b = w->c_parts[k][0];
+            c.b2 = w->c_parts[k][1];
+            c.shape = SHAPE_SEGMENT_CONSTRAINT | (uint32_t)k;
+        }
+        const sb_vec2 pa = w->pos[c.b], pb = w->pos[c.b2];
+        const sb_vec2 motion = v2_scale(v2_add(w->vel[c.b], w->vel[c.b2]), 0.5 * sw->span);
+        const double r = w->radius[c.b] > w->radius[c.b2] ? w->radius[c.b] : w->radius[c.b2];
+        const sb_vec2 ea = v2_mad(pa, sw->span, w->vel[c.b]), eb = v2_mad(pb, sw->span, w->vel[c.b2]);
+        const double lo_x = fmin(fmin(pa.x, pb.x), fmin(ea.x, eb.x)) - r, hi_x = fmax(fmax(pa.x, pb.x), fmax(ea.x, eb.x)) + r;
+        const double lo_y = fmin(fmin(pa.y, pb.y), fmin(ea.y, eb.y)) - r, hi_y = fmax(fmax(pa.y, pb.y), fmax(ea.y, eb.y)) + r;
+        int lo = 0, hi = n; // the first path that may reach lo_x
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (paths[mid].lo_x < lo_x - widest)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (int k = lo; k < n && paths[k].lo_x <= hi_x; ++k) {
+            const swept_path *p = &paths[k];
+            if (p->hi_x < lo_x || p->lo_y > hi_y || p->hi_y < lo_y || !may_touch_segment(w, p->i, c.b, c.b2))
+                continue;
+            const sb_vec2 from = w->pos[p->i], to = v2_sub(v2_mad(from, sw->span, w->vel[p->i]), motion);
+            if (segments_distance(from, to, pa, pb) >= w->radius[p->i] + r + sw->slop)
+                continue;
+            c.a = p->i;
+            c.normal = v2(0, 0);
+            c.side = 0;
+            segment_geometry(w, &c);
+            c.key = contact_key(p->i, c.shape);
+            push_segment_contact(w, &c);
+        }
+    }
+    free(paths);
+}
+
+/// Contacts of particles with solid springs, ropes and struts (their `solid`), found through the
+/// particles' grid over each one's box, so the cost follows what is near it; merged into
+/// contacts_next in key order, ((particle << 32) | SHAPE_SEGMENT | spring) or
+/// ((particle << 32) | SHAPE_SEGMENT_CONSTRAINT | constraint).
+void segment_contacts_build(sb_world *w, double inv_cell, double rmax, double margin, bool grid, const segment_sweep *sweep)
+{
+    w->segment_contact_count = 0;
+    sb_contact c;
+    memset(&c, 0, sizeof c);
+    const int springs = w->solid_springs > 0 ? w->s_high : 0, ropes = w->solid_constraints > 0 ? w->c_high : 0;
+    for (int q = 0; q < springs + ropes; ++q) {
+        int a, b;
+        if (q < springs) {
+            if (w->s_a[q] < 0 || !w->s_solid[q])
+                continue;
+            a = w->s_a[q];
+            b = w->s_b[q];
+            c.shape = SHAPE_SEGMENT | (uint32_t)q;
+        } else {
+            int k = q - springs;
+            if (w->c_kind[k] == 0xFF || !w->c_solid[k])
+                continue;
+            a = w->c_parts[k][0];
+            b = w->c_parts[k][1];
+            c.shape = SHAPE_SEGMENT_CONSTRAINT | (uint32_t)k;
+        }
+        sb_vec2 pa = w->pos[a], pb = w->pos[b];
+        double r = w->radius[a] > w->radius[b] ? w->radius[a] : w->radius[b], reach = r + rmax + margin;
+        const sb_vec2 lo = v2((pa.x < pb.x ? pa.x : pb.x) - reach, (pa.y < pb.y ? pa.y : pb.y) - reach);
+        const sb_vec2 hi = v2((pa.x < pb.x ? pb.x : pa.x) + reach, (pa.y < pb.y ? pb.y : pa.y) + reach);
+        c.b = a;
+        c.b2 = b;
+        int cx0 = 0, cx1 = 0, cy0 = 0, cy1 = 0;
+        if (grid) {
+            cx0 = cell_coord(lo.x, inv_cell), cx1 = cell_coord(hi.x, inv_cell);
+            cy0 = cell_coord(lo.y, inv_cell), cy1 = cell_coord(hi.y, inv_cell);
+        }
+        if (grid && (double)(cx1 - cx0 + 1) * (double)(cy1 - cy0 + 1) <= 4.0 * w->grid_size) {
+            for (int cy = cy0; cy <= cy1; ++cy)
+                for (int cx = cx0; cx <= cx1; ++cx) {
+                    unsigned hsh = grid_bucket(w, cx, cy);
+                    for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
+                        int j = w->grid_items[k];
+                        if (w->cell_x[j] == cx && w->cell_y[j] == cy) // buckets are shared
+                            segment_candidate(w, &c, j, lo, hi, margin);
+                    }
+                }
+        } else { // no grid, or a spring longer than the grid is wide: every particle once
+            for (int j = 0; j < w->p_high; ++j)
+                if (in_grid(w, j))
+                    segment_candidate(w, &c, j, lo, hi, margin);
+        }
+    }
+    if (sweep)
+        segment_sweeps(w, sweep);
+    if (w->segment_contact_count == 0)
+        return;
+    qsort(w->segment_contacts, (size_t)w->segment_contact_count, sizeof *w->segment_contacts, compare_keys);
+    int distinct = 0; // a swept particle may be listed twice (by its margin and by its path)
+    for (int k = 0; k < w->segment_contact_count; ++k)
+        if (distinct == 0 || w->segment_contacts[distinct - 1].key != w->segment_contacts[k].key)
+            w->segment_contacts[distinct++] = w->segment_contacts[k];
+    w->segment_contact_count = distinct;
+    // merge: both sorted by key, into contacts_next
+    int n = w->contact_next_count, m = w->segment_contact_count;
+    if (!array_reserve((void **)&w->contacts_next, &w->contact_next_cap, n + m, sizeof *w->contacts_next))
+        return; // out of memory: no spring contacts this step
+    int i = n - 1, j = m - 1;
+    for (int out = n + m - 1; out >= 0; --out) { // from the back, in place
+        if (j < 0 || (i >= 0 && w->contacts_next[i].key > w->segment_contacts[j].key))
+            w->contacts_next[out] = w->contacts_next[i--];
+        else
+            w->contacts_next[out] = w->segment_contacts[j--];
+    }
+    w->contact_next_count = n + m;
+}

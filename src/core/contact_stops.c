@@ -1,0 +1,414 @@
+// The stops that travel: what a particle's contacts may do to its velocity within the frame,
+// walked from partner to partner so that pairs the frame's margins missed are listed; and the
+// sweeps that list what a fast particle's path meets.
+#include "contact_find_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+
+// Stops that travel. A pair's margin covers the speed at which its two close when the
+// frame begins (pair_margin), so two balls falling together 1 cm apart, closing at 0, were not a
+// pair: when the floor stopped the lower one, the upper went 7 cm into it within the frame,
+// unresisted. A block of 8 x 8 balls with 1 cm between rows, dropped 1 m, ended with balls 113%
+// of a radius into each other (190% in verlet and xpbd, which pushed that out as 100 to 256% of
+// the fall's energy), and a heavy ball shot into a row of light ones took them through each
+// other and onto the wall. So each particle also carries what its contacts may do to it this
+// frame, its stop: the velocities they may bring it to (a box), from when, and the heaviest thing
+// that may push it. A listed contact that closes may bring each end toward the other's velocity
+// along its normal (pushed_velocity), from when they meet. A particle slowed that way, or pushed
+// by something heavier, walks: each partner it can meet within the frame (i at any velocity in
+// its box, the partner at its own) may be brought toward i's box in turn, from when they meet. A
+// stop so travels up a falling column, or down a row a heavy ball drives, as far as its gaps
+// close within the frame. Boxes only widen (speeds never add up along a ring of partners) and
+// are rounded, so the walk ends, where it would in any order. Then each pair, and each wall, that
+// a walker's stop can bring more than a tenth of the smaller radius into each other within the
+// frame, which the narrow phase did not list, is listed.
+
+/// How fast contact c's two ends approach along its normal (negative: they separate).
+static double contact_closing(const sb_world *w, const sb_contact *c)
+{
+    const sb_vec2 vb = c->b >= 0 ? w->vel[c->b] : v2(0, 0);
+    return v2_dot(v2_sub(w->vel[c->a], vb), c->normal);
+}
+
+/// The overlap, as a fraction of the smaller radius, that a pair no stop listed may reach within
+/// the frame (the next frame's contact takes it up, as it does the slop).
+static const double stop_tolerance = 0.1;
+
+typedef struct stop_walk {
+    sb_world *w;
+    const narrow_job *job;
+    double frame;  // s
+    double slight; // a stop under it closes less than four slops (a fifth of the largest radius) in the frame: left alone
+    double skin;   // how far a particle may be from where the grid has it (reused: its skin)
+    velocity_box all; // every particle's velocity and rest: contacts bring none outside it
+    double fastest;   // the largest speed in `all`
+    double most_search; // how far past both radii any two may meet within the frame (the margin's cap at most)
+    int head, queued;
+} stop_walk;
+
+static velocity_box velocity_point(sb_vec2 v) { return (velocity_box){v.x, v.x, v.y, v.y}; }
+
+/// The fastest any velocity in box b goes along n.
+static double box_support(const velocity_box *b, sb_vec2 n)
+{
+    return (n.x > 0.0 ? b->hi_x : b->lo_x) * n.x + (n.y > 0.0 ? b->hi_y : b->lo_y) * n.y;
+}
+
+/// The largest speed in box b (at its farthest corner).
+static double box_fastest(const velocity_box *b)
+{
+    const double x = -b->lo_x > b->hi_x ? -b->lo_x : b->hi_x, y = -b->lo_y > b->hi_y ? -b->lo_y : b->hi_y;
+    return sqrt(x * x + y * y);
+}
+
+enum { STOP_QUEUED = 1, STOP_WALKER = 2 }; // stop_queued: in the queue; walks (and lists its pairs)
+
+/// j, moving at v, pushed along n by something that moves along it at up to `toward` and whose
+/// inverse mass is inv_pusher, may be brought to this velocity; *walks: whether that is a stop that
+/// travels on from j: j slowed by the slight speed or more, or pushed that much by something
+/// heavier. Slowing may take all of j's speed along n (what pushes may be held by a wall); past
+/// rest, j takes its share of the pusher's momentum (an inelastic hit: two equal balls part at
+/// half the speed; a ball pushed by one 20 times heavier, at 20/21 of it). A push by an equal or
+/// lighter ball does not travel on: in a pile it spreads over more balls at each row, which this
+/// bound cannot follow, and carried on it listed four times the pairs of the 4000-ball pit while
+/// it fell.
+static sb_vec2 pushed_velocity(const sb_world *w, int j, sb_vec2 n, double toward, double inv_pusher, double slight, bool *walks)
+{
+    const sb_vec2 v = w->vel[j];
+    const double along = v2_dot(v, n);
+    double after = along < 0.0 ? (toward < 0.0 ? toward : 0.0) : along;
+    const double slowed = after - along;
+    if (toward > after)
+        after += (toward - after) * w->inv_mass[j] / (w->inv_mass[j] + inv_pusher);
+    *walks = slowed >= slight || (after - along >= slight && inv_pusher < w->inv_mass[j]);
+    return v2_add(v, v2_scale(n, after - along));
+}
+
+/// The box of the q-grid around v (v on a line of the grid: that line). A stop's box starts as its
+/// particle's own velocity rounded so: a push lands on the segment from that velocity along the
+/// normal, so its rounded box is within the rounded ends', and the box does not depend on which
+/// pushes came first (with the velocity itself unrounded it did: the same pit ended with other bits
+/// when the walk took particles in another order).
+static velocity_box velocity_rounded(sb_vec2 v, double q)
+{
+    return (velocity_box){floor(v.x / q) * q, ceil(v.x / q) * q, floor(v.y / q) * q, ceil(v.y / q) * q};
+}
+
+/// j may be brought to `velocity` from `time` on, pushed by something with inverse mass
+/// inv_pusher: its stop widens, starts sooner, or takes a heavier pusher, which j passes on as its
+/// own push (a heavy ball drives a row of light ones before it). j walks once `walks`
+/// (pushed_velocity), and again whenever its stop changes. Velocities are rounded out to a
+/// quarter of the slight speed, times down to an eighth of the frame, and pushers are particles: a stop
+/// takes finitely many values, each only grows, and the walk ends where it would in any order
+/// (the grid's layout, the pile's numbering, threads).
+static void stop_reach(stop_walk *s, int j, sb_vec2 velocity, double time, double inv_pusher, bool walks)
+{
+    sb_world *w = s->w;
+    if (w->inv_mass[j] == 0.0 || time >= s->frame)
+        return; // a fixed particle is not moved; a stop after the frame is the next frame's
+    particle_stop *p = &w->stop[j];
+    const double q = 0.25 * s->slight, tq = s->frame / 8.0;
+    // (inelastic contacts mix velocities: none goes outside what there is)
+    velocity.x = velocity.x < s->all.lo_x ? s->all.lo_x : velocity.x > s->all.hi_x ? s->all.hi_x : velocity.x;
+    velocity.y = velocity.y < s->all.lo_y ? s->all.lo_y : velocity.y > s->all.hi_y ? s->all.hi_y : velocity.y;
+    const velocity_box before = p->box;
+    box_take(&p->box, velocity_rounded(velocity, q));
+    time = floor(time / tq) * tq;
+    bool changed = time < p->time || inv_pusher < p->inv_pusher || memcmp(&before, &p->box, sizeof before) != 0;
+    p->time = time < p->time ? time : p->time;
+    p->inv_pusher = inv_pusher < p->inv_pusher ? inv_pusher : p->inv_pusher;
+    if (walks && !(w->stop_queued[j] & STOP_WALKER)) {
+        w->stop_queued[j] |= STOP_WALKER;
+        changed = true;
+    }
+    if (!changed || !(w->stop_queued[j] & STOP_WALKER) || (w->stop_queued[j] & STOP_QUEUED))
+        return;
+    w->stop_queued[j] |= STOP_QUEUED;
+    w->stop_queue[(s->head + s->queued++) % w->p_high] = j;
+}
+
+static void stop_list(sb_world *w, int i, int j, sb_vec2 normal, double separation)
+{
+    const int a = i < j ? i : j, b = i < j ? j : i;
+    sb_contact c = contact_of(a);
+    c.b = b;
+    c.shape = SHAPE_PARTICLE | (uint32_t)b;
+    c.key = contact_key(a, c.shape);
+    c.normal = a == i ? normal : v2_scale(normal, -1.0);
+    c.separation = separation;
+    push_to(&(contact_buffer){&w->stop_contacts, &w->stop_contact_count, &w->stop_contact_cap}, &c);
+}
+
+/// Particle i's partners from the grid that it may meet within the frame at any stop (the two at
+/// most as fast as the fastest there is, each), that collide with it, kept for its later visits:
+/// a particle walks a few times a frame, and the grid's 7 x 7 cells were most of its cost.
+static bool stop_candidates(stop_walk *s, int i)
+{
+    sb_world *w = s->w;
+    const double ri = w->radius[i], search = s->most_search + s->skin;
+    const sb_vec2 pi = w->pos[i];
+    const int n = (int)ceil((ri + s->job->rmax + search) / w->grid_cell);
+    w->stop_cand_at[i] = w->stop_cand_count;
+    w->stop_cand_n[i] = 0;
+    for (int dy = -n; dy <= n; ++dy)
+        for (int dx = -n; dx <= n; ++dx) {
+            const int cx = w->cell_x[i] + dx, cy = w->cell_y[i] + dy;
+            const unsigned hsh = grid_bucket(w, cx, cy);
+            for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
+                const grid_entry *e = &w->grid_entries[k];
+                const int j = e->index;
+                const sb_vec2 d = v2_sub(w->pos[j], pi);
+                const double d2 = v2_dot(d, d), far = ri + e->radius + search;
+                if (d2 >= far * far || j == i || e->cx != cx || e->cy != cy || !in_grid(w, j) ||
+                    (w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0) || !pair_may_touch(w, i, j))
+                    continue;
+                if (!array_reserve((void **)&w->stop_cands, &w->stop_cand_cap, w->stop_cand_count + 1, sizeof *w->stop_cands)) {
+                    w->stop_cand_at[i] = -1;
+                    return false;
+                }
+                const double len = sqrt(d2);
+                const sb_vec2 normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1);
+                w->stop_cands[w->stop_cand_count++] =
+                    (stop_partner){normal, d2, len - ri - e->radius, v2_dot(w->vel[j], normal), j};
+                w->stop_cand_n[i] += 1;
+            }
+        }
+    return true;
+}
+
+/// Particle i's partners in the grid that can meet it within the frame, stops counted: walking,
+/// each partner's stop takes i's from when they meet; listing, each pair that can overlap past
+/// the tolerance and that the narrow phase did not list is listed.
+static void stop_visit(stop_walk *s, int i, bool list)
+{
+    sb_world *w = s->w;
+    const narrow_job *job = s->job;
+    if (w->stop_cand_at[i] < 0 && !stop_candidates(s, i))
+        return; // out of memory: i's pairs wait for the next frame
+    const sb_vec2 vi = w->vel[i];
+    const double ri = w->radius[i], reach_i = w->reach[i], left = s->frame - w->stop[i].time;
+    const stop_partner *cand = w->stop_cands + w->stop_cand_at[i];
+    for (int k = 0; k < w->stop_cand_n[i]; ++k) {
+        const int j = cand[k].index;
+        if (list && (w->stop_queued[j] & STOP_WALKER) && j < i) // j lists the pair
+            continue;
+        const sb_vec2 normal = cand[k].normal, vj = w->vel[j]; // (from i to j)
+        const double gap = cand[k].gap, rj = w->radius[j], radii = ri + rj;
+        // the fastest the two may close: i at any velocity its stop allows, and j too when
+        // listing; walking, j at its own (what j's stop is at the time must not matter, or the
+        // order of the walk would)
+        const double toward = box_support(&w->stop[i].box, normal);
+        const double closing = toward - (list ? -box_support(&w->stop[j].box, v2_scale(normal, -1.0)) : cand[k].along);
+        const double depth = closing * left - (gap > 0.0 ? gap : 0.0); // into each other by the frame's end
+        if (closing <= 0.0 || depth <= (list ? stop_tolerance * (ri < rj ? ri : rj) : 0.0))
+            continue;
+        if (!list) {
+            // contacts push j away from i, along the normal, as fast as i may come at it
+            bool walks;
+            if (toward > cand[k].along) {
+                const double inv_pusher = w->stop[i].inv_pusher; // i, or what pushes it
+                const sb_vec2 to = pushed_velocity(w, j, normal, toward, inv_pusher, s->slight, &walks);
+                stop_reach(s, j, to, w->stop[i].time + (gap > 0.0 ? gap / closing : 0.0), inv_pusher, walks);
+            }
+            continue;
+        }
+        const double reach = radii + pair_reach(job, reach_i, w->reach[j]), d2 = cand[k].d2;
+        if (d2 < reach * reach && within_pair_margin(job, d2, radii, vi, vj))
+            continue; // the narrow phase listed it
+        stop_list(w, i, j, normal, gap);
+    }
+}
+
+/// Walls and bounds that i's stop may bring it more than the tolerance into within the frame, which
+/// the narrow phase did not list (it lists them from i's own speed): a ball pushed toward a wall
+/// by one that hits it.
+static void stop_list_walls(stop_walk *s, int i)
+{
+    sb_world *w = s->w;
+    const double left = s->frame - w->stop[i].time, tolerance = stop_tolerance * w->radius[i];
+    // what the stop's velocities can close in the time left, at most, and what the narrow phase took
+    const velocity_box *v = &w->stop[i].box;
+    const double speed = fmax(fabs(v->lo_x), fabs(v->hi_x)) + fmax(fabs(v->lo_y), fabs(v->hi_y));
+    static_shapes near;
+    const double reach = static_reach(w, i);
+    static_shapes_near(w, w->pos[i], w->radius[i] + fmax(reach, speed * left), &near);
+    sb_contact c = contact_of(i);
+    while (static_shapes_next(w, &near, &c.shape)) {
+        c.side = 0;
+        static_shape_geometry(w, &c);
+        if (c.separation < reach) // listed already
+            continue;
+        if (box_support(&w->stop[i].box, c.normal) * left - c.separation <= tolerance)
+            continue;
+        c.key = contact_key(i, c.shape);
+        push_to(&(contact_buffer){&w->stop_contacts, &w->stop_contact_count, &w->stop_contact_cap}, &c);
+    }
+}
+
+/// Merges stop_contacts[0 .. count), each pair once, into contacts_next, both in key order.
+static void merge_stop_contacts(sb_world *w, int count)
+{
+    if (count == 0)
+        return;
+    qsort(w->stop_contacts, (size_t)count, sizeof *w->stop_contacts, compare_keys);
+    int distinct = 0;
+    for (int k = 0; k < count; ++k)
+        if (distinct == 0 || w->stop_contacts[distinct - 1].key != w->stop_contacts[k].key)
+            w->stop_contacts[distinct++] = w->stop_contacts[k];
+    const int n = w->contact_next_count;
+    if (!array_reserve((void **)&w->contacts_scratch, &w->contacts_scratch_cap, n + distinct, sizeof *w->contacts_scratch))
+        return; // (out of memory: the pairs wait for the next frame)
+    int a = 0, b = 0, out = 0;
+    while (a < n || b < distinct)
+        w->contacts_scratch[out++] = b == distinct || (a < n && w->contacts_next[a].key < w->stop_contacts[b].key)
+                                         ? w->contacts_next[a++]
+                                         : w->stop_contacts[b++];
+    swap_contact_lists(&w->contacts_next, &w->contact_next_cap, &w->contacts_scratch, &w->contacts_scratch_cap);
+    w->contact_next_count = out;
+}
+
+/// The stops of this frame, from the contacts the narrow phase listed, carried over the grid to
+/// the partners they reach; the pairs they bring within the tolerance are merged into the list
+/// in key order. Serial: it runs only in a frame where something meets something fast (a landing,
+/// a hit), over the particles the stops reach, in a fixed order, so threads do not change it.
+void stops_list_pairs(sb_world *w, const narrow_job *job)
+{
+    const double frame = 0.5 * job->twice_dt, slight = 4.0 * job->slop / frame;
+    int first = 0; // the first contact that closes fast (none: no stops this frame)
+    while (first < w->contact_next_count &&
+           (w->contacts_next[first].b2 >= 0 || contact_closing(w, &w->contacts_next[first]) < slight))
+        first += 1;
+    if (first == w->contact_next_count || w->grid_cell <= 0.0)
+        return;
+    stop_walk s = {.w = w, .job = job, .frame = frame, .slight = slight,
+                   .skin = job->reuse ? w->pair_skin : 0.0, .all = velocity_point(v2(0, 0))};
+    for (int i = 0; i < w->p_high; ++i) {
+        w->stop[i] = (particle_stop){velocity_rounded(w->vel[i], 0.25 * slight), frame, w->inv_mass[i]};
+        w->stop_queued[i] = 0;
+        w->stop_cand_at[i] = -1;
+        box_take(&s.all, w->stop[i].box);
+    }
+    s.fastest = box_fastest(&s.all);
+    const double meet_at_most = 2.0 * s.fastest * frame, cap = job->cap + job->slop;
+    s.most_search = meet_at_most < cap ? meet_at_most : cap;
+    w->stop_cand_count = 0;
+    // a contact that closes may bring each end to the other's velocity (a wall's to rest), in
+    // its share of the two's momentum past rest, once they meet; each end walks
+    for (int k = first; k < w->contact_next_count; ++k) {
+        const sb_contact *c = &w->contacts_next[k];
+        const double closing = c->b2 < 0 ? contact_closing(w, c) : 0.0;
+        if (closing < slight)
+            continue;
+        const double meet = c->separation > 0.0 ? c->separation / closing : 0.0;
+        const sb_vec2 n = c->normal, back = v2_scale(n, -1.0);
+        const double inv_a = w->inv_mass[c->a], inv_b = c->b >= 0 ? w->inv_mass[c->b] : 0.0;
+        bool walks;
+        const sb_vec2 to_a = pushed_velocity(w, c->a, back, c->b >= 0 ? v2_dot(w->vel[c->b], back) : 0.0, inv_b, slight, &walks);
+        // (a wall or a fixed particle holds, which slowing already allows: it is no pusher to pass on)
+        stop_reach(&s, c->a, to_a, meet, inv_b > 0.0 ? inv_b : inv_a, true);
+        if (c->b >= 0)
+            stop_reach(&s, c->b, pushed_velocity(w, c->b, n, v2_dot(w->vel[c->a], n), inv_a, slight, &walks), meet, inv_a, true);
+    }
+    while (s.queued > 0) {
+        int i;
+        if (w->stops_last_first) { // (tests: the order must not matter)
+            s.queued -= 1;
+            i = w->stop_queue[(s.head + s.queued) % w->p_high];
+        } else {
+            i = w->stop_queue[s.head];
+            s.head = (s.head + 1) % w->p_high;
+            s.queued -= 1;
+        }
+        w->stop_queued[i] &= (uint8_t)~STOP_QUEUED;
+        if (in_grid(w, i))
+            stop_visit(&s, i, false);
+    }
+    w->stop_contact_count = 0;
+    for (int i = 0; i < w->p_high; ++i)
+        if (w->stop_queued[i] & STOP_WALKER) {
+            stop_list_walls(&s, i);
+            if (in_grid(w, i))
+                stop_visit(&s, i, true);
+        }
+    merge_stop_contacts(w, w->stop_contact_count);
+}
+
+// ---------------------------------------------------------------- sweeps
+
+/// Whether particles i and j, moving as they do now, come within their radii and the slop of each
+/// other over `span` seconds: the least distance of the segment their relative motion draws.
+static bool paths_meet(const sb_world *w, int i, int j, double span, double slop)
+{
+    const sb_vec2 d = v2_sub(w->pos[j], w->pos[i]), u = v2_scale(v2_sub(w->vel[j], w->vel[i]), span);
+    const double uu = v2_dot(u, u);
+    double t = uu > 0.0 ? -v2_dot(d, u) / uu : 0.0;
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    const sb_vec2 closest = v2_mad(d, t, u);
+    const double reach = w->radius[i] + w->radius[j] + slop;
+    return v2_dot(closest, closest) < reach * reach;
+}
+
+
+/// A particle whose speed closes more than the pairs' margin cap over the frame could go through
+/// what it meets unlisted (the pairs' margins are capped, so that one fast ball does not list
+/// every pair around it): its path over twice the frame (a partner as fast, coming the other way,
+/// is met halfway) is walked cell by cell through the grid, and every particle whose own motion
+/// brings it within reach of it in that time is listed as a speculative contact, which the
+/// collisions and the solve then take as any other (continuous collision, as the walls have).
+void sweeps_list_pairs(sb_world *w, const narrow_job *job)
+{
+    if (w->grid_cell <= 0.0)
+        return;
+    const double span = job->twice_dt, cell = w->grid_cell, inv_cell = 1.0 / cell;
+    int count = 0;
+    for (int i = 0; i < w->p_high; ++i) {
+        if (!in_grid(w, i) || v2_len(w->vel[i]) * span <= job->cap)
+            continue;
+        const sb_vec2 from = w->pos[i], to = v2_mad(from, span, w->vel[i]);
+        const double inflate = w->radius[i] + job->rmax + job->cap + job->slop;
+        const int n = (int)ceil(inflate * inv_cell);
+        // the cells along the path, a cell a step (a step of half a cell at the least): each
+        // visited with the n around it, the partners tested once a cell
+        const double length = v2_len(v2_sub(to, from));
+        const int steps = (int)ceil(length / (0.5 * cell)) + 1;
+        int last_cx = INT_MIN, last_cy = INT_MIN;
+        for (int s = 0; s <= steps; ++s) {
+            const sb_vec2 at = v2_mad(from, (double)s / steps, v2_sub(to, from));
+            const int ccx = cell_coord(at.x, inv_cell), ccy = cell_coord(at.y, inv_cell);
+            if (ccx == last_cx && ccy == last_cy)
+                continue;
+            for (int dy = -n; dy <= n; ++dy)
+                for (int dx = -n; dx <= n; ++dx) {
+                    const int cx = ccx + dx, cy = ccy + dy;
+                    // cells the last visit covered are not read twice
+                    if (last_cx != INT_MIN && abs(cx - last_cx) <= n && abs(cy - last_cy) <= n)
+                        continue;
+                    const unsigned hsh = grid_bucket(w, cx, cy);
+                    for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
+                        const grid_entry *e = &w->grid_entries[k];
+                        const int j = e->index;
+                        if (j == i || e->cx != cx || e->cy != cy || (w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0) ||
+                            !pair_may_touch(w, i, j) || !paths_meet(w, i, j, span, job->slop))
+                            continue;
+                        const int a = i < j ? i : j, b = i < j ? j : i;
+                        sb_contact c = contact_of(a);
+                        c.b = b;
+                        c.shape = SHAPE_PARTICLE | (uint32_t)b;
+                        c.key = contact_key(a, c.shape);
+                        if (listed(w, c.key))
+                            continue;
+                        const sb_vec2 d = v2_sub(w->pos[b], w->pos[a]);
+                        const double len = v2_len(d);
+                        c.normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1);
+                        c.separation = len - w->radius[a] - w->radius[b];
+                        push_to(&(contact_buffer){&w->stop_contacts, &count, &w->stop_contact_cap}, &c);
+                    }
+                }
+            last_cx = ccx;
+            last_cy = ccy;
+        }
+    }
+    merge_stop_contacts(w, count); // (two fast particles may both find a pair: merged once)
+}
