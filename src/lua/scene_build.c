@@ -1,5 +1,6 @@
-// Building a scene and reloading it: running the script, checking its worlds, comparing the new
-// structure with the running one, carrying state over, and adopting the build (hot reload).
+// Building a scene: running the script, checking its worlds, the shapes that say whether a new
+// build has the running one's structure, carrying state over, and adopting a build. The reload
+// that orders them is scene_reload.c.
 #define _POSIX_C_SOURCE 200809L
 #include "scene_internal.h"
 
@@ -23,7 +24,7 @@
 /// Retires the worlds of `gone` that `stays` does not hold: a reload replaced them, so their
 /// handles (kept in springbox.state, say) must say they are stale instead of writing to a
 /// world nobody steps.
-static void retire_worlds(sb_scene *scene, const scene_build *gone, const scene_build *stays)
+void scene_build_retire(sb_scene *scene, const scene_build *gone, const scene_build *stays)
 {
     for (int i = 0; i < gone->world_count; ++i) {
         bool kept = false;
@@ -331,7 +332,7 @@ void scene_shape_free(world_shape *s)
     memset(s, 0, sizeof *s);
 }
 
-static void shape_of(const sb_world *w, world_shape *s)
+void scene_shape_of(const sb_world *w, world_shape *s)
 {
     memset(s, 0, sizeof *s);
     int np = sb_world_particle_count(w), ns = sb_world_spring_count(w);
@@ -388,10 +389,10 @@ static void shape_of(const sb_world *w, world_shape *s)
 /// True when the running world's particles and springs are no longer the ones it was built with
 /// (update() or a callback removed or added some, or emptied a slot and filled it again): its
 /// state then cannot be matched to a new build's, and a reload must restart and say so.
-static bool changed_while_running(const world_shape *built, const sb_world *w, int world, char *why, size_t n)
+bool scene_shape_changed_while_running(const world_shape *built, const sb_world *w, int world, char *why, size_t n)
 {
     world_shape now;
-    shape_of(w, &now);
+    scene_shape_of(w, &now);
     bool changed = now.particles != built->particles || now.springs != built->springs;
     for (int i = 0; !changed && i < now.particles; ++i)
         changed = now.p_index[i] != built->p_index[i] || now.p_gen[i] != built->p_gen[i];
@@ -420,7 +421,7 @@ static bool changed_while_running(const world_shape *built, const sb_world *w, i
     return changed;
 }
 
-static bool shape_differs(const world_shape *old, const world_shape *new_, int world, char *why, size_t n)
+bool scene_shape_differs(const world_shape *old, const world_shape *new_, int world, char *why, size_t n)
 {
     if (old->particles != new_->particles) {
         snprintf(why, n, "world %d: %d particles, was %d", world + 1, new_->particles, old->particles);
@@ -478,7 +479,7 @@ static bool same_tuning(const sb_tuning *a, const sb_tuning *b)
 // rest length and tuning, every mass and the gravity as they are now, ramps in progress
 // included. What the file changed then blends in through the core's ramps (retune.c), which
 // re-base a retuned spring so that the structure is not thrown. Returns the ramps it started.
-static int carry_over(sb_scene *scene, sb_world *dst, const sb_world *src)
+int scene_carry_over(sb_scene *scene, sb_world *dst, const sb_world *src)
 {
     const double T = scene->opt.ramp_seconds;
     int started = 0;
@@ -539,9 +540,9 @@ void scene_adopt(sb_scene *scene, scene_build *b, world_shape *shapes)
         scene->frames = 0;
         scene->shapes = calloc((size_t)b->world_count, sizeof *scene->shapes);
         for (int i = 0; i < b->world_count && scene->shapes; ++i)
-            shape_of(b->worlds[i], &scene->shapes[i]);
+            scene_shape_of(b->worlds[i], &scene->shapes[i]);
     }
-    retire_worlds(scene, &scene->cur, b);
+    scene_build_retire(scene, &scene->cur, b);
     scene_build_free(scene, &scene->cur);
     scene->cur = *b;
     scene->update_ok = true;
@@ -555,149 +556,4 @@ void scene_adopt(sb_scene *scene, scene_build *b, world_shape *shapes)
     lua_pushnil(scene->L);
     lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.state.next");
     lua_gc(scene->L, LUA_GCCOLLECT); // the old worlds go now, not at some later collection
-}
-
-/// Keeps the running scene's tunable declarations (springbox.tune) while a load runs: a load
-/// that fails puts them back, so the sliders of the last good scene stay.
-static int tunables_keep(lua_State *L)
-{
-    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
-    return luaL_ref(L, LUA_REGISTRYINDEX);
-}
-
-static void tunables_restore(lua_State *L, int kept, bool restore)
-{
-    if (restore) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, kept);
-        lua_setfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
-    }
-    luaL_unref(L, LUA_REGISTRYINDEX, kept);
-}
-
-static sb_reload_event reload(sb_scene *scene, bool force_restart)
-{
-    scene_build b;
-    char error[sizeof(((sb_reload_event *)0)->message)];
-    int kept = tunables_keep(scene->L);
-    bool built = scene_build_run(scene, &b, error, sizeof error);
-    tunables_restore(scene->L, kept, !built);
-    if (!built) {
-        // Keep watching what the failed run loaded, so saving any of those files retries.
-        sb_reload_event e = scene_event(SB_RELOAD_FAILED, "%s", error);
-        for (int i = 0; i < b.file_count; ++i) {
-            bool known = false;
-            for (int k = 0; k < scene->cur.file_count && !known; ++k)
-                known = strcmp(scene->cur.files[k].path, b.files[i].path) == 0;
-            if (!known) {
-                scene_record_file(&scene->cur, b.files[i].path);
-            }
-        }
-        // What is on disk now has been seen, the files this run did not reach included (a module
-        // deleted while the file fails before its require would otherwise reload every frame).
-        for (int k = 0; k < scene->cur.file_count; ++k)
-            scene_watch_stat(&scene->cur.files[k]);
-        retire_worlds(scene, &b, &scene->cur);
-        scene_log_close_version(scene, b.version);
-        scene_build_free(scene, &b);
-        return e;
-    }
-    char why[512] = "";
-    bool restart = force_restart;
-    if (force_restart)
-        snprintf(why, sizeof why, "asked for");
-    if (!restart && b.world_count != scene->cur.world_count) {
-        snprintf(why, sizeof why, "%d worlds, was %d", b.world_count, scene->cur.world_count);
-        restart = true;
-    }
-    for (int i = 0; i < b.world_count && !restart; ++i)
-        restart = scene->shapes && changed_while_running(&scene->shapes[i], scene->cur.worlds[i], i, why, sizeof why);
-    for (int i = 0; i < b.world_count && !restart; ++i) {
-        world_shape s;
-        shape_of(b.worlds[i], &s);
-        restart = shape_differs(&scene->shapes[i], &s, i, why, sizeof why);
-        scene_shape_free(&s);
-    }
-    for (int i = 0; i < b.world_count && !restart; ++i) {
-        restart = !sb_world_can_copy_state(b.worlds[i], scene->cur.worlds[i]);
-        if (restart) // slots emptied and refilled, or added and removed, at run time
-            snprintf(why, sizeof why,
-                     "world %d: the running scene added or removed particles or springs since it was loaded", i + 1);
-    }
-    if (restart) {
-        // A restart starts the scene's own state afresh too: the file runs again with an empty
-        // springbox.state (the load above saw the old one). If that run fails, the first stands.
-        lua_pushnil(scene->L);
-        lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.state.current");
-        scene_build fresh;
-        char ignored[sizeof error];
-        kept = tunables_keep(scene->L);
-        built = scene_build_run(scene, &fresh, ignored, sizeof ignored);
-        tunables_restore(scene->L, kept, !built);
-        if (built) {
-            retire_worlds(scene, &b, &fresh);
-            scene_build_free(scene, &b);
-            b = fresh;
-        } else {
-            retire_worlds(scene, &fresh, &b);
-            scene_log_close_version(scene, fresh.version);
-            scene_build_free(scene, &fresh);
-        }
-        lua_pushnil(scene->L); // a restarted scene plots afresh: the old series free their panels
-        lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.plots");
-        lua_pushnil(scene->L);
-        lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.plots.panel");
-        sb_scene_history_clear(scene); // its moments are of worlds built another way
-        scene_adopt(scene, &b, NULL);
-        if (force_restart)
-            return scene_event(SB_RELOAD_RESTARTED, "restarted from the file, as asked%s", NULL);
-        return scene_event(SB_RELOAD_RESTARTED, "structure changed: restarted (%s)", why);
-    }
-    // Same structure: the new worlds take over the running state; tuning ramps in.
-    int ramps = 0;
-    for (int i = 0; i < b.world_count; ++i)
-        ramps += carry_over(scene, b.worlds[i], scene->cur.worlds[i]);
-    // The structure is unchanged, so the recorded shapes (start positions) stay; the handles'
-    // generations are the new worlds' (changed_while_running compares them at the next reload).
-    world_shape *shapes = scene->shapes;
-    scene->shapes = NULL;
-    for (int i = 0; i < b.world_count; ++i) {
-        world_shape fresh;
-        shape_of(b.worlds[i], &fresh);
-        if (fresh.particles < 0) // out of memory: the next reload restarts, which is safe
-            continue;
-        uint32_t *pg = shapes[i].p_gen, *sg = shapes[i].s_gen;
-        shapes[i].p_gen = fresh.p_gen;
-        shapes[i].s_gen = fresh.s_gen;
-        shapes[i].c_gens = fresh.c_gens;
-        shapes[i].broken_total = fresh.broken_total;
-        fresh.p_gen = pg;
-        fresh.s_gen = sg;
-        scene_shape_free(&fresh);
-    }
-    scene_adopt(scene, &b, shapes);
-    // Only what is true: a save that changed no spring, mass or gravity (a comment, a colour,
-    // a solver setting) is not a tuning
-    if (ramps == 0)
-        return scene_event(SB_RELOAD_KEPT, "reloaded, state kept: no spring, mass or gravity changed%s", NULL);
-    char detail[64];
-    snprintf(detail, sizeof detail, "%d change%s ramp in over %.2g s", ramps, ramps == 1 ? "" : "s",
-             scene->opt.ramp_seconds);
-    return scene_event(SB_RELOAD_KEPT, "tuning applied, state kept (%s)", detail);
-}
-
-typedef struct reload_job { bool force_restart; sb_reload_event event; } reload_job;
-
-static void reload_body(sb_scene *scene, void *args)
-{
-    reload_job *job = (reload_job *)args;
-    job->event = reload(scene, job->force_restart);
-}
-
-sb_reload_event scene_reload_now(sb_scene *scene, bool force_restart)
-{
-    reload_job job = {force_restart, {0}};
-    char error[512];
-    if (!scene_host_call(scene, reload_body, &job, error, sizeof error))
-        return scene_event(SB_RELOAD_FAILED, "%s", error);
-    return job.event;
 }

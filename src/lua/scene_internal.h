@@ -141,7 +141,7 @@ bool scene_dispatch_events(sb_scene *scene, char *error, size_t error_size);
 /// Frees what scene_program.c keeps (the draw list).
 void scene_program_free(sb_scene *scene);
 
-// ---------------------------------------------------------------- shared by scene.c, scene_sandbox.c and scene_build.c
+// ---------------------------------------------------------------- shared by scene.c, scene_sandbox.c, scene_build.c and scene_reload.c
 
 double scene_seconds(void);
 char *scene_copy_string(const char *s);
@@ -179,6 +179,17 @@ void scene_build_free(sb_scene *scene, scene_build *b);
 bool scene_build_run(sb_scene *scene, scene_build *b, char *error, size_t error_size);
 void scene_shape_free(world_shape *s);
 void scene_adopt(sb_scene *scene, scene_build *b, world_shape *shapes);
+/// Retires the worlds of `gone` that `stays` does not hold (their handles then say they are stale).
+void scene_build_retire(sb_scene *scene, const scene_build *gone, const scene_build *stays);
+/// World w's structure as a reload compares it (out of memory: particles < 0).
+void scene_shape_of(const sb_world *w, world_shape *s);
+/// Whether the running world changed its structure since it was built as `built`; why, if so.
+bool scene_shape_changed_while_running(const world_shape *built, const sb_world *w, int world, char *why, size_t n);
+/// Whether a new build's structure differs from the running one's; why, if so.
+bool scene_shape_differs(const world_shape *old, const world_shape *new_, int world, char *why, size_t n);
+/// The running state of src into dst, its tuning ramped in; returns how many changes ramp.
+int scene_carry_over(sb_scene *scene, sb_world *dst, const sb_world *src);
+// scene_reload.c: the reload pipeline.
 sb_reload_event scene_reload_now(sb_scene *scene, bool force_restart);
 
 #endif

@@ -1,0 +1,182 @@
+// Reloading a scene, as one pipeline: read and run the file in the sandbox into a new build
+// (scene_build_run), keep the last good scene where that fails, compare the build's structure
+// with the running one's, then either carry the running state over into the new worlds or
+// restart the file afresh, and commit (scene_adopt). Every reload, saved, asked (R) or made by
+// a slider, goes through scene_reload_now.
+#include "scene_internal.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+#include <string.h>
+
+/// Keeps the running scene's tunable declarations (springbox.tune) while a load runs: a load
+/// that fails puts them back, so the sliders of the last good scene stay.
+static int tunables_keep(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
+    return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+static void tunables_restore(lua_State *L, int kept, bool restore)
+{
+    if (restore) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, kept);
+        lua_setfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
+    }
+    luaL_unref(L, LUA_REGISTRYINDEX, kept);
+}
+
+/// Read and load: the file runs in the sandbox into `b`; the running tunables stay if it fails.
+static bool load(sb_scene *scene, scene_build *b, char *error, size_t error_size)
+{
+    int kept = tunables_keep(scene->L);
+    bool built = scene_build_run(scene, b, error, error_size);
+    tunables_restore(scene->L, kept, !built);
+    return built;
+}
+
+/// The load failed: the last good scene runs on, and the files the failed run loaded are
+/// watched too, so saving any of them retries.
+static sb_reload_event keep_last_good(sb_scene *scene, scene_build *b, const char *error)
+{
+    sb_reload_event e = scene_event(SB_RELOAD_FAILED, "%s", error);
+    for (int i = 0; i < b->file_count; ++i) {
+        bool known = false;
+        for (int k = 0; k < scene->cur.file_count && !known; ++k)
+            known = strcmp(scene->cur.files[k].path, b->files[i].path) == 0;
+        if (!known)
+            scene_record_file(&scene->cur, b->files[i].path);
+    }
+    // What is on disk now has been seen, the files this run did not reach included (a module
+    // deleted while the file fails before its require would otherwise reload every frame).
+    for (int k = 0; k < scene->cur.file_count; ++k)
+        scene_watch_stat(&scene->cur.files[k]);
+    scene_build_retire(scene, b, &scene->cur);
+    scene_log_close_version(scene, b->version);
+    scene_build_free(scene, b);
+    return e;
+}
+
+/// Compare: whether build `b` must restart rather than take the running state, and why.
+static bool must_restart(sb_scene *scene, const scene_build *b, bool force_restart, char *why, size_t n)
+{
+    if (force_restart) {
+        snprintf(why, n, "asked for");
+        return true;
+    }
+    if (b->world_count != scene->cur.world_count) {
+        snprintf(why, n, "%d worlds, was %d", b->world_count, scene->cur.world_count);
+        return true;
+    }
+    for (int i = 0; i < b->world_count; ++i)
+        if (scene->shapes && scene_shape_changed_while_running(&scene->shapes[i], scene->cur.worlds[i], i, why, n))
+            return true;
+    for (int i = 0; i < b->world_count; ++i) {
+        world_shape s;
+        scene_shape_of(b->worlds[i], &s);
+        bool differs = scene_shape_differs(&scene->shapes[i], &s, i, why, n);
+        scene_shape_free(&s);
+        if (differs)
+            return true;
+    }
+    for (int i = 0; i < b->world_count; ++i)
+        if (!sb_world_can_copy_state(b->worlds[i], scene->cur.worlds[i])) { // slots emptied and refilled at run time
+            snprintf(why, n, "world %d: the running scene added or removed particles or springs since it was loaded", i + 1);
+            return true;
+        }
+    return false;
+}
+
+/// Restart: the file runs again with an empty springbox.state (the load above saw the old one);
+/// if that run fails, the first build stands. Plots and the time machine start afresh, and the
+/// build is committed.
+static sb_reload_event restart(sb_scene *scene, scene_build *b, bool force_restart, const char *why)
+{
+    lua_pushnil(scene->L);
+    lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.state.current");
+    scene_build fresh;
+    char ignored[sizeof(((sb_reload_event *)0)->message)];
+    if (load(scene, &fresh, ignored, sizeof ignored)) {
+        scene_build_retire(scene, b, &fresh);
+        scene_build_free(scene, b);
+        *b = fresh;
+    } else {
+        scene_build_retire(scene, &fresh, b);
+        scene_log_close_version(scene, fresh.version);
+        scene_build_free(scene, &fresh);
+    }
+    lua_pushnil(scene->L); // a restarted scene plots afresh: the old series free their panels
+    lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.plots");
+    lua_pushnil(scene->L);
+    lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.plots.panel");
+    sb_scene_history_clear(scene); // its moments are of worlds built another way
+    scene_adopt(scene, b, NULL);
+    if (force_restart)
+        return scene_event(SB_RELOAD_RESTARTED, "restarted from the file, as asked%s", NULL);
+    return scene_event(SB_RELOAD_RESTARTED, "structure changed: restarted (%s)", why);
+}
+
+/// Carry over: the new worlds take over the running state and their tuning ramps in; the
+/// recorded shapes (start positions) stay, with the new worlds' handle generations (which
+/// scene_shape_changed_while_running compares at the next reload); then the build is committed.
+static sb_reload_event carry_over(sb_scene *scene, scene_build *b)
+{
+    int ramps = 0;
+    for (int i = 0; i < b->world_count; ++i)
+        ramps += scene_carry_over(scene, b->worlds[i], scene->cur.worlds[i]);
+    world_shape *shapes = scene->shapes;
+    scene->shapes = NULL;
+    for (int i = 0; i < b->world_count; ++i) {
+        world_shape fresh;
+        scene_shape_of(b->worlds[i], &fresh);
+        if (fresh.particles < 0) // out of memory: the next reload restarts, which is safe
+            continue;
+        uint32_t *pg = shapes[i].p_gen, *sg = shapes[i].s_gen;
+        shapes[i].p_gen = fresh.p_gen;
+        shapes[i].s_gen = fresh.s_gen;
+        shapes[i].c_gens = fresh.c_gens;
+        shapes[i].broken_total = fresh.broken_total;
+        fresh.p_gen = pg;
+        fresh.s_gen = sg;
+        scene_shape_free(&fresh);
+    }
+    scene_adopt(scene, b, shapes);
+    // Only what is true: a save that changed no spring, mass or gravity (a comment, a colour,
+    // a solver setting) is not a tuning
+    if (ramps == 0)
+        return scene_event(SB_RELOAD_KEPT, "reloaded, state kept: no spring, mass or gravity changed%s", NULL);
+    char detail[64];
+    snprintf(detail, sizeof detail, "%d change%s ramp in over %.2g s", ramps, ramps == 1 ? "" : "s",
+             scene->opt.ramp_seconds);
+    return scene_event(SB_RELOAD_KEPT, "tuning applied, state kept (%s)", detail);
+}
+
+/// The pipeline: load -> (failed: keep the last good) -> compare -> restart or carry over.
+static sb_reload_event reload(sb_scene *scene, bool force_restart)
+{
+    scene_build b;
+    char error[sizeof(((sb_reload_event *)0)->message)];
+    if (!load(scene, &b, error, sizeof error))
+        return keep_last_good(scene, &b, error);
+    char why[512] = "";
+    if (must_restart(scene, &b, force_restart, why, sizeof why))
+        return restart(scene, &b, force_restart, why);
+    return carry_over(scene, &b);
+}
+
+typedef struct reload_job { bool force_restart; sb_reload_event event; } reload_job;
+
+static void reload_body(sb_scene *scene, void *args)
+{
+    reload_job *job = (reload_job *)args;
+    job->event = reload(scene, job->force_restart);
+}
+
+sb_reload_event scene_reload_now(sb_scene *scene, bool force_restart)
+{
+    reload_job job = {force_restart, {0}};
+    char error[512];
+    if (!scene_host_call(scene, reload_body, &job, error, sizeof error))
+        return scene_event(SB_RELOAD_FAILED, "%s", error);
+    return job.event;
+}
