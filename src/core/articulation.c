@@ -1,15 +1,13 @@
-// Articulated contacts: a heavy particle on a light structure of rigid springs. Not one of the
-// seeds.
+// Articulated structures: a heavy particle on a light structure of rigid springs, and a chain
+// with a breakable link, each solved whole. Not one of the seeds.
 //
 // Why: every method passes a contact's load to the bead it touches, and the bead passes it on
 // one link an iteration. Between a 100 kg ball and 0.1 kg beads a contact's pass gives the ball
 // a thousandth of the push that would stop it and the bead the rest, which the links then take
-// back from the bead: a ball dropped on a net of rigid links went through it in all six methods
-// (460 to 490 m below it after 10 s, links stretched 30% to 800%), as it does in Box2D v3.
-// Giving each contact the structure's response instead of the bead's (the structure's
-// effective mass with its springs held rigid) did not hold it either (tried): a net that the
-// ball has pulled taut is rigid only together with the ball's other contacts, and the springs'
-// own passes, which still saw light beads, let the stretch grow under the load.
+// back from the bead, so a ball dropped on a net of rigid links went through it; and a chain
+// built at rest under gravity sagged in its first sub-steps and rang past its static load. The
+// history and the figures: docs/decisions/2026-11-24-heavy-on-light-articulation.md and
+// docs/decisions/2026-11-28-breakable-chains-solved-whole.md.
 //
 // What: the rigid springs of the structure and the heavy contacts on it are solved together,
 // directly, as one system (constrained dynamics with Lagrange multipliers: Baraff, "Linear-Time
@@ -22,42 +20,30 @@
 // cloth) and factored by Cholesky; the contacts' part is its Schur complement
 // S = D - B' A^-1 B, small and dense, where the contacts' bounds (a push is >= 0, friction within
 // mu times it) are met by projected Gauss-Seidel; then lambda_L = A^-1 (r_L - B lambda_C). The
-// springs' rows hold exactly, so the ball's weight goes through the links to the fixed particles
-// at once. Where the sub-step solves it:
-// - the velocity methods, after their other contacts: the springs take no stretching speed, the
-//   contacts their soft push-out; again in the relax, without it (Box2D v3's soft step). After
-//   integrating, a sweep takes Newton steps of the same system on positions, each move becoming
-//   velocity as in xpbd: a hanging net that the ball pulls taut is rigid only at second order
-//   (a straight chain can lengthen sideways to first order), so velocities alone let it stretch
-//   under the ball (15 to 30%, and the ball went through).
+// springs' rows hold exactly, so a load goes through the links to the fixed particles at once.
+// Where the sub-step solves it:
+// - the velocity methods, after their other contacts: the springs close at the rate their turn
+//   needs (rigid_turn_rate), the contacts at their soft push-out; again in the relax, without it
+//   (Box2D v3's soft step). After integrating, a sweep takes Newton steps of the same system on
+//   positions, each move becoming velocity as in xpbd: a hanging net that the ball pulls taut is
+//   rigid only at second order (a straight chain can lengthen sideways to first order), so
+//   velocities alone let it stretch under the ball.
 // - the position methods, after their iterations: the same Newton steps, with friction on the
 //   slide since the sub-step began; verlet also in its second pass, keeping the motion, then the
 //   exchange on the motion pos - prev.
 // A fixed particle ends a structure: its springs are rows with one end. The tethers of a
 // structure solved this step wait (tether.c): they would move its beads without the ball.
 //
-// Breakable structures: a structure of rigid springs with a breakable one is solved whole in
-// every sub-step, with contacts or none. An iterative solve carries a chain's load one link an
-// iteration, so a chain built at rest under gravity sagged in its first sub-steps and then rang
-// up to 1.6-1.8 times its static load, breaking links rated well above it; solved whole it holds
-// its static load from the first sub-step. Such a spring reports what its own passes and the
-// solves gave it together, as the step's mean force (articulations_add_tension), which is what
-// breaking reads. Its velocity rows ask the rate a turn needs (rigid_turn_rate), as the springs'
-// own passes do, so a breakable pendulum keeps its swing as an unbreakable one does.
+// Which structures: those with a contact between a particle and a particle or solid spring on
+// a side at least articulate_mass_ratio times lighter and joined by rigid springs (breakable or
+// not; a hertz spring is meant to give), up to structure_cost_max; and those with a breakable
+// rigid spring, contact or none, up to breakable_cost_max. The springs of a solved structure
+// report what their own passes and the solves gave them together, as the step's mean force
+// (articulations_add_tension), which is what breaking reads.
 //
-// Which contacts: between a particle and a particle or solid spring on a side at least
-// articulate_mass_ratio times lighter and joined by rigid springs (breakable or not; a hertz
-// spring is meant to give). The
-// cost is the structure's springs times its band squared a factorization, paid only where such a
-// contact is (a 100 kg ball on a 20 x 20 cloth with diagonals: 6 to 12 ms a step; sixty 5 kg
-// balls on a 15 x 15 cloth, 7 ms; on a net of 21 beads, nothing measurable); a structure past
-// structure_cost_max is solved as before.
-//
-// Limits, measured: a straight taut chain between two fixed particles cannot take a load at all
-// without stretching, and a ball dropped on one rocks on it (held, 1 to 18 J left after 10 s);
-// at one sub-step the net ends stretched 34 to 59% under the ball, and xpbd drops it. Ropes are not links: taking a
-// net's taut ropes as links held the ball in five methods and threw it up in xpbd, and letting
-// go of a rope that would push then dropped it in force (tried).
+// Limits: a straight taut chain between two fixed particles cannot take a load at all without
+// stretching (a ball dropped on one rocks on it); at one sub-step a net stretches under a heavy
+// ball and xpbd drops it. Ropes are not links (taking them as links threw the ball in xpbd).
 #include "springs_kernels.h"
 #include "world_internal.h"
 
@@ -65,10 +51,8 @@
 #include <stdlib.h>
 
 /// A contact is articulated where the heavier side is at least this many times the lighter's
-/// mass. Below it the springs' own passes hold: a ball dropped 1 m onto the sagging net of 0.1 kg
-/// beads, solved as before, leaves its links within 0.4% at 10:1 (6% at worst while they catch
-/// it), 0.6% at 20:1 (16%), 1.1% at 40:1 (26%), and drops through at 100:1; and a pile of sixty
-/// 1 kg balls on a 15 x 15 cloth costs 2.2 ms a step solved as before, 6.7 ms articulated.
+/// mass; below it the springs' own passes hold a dropped ball within about half a percent
+/// (docs/decisions/2026-11-24-heavy-on-light-articulation.md).
 static const double articulate_mass_ratio = 20.0;
 /// The most multiply-adds a structure's factorization may take (springs x band^2): five times a
 /// 20 x 20 cloth with diagonals (1121 springs, band 59: 4e6). A larger structure's contacts are
@@ -86,12 +70,8 @@ enum { ROW_LINKS_MAX = 48 };
 static const int schur_sweeps = 40;
 /// Newton steps a position pass takes at most (it stops once the errors are a hundred-thousandth
 /// of the shortest spring), each at most this share of the shortest spring for any particle, and
-/// halved up to three times where it made the errors worse (a line search). Measured on a 100 kg
-/// ball dropped 1 m onto a sagging net of 21 beads of 0.1 kg at the defaults, the links' worst
-/// stretch during the catch: 4 steps of a fifth, 5 to 9%; 8 of a half, 1 to 36% (xpbd's one
-/// frame of 36%: a full step overshot near a straight stretch); with the line search 0.7 to 3%,
-/// and 18 to 35% at two sub-steps (50 to 75% without). Two steps in the velocity methods' sweep
-/// instead of 8 left the net 22% long at two sub-steps.
+/// halved up to three times where it made the errors worse (a line search: a full step overshot
+/// near a straight stretch of net). The steps and shares tried are in the decision record.
 enum { newton_steps = 8 };
 static const double newton_step_most = 0.5;
 

@@ -8,12 +8,10 @@
 #include "sb_pool.h"
 #include "world_internal.h"
 
-/// The contacts' solve passes a step, and as many relax passes, where the floor above binds (a
-/// relax of fewer passes than the solve left a ball that rolling resistance had stopped
-/// reporting 2 mm/s and a spin while it stood still: the relax's velocity is the one kept, the
-/// solve's the one that moves it). The position methods project their contacts six times a step
-/// there, as at six sub-steps (contact_passes); ten, as the velocity methods, rested their piles
-/// better at one sub-step (4000 balls: 3.3 J at 10 s against 10.6) at a third more time a step.
+/// The contacts' solve passes a step, and as many relax passes (the relax's velocity is the one
+/// kept), where the floor on their stiffness binds (contact_solver.c); the position methods
+/// project their contacts six times a step there, as at six sub-steps
+/// (docs/decisions/2026-11-24-contact-stiffness-floor.md).
 enum { CONTACT_STIFF_PASSES = 10, PROJECTION_STIFF_PASSES = 6 };
 /// How many passes the contacts take a sub-step at sub-step h: 1, or a share of `stiff_passes` a
 /// step where the floor on their stiffness binds (contact_solver.c).

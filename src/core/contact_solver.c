@@ -9,35 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// Contact softness: a quarter of the sub-step rate (Box2D v3's bound), damping ratio 10, and
-/// at most 3 m/s of push-out velocity. Box2D v3 also caps the frequency at 30 Hz, which binds at
-/// its 4 sub-steps of a 60 Hz step; here it bound at the default 6 and set how far things sink
-/// into each other. A soft contact holds a load F at an overlap of F / (m_eff w^2) whatever the
-/// size of the particles, so a column of 20 balls of 5 cm sank 110 mm at 30 Hz (5.5 mm, 11% of a
-/// radius, per contact) and 12 mm at the default 90 Hz; the 4000-ball pit's
-/// deepest overlap went from 87% of a radius to 16%, it still comes to rest (KE 1.5e-5 J) and
-/// steps as fast.
+/// Contact softness: a quarter of the sub-step rate (Box2D v3's bound, without its 30 Hz cap,
+/// which bound at the default 6 sub-steps and set how far piles sink: 90 Hz here, a column of
+/// 20 balls sinks 12 mm), damping ratio 10, and at most 3 m/s of push-out velocity. The
+/// measurements: docs/decisions/2026-11-24-contacts-at-a-quarter-of-the-substep-rate.md.
 static const double contact_damping_ratio = 10.0;
 static const double contact_push_max = 3.0;
-/// The softest a contact gets, as a fraction of the step rate: 45 Hz at 60 steps a second. The
-/// quarter of the sub-step rate is the stiffest contact one solve pass and one relax pass a
-/// sub-step hold still (above it a column popped up), and at one and two sub-steps it is 15 and
-/// 30 Hz: the column of 20 balls sank 442 and 110 mm (100 at most is the aim). Where
-/// this floor is above the quarter, the contacts take more passes (contact_passes), which hold a
-/// stiffer contact still; how stiff a contact a number of passes holds is about proportional to
-/// it (0.075 of the step rate a pass here). A soft contact holds a load at an overlap of
-/// load / (m w^2), so the floor sets how deep a pile rests at one and two sub-steps. At 0.55 of
-/// the step rate with six passes, 1000-ball piles rested 22 to 33% of a radius deep at one
-/// sub-step (three pours, friction 0.3 and 0; under a quarter is the aim), 2000-ball piles up
-/// to 54%, and the 4000-ball pit 75% and crushed (7.9 m high, 9.0 at six sub-steps). Measured at
-/// one and two sub-steps on those piles, the column, a 100 kg ball dropped on it, and the 4000-ball
-/// pit (deepest overlap, kinetic energy after 10 s):
-/// - 0.55, 6 passes: piles 33% / 54%, column 91 mm, pit 75%, 2.22 ms a step;
-/// - 0.75, 8: 21% / 31%, 49 mm, pit 48% but 0.13 J still ringing at 10 s, 2.60 ms;
-/// - 0.75, 10: 20% / 36%, 49 mm, pit 44%, every pile under 0.07 J, 2.67 ms;
-/// - 0.9, 12: 18% / 26%, 34 mm, pit 41%, 2.92 ms;
-/// - 0.9 with 6 or 8 passes, and 0.7 with 6: the 100 kg ball rang (5 to 1000 J) and the pit kept
-///   5 J. The default 6 sub-steps (12 passes, at 90 Hz): 15%, 2.34 ms.
+/// The softest a contact gets, as a fraction of the step rate: 45 Hz at 60 steps a second. At
+/// one and two sub-steps the quarter of the sub-step rate is 15 and 30 Hz, and a column of 20
+/// balls sank 442 and 110 mm; where this floor is above the quarter, the contacts take more
+/// passes (contact_passes), which hold a stiffer contact still. A soft contact holds a load at an
+/// overlap of load / (m w^2), so the floor sets how deep a pile rests at one and two sub-steps.
+/// The fractions and passes tried: docs/decisions/2026-11-24-contact-stiffness-floor.md.
 static const double contact_step_fraction = 0.75;
 
 /// Whether the floor on the contacts' stiffness binds at sub-step h of step dt.
@@ -48,10 +31,8 @@ static bool contact_floor_binds(double h, double dt) { return contact_step_fract
 /// (contact_joined); twice that where one end cannot move (contact_held), as Box2D v3 makes its
 /// contacts with static bodies (its solver context's staticSoftness, made at twice contactHertz):
 /// that contact holds the whole load at the root of a pile, where one between two moving
-/// particles shares it. Heavy circles of 8 to 31 kg poured into a U of three walls rested
-/// 50, 48 and 12% of a radius into the walls at 1, 2 and 6 sub-steps, now 10, 17 and 5%; a 20 kg
-/// ball driving a row of light ones into a wall at one sub-step took the last 17% into it, now 6%.
-/// A joined end keeps the quarter whatever holds the other.
+/// particles shares it (docs/decisions/2026-11-27-held-contacts-twice-as-stiff.md). A joined end
+/// keeps the quarter whatever holds the other.
 double contact_hertz(double h, double dt, contact_kind kind)
 {
     if (kind == CONTACT_JOINED)
@@ -63,10 +44,8 @@ double contact_hertz(double h, double dt, contact_kind kind)
 /// How many passes the contacts' solve, and their relax, take a sub-step (CONTACT_STIFF_PASSES),
 /// or how many times the position methods project them each iteration
 /// (PROJECTION_STIFF_PASSES): one, or a share of those a step where the floor binds. So at one
-/// and two sub-steps a pile gets the projections a step it gets at six: with one an iteration,
-/// verlet's and xpbd's 1000-ball piles crept (0.9 to 1.4 J after 10 s at one sub-step, 0.1 to
-/// 0.2 J at two; now 0.02 to 0.3 J) and the 4000-ball pit kept 3600 and 400 J at one sub-step
-/// (now 16 and 9 J; at 6 sub-steps 1.2 and 0.4).
+/// and two sub-steps a pile gets the projections a step it gets at six; with one an iteration,
+/// verlet's and xpbd's piles crept (docs/decisions/2026-11-24-contact-stiffness-floor.md).
 int contact_passes(const sb_world *w, double h, int stiff_passes)
 {
     const int n = w->def.substeps;
