@@ -404,7 +404,7 @@ TEST(contact_events_follow_a_pile)
             }
             printf("  %s, %d thread(s): %d contacts begun in all, %d touching at most, %d steps where the events "
                    "disagree with the count, %d events that repeat the last\n",
-                   methods[m] == SB_METHOD_SOFT ? "soft" : "xpbd", threads, begins, most, wrong, twice);
+                   sb_method_name(methods[m]), threads, begins, most, wrong, twice);
             ENSURE(most > 300); // a pile, not a row
             ENSURE(wrong == 0 && twice == 0);
             sb_world_destroy(w);

@@ -21,6 +21,16 @@
 #include <time.h>
 #include <unistd.h>
 
+/// The methods' names from the core's registry, joined by '|'.
+static const char *method_names(void)
+{
+    static char list[128];
+    if (!list[0])
+        for (int m = 0; m < SB_METHOD_COUNT; ++m)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", m ? "|" : "", sb_method_name((sb_method)m));
+    return list;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -40,12 +50,13 @@ static void usage(FILE *out)
             "  --realtime     pace frames to wall-clock time, so a hot reload can be watched\n"
             "  --stats FILE   write diagnostics as JSON lines: one per frame, one per reload\n"
             "  --trusted      give the scene the full standard library (io, os.execute, ...)\n"
-            "  --method M     force|impulse|sequential|soft|verlet|xpbd, for every world at start\n"
+            "  --method M     %s, for every world at start\n"
             "  --substeps N, --iterations N   solver settings at start\n"
             "  --threads N    threads a world steps on when the scene does not say (default: the machine's cores);\n"
             "                 the results are the same bits for any N\n"
             "  --scene NAME   a built-in C sample instead of a file (--size N); --list shows them\n"
-            "  --version      print the version and exit\n");
+            "  --version      print the version and exit\n",
+            method_names());
 }
 
 static bool parse_int(const char *text, int lo, int hi, int *out)
@@ -510,7 +521,7 @@ int main(int argc, char **argv)
     sb_lua_set_default_threads(threads);
     run_options ro = {frames, substeps, iterations, realtime, trusted, false, SB_METHOD_SOFT, NULL, NULL, NULL};
     if (method_name && !sb_method_from_name(method_name, &ro.method)) {
-        fprintf(stderr, "springbox: unknown method '%s' (force|impulse|sequential|soft|verlet|xpbd)\n", method_name);
+        fprintf(stderr, "springbox: unknown method '%s' (%s)\n", method_name, method_names());
         return 2;
     }
     ro.method_given = method_name != NULL;

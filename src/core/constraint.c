@@ -546,7 +546,7 @@ void constraints_begin_substep(sb_world *w, double h)
         spring_coef k;
         if (rigid) {
             method_rigid_coefficients(method, busiest_degree(w, c), m, h, &k);
-            if (method == SB_METHOD_FORCE || method == SB_METHOD_IMPULSE) { // Nissen's safe spring, scaled as springs are
+            if (method_kernels(method)->rigid_springs_explicit) { // Nissen's safe spring, scaled as springs are
                 double share = w->c_load[c] > 0.0 ? allowed_share(w, c, w->c_load[c]) / w->c_load[c] : 1.0;
                 k.stiff *= share;
                 k.damp *= share;
