@@ -40,7 +40,7 @@ build = {
         "src/core/structure.cpp", -- C++ for Eigen (Debian's libeigen3-dev, header-only)
         "src/core/structure_record.c",
       },
-      incdirs = { "src/core", "src/lua", "/usr/include/eigen3" },
+      incdirs = { "include/springbox", "src/core", "src/lua", "/usr/include/eigen3" },
       defines = { "SPRINGBOX_VERSION=\"0.4.0\"" },
       libraries = { "m", "pthread", "stdc++" },
     },

@@ -11,7 +11,7 @@ spec="$src/springbox-$version-1.rockspec"
 grep -q "^version = \"$version-1\"" "$spec" || fail "the rockspec's version is not $version-1"
 grep -q "SPRINGBOX_VERSION=\\\\\"$version\\\\\"" "$spec" || fail "the rockspec builds another version than $version"
 mkdir -p "$tmp/src"
-cp -r "$src/src" "$spec" "$tmp/src/"
+cp -r "$src/src" "$src/include" "$spec" "$tmp/src/"
 (cd "$tmp/src" && luarocks --lua-version 5.4 make --tree "$tmp/rocks" "$(basename "$spec")") >"$tmp/log" 2>&1 ||
   fail "luarocks make: $(tail -5 "$tmp/log")"
 eval "$(luarocks --lua-version 5.4 --tree "$tmp/rocks" path)"

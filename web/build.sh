@@ -134,7 +134,7 @@ fi
 echo "== springbox"
 obj="$cache/obj/springbox"
 mkdir -p "$obj"
-flags=(-O2 -std=c11 -ffp-contract=off -msimd128 -Wall -Wextra -I"$root/src/core" -I"$root/src/lua" -I"$root/src/app" -I"$prefix/include"
+flags=(-O2 -std=c11 -ffp-contract=off -msimd128 -Wall -Wextra -I"$root/include/springbox" -I"$root/src/core" -I"$root/src/lua" -I"$root/src/app" -I"$prefix/include"
        -I"$prefix/include/SDL2" -DSPRINGBOX_HAVE_SDL -DSPRINGBOX_HAVE_GIF -DSPRINGBOX_SCRIPTS_DIR='"/scripts"')
 version=$(sed -n 's/^project(springbox VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 flags+=(-DSPRINGBOX_VERSION="\"$version\"")
@@ -143,7 +143,7 @@ objs=()
 for f in "$root"/src/core/*.c "$root"/src/core/*.cpp "$root"/src/lua/*.c "$root"/src/app/*.c; do
   base=$(basename "$f")
   o="$obj/$(basename "$(dirname "$f")")_${base%.*}.o"
-  if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ -n "$(find "$root/src" -name '*.h' -newer "$o" | head -1)" ]; then
+  if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ -n "$(find "$root/src" "$root/include" -name '*.h' -newer "$o" | head -1)" ]; then
     case "$f" in
       *.cpp) em++ "${flags[@]/-std=c11/-std=c++14}" -I/usr/include/eigen3 -c "$f" -o "$o" ;;
       *) emcc "${flags[@]}" -c "$f" -o "$o" ;;
