@@ -25,7 +25,7 @@
         }                                                                                \
     } while (0)
 
-/// 1 in the sanitizer build (CI's second build: -O0 with AddressSanitizer), where the heaviest
+/// 1 in the sanitizer build (CI's second build: -O1 with AddressSanitizer), where the heaviest
 /// sweeps of simulated runs take a part of their cases; the release build takes them all, and
 /// what the sanitizers look for (memory errors, undefined behaviour) is in every case alike.
 #if defined(__SANITIZE_ADDRESS__)
