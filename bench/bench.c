@@ -130,8 +130,7 @@ void make_column(bench_scene *s)
 /// the beads start on the circular arc of that length and chord (a quarter turn of radius
 /// 8 / pi m, 0.75 m deep); nothing below. Quality: the ball's height against the net's ends after
 /// 10 s (a ball that went through keeps falling), and the links' worst stretch during the run.
-/// (The net was once straight, 4 m between its ends: a straight chain of rigid
-/// links cannot take a load without stretching, and every engine dropped the ball through it.)
+/// The net sags because a straight chain of rigid links cannot take a load without stretching.
 void make_heavy_net(bench_scene *s)
 {
     scene_alloc(s, "net 1000:1", 22, 20);

@@ -59,8 +59,8 @@ void static_shape_geometry(const sb_world *w, sb_contact *c)
     if (len2 > 0.0 && (t < 0.0 || t > 1.0)) {
         // Past an end: the corner belongs to the neighbouring wall of a chain when the centre is in
         // front of that wall's face, or to the lower-numbered wall of the two when it is past both.
-        // Without this the joint of two walls was a corner of its own, which a circle sliding from
-        // one wall onto the next met head on (Box2D's chain shapes drop these ghost contacts too).
+        // Otherwise the joint of two walls is a corner of its own, which a circle sliding from one
+        // wall onto the next meets head on (Box2D's chain shapes drop these ghost contacts too).
         int nb = w->wall_nb[2 * k + (t > 1.0)];
         if (nb >= 0) {
             double u = along_wall(w, nb, p);
@@ -74,10 +74,10 @@ void static_shape_geometry(const sb_world *w, sb_contact *c)
         sb_vec2 n = wall_normal(a, b);
         if (one_sided)
             c->side = 1;
-        // The face is the one the centre is in front of when it first comes over the wall. Taken
-        // from the wall's infinite line while the centre was still past its end, it was wrong at a
-        // crest: a particle coming up one slope was below the next wall's line, so that wall
-        // pushed it down into the hill and it fell through.
+        // The face is the one the centre is in front of when it first comes over the wall, not
+        // the side of the wall's infinite line while the centre is still past its end: at a crest
+        // a particle coming up one slope is below the next wall's line, and that wall would push
+        // it down into the hill.
         if (c->side == 0)
             c->side = v2_dot(v2_sub(p, a), n) >= 0.0 ? 1 : -1;
         double d = v2_dot(v2_sub(p, a), n) * c->side; // > 0 on the particle's own side

@@ -392,15 +392,11 @@ void contacts_warm_push(sb_world *w)
 }
 
 // One contact pass of the position methods: every normal projection first, then every contact's
-// friction on the push it just got. With friction right after each contact's
-// own projection, a friction correction moved the particles the next contacts were about to
-// project, and xpbd's 1000-ball pile never came to rest (kinetic energy after 10 s: 9.4, 3.2 and
-// 0.59 J at 1, 2 and 6 sub-steps; 2.5, 0.16 and 0.018 J with the sweeps apart). Friction once a
-// sub-step on the summed push, as verlet had it (the article has no friction), rested piles as
-// well but let a 100:1 net gain energy in xpbd, and let a pyramid of three balls that do not
-// roll slide apart in verlet (9, 5 and 1 cm in 10 s at 1, 2 and 6 sub-steps at mu 0.16, where
-// it stands for mu over 0.137): the friction came after the last projection, with no pass to
-// mend what it moved. Now it holds to 0.1 mm.
+// friction on the push it just got. Friction right after each contact's own projection would
+// move the particles the next contacts are about to project, and a pile never comes to rest;
+// friction once a sub-step on the summed push (the article has no friction) comes after the
+// last projection, with no pass to mend what it moves, and lets a pyramid of balls that do not
+// roll slide apart (docs/decisions/2026-11-24-static-friction-anchor.md).
 void contacts_project_by_position(sb_world *w, double h)
 {
     contact_job job = {.w = w, .h = h};

@@ -8,12 +8,10 @@
 #include <stdlib.h>
 
 // Stops that travel. A pair's margin covers the speed at which its two close when the
-// frame begins (pair_margin), so two balls falling together 1 cm apart, closing at 0, were not a
-// pair: when the floor stopped the lower one, the upper went 7 cm into it within the frame,
-// unresisted. A block of 8 x 8 balls with 1 cm between rows, dropped 1 m, ended with balls 113%
-// of a radius into each other (190% in verlet and xpbd, which pushed that out as 100 to 256% of
-// the fall's energy), and a heavy ball shot into a row of light ones took them through each
-// other and onto the wall. So each particle also carries what its contacts may do to it this
+// frame begins (pair_margin), so two balls falling together 1 cm apart, closing at 0, are not a
+// pair: when the floor stops the lower one, the upper would go into it within the frame,
+// unresisted, and a heavy ball shot into a row of light ones would take them through each other
+// and onto the wall (docs/decisions/2026-11-25-stops-that-travel.md). So each particle also carries what its contacts may do to it this
 // frame, its stop: the velocities they may bring it to (a box), from when, and the heaviest thing
 // that may push it. A listed contact that closes may bring each end toward the other's velocity
 // along its normal (pushed_velocity), from when they meet. A particle slowed that way, or pushed

@@ -2,10 +2,8 @@
 // atomic word. Every thread, the caller included, claims chunks by generation (a chunk's claim
 // moves from an older generation to the job's, once) and runs what it claimed: a worker tries
 // its own chunk first, the caller chunk 0 and then whatever no worker has taken. So the caller
-// never waits for a worker that has not started: on a busy machine a descheduled worker used to
-// hold every pass of a step for its time slice (a 41-ball scene on two threads took 7.9 ms a
-// step against 0.06 ms on one, and the window ran at 12 FPS, while two other programs ran). It
-// waits only for chunks a worker is running. Workers spin on the word for a short while (a
+// never waits for a worker that has not started (on a busy machine a descheduled worker would
+// hold every pass of a step for its time slice); it waits only for chunks a worker is running. Workers spin on the word for a short while (a
 // sub-step's passes follow each other within microseconds, and a sleeping worker takes tens of
 // microseconds to wake), then sleep on a condition variable. Which thread runs a chunk changes
 // no bit: chunks share no data. Only integers are shared atomically: no float is ever reduced
