@@ -128,6 +128,9 @@ struct sb_articulations {
     int *link_of_spring, link_of_spring_cap;
     bool kernels_found;
     int substeps_done;
+    // rigid_graph_version + 1 when the world's breakable springs were last found to be in no
+    // structure small enough to solve (0: not known): a tearable cloth is not walked every step
+    uint64_t none_solvable_at;
     // a position pass's particles, where they started, and where its last step started
     int *moved;
     sb_vec2 *origin, *step_from;
@@ -296,6 +299,10 @@ static int structure_build(sb_world *w, sb_articulations *art, int start)
     return id;
 }
 
+/// Solved this step: a contact marked it (only a usable structure takes one) or it has a
+/// breakable spring.
+static bool structure_solved(const art_structure *st) { return st->breakable || st->contact_count > 0; }
+
 static sb_articulations *articulations_get(sb_world *w)
 {
     if (!w->art)
@@ -344,9 +351,10 @@ static int light_side(const sb_world *w, const sb_articulations *art, const sb_c
     return -1;
 }
 
-/// The structures with a breakable spring, small enough to solve every sub-step.
-static void breakable_structures_find(sb_world *w, sb_articulations *art)
+/// The structures with a breakable spring, small enough to solve every sub-step; whether any is.
+static bool breakable_structures_find(sb_world *w, sb_articulations *art)
 {
+    bool any = false;
     for (int s = 0; s < w->s_high; ++s) {
         if (w->s_a[s] < 0 || !w->s_rigid[s] || (w->break_force[s] <= 0.0 && w->break_stretch[s] <= 0.0))
             continue;
@@ -355,10 +363,12 @@ static void breakable_structures_find(sb_world *w, sb_articulations *art)
             continue; // between two fixed particles: nothing moves
         int id = art->structure_of[start];
         if (id < 0 && (id = structure_build(w, art, start)) < 0)
-            return; // memory is short: the rest are solved as before
+            return true; // memory is short: the rest are solved as before (and looked for again)
         art_structure *st = &art->structures[id];
         st->breakable = st->usable && (double)st->link_count * (st->band + 1.0) * (st->band + 1.0) <= breakable_cost_max;
+        any = any || st->breakable;
     }
+    return any;
 }
 
 void articulations_find(sb_world *w)
@@ -382,7 +392,10 @@ void articulations_find(sb_world *w)
         const double wa = side_inverse_mass(w, c, 0), wb = side_inverse_mass(w, c, 1);
         far_apart = (wb > 0.0 && wa >= articulate_mass_ratio * wb) || (wa > 0.0 && wb >= articulate_mass_ratio * wa);
     }
-    const bool breakable = w->breakable_springs > 0;
+    // Without a heavy contact the walk starts from the same particles as last step, so a graph
+    // that has not changed since none of its structures was small enough still has none.
+    const uint64_t graph = w->rigid_graph_version + 1;
+    const bool breakable = w->breakable_springs > 0 && (far_apart || !art || art->none_solvable_at != graph);
     if ((!far_apart && !breakable) || !(art = articulations_get(w)) || !reserve_slots(w, art) || !build_adjacency(w, art))
         return;
     for (int k = 0; far_apart && k < w->contact_next_count; ++k) {
@@ -407,8 +420,10 @@ void articulations_find(sb_world *w)
         st->contact_count += 1;
         c->art = s + 1;
     }
-    if (breakable)
-        breakable_structures_find(w, art);
+    if (breakable) {
+        const bool any = breakable_structures_find(w, art);
+        art->none_solvable_at = !far_apart && !any ? graph : 0;
+    }
 }
 
 void articulations_begin_substep(sb_world *w)
@@ -417,8 +432,6 @@ void articulations_begin_substep(sb_world *w)
     for (int l = 0; art && l < art->link_count; ++l)
         art->links[l].impulse = 0.0;
 }
-
-static bool structure_solved(const art_structure *st) { return st->breakable || (st->usable && st->contact_count > 0); }
 
 /// Each solved link's packed index; false when memory is short (the springs keep their own force).
 static bool find_kernels(sb_world *w, sb_articulations *art)
@@ -625,8 +638,7 @@ static bool structure_solve(sb_world *w, sb_articulations *art, int id, const so
     memset(B, 0, sizeof *B * (size_t)(nl * m));
     const int *row = art->incident_first + st->first_particle + id;
     // B is sparse: a contact's row meets the springs of its two or three particles only, so each
-    // row keeps the list of them, and S and the residuals read those, not every spring (a pile of
-    // balls on a 15 x 15 cloth: 480 ms a step with dense products)
+    // row keeps the list of them, and S and the residuals read those, not every spring
     int touched[ROWS_MAX][ROW_LINKS_MAX], touched_count[ROWS_MAX];
     for (int r = 0; r < m; ++r) {
         touched_count[r] = 0;
@@ -776,7 +788,7 @@ static void for_each_structure(sb_world *w, structure_fn *fn, void *ctx)
         return;
     for (int id = 0; id < art->structure_count; ++id) {
         const art_structure *st = &art->structures[id];
-        if (st->contact_count == 0 && !st->breakable)
+        if (!structure_solved(st))
             continue;
         art_row rows[ROWS_MAX];
         sb_contact *contacts[STRUCTURE_CONTACTS_MAX];

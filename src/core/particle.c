@@ -87,7 +87,7 @@ static void particle_write(sb_world *w, int i, const sb_particle_def *d)
 {
     bool was_fixed = (w->p_flags[i] & (PARTICLE_ALIVE | PARTICLE_FIXED)) == (PARTICLE_ALIVE | PARTICLE_FIXED);
     if (was_fixed != d->fixed)
-        w->tethers_dirty = true;
+        rigid_graph_changed(w);
     w->coef_dirty = true; // the reduced masses of its springs may change
     w->pos[i] = d->position;
     w->vel[i] = d->velocity;
@@ -162,7 +162,7 @@ sb_status sb_world_remove_particle(sb_world *w, sb_particle_id id)
         w->drag_active = false;
     constraints_remove_particle(w, i);
     if (w->p_flags[i] & PARTICLE_FIXED)
-        w->tethers_dirty = true;
+        rigid_graph_changed(w);
     if (w->p_flags[i] & PARTICLE_EVENTS)
         w->event_particles -= 1;
     w->p_flags[i] = 0;

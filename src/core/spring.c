@@ -70,7 +70,7 @@ static void spring_free_slot(sb_world *w, int s)
     w->s_alive -= 1;
     w->s_pair_dirty = 1;
     w->order_dirty = true;
-    w->tethers_dirty = true;
+    rigid_graph_changed(w);
 }
 
 sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status *status, const char **bad_field)
@@ -142,7 +142,7 @@ sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status 
     w->s_alive += 1;
     w->s_pair_dirty = 1;
     w->order_dirty = true;
-    w->tethers_dirty = true;
+    rigid_graph_changed(w);
     sb_spring_id id = {(uint32_t)s, w->s_gen[s]};
     return id;
 }
@@ -189,7 +189,7 @@ sb_status sb_spring_set_break(sb_world *w, sb_spring_id id, double stretch, doub
     w->breakable_springs += (int)now - (int)was;
     w->break_stretch[s] = stretch;
     w->break_force[s] = force;
-    w->tethers_dirty = true; // breakable springs are no tether links (tether.c)
+    rigid_graph_changed(w); // breakable springs are no tether links (tether.c)
     return SB_OK;
 }
 
@@ -269,7 +269,7 @@ sb_status sb_spring_set(sb_world *w, sb_spring_id id, double rest_length, const 
         return st;
     bool rigid = sb_tuning_is_rigid(t);
     if (w->s_rigid[s] != rigid || (rigid && w->rest[s] != rest_length))
-        w->tethers_dirty = true; // a rigid path changed length or a spring joined or left the rigid graph
+        rigid_graph_changed(w); // a rigid path changed length or a spring joined or left the rigid graph
     w->rest[s] = rest_length;
     w->tuning[s] = *t;
     w->s_rigid[s] = rigid;

@@ -136,6 +136,7 @@ struct sb_world {
     int *tether_p, *tether_anchor, tether_count;
     double *tether_length;
     bool tethers_dirty;
+    uint64_t rigid_graph_version; // counts the changes rigid_graph_changed records (articulation.c's cache)
 
     // Constraints (constraint.c): ropes, struts, angles and areas, each over its own particles.
     int c_cap, c_high, c_alive, c_free;
@@ -287,6 +288,14 @@ struct sb_world {
 };
 
 static inline bool particle_alive(const sb_world *w, int i) { return (w->p_flags[i] & PARTICLE_ALIVE) != 0; }
+
+/// The rigid springs, their breakability or the fixed particles changed: the tethers are built
+/// again, and what articulation.c keeps of the structures is stale.
+static inline void rigid_graph_changed(sb_world *w)
+{
+    w->tethers_dirty = true;
+    w->rigid_graph_version += 1;
+}
 
 // world.c
 void world_free_storage(sb_world *w); // every array a world owns, not the struct (snapshot.c)

@@ -351,22 +351,20 @@ static sb_spring_id *check_spring_list(lua_State *L, sb_world *world, int arg, i
     return ids;
 }
 
-/// A structure's mode as a table: hertz, damping_ratio, scale, particles, springs.
+/// A structure's mode as a table: hertz, damping_ratio, scale, and the particles, springs and
+/// free motions it counted.
 static int push_mode(lua_State *L, const sb_structure_mode *m)
 {
+    const char *const numbers[] = {"hertz", "damping_ratio", "scale"}, *const counts[] = {"particles", "springs", "free"};
+    const double number_values[] = {m->hertz, m->damping_ratio, m->scale};
+    const int count_values[] = {m->particles, m->springs, m->free};
     lua_createtable(L, 0, 6);
-    lua_pushnumber(L, m->hertz);
-    lua_setfield(L, -2, "hertz");
-    lua_pushnumber(L, m->damping_ratio);
-    lua_setfield(L, -2, "damping_ratio");
-    lua_pushnumber(L, m->scale);
-    lua_setfield(L, -2, "scale");
-    lua_pushinteger(L, m->particles);
-    lua_setfield(L, -2, "particles");
-    lua_pushinteger(L, m->springs);
-    lua_setfield(L, -2, "springs");
-    lua_pushinteger(L, m->free);
-    lua_setfield(L, -2, "free");
+    for (int k = 0; k < 3; ++k) {
+        lua_pushnumber(L, number_values[k]);
+        lua_setfield(L, -2, numbers[k]);
+        lua_pushinteger(L, count_values[k]);
+        lua_setfield(L, -2, counts[k]);
+    }
     return 1;
 }
 
