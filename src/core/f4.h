@@ -134,7 +134,14 @@ F4_FN f4 f4_mask_of(bool l0, bool l1, bool l2, bool l3)
 {
     return (f4){wasm_i64x2_make(-(int64_t)l0, -(int64_t)l1), wasm_i64x2_make(-(int64_t)l2, -(int64_t)l3)};
 }
-F4_FN f4 f4_mask_of_bytes(const uint8_t *b) { return f4_mask_of(b[0] != 0, b[1] != 0, b[2] != 0, b[3] != 0); }
+F4_FN f4 f4_mask_of_bytes(const uint8_t *b)
+{
+    uint32_t bytes;
+    memcpy(&bytes, b, sizeof bytes);
+    v128_t set = wasm_i8x16_ne(wasm_u32x4_make(bytes, 0, 0, 0), wasm_i8x16_splat(0)); // 0xff per set byte
+    v128_t wide = wasm_i32x4_extend_low_i16x8(wasm_i16x8_extend_low_i8x16(set));
+    return (f4){wasm_i64x2_extend_low_i32x4(wide), wasm_i64x2_extend_high_i32x4(wide)};
+}
 F4_FN void f4_load_xy(const double *p0, const double *p1, const double *p2, const double *p3, f4 *x, f4 *y)
 {
     v128_t a = wasm_v128_load(p0), b = wasm_v128_load(p1), c = wasm_v128_load(p2), d = wasm_v128_load(p3);
