@@ -176,6 +176,7 @@ typedef struct sb_stats {
     int max_stretch_spring;   ///< slot of that spring, -1 if none
     int contacts;             ///< touching contacts in the last sub-step
     double step_ms;           ///< wall-clock time of the last step
+    int threads;              ///< threads the last step ran on: def.threads, or 1 where the machine could not start them
     int particles, springs;
     int broken_springs;       ///< springs that broke in the last step (sb_world_break_events)
     uint64_t broken_springs_total; ///< springs that broke since the world was made

@@ -92,6 +92,7 @@ static void write_stats_line(FILE *f, long frame, const sb_scene *scene, const s
     json_number(f, "max_stretch", st->max_stretch, "%.9g");
     fprintf(f, ",\"contacts\":%d", st->contacts);
     json_number(f, "step_ms", st->step_ms, "%.4f");
+    fprintf(f, ",\"threads\":%d", st->threads);
     fprintf(f,
             ",\"particles\":%d,\"springs\":%d,\"clamped_springs\":%d,\"overlapping_pairs\":%d,\"overlapping_walls\":%d,\"halted\":%s,"
             "\"reloads\":%d",

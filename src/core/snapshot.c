@@ -56,6 +56,7 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     copier cp = {true, sizeof *dst};
     *dst = *src;
     dst->pool = NULL;
+    dst->pool_asked = 0;
     dst->structures = NULL; // the world's, not the moment's (sb_world_restore keeps the world's)
     dst->structure_count = dst->structure_cap = 0;
     // particles
@@ -198,6 +199,7 @@ sb_status sb_world_restore(sb_world *w, const sb_snapshot *s)
     copy.interrupt = w->interrupt;
     copy.interrupt_ud = w->interrupt_ud;
     copy.pool = w->pool; // threads are the machine's, not the moment's: the world keeps its own
+    copy.pool_asked = w->pool_asked;
     copy.def.threads = w->def.threads;
     copy.structures = w->structures; // so are the structures it was tuned as
     copy.structure_count = w->structure_count;

@@ -420,10 +420,12 @@ sb_status sb_world_step(sb_world *w)
         rebuild_spring_pairs(w);
     if (!contacts_reserve(w))
         return SB_ERR_NO_MEMORY;
-    if (sb_pool_threads(w->pool) != w->def.threads) { // started on the first step that asks, kept after
+    if (w->pool_asked != w->def.threads) { // started on the first step that asks, kept after
         sb_pool_destroy(w->pool);
         w->pool = w->def.threads > 1 ? sb_pool_create(w->def.threads) : NULL; // none: the caller runs it all
+        w->pool_asked = w->def.threads;
     }
+    w->stats.threads = sb_pool_threads(w->pool);
 
     double energy_before = 0.0, energy_scale = 0.0, gravity_before = 0.0, gravity_after = 0.0, damping = 0.0;
     bool watched = ledger_begin(w, &energy_before, &energy_scale, &gravity_before, &damping);

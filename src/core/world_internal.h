@@ -47,6 +47,8 @@ struct sb_world {
     sb_world_def def;
     struct sb_pool *pool;     // the worker threads of def.threads > 1 (pool.c); a machine resource, not state:
                               // snapshots leave it out and a restore keeps the world's own
+    int pool_asked;           // the def.threads the pool was last started for: a machine that cannot start
+                              // them (a browser's workers all taken) is not asked again every step
 
     // Particles: slot arrays, dead slots reused through a free list.
     int p_cap, p_high, p_alive, p_free;

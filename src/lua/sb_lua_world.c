@@ -523,6 +523,7 @@ int l_world_stats(lua_State *L)
     set_num(L, "max_stretch", st->max_stretch);
     set_int(L, "contacts", st->contacts);
     set_num(L, "step_ms", st->step_ms);
+    set_int(L, "threads", st->threads);
     set_int(L, "particles", st->particles);
     set_int(L, "springs", st->springs);
     set_int(L, "clamped_springs", st->clamped_springs);

@@ -200,6 +200,7 @@ function springbox.mouse.isdown(button, ...) end
 ---@field max_stretch number largest |length/rest - 1|
 ---@field contacts integer touching contacts
 ---@field step_ms number wall-clock time of the last step
+---@field threads integer threads the last step ran on: `threads`, or 1 where the machine could not start them
 ---@field particles integer
 ---@field springs integer
 ---@field clamped_springs integer springs the method cannot deliver as tuned at this sub-step
