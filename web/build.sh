@@ -65,12 +65,19 @@ dir_of() { find "$src" -maxdepth 1 -type d -name "$1-[0-9]*" | head -1; }
 
 # ---------------------------------------------------------------- libraries
 prefix="$cache/prefix"
+# Every object is compiled for threads (-pthread: atomics and shared memory), so that one set of
+# libraries links both the threaded page and the one-thread page. A cache built otherwise is
+# rebuilt.
+cflags=(-O2 -pthread)
+if [ "$(cat "$prefix/.cflags" 2>/dev/null)" != "${cflags[*]}" ]; then
+  rm -rf "$prefix" "$cache/sdl2" "$cache/freetype" "$cache/obj"
+fi
 mkdir -p "$prefix/lib" "$prefix/include"
-cflags=(-O2)
+echo "${cflags[*]}" >"$prefix/.cflags"
 if [ ! -f "$prefix/lib/libSDL2.a" ]; then
   echo "== SDL2 (a few minutes)"
   d=$(dir_of libsdl2)
-  quiet "$cache/sdl2.log" emcmake cmake -S "$d" -B "$cache/sdl2" -DCMAKE_BUILD_TYPE=Release \
+  quiet "$cache/sdl2.log" emcmake cmake -S "$d" -B "$cache/sdl2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="${cflags[*]}" \
     -DCMAKE_INSTALL_PREFIX="$prefix" -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_TEST=OFF -DSDL_THREADS=OFF
   quiet "$cache/sdl2.log" cmake --build "$cache/sdl2" -j "$jobs"
   quiet "$cache/sdl2.log" cmake --install "$cache/sdl2"
@@ -78,7 +85,7 @@ fi
 if [ ! -f "$prefix/lib/libfreetype.a" ]; then
   echo "== FreeType"
   d=$(dir_of freetype)
-  quiet "$cache/freetype.log" emcmake cmake -S "$d" -B "$cache/freetype" -DCMAKE_BUILD_TYPE=Release \
+  quiet "$cache/freetype.log" emcmake cmake -S "$d" -B "$cache/freetype" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="${cflags[*]}" \
     -DCMAKE_INSTALL_PREFIX="$prefix" -DFT_DISABLE_ZLIB=ON -DFT_DISABLE_BZIP2=ON -DFT_DISABLE_PNG=ON \
     -DFT_DISABLE_HARFBUZZ=ON -DFT_DISABLE_BROTLI=ON
   quiet "$cache/freetype.log" cmake --build "$cache/freetype" -j "$jobs"
@@ -134,7 +141,7 @@ fi
 echo "== springbox"
 obj="$cache/obj/springbox"
 mkdir -p "$obj"
-flags=(-O2 -std=c11 -ffp-contract=off -msimd128 -Wall -Wextra -I"$root/include/springbox" -I"$root/src/core" -I"$root/src/lua" -I"$root/src/app" -I"$prefix/include"
+flags=("${cflags[@]}" -std=c11 -ffp-contract=off -msimd128 -Wall -Wextra -I"$root/include/springbox" -I"$root/src/core" -I"$root/src/lua" -I"$root/src/app" -I"$prefix/include"
        -I"$prefix/include/SDL2" -DSPRINGBOX_HAVE_SDL -DSPRINGBOX_HAVE_GIF -DSPRINGBOX_SCRIPTS_DIR='"/scripts"')
 version=$(sed -n 's/^project(springbox VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 flags+=(-DSPRINGBOX_VERSION="\"$version\"")
@@ -152,15 +159,23 @@ for f in "$root"/src/core/*.c "$root"/src/core/*.cpp "$root"/src/lua/*.c "$root"
   objs+=("$o")
 done
 font=/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
-em++ -O2 "${objs[@]}" -L"$prefix/lib" -lSDL2_ttf -lSDL2_image -lfreetype -lgif -llua -lSDL2 \
-  -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=8MB -sINVOKE_RUN=0 -sEXIT_RUNTIME=0 \
-  -sEXPORTED_FUNCTIONS=_main,_window_web_open,_window_web_reload,_window_web_running -sEXPORTED_RUNTIME_METHODS=FS,callMain,ccall \
-  --js-library "$root/web/library.js" -sENVIRONMENT=web,worker -sMODULARIZE=1 -sEXPORT_NAME=createSpringbox \
-  --embed-file "$root/scripts@/scripts" --exclude-file '*.png' --embed-file "$font@$font" \
+libs=(-L"$prefix/lib" -lSDL2_ttf -lSDL2_image -lfreetype -lgif -llua -lSDL2 --js-library "$root/web/library.js"
+      -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=8MB)
+page=(-sINVOKE_RUN=0 -sEXIT_RUNTIME=0 -sENVIRONMENT=web,worker -sMODULARIZE=1 -sEXPORT_NAME=createSpringbox
+      -sEXPORTED_FUNCTIONS=_main,_window_web_open,_window_web_reload,_window_web_running -sEXPORTED_RUNTIME_METHODS=FS,callMain,ccall
+      --embed-file "$root/scripts@/scripts" --exclude-file '*.png' --embed-file "$font@$font")
+# Threads: the page's workers are started with it, as many as it asks for (page.js); a world that
+# asks for more than are free gets none and runs on the caller alone (pthread_create says EAGAIN
+# rather than waiting for a worker the page's event loop would have to start).
+threads=(-pthread -sPTHREAD_POOL_SIZE_STRICT=2 -Wno-pthreads-mem-growth)
+# the page where the browser allows threads (a cross-origin-isolated page: page.js, isolate.js)
+em++ -O2 "${objs[@]}" "${libs[@]}" "${page[@]}" "${threads[@]}" -sPTHREAD_POOL_SIZE='Module.workers' \
   -o "$out/springbox.js"
-# the same objects as a headless runner for node, for the tests' comparisons with the native build
-em++ -O2 "${objs[@]}" -L"$prefix/lib" -lSDL2_ttf -lSDL2_image -lfreetype -lgif -llua -lSDL2 \
-  --js-library "$root/web/library.js" -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=8MB \
+# the page where it does not: one thread, from the same objects
+em++ -O2 "${objs[@]}" "${libs[@]}" "${page[@]}" -o "$out/springbox-1.js"
+# the same objects as a headless runner for node, for the tests' comparisons with the native build:
+# workers for one world of as many threads as the machine has
+em++ -O2 "${objs[@]}" "${libs[@]}" "${threads[@]}" -sPTHREAD_POOL_SIZE='require("os").cpus().length' \
   -sENVIRONMENT=node -sNODERAWFS=1 -sEXIT_RUNTIME=1 -o "$cache/springbox-node.js"
 
 # ---------------------------------------------------------------- the page
@@ -174,7 +189,7 @@ fi
 mkdir -p "$out/codemirror"
 cm="$npmdir/node_modules/codemirror"
 cp "$cm/lib/codemirror.js" "$cm/lib/codemirror.css" "$cm/mode/lua/lua.js" "$cm/LICENSE" "$out/codemirror/"
-cp "$root/web/index.html" "$root/web/page.js" "$root/web/springbox.css" "$out/"
+cp "$root/web/index.html" "$root/web/page.js" "$root/web/isolate.js" "$root/web/springbox.css" "$out/"
 # the licenses: springbox's, and what the page links and builds in (CodeMirror's beside it)
 cp "$root/LICENSE" "$root/THIRD_PARTY.md" "$out/"
 echo "springbox for the browser: $out/index.html (serve the folder: python3 -m http.server -d $out)"

@@ -8,6 +8,7 @@ const status = (text, failed) => { $('status').textContent = text; $('status').c
 const editor = CodeMirror($('editor'), { mode: 'lua', lineNumbers: true, indentUnit: 2, tabSize: 2, theme: 'default' });
 
 let M = null;            // the springbox module once it runs
+let threads = 1;         // the threads a world steps on when its scene does not say
 let path = null;         // the scene file the window runs and the editor shows
 let written = '';        // the file's text as the page last wrote or read it
 let stamp = 0;           // the file's last modification time, seconds: always later than the one before
@@ -209,7 +210,7 @@ function headless(text, frames) {
   const printErr = M.printErr;
   M.printErr = (t) => { said += t + '\n'; };
   try {
-    M.callMain(['--headless', '--frames', String(frames), '--stats', '/tmp/headless/frames.jsonl', '/tmp/headless/scene.lua']);
+    M.callMain(['--headless', '--threads', String(threads), '--frames', String(frames), '--stats', '/tmp/headless/frames.jsonl', '/tmp/headless/scene.lua']);
   } catch (e) {
     if (e !== 'unwind' && !(e && e.name === 'ExitStatus')) said += String(e);
   } finally {
@@ -243,6 +244,7 @@ window.springbox = {
     return JSON.parse(M.ccall('window_web_reload', 'string', [], []));
   },
   source: () => M.FS.readFile(path, { encoding: 'utf8' }),
+  threads: () => threads,
   stats,
   headless,
   share_url: shareUrl,
@@ -250,7 +252,43 @@ window.springbox = {
 
 // ---------------------------------------------------------------- start
 
+// Threads share the module's memory, which a browser allows a cross-origin-isolated page only.
+// A host that sends the two headers (COOP same-origin, COEP require-corp) gives one; on any
+// other host the service worker isolate.js adds them, and the page loads once more under it.
+// Where neither can be had (no service workers, an insecure origin), the page runs on one thread.
+async function isolated() {
+  if (self.crossOriginIsolated) return true;
+  if (!('serviceWorker' in navigator) || !window.isSecureContext) return false;
+  const tried = sessionStorage.getItem('springbox-isolating');
+  sessionStorage.removeItem('springbox-isolating');
+  if (tried || navigator.serviceWorker.controller) return false; // under it already, and still not isolated
+  try {
+    if (!(await navigator.serviceWorker.register('isolate.js'))) return false;
+    const late = new Promise((resolve) => setTimeout(() => resolve(null), 5000));
+    if (!(await Promise.race([navigator.serviceWorker.ready, late]))) return false; // a worker that never starts
+  } catch (e) {
+    return false;
+  }
+  sessionStorage.setItem('springbox-isolating', '1');
+  location.reload();
+  return new Promise(() => {}); // the page reloads
+}
+
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const s = document.createElement('script');
+    s.src = src;
+    s.onload = resolve;
+    s.onerror = () => reject(new Error('could not load ' + src));
+    document.body.appendChild(s);
+  });
+}
+
 async function start() {
+  // up to four threads a world, and workers for three worlds: the compare view's two and a
+  // headless run beside them (a world that finds none free steps on one thread)
+  threads = (await isolated()) ? Math.max(1, Math.min(navigator.hardwareConcurrency || 1, 4)) : 1;
+  await loadScript(threads > 1 ? 'springbox.js' : 'springbox-1.js');
   const params = new URLSearchParams(location.hash.slice(1));
   const canvas = $('canvas');
   const box = $('view').getBoundingClientRect();
@@ -267,6 +305,7 @@ async function start() {
       }
     },
     springboxSays: says,
+    workers: 3 * (threads - 1),
   });
   const scenes = M.FS.readdir('/scripts').filter((n) => n.endsWith('.lua')).sort();
   for (const n of scenes) $('scene').add(new Option(n.replace(/\.lua$/, ''), '/scripts/' + n));
@@ -287,8 +326,9 @@ async function start() {
   canvas.addEventListener('mousedown', () => canvas.focus());
   setInterval(() => { followFile(); offerDownloads(); }, 250);
   M.FS.mkdirTree('/tmp');
-  windowArgs = ['--window', width + 'x' + height, '--stats', stats_file];
-  if (startWindow(first)) status('running ' + sceneName(first) + (from ? ' ' + from : ''));
+  windowArgs = ['--window', width + 'x' + height, '--threads', String(threads), '--stats', stats_file];
+  const on = threads > 1 ? ` on ${threads} threads` : ' on one thread';
+  if (startWindow(first)) status('running ' + sceneName(first) + on + (from ? ' ' + from : ''));
   canvas.focus();
   started();
 }

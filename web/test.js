@@ -38,6 +38,19 @@ async function waitStatus(page, pattern, what, ms = 8000) {
   return ok;
 }
 
+// springbox.ready on a page that may load twice: the first time in a browser context, the page
+// registers its service worker and loads again under it (page.js: isolated).
+async function ready(page) {
+  for (let tries = 0; ; ++tries) {
+    try {
+      await page.waitForFunction(() => window.springbox, null, { timeout: 30000 });
+      return await page.evaluate(() => springbox.ready);
+    } catch (e) {
+      if (tries > 2 || !/destroyed|navigat/.test(e.message)) throw e;
+    }
+  }
+}
+
 // Replaces the first match of `from` in the editor with `to`, as typing would.
 async function edit(page, from, to) {
   await page.evaluate(([f, t]) => {
@@ -71,6 +84,12 @@ async function main() {
   await page.goto(base + '#scene=cloth');
   await waitStatus(page, /^running cloth/, 'the cloth scene runs in the page', 30000);
   check(await canvasDrawn(page), 'the window is drawn in the canvas');
+  // the test's server sends no isolation headers: the page's service worker adds them
+  await page.waitForFunction(() => springbox.stats() && springbox.stats().frame > 2, null, { timeout: 10000 }).catch(() => {});
+  const on = await page.evaluate(() => ({ isolated: self.crossOriginIsolated, threads: springbox.threads(),
+    cores: navigator.hardwareConcurrency, stepped: springbox.stats() && springbox.stats().threads }));
+  check(on.isolated && on.threads === Math.min(on.cores, 4) && on.stepped === on.threads,
+    `the page isolates itself and steps on every core, up to four (${JSON.stringify(on)})`);
   check((await page.evaluate(() => document.querySelector('.CodeMirror').CodeMirror.getValue())).includes('sb.world'),
     "the editor shows the scene's code");
 
@@ -135,7 +154,7 @@ async function main() {
   const api = await context.newPage();
   api.on('pageerror', (e) => errors.push(e.message));
   await api.goto(base + '#scene=bridge');
-  await api.evaluate(() => springbox.ready);
+  await ready(api);
   await waitStatus(api, /^running bridge/, 'springbox.ready resolves with the scene running', 30000);
   const source = await api.evaluate(() => springbox.source());
   check(source.includes('sb.tune'), 'springbox.source() is the running text');
@@ -167,6 +186,27 @@ async function main() {
     fs.rmSync(dir, { recursive: true });
   }
 
+  // threads: the rigid cloth split between them, to the native build's bits on as many
+  const threads = await api.evaluate(() => springbox.threads());
+  const cloth = fs.readFileSync(path.join(__dirname, '..', 'bench', 'scenes', 'rigid_cloth_96.lua'), 'utf8');
+  const split = await api.evaluate(([t, n]) => springbox.headless(t, n), [cloth, 60]);
+  check(split && split.frame === 60 && split.threads === threads && threads > 1,
+    `springbox.headless() steps the rigid cloth on the page's ${threads} threads (${split && split.threads})`);
+  if (native) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'springbox-web-'));
+    fs.writeFileSync(path.join(dir, 'scene.lua'), cloth);
+    execFileSync(native, ['--headless', '--threads', String(threads), '--frames', '60', '--stats', path.join(dir, 'stats.jsonl'), path.join(dir, 'scene.lua')], { stdio: 'ignore' });
+    const lines = fs.readFileSync(path.join(dir, 'stats.jsonl'), 'utf8').trim().split('\n').filter((l) => l.startsWith('{"frame"'));
+    const want = JSON.parse(lines[lines.length - 1]);
+    check(split.hash === want.hash, `on ${threads} threads the page ends on the native build's bits (${split.hash} / ${want.hash})`);
+    fs.rmSync(dir, { recursive: true });
+  }
+
+  // a world that asks for more threads than the page has workers steps on one, to the same bits
+  const greedy = await api.evaluate(([t, n]) => springbox.headless(t, n), [cloth.replace('collisions = false', 'collisions = false, threads = 64'), 60]);
+  check(greedy && greedy.frame === 60 && greedy.threads === 1 && greedy.hash === split.hash,
+    `a world that asks for 64 threads steps on one, to the same bits (${greedy && greedy.threads}, ${greedy && greedy.hash})`);
+
   // hostile scenes: a load that never ends, a heap that grows without end, an update that loops
   const hungry = await api.evaluate(() => springbox.open('local t = {}\nlocal i = 0\nwhile true do i = i + 1; t[i] = string.rep("x", 1 << 20) .. i end\n', 'hungry'));
   check(!hungry.ok && /memory/.test(hungry.message), `a scene that eats memory does not open: ${hungry.message.split('\n')[0]}`);
@@ -183,7 +223,7 @@ async function main() {
   const small = await browser.newPage({ viewport: { width: 1024, height: 640 } });
   small.on('pageerror', (e) => errors.push(e.message));
   await small.goto(base);
-  await small.evaluate(() => springbox.ready);
+  await ready(small);
   await small.evaluate(() => springbox.open('local sb = require "springbox"\nlocal w = sb.world{ gravity = {0, 0} }\n' +
     'w:particle{ x = -1, y = 0, fixed = true }\nw:particle{ x = 1, y = 0.5, radius = 0.2 }\nreturn { world = w, title = "drag" }\n', 'drag'));
   await small.waitForTimeout(800);
@@ -208,7 +248,7 @@ async function main() {
   const broken = await context.newPage();
   broken.on('pageerror', (e) => errors.push(e.message));
   await broken.goto(base);
-  await broken.evaluate(() => springbox.ready);
+  await ready(broken);
   const brokenUrl = await broken.evaluate(async () => {
     springbox.open('local sb = require "springbox"\nlocal w = sb.world{}\nw:particle{ x = 0, y = 1 }\nreturn { world = w }\n', 'mine');
     springbox.edit('local sb = require "springbox"\nlocal w = sb.world{}\nlocal = 1\nw:particle{ x = 0, y = 1 }\nreturn { world = w }\n');
@@ -217,7 +257,7 @@ async function main() {
   const fresh = await context.newPage();
   fresh.on('pageerror', (e) => errors.push(e.message));
   await fresh.goto(brokenUrl);
-  await fresh.evaluate(() => springbox.ready);
+  await ready(fresh);
   check(await fresh.isVisible('#problem'), 'a shared scene that does not load shows its error');
   await edit(fresh, 'local = 1\n', '');
   await waitStatus(fresh, /^(running|reloaded|restarted)/, 'fixing it in the editor starts the window', 10000).catch(() => {});
@@ -225,6 +265,17 @@ async function main() {
   check(await fresh.evaluate(() => springbox.stats() !== null), 'the fixed scene runs');
   await broken.close();
   await fresh.close();
+
+  // a browser that gives the page no service worker: one thread, the same page
+  const plain = await browser.newContext({ viewport: { width: 1400, height: 800 }, serviceWorkers: 'block' });
+  const single = await plain.newPage();
+  single.on('pageerror', (e) => errors.push(e.message));
+  await single.goto(base + '#scene=cloth');
+  await waitStatus(single, /^running cloth on one thread/, 'without a service worker the page runs on one thread', 30000);
+  await single.waitForFunction(() => springbox.stats() && springbox.stats().frame > 2, null, { timeout: 10000 }).catch(() => {});
+  const one = await single.evaluate(() => ({ isolated: self.crossOriginIsolated, threads: springbox.threads(), stepped: springbox.stats() && springbox.stats().threads }));
+  check(!one.isolated && one.threads === 1 && one.stepped === 1 && await canvasDrawn(single), `and draws (${JSON.stringify(one)})`);
+  await plain.close();
 
   check(errors.length === 0, 'no errors on the page' + (errors.length ? ': ' + errors.join('; ') : ''));
   await browser.close();

@@ -1,6 +1,6 @@
--- 4000 balls of 5 to 10 cm poured into bounds 10 m wide, one thread: what bench/web_vs_native.sh times.
+-- 4000 balls of 5 to 10 cm poured into bounds 10 m wide: what bench/web_vs_native.sh times.
 local sb = require "springbox"
-local w = sb.world{ threads = 1, bounds = {0, 0, 10, 60} }
+local w = sb.world{ bounds = {0, 0, 10, 60} }
 local seed = 7
 for i = 0, 3999 do
   seed = (seed * 1103515245 + 12345) % 2147483648
