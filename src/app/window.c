@@ -1,45 +1,84 @@
 // The sandbox window: physics at a fixed step, drawing at the display rate, grab and drag,
 // live tuning sliders, graphs, reload notices and error overlays, a side-by-side compare
 // view, and offscreen rendering for screenshots and recordings. This file holds the loop (run by
-// the browser's animation frames in the web build), the table of the window's keys (which the
-// key handling, the help box and `springbox --keys` all read) and the offscreen renders; the
-// panels are in window_sides.c, window_draw.c, window_input.c and window_time.c.
+// the browser's animation frames in the web build), the events, the table of the window's keys
+// (which the key handling, the help box and `springbox --keys` all read), the --stats lines and
+// the offscreen renders. The other files provide the panels and call only downward:
+// window_draw.c, then window_input.c, window_time.c and window_sides.c (window_internal.h).
 #define _POSIX_C_SOURCE 200809L
 #include "window_internal.h"
 
 #include <errno.h>
 
-// ---------------------------------------------------------------- head
+// ---------------------------------------------------------------- the --stats lines
 
-
-
-double now_seconds(void)
+/// The frame's --stats line: the first side's figures, the view and the time machine's state.
+static void write_frame_stats(app *a)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/// A notice over the scene for a few seconds, in `color` (printf-style).
-void add_notice(app *a, SDL_Color color, const char *fmt, ...)
-{
-    notice n;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(n.text, sizeof n.text, fmt, ap);
-    va_end(ap);
-    n.color = color;
-    n.until = now_seconds() + 4.0;
-    memmove(&a->notices[1], &a->notices[0], sizeof(notice) * (MAX_NOTICES - 1));
-    a->notices[0] = n;
-    if (a->opt.stats) {
-        fprintf(a->opt.stats, "{\"event\":\"notice\",\"frame\":%ld,\"text\":", a->frame);
-        sb_json_string(a->opt.stats, n.text);
-        fputs("}\n", a->opt.stats);
-        fflush(a->opt.stats);
+    FILE *f = a->opt.stats;
+    if (!f)
+        return;
+    side *s = &a->sides[0];
+    sb_world *w = side_world(s, 0);
+    const sb_stats *st = sb_world_get_stats(w);
+    sb_world_def d = sb_world_get_def(w);
+    char camera[3][32]; // JSON has no inf or nan: a number, or null
+    const double view[3] = {a->view.cx, a->view.cy, a->view.scale};
+    for (int k = 0; k < 3; ++k)
+        if (isfinite(view[k]))
+            snprintf(camera[k], sizeof camera[k], "%.9g", view[k]);
+        else
+            snprintf(camera[k], sizeof camera[k], "null");
+    fprintf(f,
+            "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"tethers\":%s,\"paused\":%s,"
+            "\"compare\":%s,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,\"contacts\":%d,"
+            "\"step_ms\":%.4f,\"threads\":%d,\"fps\":%.1f,\"halted\":%s,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
+            "\"camera\":[%s,%s,%s],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d],\"inputs\":%d,\"replaying\":%s,\"ghost_frames\":%ld,\"revision\":[%d,%d]",
+            a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, d.tethers ? "true" : "false",
+            a->paused ? "true" : "false",
+            a->compare ? "true" : "false", st->kinetic_energy, st->potential_energy, st->max_stretch, st->contacts,
+            st->step_ms, st->threads, a->fps, st->halted ? "true" : "false", st->clamped_springs, st->overlapping_pairs, camera[0],
+            camera[1], camera[2],
+            a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h, a->rewinding ? "true" : "false",
+            moments(a), timeline_rect(a).x, timeline_rect(a).y, timeline_rect(a).w, timeline_rect(a).h,
+            sb_input_log_count(a->input), a->replay && a->replay_next < sb_input_log_count(a->replay) ? "true" : "false",
+            a->ghost.frames, a->revision_at + 1, a->revision_count);
+    if (a->compare)
+        fprintf(f, ",\"right_method\":\"%s\",\"right_tethers\":%s",
+                sb_method_name(sb_world_get_def(side_world(&a->sides[1], 0)).method),
+                sb_world_get_def(side_world(&a->sides[1], 0)).tethers ? "true" : "false");
+    sb_particle_id id;
+    sb_vec2 target;
+    double hz, zeta;
+    sb_particle_def p;
+    if (a->dragging && sb_world_drag_info(side_world(s, a->drag_world), &id, &target, &hz, &zeta) &&
+        sb_particle_get(side_world(s, a->drag_world), id, &p) == SB_OK)
+        fprintf(f, ",\"drag\":{\"index\":%u,\"x\":%.9g,\"y\":%.9g,\"target\":[%.9g,%.9g]}", id.index + 1,
+                p.position.x, p.position.y, target.x, target.y);
+    inspection in;
+    if (inspect_read(a, &in)) {
+        fprintf(f, ",\"inspect\":{\"world\":%d,\"spring\":%u,\"rigid\":%s,\"asked_hertz\":%.6g,"
+                   "\"asked_damping_ratio\":%.6g,\"measured_hertz\":%.6g,\"measured_damping_ratio\":%.6g,"
+                   "\"read_from\":\"%s\",\"structure\":%d}",
+                a->inspect_world + 1, a->inspect_spring.index + 1, in.rigid ? "true" : "false", in.asked_hertz,
+                in.asked_zeta, in.decay ? in.released.hertz : in.measured.hertz,
+                in.decay ? in.released.zeta : in.measured.zeta, in.decay ? "decay" : "swings", in.structure);
     }
+    fprintf(f, ",\"hash\":\"%016llx\"", (unsigned long long)sb_world_state_hash(w));
+    fputs(",\"tunables\":{", f);
+    for (int i = 0; i < sb_scene_tunable_count(s->scene); ++i) {
+        sb_tunable t = sb_scene_tunable(s->scene, i);
+        if (i)
+            fputc(',', f);
+        sb_json_string(f, t.name);
+        fprintf(f, ":%.9g", t.value);
+    }
+    fputc('}', f);
+    sb_scene_write_plots_json(s->scene, f);
+    sb_scene_write_worlds_json(s->scene, f);
+    fputs("}\n", f);
+    fflush(f);
 }
-
 
 // ---------------------------------------------------------------- keys
 
@@ -127,6 +166,7 @@ static const window_key window_keys[] = {
     {SDLK_q, 0, SDLK_ESCAPE, 0, KEY_SCENE_FIRST, key_quit, "Q / Esc", "quit"},
 };
 enum { WINDOW_KEY_COUNT = sizeof window_keys / sizeof window_keys[0] };
+_Static_assert((int)WINDOW_KEY_COUNT <= (int)MAX_HELP_LINES, "the help box has a line for each of the window's keys");
 
 /// The entry for this key press, or NULL.
 static const window_key *key_entry(SDL_Keysym k)
@@ -141,14 +181,17 @@ static const window_key *key_entry(SDL_Keysym k)
     return NULL;
 }
 
-void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
+/// The window's binding for this key, if it has one.
+static void on_key(app *a, SDL_Keysym key, SDL_Renderer *r)
 {
     const window_key *e = key_entry(key); // ctrl+space is space's entry: pause / resume
     if (e && e->action)
         e->action(a, key, r);
 }
 
-bool window_owns_key(const app *a, SDL_Keysym key)
+/// Whether the window keeps this key from the scene (window_keys: ctrl+space and Pause always,
+/// the time keys while the run is paused or rewound).
+static bool window_owns_key(const app *a, SDL_Keysym key)
 {
     if (key.sym == SDLK_SPACE && (key.mod & KMOD_CTRL))
         return true; // ctrl+space: the window's at any time
@@ -175,7 +218,7 @@ static bool key_text(const window_key *e, const char **name, const char **help)
     return e->name != NULL;
 }
 
-bool window_help_entry(int i, const char **name, const char **help)
+static bool window_help_entry(int i, const char **name, const char **help)
 {
     int n = -1;
     for (int k = 0; k < WINDOW_KEY_COUNT; ++k)
@@ -196,9 +239,80 @@ void window_print_keys(FILE *out)
         fprintf(out, "| %s | %s |\n", name, help);
 }
 
-// ---------------------------------------------------------------- sides
+// ---------------------------------------------------------------- events
 
+/// SDL's key name in lower case ("left", "space", "a", "return"), as springbox.keyboard reads it.
+static void key_name(SDL_Keycode key, char *out, size_t size)
+{
+    snprintf(out, size, "%s", SDL_GetKeyName(key));
+    for (char *c = out; *c; ++c)
+        *c = (char)tolower((unsigned char)*c);
+}
 
+/// One SDL event: the keys (the scene hears them first), the window's size, and the mouse
+/// (input_mouse).
+static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
+{
+    switch (e->type) {
+    case SDL_QUIT: a->running = false; break;
+    case SDL_KEYDOWN: {
+        // The scene hears every key first; one its keypressed returns true for is its own, and
+        // the window's binding for that key (space, R, arrows...) does not run. Except the
+        // window's own: ctrl+space and Pause at any time, and the time keys while the run is
+        // paused or rewound, so that a scene claiming space or R never keeps the designer there.
+        SDL_Scancode sc = e->key.keysym.scancode;
+        if (window_owns_key(a, e->key.keysym)) {
+            a->claimed_key[sc] = false;
+            on_key(a, e->key.keysym, r);
+            break;
+        }
+        if (!e->key.repeat) {
+            char name[64], error[4096];
+            key_name(e->key.keysym.sym, name, sizeof name);
+            sb_input_event ev = {.kind = SB_INPUT_KEY, .pressed = true};
+            snprintf(ev.name, sizeof ev.name, "%s", name);
+            if (e->key.keysym.sym != SDLK_F5) // the replay key starts a replay; it is not part of one
+                record_input(a, ev);
+            bool claimed = false;
+            for (int i = 0; i < side_count(a); ++i) {
+                claimed = sb_scene_key(a->sides[i].scene, name, true, error, sizeof error) || claimed;
+                callback_failed(&a->sides[i], error);
+            }
+            a->claimed_key[sc] = claimed;
+        }
+        if (!a->claimed_key[sc])
+            on_key(a, e->key.keysym, r);
+        break;
+    }
+    case SDL_KEYUP: {
+        char name[64], error[4096];
+        key_name(e->key.keysym.sym, name, sizeof name);
+        sb_input_event ev = {.kind = SB_INPUT_KEY, .pressed = false};
+        snprintf(ev.name, sizeof ev.name, "%s", name);
+        if (e->key.keysym.sym != SDLK_F5)
+            record_input(a, ev);
+        for (int i = 0; i < side_count(a); ++i) {
+            sb_scene_key(a->sides[i].scene, name, false, error, sizeof error);
+            callback_failed(&a->sides[i], error);
+        }
+        a->claimed_key[e->key.keysym.scancode] = false;
+        break;
+    }
+    case SDL_WINDOWEVENT:
+        if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
+            a->width = e->window.data1;
+            a->height = e->window.data2;
+            a->view.rect.w = scene_view_width(a);
+            a->view.rect.h = a->height;
+        }
+        break;
+    case SDL_MOUSEWHEEL:
+    case SDL_MOUSEBUTTONDOWN:
+    case SDL_MOUSEMOTION:
+    case SDL_MOUSEBUTTONUP: input_mouse(a, e); break;
+    default: break;
+    }
+}
 
 // ---------------------------------------------------------------- the loop
 
@@ -210,6 +324,9 @@ static bool app_start(app *a, const window_options *o, char *error, size_t error
     a->drag_zeta = 0.7;
     a->drag_slider = -1;
     a->running = true;
+    const char *name, *help;
+    for (int i = 0; a->key_help_count < MAX_HELP_LINES && window_help_entry(i, &name, &help); ++i)
+        a->key_help[a->key_help_count++] = (help_line){name, help};
     side *s = &a->sides[0];
     s->method_set = o->method_given;
     s->method = o->method;
@@ -607,9 +724,7 @@ int window_run(const window_options *options)
 }
 #endif
 
-
 // ---------------------------------------------------------------- offscreen
-
 
 int window_offscreen(const window_options *o)
 {

@@ -1,135 +1,11 @@
-// What the window draws: the tuning sliders and the write-back of W, the HUD, overlays, the
-// inspector, the help, and the scene with its camera.
+// What the window draws: the scene with its camera, the HUD and its graphs, overlays, the
+// tuning panel's sliders and timeline, the inspector and the help. It reads the other files'
+// state and calls window_input.c, window_time.c and window_sides.c, never window.c.
 #define _POSIX_C_SOURCE 200809L
 #include "window_internal.h"
 
-// ---------------------------------------------------------------- sliders
-
-
-// The scene's tunables, then the drag's own frequency and damping ratio.
-int sliders(const app *a, slider *out, int max)
-{
-    int n = 0;
-    const sb_scene *sc = a->sides[0].scene;
-    for (int i = 0; i < sb_scene_tunable_count(sc) && n < max - 2; ++i) {
-        sb_tunable t = sb_scene_tunable(sc, i);
-        snprintf(out[n].name, sizeof out[n].name, "%s", t.name);
-        out[n].value = t.value;
-        out[n].min = t.min;
-        out[n].max = t.max;
-        out[n++].app = false;
-    }
-    out[n] = (slider){"drag hertz", a->drag_hertz, 0.5, 30.0, true};
-    n += 1;
-    out[n] = (slider){"drag damping ratio", a->drag_zeta, 0.0, 2.0, true};
-    return n + 1;
-}
-
-/// One pixel of a slider's bar, as a power of ten: the step its value moves by. The label shows,
-/// the scene gets and W writes the value rounded to it, so all three are the same number.
-static double slider_step(const slider *s, int bar_width)
-{
-    return pow(10.0, floor(log10((s->max - s->min) / (bar_width > 0 ? bar_width : 1))));
-}
-
-double slider_round(const slider *s, double value, int bar_width)
-{
-    double step = slider_step(s, bar_width);
-    return fmin(fmax(round(value / step) * step, s->min), s->max);
-}
-
-static int slider_decimals(const slider *s, int bar_width)
-{
-    int d = -(int)floor(log10(slider_step(s, bar_width)) + 1e-9);
-    return d > 0 ? (d < 9 ? d : 9) : 0;
-}
-
-SDL_Rect slider_rect(const app *a, int i)
-{
-    SDL_Rect r = {a->width - PANEL_WIDTH + 12, 40 + i * 46 + 20, PANEL_WIDTH - 24, 10};
-    return r;
-}
-
-void slider_set(app *a, int i, double value)
-{
-    slider s[MAX_SLIDERS];
-    int n = sliders(a, s, MAX_SLIDERS);
-    if (i < 0 || i >= n)
-        return;
-    value = slider_round(&s[i], value, slider_rect(a, i).w);
-    if (s[i].app) {
-        if (strcmp(s[i].name, "drag hertz") == 0)
-            a->drag_hertz = value;
-        else
-            a->drag_zeta = value;
-        if (a->dragging) {
-            for (int k = 0; k < side_count(a); ++k) {
-                sb_world *w = side_world(&a->sides[k], a->drag_world);
-                sb_particle_id id;
-                sb_vec2 target;
-                double hz, zeta;
-                if (sb_world_drag_info(w, &id, &target, &hz, &zeta)) {
-                    sb_world_drag_begin(w, id, target, a->drag_hertz, a->drag_zeta);
-                    if (k == 0)
-                        record_drag(a, SB_INPUT_DRAG, target);
-                }
-            }
-        }
-        return;
-    }
-    // A tunable re-runs the scene exactly as a hot reload would: state kept.
-    sb_input_event e = {.kind = SB_INPUT_TUNE, .value = value};
-    snprintf(e.name, sizeof e.name, "%s", s[i].name);
-    record_input(a, e);
-    for (int k = 0; k < side_count(a); ++k)
-        handle_reload(a, &a->sides[k], sb_scene_set_tunable(a->sides[k].scene, s[i].name, value), "");
-}
-
-// W: writes the sliders that moved into the scene's files, each number at its declaration in
-// springbox.tune{ name = {value, ...} } and nothing else (sb_scene_write_tunables: byte for
-// byte, atomically, only while the file is plain text and what the scene loaded). A slider
-// that shows the value written in the file is left as it is written (6 stays 6, not 6.0).
-void write_back(app *a)
-{
-    slider s[MAX_SLIDERS];
-    int n = sliders(a, s, MAX_SLIDERS), count = 0;
-    static char numbers[MAX_SLIDERS][64];
-    const char *names[MAX_SLIDERS], *texts[MAX_SLIDERS];
-    char message[1024];
-    for (int i = 0; i < n; ++i) {
-        double declared;
-        if (s[i].app)
-            continue;
-        int w = slider_rect(a, i).w;
-        double shown = slider_round(&s[i], s[i].value, w);
-        if (!sb_scene_tunable_declared(a->sides[0].scene, s[i].name, &declared)) {
-            add_notice(a, COLOR_ERROR, "W cannot write '%s': it is not written as a number in springbox.tune{ %s = "
-                                       "{<number>, min, max} }", s[i].name, s[i].name);
-            continue;
-        }
-        if (shown == declared || s[i].value == declared)
-            continue; // not moved
-        snprintf(numbers[count], sizeof numbers[count], "%.*f", slider_decimals(&s[i], w), shown);
-        names[count] = s[i].name;
-        texts[count] = numbers[count];
-        count += 1;
-    }
-    if (count == 0) {
-        add_notice(a, COLOR_DRAG, "W: no slider has moved from the values in %s", a->opt.scene_path);
-        return;
-    }
-    int written = sb_scene_write_tunables(a->sides[0].scene, count, names, texts, message, sizeof message);
-    if (written < 0)
-        add_notice(a, COLOR_ERROR, "%s", message);
-    else
-        add_notice(a, COLOR_DRAG, "wrote %d slider value%s into %s", written, written == 1 ? "" : "s", a->opt.scene_path);
-}
-
-
 // ---------------------------------------------------------------- drawing
 
-
-// The side's solver line; in the compare view it wraps in two so that each fits its half.
 /// Draws `text` within `width` pixels, breaking lines at spaces (the font is monospace);
 /// returns the y below it.
 static int wrap_text(app *a, int x, int y, int width, SDL_Color color, const char *text, bool draw);
@@ -340,7 +216,6 @@ static int draw_inspector(app *a, int graphs_top)
     return box.y;
 }
 
-
 // The scene's camera (springbox.camera): a look or a follow moves the shared view, and every
 // side learns what it shows, for springbox.camera.get. The left side's scene leads.
 static void scene_camera(app *a)
@@ -514,28 +389,24 @@ void draw(app *a)
         draw_wrapped(a, 10, notice_y, notice_w, a->notices[i].color, a->notices[i].text);
     }
     if (a->help) { // two columns, each entry's text wrapped to the box
-        const char *name, *help;
         int name_chars = 0, cw = render_char_width(rc, false);
-        for (int i = 0; window_help_entry(i, &name, &help); ++i)
-            name_chars = (int)strlen(name) > name_chars ? (int)strlen(name) : name_chars;
+        for (int i = 0; i < a->key_help_count; ++i)
+            name_chars = (int)strlen(a->key_help[i].name) > name_chars ? (int)strlen(a->key_help[i].name) : name_chars;
         SDL_Rect box = {40, 70, a->view.rect.w - 80, 0};
         const int text_x = box.x + 12 + (name_chars + 2) * cw, text_w = box.x + box.w - 12 - text_x;
         int hh = 50;
-        for (int i = 0; window_help_entry(i, &name, &help); ++i)
-            hh += wrapped_lines(a, text_w, help) * lh;
+        for (int i = 0; i < a->key_help_count; ++i)
+            hh += wrapped_lines(a, text_w, a->key_help[i].help) * lh;
         box.h = hh;
         box.y = a->height - hh - 10 < box.y ? (a->height - hh - 10 > 10 ? a->height - hh - 10 : 10) : box.y;
         render_panel(rc, box, (SDL_Color){10, 12, 16, 255}); // over everything while it is open
         SDL_RenderSetClipRect(render_renderer(rc), &box);
         render_text(rc, box.x + 12, box.y + 8, COLOR_WARN, true, "keys");
         int y = box.y + 38;
-        for (int i = 0; window_help_entry(i, &name, &help); ++i) {
-            render_text(rc, box.x + 12, y, COLOR_DRAG, false, name);
-            y = draw_wrapped(a, text_x, y, text_w, COLOR_TEXT, help);
+        for (int i = 0; i < a->key_help_count; ++i) {
+            render_text(rc, box.x + 12, y, COLOR_DRAG, false, a->key_help[i].name);
+            y = draw_wrapped(a, text_x, y, text_w, COLOR_TEXT, a->key_help[i].help);
         }
         SDL_RenderSetClipRect(render_renderer(rc), NULL);
     }
 }
-
-
-// ---------------------------------------------------------------- input

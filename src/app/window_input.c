@@ -1,7 +1,130 @@
-// What a person does in the window: picking and dragging, recording the input, the keys that
-// change the solver, GIF and screenshots, the compare view, and the input a scene reads.
+// What a person does in the window with the mouse and the panel: the sliders and W's write-back,
+// picking, dragging and inspecting, the solver's keys' actions, GIF and screenshots, the compare
+// view, and the mouse events (the scene hears them first). It calls window_time.c and
+// window_sides.c, never a file above it.
 #define _POSIX_C_SOURCE 200809L
 #include "window_internal.h"
+
+// ---------------------------------------------------------------- sliders
+
+// The scene's tunables, then the drag's own frequency and damping ratio.
+int sliders(const app *a, slider *out, int max)
+{
+    int n = 0;
+    const sb_scene *sc = a->sides[0].scene;
+    for (int i = 0; i < sb_scene_tunable_count(sc) && n < max - 2; ++i) {
+        sb_tunable t = sb_scene_tunable(sc, i);
+        snprintf(out[n].name, sizeof out[n].name, "%s", t.name);
+        out[n].value = t.value;
+        out[n].min = t.min;
+        out[n].max = t.max;
+        out[n++].app = false;
+    }
+    out[n] = (slider){"drag hertz", a->drag_hertz, 0.5, 30.0, true};
+    n += 1;
+    out[n] = (slider){"drag damping ratio", a->drag_zeta, 0.0, 2.0, true};
+    return n + 1;
+}
+
+/// One pixel of a slider's bar, as a power of ten: the step its value moves by. The label shows,
+/// the scene gets and W writes the value rounded to it, so all three are the same number.
+static double slider_step(const slider *s, int bar_width)
+{
+    return pow(10.0, floor(log10((s->max - s->min) / (bar_width > 0 ? bar_width : 1))));
+}
+
+double slider_round(const slider *s, double value, int bar_width)
+{
+    double step = slider_step(s, bar_width);
+    return fmin(fmax(round(value / step) * step, s->min), s->max);
+}
+
+int slider_decimals(const slider *s, int bar_width)
+{
+    int d = -(int)floor(log10(slider_step(s, bar_width)) + 1e-9);
+    return d > 0 ? (d < 9 ? d : 9) : 0;
+}
+
+SDL_Rect slider_rect(const app *a, int i)
+{
+    SDL_Rect r = {a->width - PANEL_WIDTH + 12, 40 + i * 46 + 20, PANEL_WIDTH - 24, 10};
+    return r;
+}
+
+void slider_set(app *a, int i, double value)
+{
+    slider s[MAX_SLIDERS];
+    int n = sliders(a, s, MAX_SLIDERS);
+    if (i < 0 || i >= n)
+        return;
+    value = slider_round(&s[i], value, slider_rect(a, i).w);
+    if (s[i].app) {
+        if (strcmp(s[i].name, "drag hertz") == 0)
+            a->drag_hertz = value;
+        else
+            a->drag_zeta = value;
+        if (a->dragging) {
+            for (int k = 0; k < side_count(a); ++k) {
+                sb_world *w = side_world(&a->sides[k], a->drag_world);
+                sb_particle_id id;
+                sb_vec2 target;
+                double hz, zeta;
+                if (sb_world_drag_info(w, &id, &target, &hz, &zeta)) {
+                    sb_world_drag_begin(w, id, target, a->drag_hertz, a->drag_zeta);
+                    if (k == 0)
+                        record_drag(a, SB_INPUT_DRAG, target);
+                }
+            }
+        }
+        return;
+    }
+    // A tunable re-runs the scene exactly as a hot reload would: state kept.
+    sb_input_event e = {.kind = SB_INPUT_TUNE, .value = value};
+    snprintf(e.name, sizeof e.name, "%s", s[i].name);
+    record_input(a, e);
+    for (int k = 0; k < side_count(a); ++k)
+        handle_reload(a, &a->sides[k], sb_scene_set_tunable(a->sides[k].scene, s[i].name, value), "");
+}
+
+// W: writes the sliders that moved into the scene's files, each number at its declaration in
+// springbox.tune{ name = {value, ...} } and nothing else (sb_scene_write_tunables: byte for
+// byte, atomically, only while the file is plain text and what the scene loaded). A slider
+// that shows the value written in the file is left as it is written (6 stays 6, not 6.0).
+void write_back(app *a)
+{
+    slider s[MAX_SLIDERS];
+    int n = sliders(a, s, MAX_SLIDERS), count = 0;
+    static char numbers[MAX_SLIDERS][64];
+    const char *names[MAX_SLIDERS], *texts[MAX_SLIDERS];
+    char message[1024];
+    for (int i = 0; i < n; ++i) {
+        double declared;
+        if (s[i].app)
+            continue;
+        int w = slider_rect(a, i).w;
+        double shown = slider_round(&s[i], s[i].value, w);
+        if (!sb_scene_tunable_declared(a->sides[0].scene, s[i].name, &declared)) {
+            add_notice(a, COLOR_ERROR, "W cannot write '%s': it is not written as a number in springbox.tune{ %s = "
+                                       "{<number>, min, max} }", s[i].name, s[i].name);
+            continue;
+        }
+        if (shown == declared || s[i].value == declared)
+            continue; // not moved
+        snprintf(numbers[count], sizeof numbers[count], "%.*f", slider_decimals(&s[i], w), shown);
+        names[count] = s[i].name;
+        texts[count] = numbers[count];
+        count += 1;
+    }
+    if (count == 0) {
+        add_notice(a, COLOR_DRAG, "W: no slider has moved from the values in %s", a->opt.scene_path);
+        return;
+    }
+    int written = sb_scene_write_tunables(a->sides[0].scene, count, names, texts, message, sizeof message);
+    if (written < 0)
+        add_notice(a, COLOR_ERROR, "%s", message);
+    else
+        add_notice(a, COLOR_DRAG, "wrote %d slider value%s into %s", written, written == 1 ? "" : "s", a->opt.scene_path);
+}
 
 // ---------------------------------------------------------------- dragging
 
@@ -116,7 +239,6 @@ void inspect_pick(app *a)
     a->inspect_structure = n;
 }
 
-
 /// The decay of a release too damped to count swings is fitted every this many samples (a fit
 /// takes about a millisecond; sb_measure_release).
 enum { INSPECT_FIT_EVERY = 15 };
@@ -187,25 +309,6 @@ bool inspect_read(app *a, inspection *in)
     return true;
 }
 
-
-// ---------------------------------------------------------------- input recording
-
-
-
-void record_input(app *a, sb_input_event e)
-{
-    e.frame = run_frame(a);
-    if (a->input)
-        sb_input_log_add(a->input, &e);
-}
-
-void record_drag(app *a, sb_input_kind kind, sb_vec2 target)
-{
-    sb_input_event e = {.kind = kind, .world = a->drag_world, .particle = a->drag_index, .x = target.x, .y = target.y,
-                        .hertz = a->drag_hertz, .damping_ratio = a->drag_zeta};
-    record_input(a, e);
-}
-
 static void drag_update(app *a, sb_vec2 target, bool begin)
 {
     record_drag(a, begin ? SB_INPUT_DRAG : SB_INPUT_DRAG_TO, target);
@@ -224,17 +327,6 @@ static void drag_update(app *a, sb_vec2 target, bool begin)
     }
 }
 
-void drag_end(app *a)
-{
-    if (!a->dragging)
-        return;
-    record_input(a, (sb_input_event){.kind = SB_INPUT_RELEASE, .world = a->drag_world});
-    for (int i = 0; i < side_count(a); ++i)
-        if (a->drag_world < sb_scene_world_count(a->sides[i].scene))
-            sb_world_drag_end(side_world(&a->sides[i], a->drag_world));
-    a->dragging = false;
-}
-
 // Which camera a pixel belongs to: in compare view each half has the shared camera.
 static sb_view view_for(const app *a, int x)
 {
@@ -247,12 +339,7 @@ static sb_view view_for(const app *a, int x)
     return v;
 }
 
-
-// ---------------------------------------------------------------- sliders
-
-
-
-// ---------------------------------------------------------------- input
+// ---------------------------------------------------------------- the solver, captures and the compare view
 
 void set_method(app *a, int which, sb_method m)
 {
@@ -426,20 +513,7 @@ void toggle_compare(app *a)
     }
 }
 
-
-// ---------------------------------------------------------------- the tuning history
-
-
-
-// ---------------------------------------------------------------- the scene's input
-
-/// SDL's key name in lower case ("left", "space", "a", "return"), as springbox.keyboard reads it.
-static void key_name(SDL_Keycode key, char *out, size_t size)
-{
-    snprintf(out, size, "%s", SDL_GetKeyName(key));
-    for (char *c = out; *c; ++c)
-        *c = (char)tolower((unsigned char)*c);
-}
+// ---------------------------------------------------------------- the mouse
 
 /// LÖVE's button numbers: 1 left, 2 right, 3 middle (SDL has middle 2 and right 3).
 static int scene_button(Uint8 button)
@@ -483,61 +557,11 @@ static bool scene_wheel(app *a, double dx, double dy)
     return claimed;
 }
 
-void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
+/// A mouse event: the timeline, the sliders, then the scene (its own click first), a drag, a
+/// spring to inspect, or the camera.
+void input_mouse(app *a, const SDL_Event *e)
 {
     switch (e->type) {
-    case SDL_QUIT: a->running = false; break;
-    case SDL_KEYDOWN: {
-        // The scene hears every key first; one its keypressed returns true for is its own, and
-        // the window's binding for that key (space, R, arrows...) does not run. Except the
-        // window's own: ctrl+space and Pause at any time, and the time keys while the run is
-        // paused or rewound, so that a scene claiming space or R never keeps the designer there.
-        SDL_Scancode sc = e->key.keysym.scancode;
-        if (window_owns_key(a, e->key.keysym)) {
-            a->claimed_key[sc] = false;
-            on_key(a, e->key.keysym, r);
-            break;
-        }
-        if (!e->key.repeat) {
-            char name[64], error[4096];
-            key_name(e->key.keysym.sym, name, sizeof name);
-            sb_input_event ev = {.kind = SB_INPUT_KEY, .pressed = true};
-            snprintf(ev.name, sizeof ev.name, "%s", name);
-            if (e->key.keysym.sym != SDLK_F5) // the replay key starts a replay; it is not part of one
-                record_input(a, ev);
-            bool claimed = false;
-            for (int i = 0; i < side_count(a); ++i) {
-                claimed = sb_scene_key(a->sides[i].scene, name, true, error, sizeof error) || claimed;
-                callback_failed(&a->sides[i], error);
-            }
-            a->claimed_key[sc] = claimed;
-        }
-        if (!a->claimed_key[sc])
-            on_key(a, e->key.keysym, r);
-        break;
-    }
-    case SDL_KEYUP: {
-        char name[64], error[4096];
-        key_name(e->key.keysym.sym, name, sizeof name);
-        sb_input_event ev = {.kind = SB_INPUT_KEY, .pressed = false};
-        snprintf(ev.name, sizeof ev.name, "%s", name);
-        if (e->key.keysym.sym != SDLK_F5)
-            record_input(a, ev);
-        for (int i = 0; i < side_count(a); ++i) {
-            sb_scene_key(a->sides[i].scene, name, false, error, sizeof error);
-            callback_failed(&a->sides[i], error);
-        }
-        a->claimed_key[e->key.keysym.scancode] = false;
-        break;
-    }
-    case SDL_WINDOWEVENT:
-        if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
-            a->width = e->window.data1;
-            a->height = e->window.data2;
-            a->view.rect.w = scene_view_width(a);
-            a->view.rect.h = a->height;
-        }
-        break;
     case SDL_MOUSEWHEEL: {
         int x, y;
         SDL_GetMouseState(&x, &y);
@@ -670,6 +694,3 @@ void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
     default: break;
     }
 }
-
-
-// ---------------------------------------------------------------- stats

@@ -1,6 +1,8 @@
 // What the window's files share: the app's state (its worlds side by side, the view, the
-// sliders, notices, traces, revisions, rewind and GIF buffers) and the functions they call in
-// each other. window.c runs the loop; see window.h for the API.
+// sliders, notices, traces, revisions, rewind and GIF buffers) and each file's functions. window.c
+// runs the loop (window.h is the API); the files below it call only downward, in the order their
+// functions are listed here from the bottom up: window_draw.c, window_input.c, window_time.c,
+// window_sides.c (tests/layers_test.sh checks it).
 #ifndef SB_WINDOW_INTERNAL_H
 #define SB_WINDOW_INTERNAL_H
 
@@ -84,11 +86,17 @@ typedef struct revision {
 /// The most a trace may hold: past it the run's later frames have no ghost.
 #define TRACE_BYTES ((size_t)64 << 20)
 
+/// A line of the help box: what to press and what it does (window.c's table of keys).
+typedef struct help_line { const char *name, *help; } help_line;
+enum { MAX_HELP_LINES = 48 };
+
 typedef struct app {
     window_options opt;
     side sides[2];
     bool compare, paused, step_once, help, running;
     bool clean;                 // the clean view: the scene alone, over the whole window (V)
+    help_line key_help[MAX_HELP_LINES]; // what the help box (H) lists
+    int key_help_count;
     sb_view view;               // the camera; in compare view both halves share it
     int width, height;
     // dragging: the slot of the particle in each side's world `drag_world`
@@ -153,7 +161,7 @@ static inline int scene_view_width(const app *a) { return a->clean ? a->width : 
 /// Whether window x is over the tuning panel (there is none in the clean view).
 static inline bool over_panel(const app *a, int x) { return !a->clean && x >= a->width - PANEL_WIDTH; }
 
-// ---------------------------------------------------------------- shared by the window's files
+// ---------------------------------------------------------------- what the window's files share
 
 /// What the inspected spring asks and what its recent motion shows: the motion is read from its
 /// largest swing on (a swing starts from rest at its peak), about the mean it settles to; the
@@ -170,6 +178,8 @@ typedef struct inspection {
     float ideal[HISTORY], motion[HISTORY];
 } inspection;
 typedef struct slider { char name[SB_TUNABLE_NAME_MAX + 1]; double value, min, max; bool app; } slider;
+// ---------------------------------------------------------------- window_sides.c: the sides, their history and traces, notices (it calls none of the others)
+
 double now_seconds(void);
 /// A notice over the scene for a few seconds, in `color` (printf-style).
 void add_notice(app *a, SDL_Color color, const char *fmt, ...);
@@ -193,16 +203,40 @@ void trace_record(app *a);
 void draw_ghost(app *a, const sb_view *v);
 /// The ghost's series aligned with a graph's window, which ends at this frame; NAN where none.
 void ghost_series(const app *a, const float *of, int count, float *out);
+
+// ---------------------------------------------------------------- window_time.c: reloads and the tuning history, the input recording, rewind, replays
+
 void handle_reload(app *a, side *s, sb_reload_event e, const char *which);
-void write_frame_stats(app *a);
+void record_input(app *a, sb_input_event e);
+void record_drag(app *a, sb_input_kind kind, sb_vec2 target);
+void drag_end(app *a);
+/// After a reload that took (a save, a slider let go): a new revision if the values changed. A
+/// change made while an earlier revision is in force drops the ones after it, as an editor's
+/// undo does.
+void revision_note(app *a);
+int moments(const app *a);
+/// The timeline in the tuning panel, above its key hints: a bar as wide as a slider.
+SDL_Rect timeline_rect(const app *a);
+void scrub_to(app *a, int x);
+void draw_timeline(app *a);
+void restart(app *a);
+/// Out of a pause or a rewind: the run goes on from the moment shown.
+void run_on(app *a);
+void revision_go(app *a, int to);
+void rewind_step(app *a, int frames);
+void rewind_resume(app *a);
+void replay_run(app *a);
+void toggle_clean(app *a);
+void pause_toggle(app *a);
+void step_frame(app *a);
+
+// ---------------------------------------------------------------- window_input.c: the mouse, the sliders, picking, dragging and inspecting, captures
+
 /// The inspected spring's stretch this frame joins its history; it stops when the spring goes.
 void inspect_record(app *a);
 /// A spring was picked: its structure, if it was tuned as one, is what the view reads.
 void inspect_pick(app *a);
 bool inspect_read(app *a, inspection *in);
-void record_input(app *a, sb_input_event e);
-void record_drag(app *a, sb_input_kind kind, sb_vec2 target);
-void drag_end(app *a);
 void set_method(app *a, int which, sb_method m);
 void toggle_tethers(app *a);
 void change_solver(app *a, int d_iterations, int d_substeps);
@@ -217,38 +251,18 @@ void screenshot(app *a, SDL_Renderer *r);
 void fit_clear_of_hud(app *a, sb_view *v);
 void fit_view(app *a);
 void toggle_compare(app *a);
-void on_event(app *a, const SDL_Event *e, SDL_Renderer *r);
+/// A mouse event (window.c takes the keys and the window's own events to its key table).
+void input_mouse(app *a, const SDL_Event *e);
 int sliders(const app *a, slider *out, int max);
 double slider_round(const slider *s, double value, int bar_width);
+/// The decimals a slider's label shows: as many as its step (slider_round) has.
+int slider_decimals(const slider *s, int bar_width);
 SDL_Rect slider_rect(const app *a, int i);
 void slider_set(app *a, int i, double value);
 void write_back(app *a);
+
+// ---------------------------------------------------------------- window_draw.c: drawing
+
 void draw(app *a);
-/// After a reload that took (a save, a slider let go): a new revision if the values changed. A
-/// change made while an earlier revision is in force drops the ones after it, as an editor's
-/// undo does.
-void revision_note(app *a);
-int moments(const app *a);
-/// The timeline in the tuning panel, above its key hints: a bar as wide as a slider.
-SDL_Rect timeline_rect(const app *a);
-void scrub_to(app *a, int x);
-void draw_timeline(app *a);
-void restart(app *a);
-/// Out of a pause or a rewind: the run goes on from the moment shown.
-void run_on(app *a);
-void on_key(app *a, SDL_Keysym key, SDL_Renderer *r);
-/// Whether the window keeps this key from the scene (window_keys: ctrl+space and Pause always,
-/// the time keys while the run is paused or rewound).
-bool window_owns_key(const app *a, SDL_Keysym key);
-/// The help box's entry i of the window's inputs (window_keys): what to press and what it does;
-/// false past the last.
-bool window_help_entry(int i, const char **name, const char **help);
-void revision_go(app *a, int to);
-void rewind_step(app *a, int frames);
-void rewind_resume(app *a);
-void replay_run(app *a);
-void toggle_clean(app *a);
-void pause_toggle(app *a);
-void step_frame(app *a);
 
 #endif

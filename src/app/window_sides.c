@@ -1,8 +1,38 @@
-// The scene's worlds side by side: opening them, running a frame, their plots and history, the
-// ghost of the last run, reloads, and the --stats lines.
+// The scene's worlds side by side: opening them, their plots and history, the ghost of the last
+// run, and the notices over the scene. The lowest of the window's files: it calls none of the
+// others.
 #define _POSIX_C_SOURCE 200809L
 #include "window_internal.h"
 #include "web.h"
+
+// ---------------------------------------------------------------- notices
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/// A notice over the scene for a few seconds, in `color` (printf-style).
+void add_notice(app *a, SDL_Color color, const char *fmt, ...)
+{
+    notice n;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n.text, sizeof n.text, fmt, ap);
+    va_end(ap);
+    n.color = color;
+    n.until = now_seconds() + 4.0;
+    memmove(&a->notices[1], &a->notices[0], sizeof(notice) * (MAX_NOTICES - 1));
+    a->notices[0] = n;
+    if (a->opt.stats) {
+        fprintf(a->opt.stats, "{\"event\":\"notice\",\"frame\":%ld,\"text\":", a->frame);
+        sb_json_string(a->opt.stats, n.text);
+        fputs("}\n", a->opt.stats);
+        fflush(a->opt.stats);
+    }
+}
 
 // ---------------------------------------------------------------- sides
 
@@ -219,123 +249,3 @@ void ghost_series(const app *a, const float *of, int count, float *out)
         out[i] = of && f >= 0 && f < a->ghost.frames ? of[f] : NAN;
     }
 }
-
-void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
-{
-    if (e.result == SB_RELOAD_NONE)
-        return;
-    static const char *const results[] = {"none", "kept", "restarted", "failed"};
-    if (s == &a->sides[0])
-        web_tell(results[e.result], e.message);
-    if (a->opt.stats) { // as the headless runner writes them, and as the README documents
-        fprintf(a->opt.stats, "{\"event\":\"reload\",\"frame\":%ld,\"side\":\"%s\",\"result\":\"%s\",\"latency_ms\":%.1f,"
-                              "\"message\":",
-                a->frame, which[0] == 'l' ? "left" : which[0] == 'r' ? "right" : "main", results[e.result], e.latency_ms);
-        sb_json_string(a->opt.stats, e.message);
-        fputs("}\n", a->opt.stats);
-        fflush(a->opt.stats);
-    }
-    if (e.result == SB_RELOAD_FAILED) {
-        snprintf(s->error, sizeof s->error, "%s", e.message);
-        s->has_error = true;
-        s->error_title = "reload failed: the last good scene keeps running (save to retry)";
-        add_notice(a, COLOR_ERROR, "%sreload failed: the last good scene keeps running", which);
-        return;
-    }
-    s->has_error = false;
-    s->told_paused = 0; // a new build may have a new state: told again
-    apply_overrides(s);
-    if (sb_scene_warning(s->scene)[0])
-        add_notice(a, COLOR_WARN, "%s%s", which, sb_scene_warning(s->scene));
-    if (s == &a->sides[0])
-        revision_note(a);
-    if (e.result == SB_RELOAD_KEPT) {
-        add_notice(a, COLOR_DRAG, "%s%s", which, e.message);
-    } else {
-        add_notice(a, COLOR_WARN, "%s%s", which, e.message);
-        s->history = 0;
-        a->rewinding = false; // a restart forgets the moments (sb_scene_history_clear)
-        if (s == &a->sides[0] && run_frame(a) == 0 && !a->replay)
-            sb_input_log_clear(a->input); // and starts a new run
-        trace_free(&a->ghost);            // whose slots the ghost's need not match (F5 sets it after)
-        if (a->dragging)
-            a->dragging = false;
-    }
-}
-
-
-// ---------------------------------------------------------------- dragging
-
-
-
-// ---------------------------------------------------------------- stats
-
-void write_frame_stats(app *a)
-{
-    FILE *f = a->opt.stats;
-    if (!f)
-        return;
-    side *s = &a->sides[0];
-    sb_world *w = side_world(s, 0);
-    const sb_stats *st = sb_world_get_stats(w);
-    sb_world_def d = sb_world_get_def(w);
-    char camera[3][32]; // JSON has no inf or nan: a number, or null
-    const double view[3] = {a->view.cx, a->view.cy, a->view.scale};
-    for (int k = 0; k < 3; ++k)
-        if (isfinite(view[k]))
-            snprintf(camera[k], sizeof camera[k], "%.9g", view[k]);
-        else
-            snprintf(camera[k], sizeof camera[k], "null");
-    fprintf(f,
-            "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"tethers\":%s,\"paused\":%s,"
-            "\"compare\":%s,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,\"contacts\":%d,"
-            "\"step_ms\":%.4f,\"threads\":%d,\"fps\":%.1f,\"halted\":%s,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
-            "\"camera\":[%s,%s,%s],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d],\"inputs\":%d,\"replaying\":%s,\"ghost_frames\":%ld,\"revision\":[%d,%d]",
-            a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, d.tethers ? "true" : "false",
-            a->paused ? "true" : "false",
-            a->compare ? "true" : "false", st->kinetic_energy, st->potential_energy, st->max_stretch, st->contacts,
-            st->step_ms, st->threads, a->fps, st->halted ? "true" : "false", st->clamped_springs, st->overlapping_pairs, camera[0],
-            camera[1], camera[2],
-            a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h, a->rewinding ? "true" : "false",
-            moments(a), timeline_rect(a).x, timeline_rect(a).y, timeline_rect(a).w, timeline_rect(a).h,
-            sb_input_log_count(a->input), a->replay && a->replay_next < sb_input_log_count(a->replay) ? "true" : "false",
-            a->ghost.frames, a->revision_at + 1, a->revision_count);
-    if (a->compare)
-        fprintf(f, ",\"right_method\":\"%s\",\"right_tethers\":%s",
-                sb_method_name(sb_world_get_def(side_world(&a->sides[1], 0)).method),
-                sb_world_get_def(side_world(&a->sides[1], 0)).tethers ? "true" : "false");
-    sb_particle_id id;
-    sb_vec2 target;
-    double hz, zeta;
-    sb_particle_def p;
-    if (a->dragging && sb_world_drag_info(side_world(s, a->drag_world), &id, &target, &hz, &zeta) &&
-        sb_particle_get(side_world(s, a->drag_world), id, &p) == SB_OK)
-        fprintf(f, ",\"drag\":{\"index\":%u,\"x\":%.9g,\"y\":%.9g,\"target\":[%.9g,%.9g]}", id.index + 1,
-                p.position.x, p.position.y, target.x, target.y);
-    inspection in;
-    if (inspect_read(a, &in)) {
-        fprintf(f, ",\"inspect\":{\"world\":%d,\"spring\":%u,\"rigid\":%s,\"asked_hertz\":%.6g,"
-                   "\"asked_damping_ratio\":%.6g,\"measured_hertz\":%.6g,\"measured_damping_ratio\":%.6g,"
-                   "\"read_from\":\"%s\",\"structure\":%d}",
-                a->inspect_world + 1, a->inspect_spring.index + 1, in.rigid ? "true" : "false", in.asked_hertz,
-                in.asked_zeta, in.decay ? in.released.hertz : in.measured.hertz,
-                in.decay ? in.released.zeta : in.measured.zeta, in.decay ? "decay" : "swings", in.structure);
-    }
-    fprintf(f, ",\"hash\":\"%016llx\"", (unsigned long long)sb_world_state_hash(w));
-    fputs(",\"tunables\":{", f);
-    for (int i = 0; i < sb_scene_tunable_count(s->scene); ++i) {
-        sb_tunable t = sb_scene_tunable(s->scene, i);
-        if (i)
-            fputc(',', f);
-        sb_json_string(f, t.name);
-        fprintf(f, ":%.9g", t.value);
-    }
-    fputc('}', f);
-    sb_scene_write_plots_json(s->scene, f);
-    sb_scene_write_worlds_json(s->scene, f);
-    fputs("}\n", f);
-    fflush(f);
-}
-
-
-// ---------------------------------------------------------------- the loop

@@ -1,7 +1,80 @@
-// Time in the window: the tuning history (revisions, Ctrl+Z and Ctrl+Y), rewind, the timeline,
-// restarts and replays, and the keys that drive them.
+// Time in the window: reloads and the tuning history (revisions, Ctrl+Z and Ctrl+Y), the
+// recording of what the designer does, rewind and the timeline, restarts and replays. It calls
+// window_sides.c only.
 #define _POSIX_C_SOURCE 200809L
 #include "window_internal.h"
+#include "web.h"
+
+// ---------------------------------------------------------------- reloads and the recording
+
+/// A reload's outcome: the side's error or none, a notice, the --stats event and a revision.
+void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
+{
+    if (e.result == SB_RELOAD_NONE)
+        return;
+    static const char *const results[] = {"none", "kept", "restarted", "failed"};
+    if (s == &a->sides[0])
+        web_tell(results[e.result], e.message);
+    if (a->opt.stats) { // as the headless runner writes them, and as the README documents
+        fprintf(a->opt.stats, "{\"event\":\"reload\",\"frame\":%ld,\"side\":\"%s\",\"result\":\"%s\",\"latency_ms\":%.1f,"
+                              "\"message\":",
+                a->frame, which[0] == 'l' ? "left" : which[0] == 'r' ? "right" : "main", results[e.result], e.latency_ms);
+        sb_json_string(a->opt.stats, e.message);
+        fputs("}\n", a->opt.stats);
+        fflush(a->opt.stats);
+    }
+    if (e.result == SB_RELOAD_FAILED) {
+        snprintf(s->error, sizeof s->error, "%s", e.message);
+        s->has_error = true;
+        s->error_title = "reload failed: the last good scene keeps running (save to retry)";
+        add_notice(a, COLOR_ERROR, "%sreload failed: the last good scene keeps running", which);
+        return;
+    }
+    s->has_error = false;
+    s->told_paused = 0; // a new build may have a new state: told again
+    apply_overrides(s);
+    if (sb_scene_warning(s->scene)[0])
+        add_notice(a, COLOR_WARN, "%s%s", which, sb_scene_warning(s->scene));
+    if (s == &a->sides[0])
+        revision_note(a);
+    if (e.result == SB_RELOAD_KEPT) {
+        add_notice(a, COLOR_DRAG, "%s%s", which, e.message);
+    } else {
+        add_notice(a, COLOR_WARN, "%s%s", which, e.message);
+        s->history = 0;
+        a->rewinding = false; // a restart forgets the moments (sb_scene_history_clear)
+        if (s == &a->sides[0] && run_frame(a) == 0 && !a->replay)
+            sb_input_log_clear(a->input); // and starts a new run
+        trace_free(&a->ghost);            // whose slots the ghost's need not match (F5 sets it after)
+        if (a->dragging)
+            a->dragging = false;
+    }
+}
+
+void record_input(app *a, sb_input_event e)
+{
+    e.frame = run_frame(a);
+    if (a->input)
+        sb_input_log_add(a->input, &e);
+}
+
+void record_drag(app *a, sb_input_kind kind, sb_vec2 target)
+{
+    sb_input_event e = {.kind = kind, .world = a->drag_world, .particle = a->drag_index, .x = target.x, .y = target.y,
+                        .hertz = a->drag_hertz, .damping_ratio = a->drag_zeta};
+    record_input(a, e);
+}
+
+void drag_end(app *a)
+{
+    if (!a->dragging)
+        return;
+    record_input(a, (sb_input_event){.kind = SB_INPUT_RELEASE, .world = a->drag_world});
+    for (int i = 0; i < side_count(a); ++i)
+        if (a->drag_world < sb_scene_world_count(a->sides[i].scene))
+            sb_world_drag_end(side_world(&a->sides[i], a->drag_world));
+    a->dragging = false;
+}
 
 // ---------------------------------------------------------------- the tuning history
 
@@ -278,6 +351,3 @@ void step_frame(app *a)
         a->step_once = true;
     }
 }
-
-
-// ---------------------------------------------------------------- the scene's input

@@ -1,0 +1,41 @@
+-- Prints each source file's lines and its first sentence: a map of the code for a newcomer.
+--   lua5.4 tests/source_map.lua [ROOT]
+-- Every file opens with a comment that says what it holds; one that does not is named, and the
+-- exit status is 1.
+local root = arg[1] or "."
+local dirs = { "include/springbox", "src/core", "src/lua", "src/app", "web" }
+local silent = 0
+for _, dir in ipairs(dirs) do
+  local list = io.popen('ls "' .. root .. "/" .. dir .. '" 2>/dev/null')
+  for name in list:lines() do
+    if name:match("%.[ch]$") or name:match("%.cpp$") or (name:match("%.js$") and dir == "web") then
+      local path = dir .. "/" .. name
+      local lines, head = 0, {}
+      local reading = true
+      for line in io.lines(root .. "/" .. path) do
+        lines = lines + 1
+        if reading then
+          local text = line:match("^%s*//+%s?(.*)$") or line:match("^%-%-+%s?(.*)$")
+          if text and text ~= "" then
+            head[#head + 1] = text
+          elseif #head > 0 or not line:match("^%s*$") and not line:match("^#!") then
+            reading = false
+          end
+        end
+      end
+      local text = table.concat(head, " ")
+      local sentence = text:match("^(.-%.)%s") or text
+      if #sentence > 110 then sentence = sentence:sub(1, 107) .. "..." end
+      if sentence == "" then
+        silent = silent + 1
+        sentence = "(NO OPENING SENTENCE)"
+      end
+      print(string.format("%-40s %5d  %s", path, lines, sentence))
+    end
+  end
+  list:close()
+end
+if silent > 0 then
+  io.stderr:write(silent .. " file(s) do not open with a sentence saying what they hold\n")
+  os.exit(1)
+end
