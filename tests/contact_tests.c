@@ -957,7 +957,7 @@ TEST(resting_piles_overlap_under_a_quarter_of_a_radius)
     const int pour_count = SB_UNDER_SANITIZERS ? 1 : 3; // 26 minutes of CI's sanitizer build with all three
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
         for (int si = 0; si < 3; ++si)
-            for (int pour = 0; pour < pour_count; ++pour) {
+            for (int pour = 0; pour < pour_count && sweep_case_runs((unsigned)(m * 3 + si)); ++pour) {
                 double ke, creep;
                 int escaped;
                 double worst = pile_overlap((sb_method)m, substep_counts[si], 1000, pours[pour], &ke, &escaped, &creep);
@@ -1074,6 +1074,8 @@ TEST(walls_hold_a_heavy_pile_at_their_surface)
 {
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
         for (int si = 0; si < 3; ++si) {
+            if (!sweep_case_runs((unsigned)(m * 3 + si)))
+                continue;
             double ke;
             const double deepest = walled_pile_depth((sb_method)m, substep_counts[si], 1000, &ke);
             printf("  %-10s %d sub-steps: deepest into a wall %4.1f%% of a radius, KE %.2g J\n", sb_method_name((sb_method)m),
@@ -1475,6 +1477,8 @@ TEST(heavy_balls_rest_on_light_cloths)
     const struct { int nx, ny; bool diagonals; double sag; } cases[] = {{21, 4, true, 0.5}, {21, 6, false, 0.5}, {15, 8, true, 0.3}};
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+            if (!sweep_case_runs((unsigned)(m * 3 + (int)k)))
+                continue;
             const int nx = cases[k].nx, ny = cases[k].ny;
             sb_world_def def = sb_default_world_def();
             def.method = (sb_method)m;
