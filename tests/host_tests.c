@@ -16,17 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "ensure.h"
 
 static char root[256];  // the test's folder; each scene lives in root/scene, "outside" is root
 static char dir[300];   // root/scene
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static const char *in_scene(const char *name)
 {
@@ -201,7 +196,7 @@ TEST(fifos_and_devices_never_block_the_host)
     char error[4096];
     ENSURE(mkfifo(in_scene("pipe.lua"), 0644) == 0);
     symlink("/dev/zero", in_scene("zero.lua"));
-    double t0 = now();
+    double t0 = test_seconds();
     sb_scene *s = open_scene("pipe.lua", error, sizeof error);
     ENSURE(!s && strstr(error, "not a regular file"));
     write_text(in_scene("fifo.lua"),
@@ -232,8 +227,8 @@ TEST(fifos_and_devices_never_block_the_host)
     ENSURE(strstr(got, "zero.lua: not a regular file")); // a device, even before it is seen to lie outside
     free(got);
     sb_scene_close(s);
-    printf("%.2f s\n", now() - t0);
-    ENSURE(now() - t0 < 5.0);
+    printf("%.2f s\n", test_seconds() - t0);
+    ENSURE(test_seconds() - t0 < 5.0);
     alarm(0);
     return 0;
 }
@@ -243,7 +238,7 @@ TEST(fifos_and_devices_never_block_the_host)
 static double time_scene(const char *text, int frames, char *error, size_t size, bool *opened)
 {
     write_text(in_scene("hang.lua"), text);
-    double t0 = now();
+    double t0 = test_seconds();
     sb_scene_options o = sb_default_scene_options();
     o.path = in_scene("hang.lua");
     o.load_seconds = 0.3;
@@ -256,7 +251,7 @@ static double time_scene(const char *text, int frames, char *error, size_t size,
         if (!sb_scene_frame(s, e, sizeof e) && i == 0)
             snprintf(error, size, "%s", e);
     sb_scene_close(s);
-    return now() - t0;
+    return test_seconds() - t0;
 }
 
 // Every way a scene found to run past its limits now ends at them: message handlers that loop or
@@ -539,7 +534,7 @@ TEST(nothing_leaks_from_one_version_into_the_next)
     write_text(in_scene("m.lua"), "local sb = require 'springbox'\nerror('broken before the require')\nrequire 'helper'\n");
     unlink(in_scene("helper.lua"));
     int reloads = 0;
-    for (double t0 = now(); now() - t0 < 0.6;) {
+    for (double t0 = test_seconds(); test_seconds() - t0 < 0.6;) {
         reloads += sb_scene_poll(m).result != SB_RELOAD_NONE;
         usleep(16000);
     }
@@ -564,7 +559,7 @@ TEST(a_file_emptied_before_its_writer_starts_reloads_once_written)
     ENSURE(s);
     write_text(in_scene("trunc.lua"), ""); // truncated; the writer is slow to start
     int reloads = 0;
-    for (double t0 = now(); now() - t0 < 0.3;) {
+    for (double t0 = test_seconds(); test_seconds() - t0 < 0.3;) {
         reloads += sb_scene_poll(s).result != SB_RELOAD_NONE;
         usleep(16000);
     }
@@ -572,7 +567,7 @@ TEST(a_file_emptied_before_its_writer_starts_reloads_once_written)
     snprintf(v, sizeof v, text, 1);
     write_text(in_scene("trunc.lua"), v);
     sb_reload_event last = {0};
-    for (double t0 = now(); now() - t0 < 0.3;) {
+    for (double t0 = test_seconds(); test_seconds() - t0 < 0.3;) {
         sb_reload_event e = sb_scene_poll(s);
         if (e.result != SB_RELOAD_NONE) {
             reloads += 1;
@@ -583,7 +578,7 @@ TEST(a_file_emptied_before_its_writer_starts_reloads_once_written)
     ENSURE(reloads == 1 && last.result == SB_RELOAD_RESTARTED); // the particle moved: a new structure
     // a file left empty is still an error, once it has had its time
     write_text(in_scene("trunc.lua"), "");
-    for (double t0 = now(); now() - t0 < 1.0 && last.result != SB_RELOAD_FAILED;) {
+    for (double t0 = test_seconds(); test_seconds() - t0 < 1.0 && last.result != SB_RELOAD_FAILED;) {
         sb_reload_event e = sb_scene_poll(s);
         if (e.result != SB_RELOAD_NONE)
             last = e;

@@ -1,6 +1,7 @@
 // The guarded pattern functions of sb_pattern.c: the same answers as Lua's own string library,
 // and a guard that can stop any match, however badly it backtracks.
 #define _POSIX_C_SOURCE 200809L // clock_gettime
+#include "clock.h"
 #include "ensure.h"
 #include "sb_pattern.h"
 
@@ -8,12 +9,6 @@
 #include <lualib.h>
 #include <time.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct guard_state {
     double deadline; // 0: never stops
@@ -24,7 +19,7 @@ static void test_guard(lua_State *L, void *ud)
 {
     guard_state *g = (guard_state *)ud;
     g->calls += 1;
-    if (g->deadline > 0.0 && now() > g->deadline)
+    if (g->deadline > 0.0 && test_seconds() > g->deadline)
         luaL_error(L, "time is up");
 }
 
@@ -93,10 +88,10 @@ TEST(catastrophic_backtracking_stops_at_the_guard)
         ENSURE(run_lua(L, "s = ('a'):rep(3000); p = ('.-'):rep(5) .. 'b'") == 0);
         char code[256];
         snprintf(code, sizeof code, "local ok, e = pcall(function() %s end) assert(not ok) return e", calls[i]);
-        double t0 = now();
+        double t0 = test_seconds();
         g.deadline = t0 + 0.2;
         ENSURE(luaL_dostring(L, code) == LUA_OK);
-        double took = now() - t0;
+        double took = test_seconds() - t0;
         printf("%-70s stopped after %.3f s: %s\n", calls[i], took, lua_tostring(L, -1));
         ENSURE(strstr(lua_tostring(L, -1), "time is up") != NULL);
         ENSURE(took < 0.2 + 0.3);
@@ -110,7 +105,7 @@ TEST(long_matches_finish_with_the_guard_consulted)
 {
     guard_state g = {0};
     lua_State *L = state_with_bounded(&g);
-    g.deadline = now() + 60.0;
+    g.deadline = test_seconds() + 60.0;
     ENSURE(run_lua(L, "local s = ('a'):rep(4000000) .. 'b'\n"
                       "assert(#bounded.match(s, '^(a*)b$') == 4000000)\n"
                       "assert(select(2, bounded.gsub(s, 'a', 'c')) == 4000000)\n"

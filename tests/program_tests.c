@@ -1,6 +1,7 @@
 // Tests of what scene programs ask of the core (issue "scenes as programs"): forces and impulses
 // from a script, springs that break, collision filtering, contact events and queries. Each
 // measures motion or compares with a brute-force answer, in every method where motion is involved.
+#include "sb_samples.h"
 #include "sb_tuning.h"
 #include "sb_world.h"
 
@@ -430,16 +431,14 @@ TEST(no_events_without_listeners)
     return 0;
 }
 
-static unsigned rng_state = 12345u;
-static double rnd(void)
-{
-    rng_state = rng_state * 1664525u + 1013904223u;
-    return (rng_state >> 8) / 16777216.0;
-}
+static sb_rng rng_state; // seeded by the test that draws from it
+/// Uniform in [0, 1), from the core's generator.
+static double rnd(void) { return sb_rng_uniform(&rng_state, 0.0, 1.0); }
 
 // Box queries against a brute-force test of every circle; ray casts against the analytic hit.
 TEST(queries_find_particles_and_walls)
 {
+    rng_state = sb_rng_seed(12345);
     sb_world *w = world_with(SB_METHOD_SOFT, 4, vec(0, 0));
     sb_particle_id ids[300];
     for (int i = 0; i < 300; ++i) {

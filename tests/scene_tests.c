@@ -14,16 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "ensure.h"
 #include "scene_helpers.h"
 
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 // A truss bridge of 12 panels pinned at both ends, sagging under its own weight: the scene
 // of the hot-reload claim. Every spring has frequency `hertz` and damping ratio 1.
@@ -263,9 +258,9 @@ TEST(sandbox)
         o = sb_default_scene_options();
         o.path = scene_path("catch.lua");
         o.load_seconds = 0.3;
-        double t0 = now();
+        double t0 = test_seconds();
         s = sb_scene_open(&o, error, sizeof error);
-        double took = now() - t0;
+        double took = test_seconds() - t0;
         printf("catcher %d stopped after %.2f s: %.120s\n", i + 1, took, error);
         ENSURE(s == NULL && strstr(error, "took longer than its limit") != NULL);
         ENSURE(took < 0.3 + 0.5);
@@ -289,9 +284,9 @@ TEST(sandbox)
     o.update_seconds = 0.2;
     s = sb_scene_open(&o, error, sizeof error);
     ENSURE(s);
-    double t_match = now();
+    double t_match = test_seconds();
     ENSURE(!sb_scene_frame(s, error, sizeof error) && strstr(error, "update() took longer than its limit") != NULL);
-    ENSURE(now() - t_match < 0.2 + 0.5);
+    ENSURE(test_seconds() - t_match < 0.2 + 0.5);
     sb_scene_close(s);
     // a memory bomb near the cap ends at the time limit too, and says so
     write_file("bomb.lua", "local t = {}\nfor i = 1, 1e10 do t[i] = string.rep('x', 64) .. i end\n");
@@ -299,11 +294,11 @@ TEST(sandbox)
     o.path = scene_path("bomb.lua");
     o.load_seconds = 0.5;
     o.memory_limit = (size_t)96 << 20;
-    double t_bomb = now();
+    double t_bomb = test_seconds();
     s = sb_scene_open(&o, error, sizeof error);
-    printf("memory bomb stopped after %.2f s: %.100s\n", now() - t_bomb, error);
+    printf("memory bomb stopped after %.2f s: %.100s\n", test_seconds() - t_bomb, error);
     ENSURE(s == NULL && (strstr(error, "took longer than its limit") || strstr(error, "not enough memory")));
-    ENSURE(now() - t_bomb < 0.5 + 1.0);
+    ENSURE(test_seconds() - t_bomb < 0.5 + 1.0);
     // runaway memory is refused, not fatal
     write_file("hog.lua", "local t = {}\nfor i = 1, 1e9 do t[i] = i end\n");
     o.path = scene_path("hog.lua");
