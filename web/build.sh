@@ -75,9 +75,20 @@ fi
 mkdir -p "$prefix/lib" "$prefix/include"
 echo "${cflags[*]}" >"$prefix/.cflags"
 if [ ! -f "$prefix/lib/libSDL2.a" ]; then
-  echo "== SDL2 (a few minutes)"
   d=$(dir_of libsdl2)
-  quiet "$cache/sdl2.log" emcmake cmake -S "$d" -B "$cache/sdl2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="${cflags[*]}" \
+  # SDL2's configure runs about 160 test builds, each a few emcc runs (3.5 minutes on two cores);
+  # web/sdl2-checks.cmake holds what they find for one SDL2, one emscripten and these flags, and
+  # seeds the configure when all three are these (the same SDL_config.h), else it runs them all
+  checks=()
+  emcc_version=$(emcc --version | sed -n '1s/^emcc ([^)]*) \([0-9.]*\).*/\1/p')
+  key="# for: emcc $emcc_version, $(basename "$d"), ${cflags[*]}"
+  if [ "$(sed -n 2p "$root/web/sdl2-checks.cmake")" = "$key" ]; then
+    checks=(-C "$root/web/sdl2-checks.cmake")
+    echo "== SDL2"
+  else
+    echo "== SDL2 (a few minutes: web/sdl2-checks.cmake is for another SDL2, emscripten or flags)"
+  fi
+  quiet "$cache/sdl2.log" emcmake cmake "${checks[@]}" -S "$d" -B "$cache/sdl2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="${cflags[*]}" \
     -DCMAKE_INSTALL_PREFIX="$prefix" -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_TEST=OFF -DSDL_THREADS=OFF
   quiet "$cache/sdl2.log" cmake --build "$cache/sdl2" -j "$jobs"
   quiet "$cache/sdl2.log" cmake --install "$cache/sdl2"
