@@ -76,7 +76,7 @@ mkdir -p "$prefix/lib" "$prefix/include"
 echo "${cflags[*]}" >"$prefix/.cflags"
 if [ ! -f "$prefix/lib/libSDL2.a" ]; then
   d=$(dir_of libsdl2)
-  # SDL2's configure runs about 160 test builds, each a few emcc runs (3.5 minutes on two cores);
+  # SDL2's configure runs about 160 test builds, each one or more emcc runs (minutes on two cores);
   # web/sdl2-checks.cmake holds what they find for one SDL2, one emscripten and these flags, and
   # seeds the configure when all three are these (the same SDL_config.h), else it runs them all
   checks=()

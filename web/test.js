@@ -38,6 +38,16 @@ async function waitStatus(page, pattern, what, ms = 8000) {
   return ok;
 }
 
+// The native build's last frame object of `text` run headless for `frames` frames (with `args`).
+function nativeLast(text, frames, args) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'springbox-web-'));
+  fs.writeFileSync(path.join(dir, 'scene.lua'), text);
+  execFileSync(native, ['--headless', ...args, '--frames', String(frames), '--stats', path.join(dir, 'stats.jsonl'), path.join(dir, 'scene.lua')], { stdio: 'ignore' });
+  const lines = fs.readFileSync(path.join(dir, 'stats.jsonl'), 'utf8').trim().split('\n').filter((l) => l.startsWith('{"frame"'));
+  fs.rmSync(dir, { recursive: true });
+  return JSON.parse(lines[lines.length - 1]);
+}
+
 // springbox.ready on a page that may load twice: the first time in a browser context, the page
 // registers its service worker and loads again under it (page.js: isolated).
 async function ready(page) {
@@ -177,13 +187,8 @@ async function main() {
   const last = await api.evaluate(([t, n]) => springbox.headless(t, n), [scene, frames]);
   check(last && last.frame === frames, `springbox.headless() runs ${frames} frames (${JSON.stringify(last).slice(0, 80)})`);
   if (native) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'springbox-web-'));
-    fs.writeFileSync(path.join(dir, 'scene.lua'), scene);
-    execFileSync(native, ['--headless', '--frames', String(frames), '--stats', path.join(dir, 'stats.jsonl'), path.join(dir, 'scene.lua')], { stdio: 'ignore' });
-    const lines = fs.readFileSync(path.join(dir, 'stats.jsonl'), 'utf8').trim().split('\n').filter((l) => l.startsWith('{"frame"'));
-    const want = JSON.parse(lines[lines.length - 1]);
+    const want = nativeLast(scene, frames, []);
     check(last.hash === want.hash, `the page's headless run ends on the native build's bits (${last.hash} / ${want.hash})`);
-    fs.rmSync(dir, { recursive: true });
   }
 
   // threads: the rigid cloth split between them, to the native build's bits on as many
@@ -193,13 +198,8 @@ async function main() {
   check(split && split.frame === 60 && split.threads === threads && threads > 1,
     `springbox.headless() steps the rigid cloth on the page's ${threads} threads (${split && split.threads})`);
   if (native) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'springbox-web-'));
-    fs.writeFileSync(path.join(dir, 'scene.lua'), cloth);
-    execFileSync(native, ['--headless', '--threads', String(threads), '--frames', '60', '--stats', path.join(dir, 'stats.jsonl'), path.join(dir, 'scene.lua')], { stdio: 'ignore' });
-    const lines = fs.readFileSync(path.join(dir, 'stats.jsonl'), 'utf8').trim().split('\n').filter((l) => l.startsWith('{"frame"'));
-    const want = JSON.parse(lines[lines.length - 1]);
+    const want = nativeLast(cloth, 60, ['--threads', String(threads)]);
     check(split.hash === want.hash, `on ${threads} threads the page ends on the native build's bits (${split.hash} / ${want.hash})`);
-    fs.rmSync(dir, { recursive: true });
   }
 
   // a world that asks for more threads than the page has workers steps on one, to the same bits
