@@ -29,7 +29,7 @@ scripts="$(dirname "$0")/../scripts"
 bad "bad value for --view: 'nan,nan,1'" --view nan,nan,1 "$scripts/rope.lua"
 bad "bad value for --view: '0,0,inf'" --view 0,0,inf "$scripts/rope.lua"
 bad "bad value for --view: '0,0,1junk'" --view 0,0,1junk "$scripts/rope.lua"
-bad "cannot write stats file '$tmp/none/s.jsonl'" --headless --stats "$tmp/none/s.jsonl" "$scripts/rope.lua"
+bad "cannot write the stats file '$tmp/none/s.jsonl' (--stats): No such file or directory" --headless --stats "$tmp/none/s.jsonl" "$scripts/rope.lua"
 bad "bad value for --size: '5000' (scene 'bridge' builds sizes 1 to 255)" --headless --scene bridge --size 5000
 bad "one scene file at a time, got 'a.lua' and 'b.lua'" a.lua b.lua
 # --record makes its folder (the README's own "--record frames/" in a fresh checkout);

@@ -339,6 +339,44 @@ TEST(what_is_not_a_recording_is_refused_at_its_first_bad_line)
     return 0;
 }
 
+// A recording is read as springbox writes it: every number a field holds is finite and in the
+// range the window can record, every count of fields is exact, and a line that is not is refused
+// by its line number, never wrapped (a world 2^32 is not world 0) or passed on as nan or inf.
+TEST(every_field_of_a_recording_is_checked)
+{
+    const char *lines[] = {
+        "3 drag 4294967296 0 0 0 5 1", "3 drag 0 4294967296 0 0 5 1", "3 drag -1 0 0 0 5 1", "3 drag 0 0 nan 0 5 1",
+        "3 drag 0 0 0 0 0 1", "3 drag 0 0 0 0 5 -1", "3 drag 0 0 0 0 inf 1", "3 drag 0 0 0 0 5 1 7",
+        "3 drag_to 0 1e999 0", "3 drag_to 99999 0 0", "3 release -1", "3 release 0x1", "3 release",
+        "3 move nan nan nan nan", "3 move 1e999 0 0 0", "3 move 0 0 0", "3 button inf -inf 1 down",
+        "3 button 0 0 9 down", "3 button 0 0 1 sideways", "3 wheel nan inf", "3 wheel 1e7 0", "3 tune x 1e400",
+        "3 tune x nan", "3 key a pressed", "99999999999999999999 key a down", "-1 key a down", "3 key", "3 fly 1 2",
+    };
+    char why[512];
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; ++i) {
+        char text[256];
+        snprintf(text, sizeof text, "springbox-input 1\n1 key a down\n%s\n", lines[i]);
+        write_bytes("field.txt", text, strlen(text));
+        sb_input_log *log = sb_input_log_read(scene_path("field.txt"), why, sizeof why);
+        printf("%s -> %s\n", lines[i], log ? "accepted" : why);
+        ENSURE(!log);
+        ENSURE(strstr(why, "field.txt:3: cannot read"));
+        sb_input_log_free(log);
+    }
+    // the extremes the window can record are read back as they were written
+    const char *good = "springbox-input 1\n0 drag 1023 2147483647 -1e15 1e15 1e6 0\n0 drag_to 0 1e15 -1e15\n"
+                       "0 move -1e15 1e15 1e15 -1e15\n0 wheel 1e6 -1e6\n0 button 1e15 -1e15 8 up\n0 tune x -1e300\n"
+                       "0 release 1023\n";
+    write_bytes("good.txt", good, strlen(good));
+    sb_input_log *log = sb_input_log_read(scene_path("good.txt"), why, sizeof why);
+    ENSURE(log && sb_input_log_count(log) == 7);
+    const sb_input_event *drag = sb_input_log_event(log, 0);
+    ENSURE(drag->world == 1023 && drag->particle == 2147483647u && drag->x == -1e15 && drag->hertz == 1e6);
+    ENSURE(sb_input_log_event(log, 5)->value == -1e300);
+    sb_input_log_free(log);
+    return 0;
+}
+
 // Plot series refused for a full panel leave nothing behind: eight versions, each plotting a
 // hundred series of new names every frame, keep the heap as it was after the first.
 TEST(refused_plots_leave_nothing_behind)
@@ -414,6 +452,7 @@ static const test_entry tests[] = {
     ENTRY(history_costs_what_a_frame_can_afford_and_says_when_it_stops),
     ENTRY(whatever_springbox_records_it_replays),
     ENTRY(what_is_not_a_recording_is_refused_at_its_first_bad_line),
+    ENTRY(every_field_of_a_recording_is_checked),
     ENTRY(refused_plots_leave_nothing_behind),
     ENTRY(a_snapshot_past_the_budget_is_not_taken),
 };

@@ -2,6 +2,7 @@
 // second of simulated time and, with --stats, writes one JSON object per frame and one per
 // reload event. Watches the scene's files and hot-reloads them while it runs.
 #define _POSIX_C_SOURCE 200809L
+#include "output_file.h"
 #include "sb_input.h"
 #include "sb_lua.h"
 #include "sb_pool.h"
@@ -138,7 +139,8 @@ typedef struct run_options {
     sb_method method;
     FILE *stats;
     const char *stats_path;
-    sb_input_log *replay; ///< --replay: events done before the frames they were recorded at
+    output_file *stats_out; ///< where `stats` goes: placed over its target once the scene has loaded
+    sb_input_log *replay;   ///< --replay: events done before the frames they were recorded at
 } run_options;
 
 /// False, saying so, when what was written to --stats did not all reach its file (a full disk,
@@ -223,6 +225,11 @@ static int run_scene(const char *path, const run_options *o)
     if (!scene) {
         fprintf(stderr, "springbox: %s\n", error);
         return 1;
+    }
+    if (o->stats_out && !output_file_place(o->stats_out, scene, error, sizeof error)) {
+        fprintf(stderr, "springbox: cannot write the stats file '%s' (--stats): %s\n", o->stats_path, error);
+        sb_scene_close(scene);
+        return 2;
     }
     for (int i = 0; i < sb_scene_world_count(scene); ++i)
         apply_overrides(sb_scene_world(scene, i), o);
@@ -364,25 +371,6 @@ static bool make_record_dir(const char *dir, char *why, size_t n)
     return true;
 }
 
-/// `--screenshot F`: its folder must exist and take files.
-static bool screenshot_writable(const char *file, char *why, size_t n)
-{
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", file);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-        dir[1] = '\0';
-    else if (slash)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof dir, ".");
-    if (access(dir, W_OK) != 0) {
-        snprintf(why, n, "%s", strerror(errno));
-        return false;
-    }
-    return true;
-}
-
 // A default scene: scripts/default.lua from the source tree or next to the executable.
 /// The default scene: next to an installed program (<prefix>/share/springbox/scripts), then the
 /// source tree it was built from, then ../scripts beside the program.
@@ -402,6 +390,209 @@ static const char *default_scene(const char *argv0)
 #endif
     snprintf(path, sizeof path, "%.*s/../scripts/default.lua", dir, base);
     return access(path, R_OK) == 0 ? path : NULL;
+}
+
+// ---------------------------------------------------------------- the run's files
+
+/// A file the run reads or writes, named by the option that gave it.
+typedef struct named_file {
+    const char *option, *path;
+    bool output;
+    output_kind kind;
+} named_file;
+
+/// What an output option writes, for messages: "the stats file", "the GIF".
+static const char *output_noun(const char *option)
+{
+    if (strcmp(option, "--stats") == 0)
+        return "the stats file";
+    if (strcmp(option, "--screenshot") == 0)
+        return "the screenshot";
+    if (strcmp(option, "--gif") == 0)
+        return "the GIF";
+    return "the input recording";
+}
+
+/// False, said on stderr, when an output is one of the inputs or two outputs are one file: the
+/// run would destroy what it reads, or write two things into one file.
+static bool files_apart(const named_file *files, int count)
+{
+    for (int i = 0; i < count; ++i)
+        for (int j = i + 1; j < count; ++j) {
+            const named_file *a = &files[i], *b = &files[j];
+            if (!a->path || !b->path || !(a->output || b->output) || !output_file_same(a->path, b->path))
+                continue;
+            if (!a->output) // the inputs come first: b writes over what a reads
+                fprintf(stderr, "springbox: %s '%s' is %s '%s': an output never replaces what the run reads\n", b->option,
+                        b->path, a->option, a->path);
+            else
+                fprintf(stderr, "springbox: %s '%s' and %s '%s' are one file: give each output its own\n", a->option,
+                        a->path, b->option, b->path);
+            return false;
+        }
+    return true;
+}
+
+/// The outputs named on the command line, each a temporary beside its target until placed.
+typedef struct run_outputs {
+    output_file stats, screenshot, gif, record_input;
+    FILE *stats_stream, *record_input_stream;
+} run_outputs;
+
+/// Opens each output given: 0, or 2 with the reason said (a bad argument: 1 is for a scene that
+/// fails to load).
+static int outputs_open(run_outputs *out, const char *stats, const char *screenshot, const char *gif,
+                        const char *record_input)
+{
+    struct { output_file *file; const char *option, *path; output_kind kind; FILE **stream; } all[] = {
+        {&out->stats, "--stats", stats, OUTPUT_STATS, &out->stats_stream},
+        {&out->screenshot, "--screenshot", screenshot, OUTPUT_PNG, NULL},
+        {&out->gif, "--gif", gif, OUTPUT_GIF, NULL},
+        {&out->record_input, "--record-input", record_input, OUTPUT_RECORDING, &out->record_input_stream},
+    };
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; ++k) {
+        char why[512];
+        if (!all[k].path)
+            continue;
+        bool ok = output_file_open(all[k].file, all[k].option, all[k].path, all[k].kind, why, sizeof why);
+        if (ok && all[k].stream) {
+            int fd = output_file_release(all[k].file);
+            if (!(*all[k].stream = fdopen(fd, "w"))) {
+                snprintf(why, sizeof why, "%s", strerror(errno));
+                close(fd);
+                ok = false;
+            }
+        }
+        if (!ok) {
+            fprintf(stderr, "springbox: cannot write %s '%s' (%s): %s\n", output_noun(all[k].option), all[k].path,
+                    all[k].option, why);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/// Closes what is still open and removes every temporary not placed: targets stay as they were.
+static void outputs_discard(run_outputs *out)
+{
+    if (out->stats_stream)
+        fclose(out->stats_stream);
+    if (out->record_input_stream)
+        fclose(out->record_input_stream);
+    out->stats_stream = out->record_input_stream = NULL;
+    output_file_discard(&out->stats);
+    output_file_discard(&out->screenshot);
+    output_file_discard(&out->gif);
+    output_file_discard(&out->record_input);
+}
+
+/// Closes --stats, whose lines went to their file as they were written: false, said, on an error.
+static bool outputs_close_stats(run_outputs *out, const char *path)
+{
+    FILE *f = out->stats_stream;
+    out->stats_stream = NULL;
+    return !f || stats_close(f, path);
+}
+
+#ifdef SPRINGBOX_HAVE_SDL
+/// The window (or an offscreen render) on `wo`, with the outputs: the input recording is written
+/// at the end and placed when the window ran. Returns the exit status.
+static int run_window(window_options *wo, run_outputs *out)
+{
+    wo->stats = out->stats_stream;
+    wo->stats_out = out->stats_stream ? &out->stats : NULL;
+    wo->screenshot_out = out->screenshot.fd >= 0 ? &out->screenshot : NULL;
+    wo->gif_out = out->gif.fd >= 0 ? &out->gif : NULL;
+    wo->record_input_file = out->record_input_stream;
+    bool offscreen = wo->screenshot_out || wo->gif_out || wo->record_dir;
+    int status = offscreen ? window_offscreen(wo) : window_run(wo);
+    if (out->record_input_stream) {
+        char why[512];
+        FILE *f = out->record_input_stream;
+        out->record_input_stream = NULL;
+        bool ok = fclose(f) == 0;
+        if (!ok)
+            snprintf(why, sizeof why, "%s", strerror(errno));
+        // a window that never opened (status 1) recorded nothing: the file named stays as it was
+        if (ok && status != 1)
+            ok = output_file_place(&out->record_input, NULL, why, sizeof why);
+        if (!ok && status != 1) {
+            fprintf(stderr, "springbox: cannot write the input recording '%s' (--record-input): %s\n",
+                    out->record_input.path, why);
+            status = status ? status : 2;
+        }
+    }
+    if (!outputs_close_stats(out, wo->stats_path) && status == 0)
+        status = 2;
+    return status;
+}
+#endif
+
+/// A built-in C sample, headless. Returns the exit status.
+static int run_sample(const char *scene_name, int size, int threads, const run_options *o, run_outputs *out)
+{
+    const sb_sample *sample = sb_sample_find(scene_name);
+    if (!sample) {
+        fprintf(stderr, "springbox: unknown scene '%s' (try --list)\n", scene_name);
+        return 2;
+    }
+    sb_world_def def = sb_default_world_def();
+    def.threads = threads;
+    if (o->method_given)
+        def.method = o->method;
+    if (o->substeps > 0)
+        def.substeps = o->substeps;
+    if (o->iterations > 0)
+        def.iterations = o->iterations;
+    if (size > sample->max_size) {
+        fprintf(stderr, "springbox: bad value for --size: '%d' (scene '%s' builds sizes 1 to %d)\n", size, scene_name,
+                sample->max_size);
+        return 2;
+    }
+    sb_world *world = sample->build(&def, size > 0 ? size : sample->default_size);
+    if (!world) {
+        fprintf(stderr, "springbox: could not build scene '%s'\n", scene_name);
+        return 1;
+    }
+    char why[512];
+    FILE *stats = out->stats_stream;
+    if (stats && !output_file_place(&out->stats, NULL, why, sizeof why)) {
+        fprintf(stderr, "springbox: cannot write the stats file '%s' (--stats): %s\n", o->stats_path, why);
+        sb_world_destroy(world);
+        return 2;
+    }
+    print_header(sample->name, world);
+    int status = 0;
+    double worst_stretch = 0.0, total_ms = 0.0;
+    for (int f = 1; f <= o->frames; ++f) {
+        sb_status st = sb_world_step(world);
+        const sb_stats *s = sb_world_get_stats(world);
+        if (stats) {
+            write_stats_line(stats, f, NULL, world, 0, s->halted);
+            if (!stats_flushed(stats, o->stats_path)) {
+                status = 2;
+                break;
+            }
+        }
+        if (st == SB_ERR_HALTED) {
+            fprintf(stderr, "springbox: %s\n", s->message);
+            status = 3;
+            break;
+        }
+        worst_stretch = s->max_stretch > worst_stretch ? s->max_stretch : worst_stretch;
+        total_ms += s->step_ms;
+        if (f % 60 == 0 || f == o->frames)
+            print_row(world, 0);
+        if (f == 1)
+            print_warnings(world, 0);
+    }
+    if (status == 0 && o->frames > 0)
+        printf("done: %d frames, largest stretch %.4f%%, mean step %.3f ms\n", o->frames, 100.0 * worst_stretch,
+               total_ms / o->frames);
+    if (!outputs_close_stats(out, o->stats_path) && status == 0)
+        status = 2;
+    sb_world_destroy(world);
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -520,7 +711,7 @@ int main(int argc, char **argv)
     }
 
     sb_lua_set_default_threads(threads);
-    run_options ro = {frames, substeps, iterations, realtime, trusted, false, SB_METHOD_SOFT, NULL, NULL, NULL};
+    run_options ro = {frames, substeps, iterations, realtime, trusted, false, SB_METHOD_SOFT, NULL, NULL, NULL, NULL};
     if (method_name && !sb_method_from_name(method_name, &ro.method)) {
         fprintf(stderr, "springbox: unknown method '%s' (%s)\n", method_name, method_names());
         return 2;
@@ -543,18 +734,29 @@ int main(int argc, char **argv)
         fprintf(stderr, "springbox: built-in samples (--scene) run with --headless; the window plays Lua scenes\n");
         return 2;
     }
-    char why[256];
+    // The files: inputs read first, outputs checked against them and each other, made as
+    // temporaries beside their targets and placed only once the run has earned them.
+    named_file files[] = {
+        {"the scene file", scene_file, false, OUTPUT_STATS},
+        {"--replay", replay_path, false, OUTPUT_STATS},
+        {"--stats", stats_path, true, OUTPUT_STATS},
+        {"--screenshot", screenshot, true, OUTPUT_PNG},
+        {"--gif", gif, true, OUTPUT_GIF},
+        {"--record-input", record_input, true, OUTPUT_RECORDING},
+    };
+    const int file_count = (int)(sizeof files / sizeof files[0]);
+    if (!files_apart(files, file_count))
+        return 2;
+    char why[512];
+    for (int k = 0; k < file_count; ++k)
+        if (files[k].output && files[k].path && !output_file_check(files[k].path, files[k].kind, why, sizeof why)) {
+            fprintf(stderr, "springbox: cannot write %s '%s' (%s): %s\n", output_noun(files[k].option), files[k].path,
+                    files[k].option, why);
+            return 2;
+        }
     if (record_dir && !make_record_dir(record_dir, why, sizeof why)) {
         fprintf(stderr, "springbox: cannot write frames into '%s' (--record): %s\n", record_dir, why);
         return 2; // a bad argument (1 is for a scene that fails to load)
-    }
-    if (screenshot && !screenshot_writable(screenshot, why, sizeof why)) {
-        fprintf(stderr, "springbox: cannot write the screenshot '%s' (--screenshot): %s\n", screenshot, why);
-        return 2;
-    }
-    if (gif && !screenshot_writable(gif, why, sizeof why)) {
-        fprintf(stderr, "springbox: cannot write the GIF '%s' (--gif): %s\n", gif, why);
-        return 2;
     }
 #ifndef SPRINGBOX_HAVE_GIF
     if (gif) {
@@ -567,12 +769,6 @@ int main(int argc, char **argv)
                         "--screenshot, --record or --gif)\n");
         return 2;
     }
-    FILE *record_input_file = NULL; // made now, so that a path it cannot be written at fails before the run
-    if (record_input && !(record_input_file = fopen(record_input, "w"))) {
-        fprintf(stderr, "springbox: cannot write the input recording '%s' (--record-input): %s\n", record_input,
-                strerror(errno));
-        return 2;
-    }
     if (replay_path && !scene_file) {
         fprintf(stderr, "springbox: --replay plays a recording into a Lua scene, not a built-in sample (--scene)\n");
         return 2;
@@ -581,7 +777,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "springbox: cannot replay --replay %s\n", why);
         return 2;
     }
-    if (!headless) {
+    if (headless || offscreen) // the window quits through its own loop, removing what it made
+        output_file_clean_on_signals();
+    run_outputs out;
+    memset(&out, 0, sizeof out);
+    out.stats = out.screenshot = out.gif = out.record_input = output_file_none();
+    int status = outputs_open(&out, stats_path, screenshot, gif, record_input);
+    ro.stats_path = stats_path;
+    if (status == 0 && !headless) {
 #ifdef SPRINGBOX_HAVE_SDL
         window_options wo;
         memset(&wo, 0, sizeof wo);
@@ -594,108 +797,30 @@ int main(int argc, char **argv)
         wo.view_cx = view[0];
         wo.view_cy = view[1];
         wo.view_scale = view[2];
-        wo.screenshot = screenshot;
         wo.record_dir = record_dir;
-        wo.gif = gif;
         wo.record_input = record_input;
-        wo.record_input_file = record_input_file;
         wo.stats_path = stats_path;
         wo.replay = ro.replay; // the app frees it
+        ro.replay = NULL;
         wo.method_given = ro.method_given;
         wo.method = ro.method;
         wo.substeps = substeps;
         wo.iterations = iterations;
-        if (stats_path && !(wo.stats = fopen(stats_path, "w"))) {
-            fprintf(stderr, "springbox: cannot write stats file '%s'\n", stats_path);
-            return 2; // a bad argument (1 is for a scene that fails to load)
-        }
-        int status = offscreen ? window_offscreen(&wo) : window_run(&wo);
-        if (record_input_file && fclose(record_input_file) != 0 && status == 0) {
-            fprintf(stderr, "springbox: cannot write the input recording '%s' (--record-input): %s\n", record_input,
-                    strerror(errno));
-            status = 2;
-        }
-        if (wo.stats && !stats_close(wo.stats, stats_path) && status == 0)
-            status = 2;
-        return status;
+        status = run_window(&wo, &out);
 #else
         fprintf(stderr, "springbox: built without SDL2; run with --headless (or install libsdl2-dev and rebuild)\n");
-        return 2;
-#endif
-    }
-    if (scene_file) {
-        if (stats_path && !(ro.stats = fopen(stats_path, "w"))) {
-            fprintf(stderr, "springbox: cannot write stats file '%s'\n", stats_path);
-            return 2; // a bad argument (1 is for a scene that fails to load)
-        }
-        ro.stats_path = stats_path;
-        int status = run_scene(scene_file, &ro);
-        if (ro.stats && !stats_close(ro.stats, stats_path) && status == 0)
-            status = 2;
-        sb_input_log_free(ro.replay);
-        return status;
-    }
-
-    const sb_sample *sample = sb_sample_find(scene_name);
-    if (!sample) {
-        fprintf(stderr, "springbox: unknown scene '%s' (try --list)\n", scene_name);
-        return 2;
-    }
-    sb_world_def def = sb_default_world_def();
-    def.threads = threads;
-    if (ro.method_given)
-        def.method = ro.method;
-    if (substeps > 0)
-        def.substeps = substeps;
-    if (iterations > 0)
-        def.iterations = iterations;
-    if (size > sample->max_size) {
-        fprintf(stderr, "springbox: bad value for --size: '%d' (scene '%s' builds sizes 1 to %d)\n", size, scene_name,
-                sample->max_size);
-        return 2;
-    }
-    sb_world *world = sample->build(&def, size > 0 ? size : sample->default_size);
-    if (!world) {
-        fprintf(stderr, "springbox: could not build scene '%s'\n", scene_name);
-        return 1;
-    }
-    FILE *stats = NULL;
-    if (stats_path && !(stats = fopen(stats_path, "w"))) {
-        fprintf(stderr, "springbox: cannot write stats file '%s'\n", stats_path);
-        sb_world_destroy(world);
-        return 2;
-    }
-
-    print_header(sample->name, world);
-    int status = 0;
-    double worst_stretch = 0.0, total_ms = 0.0;
-    for (int f = 1; f <= frames; ++f) {
-        sb_status st = sb_world_step(world);
-        const sb_stats *s = sb_world_get_stats(world);
-        if (stats) {
-            write_stats_line(stats, f, NULL, world, 0, s->halted);
-            if (!stats_flushed(stats, stats_path)) {
-                status = 2;
-                break;
-            }
-        }
-        if (st == SB_ERR_HALTED) {
-            fprintf(stderr, "springbox: %s\n", s->message);
-            status = 3;
-            break;
-        }
-        worst_stretch = s->max_stretch > worst_stretch ? s->max_stretch : worst_stretch;
-        total_ms += s->step_ms;
-        if (f % 60 == 0 || f == frames)
-            print_row(world, 0);
-        if (f == 1)
-            print_warnings(world, 0);
-    }
-    if (status == 0 && frames > 0)
-        printf("done: %d frames, largest stretch %.4f%%, mean step %.3f ms\n", frames, 100.0 * worst_stretch,
-               total_ms / frames);
-    if (stats && !stats_close(stats, stats_path) && status == 0)
         status = 2;
-    sb_world_destroy(world);
+#endif
+    } else if (status == 0 && scene_file) {
+        ro.stats = out.stats_stream;
+        ro.stats_out = out.stats_stream ? &out.stats : NULL;
+        status = run_scene(scene_file, &ro);
+        if (!outputs_close_stats(&out, stats_path) && status == 0)
+            status = 2;
+    } else if (status == 0) {
+        status = run_sample(scene_name, size, threads, &ro, &out);
+    }
+    sb_input_log_free(ro.replay);
+    outputs_discard(&out);
     return status;
 }

@@ -28,14 +28,6 @@ int output_create_numbered(const char *stem, const char *ext, char *path, size_t
     return -1;
 }
 
-int output_create(const char *path, char *why, size_t n)
-{
-    int fd = path[0] ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
-    if (fd < 0)
-        snprintf(why, n, "%s", path[0] ? strerror(errno) : "no file name");
-    return fd;
-}
-
 /// A growing buffer behind an SDL_RWops, for the PNG SDL2_image encodes.
 typedef struct memory_out { unsigned char *bytes; size_t used, cap; bool failed; } memory_out;
 
@@ -111,10 +103,4 @@ bool output_png(SDL_Surface *surface, int fd, char *why, size_t n)
     }
     free(m.bytes);
     return ok;
-}
-
-bool output_png_file(SDL_Surface *surface, const char *path, char *why, size_t n)
-{
-    int fd = output_create(path, why, n);
-    return fd >= 0 && output_png(surface, fd, why, n);
 }

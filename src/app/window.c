@@ -420,8 +420,9 @@ static void physics_frame(app *a)
     write_frame_stats(a);
 }
 
-// SDL and the scene: false, with the reason printed, if either cannot start.
-static bool app_open(app *a, const window_options *o, Uint32 sdl_subsystems)
+// SDL and the scene: 0, or the exit status with the reason printed if either cannot start (1), or
+// if the --stats file the scene has now earned cannot take the place of its target (2).
+static int app_open(app *a, const window_options *o, Uint32 sdl_subsystems)
 {
 #ifdef __EMSCRIPTEN__
     SDL_SetHint(SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT, "#canvas"); // the page's editor keeps its own keys
@@ -429,7 +430,7 @@ static bool app_open(app *a, const window_options *o, Uint32 sdl_subsystems)
     if (SDL_Init(sdl_subsystems) != 0) {
         fprintf(stderr, "springbox: %s (%s)\n",
                 sdl_subsystems ? "cannot open a display; try --headless or --screenshot" : "SDL", SDL_GetError());
-        return false;
+        return 1;
     }
     // With no display SDL falls back to a video driver without windows ("offscreen"), and the app
     // would run where nobody can see it; only a driver asked for by name is taken as meant.
@@ -439,15 +440,22 @@ static bool app_open(app *a, const window_options *o, Uint32 sdl_subsystems)
         fprintf(stderr, "springbox: cannot open a display (SDL found only its '%s' driver); try --headless or --screenshot\n",
                 driver);
         SDL_Quit();
-        return false;
+        return 1;
     }
     char error[4096];
     if (!app_start(a, o, error, sizeof error)) {
         fprintf(stderr, "springbox: %s\n", error);
         SDL_Quit();
-        return false;
+        return 1;
     }
-    return true;
+    // the scene has loaded: its --stats file replaces the one the designer named
+    if (o->stats_out && !output_file_place(o->stats_out, a->sides[0].scene, error, sizeof error)) {
+        fprintf(stderr, "springbox: cannot write the stats file '%s' (--stats): %s\n", o->stats_out->path, error);
+        app_stop(a);
+        SDL_Quit();
+        return 2;
+    }
+    return 0;
 }
 
 /// Whether what --stats wrote failed to reach its file (said on stderr): the run then ends at once.
@@ -492,15 +500,17 @@ typedef struct window_loop {
     int fps_frames;
 } window_loop;
 
-static bool loop_open(window_loop *l, const window_options *options)
+/// 0 when the window runs, or the exit status (the reason printed).
+static int loop_open(window_loop *l, const window_options *options)
 {
     char error[4096];
     l->live = *options;
     l->live.rewind = true; // a designer at the window can go back; an offscreen render has no one to
     const window_options *o = &l->live;
     app *a = &l->a;
-    if (!app_open(a, o, SDL_INIT_VIDEO))
-        return false;
+    int status = app_open(a, o, SDL_INIT_VIDEO);
+    if (status != 0)
+        return status;
     l->win = SDL_CreateWindow("springbox", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, a->width, a->height,
                               SDL_WINDOW_RESIZABLE);
     if (l->win) // the scene keeps a view beside the tuning panel
@@ -512,14 +522,14 @@ static bool loop_open(window_loop *l, const window_options *options)
     if (!a->rc) {
         fprintf(stderr, "springbox: %s\n", l->r ? error : SDL_GetError());
         app_close(a, l->r, l->win, NULL);
-        return false;
+        return 1;
     }
     SDL_SetWindowTitle(l->win, sb_scene_title(a->sides[0].scene));
     l->status = 0;
     l->last = l->fps_time = now_seconds();
     l->accumulator = l->last_poll = 0.0;
     l->fps_frames = 0;
-    return true;
+    return 0;
 }
 
 /// One frame: events, reloads, the physics steps the clock owes, the drawing.
@@ -702,8 +712,9 @@ EMSCRIPTEN_KEEPALIVE const char *window_web_reload(void)
 int window_run(const window_options *options)
 {
     static window_loop loop; // lives as long as the page
-    if (!loop_open(&loop, options))
-        return 1;
+    int status = loop_open(&loop, options);
+    if (status != 0)
+        return status;
     web_loop = &loop;
     emscripten_set_main_loop_arg(web_frame, &loop, 0, 1);
     return 0;
@@ -712,13 +723,14 @@ int window_run(const window_options *options)
 int window_run(const window_options *options)
 {
     window_loop *l = calloc(1, sizeof *l);
-    if (!l || !loop_open(l, options)) {
+    int status = l ? loop_open(l, options) : 1;
+    if (status != 0) {
         free(l);
-        return 1;
+        return status;
     }
     while (l->a.running)
         loop_frame(l);
-    int status = loop_close(l);
+    status = loop_close(l);
     free(l);
     return status;
 }
@@ -726,12 +738,28 @@ int window_run(const window_options *options)
 
 // ---------------------------------------------------------------- offscreen
 
+/// One of --record's frames: frame_NNNNN.png in the folder, made beside and renamed over an
+/// earlier run's frame as any output is. False, said on stderr, when it cannot be written.
+static bool record_frame(SDL_Surface *surface, const char *dir, int frame)
+{
+    char path[4096], why[512];
+    snprintf(path, sizeof path, "%s/frame_%05d.png", dir, frame);
+    output_file out;
+    bool ok = output_file_open(&out, "--record", path, OUTPUT_PNG, why, sizeof why) &&
+              output_png(surface, output_file_release(&out), why, sizeof why) && output_file_place(&out, NULL, why, sizeof why);
+    if (!ok)
+        fprintf(stderr, "springbox: cannot write %s (--record %s): %s\n", path, dir, why);
+    output_file_discard(&out);
+    return ok;
+}
+
 int window_offscreen(const window_options *o)
 {
     app a;
     char error[4096];
-    if (!app_open(&a, o, 0))
-        return 1;
+    int status = app_open(&a, o, 0);
+    if (status != 0)
+        return status;
     SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, a.width, a.height, 32, SDL_PIXELFORMAT_ARGB8888);
     SDL_Renderer *r = surface ? SDL_CreateSoftwareRenderer(surface) : NULL;
     a.rc = r ? render_create(r, error, sizeof error) : NULL;
@@ -740,15 +768,13 @@ int window_offscreen(const window_options *o)
         app_close(&a, r, NULL, surface);
         return 1;
     }
-    int status = 0;
+    char why[512];
 #ifdef SPRINGBOX_HAVE_GIF
     gif_writer *gif = NULL;
-    if (o->gif) {
-        char why[256];
-        int fd = output_create(o->gif, why, sizeof why);
-        gif = fd >= 0 ? gif_writer_open(fd, a.width, a.height, why, sizeof why) : NULL;
+    if (o->gif_out) {
+        gif = gif_writer_open(output_file_release(o->gif_out), a.width, a.height, why, sizeof why);
         if (!gif) {
-            fprintf(stderr, "springbox: cannot write the GIF '%s' (--gif): %s\n", o->gif, why);
+            fprintf(stderr, "springbox: cannot write the GIF '%s' (--gif): %s\n", o->gif_out->path, why);
             status = 2;
         }
     }
@@ -763,42 +789,37 @@ int window_offscreen(const window_options *o)
             draw(&a);
             SDL_RenderPresent(r);
             if (!gif_writer_add(gif, surface)) {
-                char why[256];
                 gif_writer_close(gif, why, sizeof why);
                 gif = NULL;
-                fprintf(stderr, "springbox: cannot write the GIF '%s' (--gif): %s\n", o->gif, why);
+                fprintf(stderr, "springbox: cannot write the GIF '%s' (--gif): %s\n", o->gif_out->path, why);
                 status = 2;
             }
         }
 #endif
-        if (o->record_dir || f == o->frames) {
+        if (status == 0 && (o->record_dir || f == o->frames)) {
             draw(&a);
             SDL_RenderPresent(r);
-            char path[4096], why[256];
             // where to write was an argument's: status 2 (1 is for a scene that fails to load)
-            if (o->record_dir) {
-                snprintf(path, sizeof path, "%s/frame_%05d.png", o->record_dir, f);
-                if (!output_png_file(surface, path, why, sizeof why)) {
-                    fprintf(stderr, "springbox: cannot write %s (--record %s): %s\n", path, o->record_dir, why);
-                    status = 2;
-                }
-            }
-            if (status == 0 && o->screenshot && f == o->frames && !output_png_file(surface, o->screenshot, why, sizeof why)) {
-                fprintf(stderr, "springbox: cannot write the screenshot '%s' (--screenshot): %s\n", o->screenshot, why);
+            if (o->record_dir && !record_frame(surface, o->record_dir, f))
+                status = 2;
+            output_file *shot = o->screenshot_out;
+            if (status == 0 && shot && f == o->frames &&
+                !(output_png(surface, output_file_release(shot), why, sizeof why) &&
+                  output_file_place(shot, a.sides[0].scene, why, sizeof why))) {
+                fprintf(stderr, "springbox: cannot write the screenshot '%s' (--screenshot): %s\n", shot->path, why);
                 status = 2;
             }
         }
     }
 #ifdef SPRINGBOX_HAVE_GIF
     if (gif) {
-        char why[256];
         int frames = gif_writer_frames(gif);
-        if (!gif_writer_close(gif, why, sizeof why)) {
-            fprintf(stderr, "springbox: cannot write the GIF '%s' (--gif): %s\n", o->gif, why);
+        if (!gif_writer_close(gif, why, sizeof why) || (status == 0 && !output_file_place(o->gif_out, a.sides[0].scene, why, sizeof why))) {
+            fprintf(stderr, "springbox: cannot write the GIF '%s' (--gif): %s\n", o->gif_out->path, why);
             status = 2;
-        } else {
-            printf("springbox: wrote %s: %d frames, %.1f s at %d per second\n", o->gif, frames, (double)frames / GIF_FPS,
-                   GIF_FPS);
+        } else if (status == 0) {
+            printf("springbox: wrote %s: %d frames, %.1f s at %d per second\n", o->gif_out->path, frames,
+                   (double)frames / GIF_FPS, GIF_FPS);
         }
     }
 #endif

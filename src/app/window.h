@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+struct output_file;
+
 typedef struct window_options {
     const char *scene_path;
     bool trusted;
@@ -14,11 +16,12 @@ typedef struct window_options {
     int width, height;
     bool view_given;          ///< use view_cx/cy/scale instead of fitting the scene
     double view_cx, view_cy, view_scale;
-    const char *screenshot;   ///< offscreen: write this PNG after `frames` frames
+    struct output_file *stats_out;      ///< where `stats` goes: placed over its target once the scene has loaded
+    struct output_file *screenshot_out; ///< offscreen: write this PNG after `frames` frames
     const char *record_dir;   ///< offscreen: write every frame as dir/frame_NNNNN.png
-    const char *gif;          ///< offscreen: write every second frame up to `frames` as an animated GIF
+    struct output_file *gif_out;        ///< offscreen: write every second frame up to `frames` as an animated GIF
     const char *record_input; ///< write what the designer did to this file at exit (--record-input)
-    FILE *record_input_file;  ///< the file record_input names, opened (and checked) at the start
+    FILE *record_input_file;  ///< a temporary beside record_input, made at the start; the caller places it
     const char *stats_path;   ///< the file `stats` writes, for its errors
     bool rewind;              ///< keep the scenes' moments for rewinding (the window; not offscreen renders)
     struct sb_input_log *replay; ///< do these recorded events again, from the run's start (--replay); the app frees it

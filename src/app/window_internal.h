@@ -13,6 +13,7 @@
 #ifdef SPRINGBOX_HAVE_GIF
 #include "gif.h"
 #include "output.h"
+#include "output_file.h"
 #endif
 #include "sb_scene.h"
 #include "sb_structure.h"

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,64 +161,131 @@ bool sb_input_log_write(const sb_input_log *log, const char *path, char *why, si
     return ok;
 }
 
-static bool parse_line(const char *line, sb_input_event *e, long last_frame, const char **what)
+/// The words of a line, split at spaces and tabs, in place; false past `max` words.
+static bool split_words(char *line, char **words, int max, int *count)
 {
-    char kind[16], word[3 * SB_TUNABLE_NAME_MAX + 1], state[8];
-    int used = 0;
+    *count = 0;
+    for (char *c = line; *c;) {
+        while (*c == ' ' || *c == '\t')
+            *c++ = '\0';
+        if (!*c)
+            break;
+        if (*count == max)
+            return false;
+        words[(*count)++] = c;
+        while (*c && *c != ' ' && *c != '\t')
+            ++c;
+    }
+    return true;
+}
+
+/// A whole word as an integer in [lo, hi]: no sign tricks, no overflow, nothing after it.
+static bool word_int(const char *word, long long lo, long long hi, long long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(word, &end, 10);
+    if (!word[0] || *end || errno == ERANGE || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/// A whole word as a finite number of at most `limit` either way.
+static bool word_number(const char *word, double limit, double *out)
+{
+    char *end = NULL;
+    double v = strtod(word, &end);
+    if (!word[0] || *end || !isfinite(v) || fabs(v) > limit)
+        return false;
+    *out = v;
+    return true;
+}
+
+/// "down" or "up".
+static bool word_pressed(const char *word, bool *pressed)
+{
+    *pressed = strcmp(word, "down") == 0;
+    return *pressed || strcmp(word, "up") == 0;
+}
+
+// What a field of a recording may hold: what the window can record, nothing past it.
+#define POSITION_LIMIT 1e15 ///< world metres: past the farthest the camera can look (1e12 away, 1e9 wide)
+#define WHEEL_LIMIT 1e6             ///< a wheel's steps in one event
+#define WORLDS_LIMIT 1024           ///< a scene's worlds, numbered from 0
+#define SLOT_LIMIT 2147483647LL     ///< a particle's slot in its world
+#define HERTZ_LIMIT 1e6             ///< a drag's spring, as sb_world_drag_begin takes it
+#define TUNABLE_LIMIT 1e300         ///< a slider's value: finite (the tunable's range is the scene's)
+
+/// One event from a line; false with what was expected in `what`.
+static bool parse_line(const char *text, sb_input_event *e, long last_frame, const char **what)
+{
+    char line[1024], *w[10];
+    int n = 0;
+    long long v = 0;
     memset(e, 0, sizeof *e);
-    if (sscanf(line, "%ld %15s %n", &e->frame, kind, &used) != 2) {
-        *what = "a frame number and an event";
+    snprintf(line, sizeof line, "%s", text);
+    *what = "a frame number and an event";
+    if (!split_words(line, w, 10, &n) || n < 2)
+        return false;
+    if (!word_int(w[0], 0, 1000000000000LL, &v) || v < last_frame) {
+        *what = "... (frames from 0 to 1e12, in order)";
         return false;
     }
-    if (e->frame < last_frame || e->frame < 0) {
-        *what = "frames in order, from 0";
-        return false;
-    }
-    const char *rest = line + used;
-    int end = 0;
-    bool ok = false;
+    e->frame = (long)v;
+    const char *kind = w[1];
+    char **f = w + 2; // the event's fields
+    int fields = n - 2;
+    long long world = 0, slot = 0, button = 0;
+    bool ok;
     if (strcmp(kind, "key") == 0) {
         e->kind = SB_INPUT_KEY;
-        ok = sscanf(rest, "%384s %7s %n", word, state, &end) == 2 && get_name(word, true, e->name, sizeof e->name);
-        e->pressed = strcmp(state, "down") == 0;
-        ok = ok && (e->pressed || strcmp(state, "up") == 0);
         *what = "key <name> down|up";
+        ok = fields == 2 && get_name(f[0], true, e->name, sizeof e->name) && word_pressed(f[1], &e->pressed);
     } else if (strcmp(kind, "button") == 0) {
         e->kind = SB_INPUT_BUTTON;
-        ok = sscanf(rest, "%lf %lf %d %7s %n", &e->x, &e->y, &e->button, state, &end) == 4;
-        e->pressed = strcmp(state, "down") == 0;
-        ok = ok && (e->pressed || strcmp(state, "up") == 0) && e->button >= 1 && e->button <= 8;
-        *what = "button <x> <y> <1..8> down|up";
+        *what = "button <x> <y> <1..8> down|up (x and y finite metres within 1e15)";
+        ok = fields == 4 && word_number(f[0], POSITION_LIMIT, &e->x) && word_number(f[1], POSITION_LIMIT, &e->y) &&
+             word_int(f[2], 1, 8, &button) && word_pressed(f[3], &e->pressed);
+        e->button = (int)button;
     } else if (strcmp(kind, "move") == 0) {
         e->kind = SB_INPUT_MOVE;
-        ok = sscanf(rest, "%lf %lf %lf %lf %n", &e->x, &e->y, &e->dx, &e->dy, &end) == 4;
-        *what = "move <x> <y> <dx> <dy>";
+        *what = "move <x> <y> <dx> <dy> (finite metres within 1e15)";
+        ok = fields == 4 && word_number(f[0], POSITION_LIMIT, &e->x) && word_number(f[1], POSITION_LIMIT, &e->y) &&
+             word_number(f[2], POSITION_LIMIT, &e->dx) && word_number(f[3], POSITION_LIMIT, &e->dy);
     } else if (strcmp(kind, "wheel") == 0) {
         e->kind = SB_INPUT_WHEEL;
-        ok = sscanf(rest, "%lf %lf %n", &e->dx, &e->dy, &end) == 2;
-        *what = "wheel <dx> <dy>";
+        *what = "wheel <dx> <dy> (finite steps within 1e6)";
+        ok = fields == 2 && word_number(f[0], WHEEL_LIMIT, &e->dx) && word_number(f[1], WHEEL_LIMIT, &e->dy);
     } else if (strcmp(kind, "drag") == 0) {
         e->kind = SB_INPUT_DRAG;
-        ok = sscanf(rest, "%d %u %lf %lf %lf %lf %n", &e->world, &e->particle, &e->x, &e->y, &e->hertz,
-                    &e->damping_ratio, &end) == 6;
-        *what = "drag <world> <particle> <x> <y> <hertz> <damping_ratio>";
+        *what = "drag <world> <particle> <x> <y> <hertz> <damping_ratio> (world 0..1023, particle 0..2^31-1, x and y "
+                "finite metres within 1e15, hertz in (0, 1e6], damping ratio in [0, 1e6])";
+        ok = fields == 6 && word_int(f[0], 0, WORLDS_LIMIT - 1, &world) && word_int(f[1], 0, SLOT_LIMIT, &slot) &&
+             word_number(f[2], POSITION_LIMIT, &e->x) && word_number(f[3], POSITION_LIMIT, &e->y) &&
+             word_number(f[4], HERTZ_LIMIT, &e->hertz) && e->hertz > 0.0 &&
+             word_number(f[5], HERTZ_LIMIT, &e->damping_ratio) && e->damping_ratio >= 0.0;
+        e->particle = (unsigned)slot;
     } else if (strcmp(kind, "drag_to") == 0) {
         e->kind = SB_INPUT_DRAG_TO;
-        ok = sscanf(rest, "%d %lf %lf %n", &e->world, &e->x, &e->y, &end) == 3;
-        *what = "drag_to <world> <x> <y>";
+        *what = "drag_to <world> <x> <y> (world 0..1023, x and y finite metres within 1e15)";
+        ok = fields == 3 && word_int(f[0], 0, WORLDS_LIMIT - 1, &world) && word_number(f[1], POSITION_LIMIT, &e->x) &&
+             word_number(f[2], POSITION_LIMIT, &e->y);
     } else if (strcmp(kind, "release") == 0) {
         e->kind = SB_INPUT_RELEASE;
-        ok = sscanf(rest, "%d %n", &e->world, &end) == 1;
-        *what = "release <world>";
+        *what = "release <world> (0..1023)";
+        ok = fields == 1 && word_int(f[0], 0, WORLDS_LIMIT - 1, &world);
     } else if (strcmp(kind, "tune") == 0) {
         e->kind = SB_INPUT_TUNE;
-        ok = sscanf(rest, "%384s %lf %n", word, &e->value, &end) == 2 && get_name(word, false, e->name, sizeof e->name);
-        *what = "tune <name> <value>";
+        *what = "tune <name> <value> (the value finite)";
+        ok = fields == 2 && strlen(f[0]) <= 3 * SB_TUNABLE_NAME_MAX && get_name(f[0], false, e->name, sizeof e->name) &&
+             word_number(f[1], TUNABLE_LIMIT, &e->value);
     } else {
         *what = "key, button, move, wheel, drag, drag_to, release or tune";
         return false;
     }
-    return ok && rest[end] == '\0' && e->world >= 0;
+    e->world = (int)world;
+    return ok;
 }
 
 typedef enum line_read { LINE_OK, LINE_END, LINE_LONG, LINE_CONTROL } line_read;
