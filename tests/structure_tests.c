@@ -2,6 +2,7 @@
 // forms of a chain of equal masses and of a string under tension, and against the motion each
 // method delivers once tuned. Run one by name (structure_tests string) or all.
 #include "sb_structure.h"
+#include "structure_record.h"
 #include "sb_tuning.h"
 #include "sb_world.h"
 
@@ -295,6 +296,40 @@ TEST(worlds_remember_their_structures)
     return 0;
 }
 
+// What a world keeps of its structures is bounded by its springs: the same 2000 springs retuned
+// 300 times, each time listed in a new order and in overlapping halves, leave at most one id per
+// spring in the records, and each spring's structure is its latest tune.
+TEST(structure_records_never_outgrow_the_world)
+{
+    enum { n = 2000 };
+    static sb_spring_id ids[n + 1], order[n + 1];
+    sb_world *w = chain(SB_METHOD_SOFT, 6, n, 0.1, 0.5, 0.4, 10.0, true, ids, NULL);
+    unsigned seed = 12345;
+    for (int round = 0; round < 300; ++round) {
+        int count = round % 3 == 0 ? n : n / 2, from = round % 3 == 2 ? n / 2 : 0;
+        for (int i = 0; i < count; ++i)
+            order[i] = ids[from + i];
+        for (int i = count - 1; i > 0; --i) { // a new order each round
+            seed = seed * 1103515245u + 12345u;
+            int j = (int)((seed >> 8) % (unsigned)(i + 1));
+            sb_spring_id t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        ENSURE(structure_remember(w, order, count, 1.0 + round, 0.1));
+        ENSURE(structure_record_ids(w) <= n);
+    }
+    double hz, zeta;
+    const sb_spring_id *group;
+    int count;
+    // round 299 tuned the second half, round 298 the first: each spring names its latest
+    ENSURE(sb_structure_of(w, ids[n - 1], &hz, &zeta, &group, &count) && hz == 300.0 && count == n / 2);
+    ENSURE(sb_structure_of(w, ids[0], &hz, &zeta, &group, &count) && hz == 299.0 && count == n / 2);
+    printf("  300 tunes of 2000 springs in new orders: %d ids kept\n", structure_record_ids(w));
+    sb_world_destroy(w);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(chains_of_equal_masses_take_their_closed_form),
     ENTRY(strings_under_tension_take_their_closed_form),
@@ -302,6 +337,7 @@ static const test_entry tests[] = {
     ENTRY(free_jellies_tune_their_lowest_deformation),
     ENTRY(structures_refuse_what_they_cannot_tune),
     ENTRY(worlds_remember_their_structures),
+    ENTRY(structure_records_never_outgrow_the_world),
 };
 
 int main(int argc, char **argv) { return run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]); }

@@ -1,5 +1,8 @@
 // The groups a world was tuned as (structure_record.h, sb_structure_of): the latest tune of a
-// spring's group is its structure; a group retuned with the same springs replaces its record.
+// spring's group is its structure. A spring belongs to one record at most: a new tune takes its
+// springs out of the older records, and a record left with no live spring is dropped, so the
+// records never hold more ids than the world has springs, however often and in whatever order a
+// scene retunes.
 #include "sb_structure.h"
 #include "structure_record.h"
 #include "world_internal.h"
@@ -7,26 +10,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool same_springs(const sb_structure_record *r, const sb_spring_id *springs, int n)
+static int id_order(const void *pa, const void *pb)
 {
-    return r->count == n && memcmp(r->springs, springs, sizeof *springs * (size_t)n) == 0;
+    const sb_spring_id *a = pa, *b = pb;
+    if (a->index != b->index)
+        return a->index < b->index ? -1 : 1;
+    return a->generation < b->generation ? -1 : a->generation > b->generation;
+}
+
+/// Whether `id` is in the sorted list.
+static bool holds(const sb_structure_record *r, sb_spring_id id)
+{
+    return bsearch(&id, r->springs, (size_t)r->count, sizeof id, id_order) != NULL;
+}
+
+/// Takes out of `r` every spring `taken` holds and every spring no longer in the world.
+static void take_out(const sb_world *w, sb_structure_record *r, const sb_structure_record *taken)
+{
+    int kept = 0;
+    for (int k = 0; k < r->count; ++k)
+        if (!holds(taken, r->springs[k]) && sb_spring_is_valid(w, r->springs[k]))
+            r->springs[kept++] = r->springs[k];
+    r->count = kept;
 }
 
 bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double hertz, double damping_ratio)
 {
-    for (int i = 0; i < w->structure_count; ++i)
-        if (same_springs(&w->structures[i], springs, n)) {
-            w->structures[i].hertz = hertz;
-            w->structures[i].damping_ratio = damping_ratio;
-            return true;
-        }
     sb_spring_id *copy = malloc(sizeof *copy * (size_t)n);
     if (!copy || !array_reserve((void **)&w->structures, &w->structure_cap, w->structure_count + 1, sizeof *w->structures)) {
         free(copy);
         return false;
     }
     memcpy(copy, springs, sizeof *copy * (size_t)n);
-    w->structures[w->structure_count++] = (sb_structure_record){hertz, damping_ratio, copy, n};
+    qsort(copy, (size_t)n, sizeof *copy, id_order);
+    const sb_structure_record fresh = {hertz, damping_ratio, copy, n};
+    int kept = 0;
+    for (int i = 0; i < w->structure_count; ++i) {
+        sb_structure_record *r = &w->structures[i];
+        take_out(w, r, &fresh);
+        if (r->count == 0)
+            free(r->springs);
+        else
+            w->structures[kept++] = *r;
+    }
+    w->structure_count = kept;
+    w->structures[w->structure_count++] = fresh;
     return true;
 }
 
@@ -42,16 +70,23 @@ void structure_records_free(sb_world *w)
 bool sb_structure_of(const sb_world *w, sb_spring_id spring, double *hertz, double *damping_ratio,
                      const sb_spring_id **springs, int *count)
 {
-    for (int i = w->structure_count - 1; i >= 0; --i) { // the latest tune first
+    for (int i = w->structure_count - 1; i >= 0; --i) { // a spring is in one record at most
         const sb_structure_record *r = &w->structures[i];
-        for (int k = 0; k < r->count; ++k)
-            if (r->springs[k].index == spring.index && r->springs[k].generation == spring.generation) {
-                *hertz = r->hertz;
-                *damping_ratio = r->damping_ratio;
-                *springs = r->springs;
-                *count = r->count;
-                return true;
-            }
+        if (holds(r, spring)) {
+            *hertz = r->hertz;
+            *damping_ratio = r->damping_ratio;
+            *springs = r->springs;
+            *count = r->count;
+            return true;
+        }
     }
     return false;
+}
+
+int structure_record_ids(const sb_world *w)
+{
+    int total = 0;
+    for (int i = 0; i < w->structure_count; ++i)
+        total += w->structures[i].count;
+    return total;
 }

@@ -1,5 +1,6 @@
 // The groups a world was tuned as (sb_structure_tune), kept so that the window can read a
-// spring's structure: what the group asked and which springs it holds.
+// spring's structure: what the group asked and which springs it holds. A spring is in the record
+// of its latest tune only, so the records hold at most as many ids as the world has springs.
 #ifndef SB_STRUCTURE_RECORD_H
 #define SB_STRUCTURE_RECORD_H
 
@@ -13,12 +14,14 @@ extern "C" {
 
 typedef struct sb_structure_record {
     double hertz, damping_ratio; // what the tune asked
-    sb_spring_id *springs;       // the group, each once
+    sb_spring_id *springs;       // the group, each once, in slot order; less springs tuned since in another group
     int count;
 } sb_structure_record;
 
 /// Keeps a tuned group, replacing one of the same springs; false without memory (nothing kept).
 bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double hertz, double damping_ratio);
+/// The ids the world's records hold, all together.
+int structure_record_ids(const sb_world *w);
 /// Frees the world's records (sb_world_destroy).
 void structure_records_free(sb_world *w);
 
