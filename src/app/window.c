@@ -43,6 +43,16 @@ static void write_frame_stats(app *a)
             moments(a), timeline_rect(a).x, timeline_rect(a).y, timeline_rect(a).w, timeline_rect(a).h,
             sb_input_log_count(a->input), a->replay && a->replay_next < sb_input_log_count(a->replay) ? "true" : "false",
             a->ghost.frames, a->revision_at + 1, a->revision_count);
+    { // the panel: how far its sliders scroll and the first and last shown (1-based, the drag's two last)
+        slider sl[MAX_SLIDERS];
+        int n = sliders(a, sl, MAX_SLIDERS), first = 0, shown_last = 0;
+        for (int i = 0; i < n; ++i)
+            if (slider_shown(a, i)) {
+                first = first ? first : i + 1;
+                shown_last = i + 1;
+            }
+        fprintf(f, ",\"sliders\":[%d,%d,%d,%d]", n, a->panel_scroll, first, shown_last);
+    }
     if (a->compare)
         fprintf(f, ",\"right_method\":\"%s\",\"right_tethers\":%s",
                 sb_method_name(sb_world_get_def(side_world(&a->sides[1], 0)).method),
@@ -368,8 +378,7 @@ static bool app_stop(app *a)
     a->input = a->replay = NULL;
     trace_free(&a->trace);
     trace_free(&a->ghost);
-    free(a->revisions);
-    a->revisions = NULL;
+    revisions_free(a);
     for (int i = 0; i < 2; ++i)
         if (a->sides[i].scene)
             sb_scene_close(a->sides[i].scene);

@@ -351,11 +351,16 @@ void draw(app *a)
     SDL_Rect panel = {a->width - PANEL_WIDTH, 0, PANEL_WIDTH, a->height};
     render_panel(rc, panel, (SDL_Color){30, 34, 42, 235});
     render_text(rc, panel.x + 12, 10, COLOR_TEXT, true, "tuning");
+    sliders_scroll(a, 0); // a reload may have taken sliders away
     slider sl[MAX_SLIDERS];
-    int n = sliders(a, sl, MAX_SLIDERS);
+    int n = sliders(a, sl, MAX_SLIDERS), above = 0, below = 0;
     SDL_Renderer *r = render_renderer(rc);
     for (int i = 0; i < n; ++i) {
         SDL_Rect bar = slider_rect(a, i);
+        if (!slider_shown(a, i)) { // scrolled away: the wheel over the panel brings it
+            *(bar.y < sliders_area(a).y + 20 ? &above : &below) += 1;
+            continue;
+        }
         if (i == a->drag_slider && !sl[i].app)
             sl[i].value = a->slider_preview; // follows the mouse; the scene reloads once, on release
         char label[128];
@@ -368,6 +373,19 @@ void draw(app *a)
         SDL_Rect knob = {bar.x + (int)(t * (bar.w - 8)), bar.y - 3, 8, bar.h + 6};
         SDL_SetRenderDrawColor(r, 230, 233, 240, 255);
         SDL_RenderFillRect(r, &knob);
+    }
+    if (above || below) { // how many sliders the wheel scrolls to, at the area's ends
+        SDL_Rect area = sliders_area(a);
+        char more[64];
+        if (above) {
+            snprintf(more, sizeof more, "%d more above: scroll", above);
+            render_text(rc, panel.x + PANEL_WIDTH - 12 - render_char_width(rc, false) * (int)strlen(more), 10, COLOR_TEXT,
+                        false, more);
+        }
+        if (below) {
+            snprintf(more, sizeof more, "%d more below: scroll", below);
+            render_text(rc, panel.x + 12, area.y + area.h + 2, COLOR_TEXT, false, more);
+        }
     }
     draw_timeline(a);
     if (a->revision_count > 1) {

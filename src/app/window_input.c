@@ -10,10 +10,10 @@
 // The scene's tunables, then the drag's own frequency and damping ratio.
 int sliders(const app *a, slider *out, int max)
 {
-    int n = 0;
-    const sb_scene *sc = a->sides[0].scene;
-    for (int i = 0; i < sb_scene_tunable_count(sc) && n < max - 2; ++i) {
-        sb_tunable t = sb_scene_tunable(sc, i);
+    sb_tunable all[MAX_SLIDERS];
+    int count = sb_scene_tunables(a->sides[0].scene, all, max - 2 < MAX_SLIDERS ? max - 2 : MAX_SLIDERS), n = 0;
+    for (int i = 0; i < count; ++i) {
+        sb_tunable t = all[i];
         snprintf(out[n].name, sizeof out[n].name, "%s", t.name);
         out[n].value = t.value;
         out[n].min = t.min;
@@ -45,10 +45,36 @@ int slider_decimals(const slider *s, int bar_width)
     return d > 0 ? (d < 9 ? d : 9) : 0;
 }
 
+enum { SLIDER_PITCH = 46 }; // pixels from one slider to the next
+
 SDL_Rect slider_rect(const app *a, int i)
 {
-    SDL_Rect r = {a->width - PANEL_WIDTH + 12, 40 + i * 46 + 20, PANEL_WIDTH - 24, 10};
+    SDL_Rect r = {a->width - PANEL_WIDTH + 12, 40 + i * SLIDER_PITCH + 20 - a->panel_scroll, PANEL_WIDTH - 24, 10};
     return r;
+}
+
+SDL_Rect sliders_area(const app *a)
+{
+    int lh = render_line_height(a->rc, false), top = 34, bottom = timeline_rect(a).y - 3 * lh - 14;
+    SDL_Rect r = {a->width - PANEL_WIDTH, top, PANEL_WIDTH, bottom > top ? bottom - top : 0};
+    return r;
+}
+
+bool slider_shown(const app *a, int i)
+{
+    SDL_Rect area = sliders_area(a), bar = slider_rect(a, i);
+    int lh = render_line_height(a->rc, false);
+    return bar.y - lh - 2 >= area.y && bar.y + bar.h + 3 <= area.y + area.h;
+}
+
+void sliders_scroll(app *a, int pixels)
+{
+    slider s[MAX_SLIDERS];
+    int n = sliders(a, s, MAX_SLIDERS);
+    int most = n * SLIDER_PITCH + 8 - sliders_area(a).h;
+    a->panel_scroll += pixels;
+    a->panel_scroll = a->panel_scroll > most ? most : a->panel_scroll;
+    a->panel_scroll = a->panel_scroll < 0 ? 0 : a->panel_scroll;
 }
 
 void slider_set(app *a, int i, double value)
@@ -565,6 +591,10 @@ void input_mouse(app *a, const SDL_Event *e)
     case SDL_MOUSEWHEEL: {
         int x, y;
         SDL_GetMouseState(&x, &y);
+        if (over_panel(a, x)) { // the sliders scroll; the scene's view stays
+            sliders_scroll(a, -e->wheel.y * SLIDER_PITCH);
+            break;
+        }
         if (scene_wheel(a, e->wheel.x, e->wheel.y))
             break;
         sb_view v = view_for(a, x);
@@ -589,7 +619,7 @@ void input_mouse(app *a, const SDL_Event *e)
                 int n = sliders(a, sl, MAX_SLIDERS);
                 for (int i = 0; i < n; ++i) {
                     SDL_Rect bar = slider_rect(a, i);
-                    if (y >= bar.y - 8 && y <= bar.y + bar.h + 8) {
+                    if (slider_shown(a, i) && y >= bar.y - 8 && y <= bar.y + bar.h + 8) {
                         a->drag_slider = i;
                         double v = sl[i].min + (sl[i].max - sl[i].min) * (x - bar.x) / (double)bar.w;
                         if (sl[i].app)

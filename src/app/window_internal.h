@@ -74,14 +74,18 @@ typedef struct run_trace {
     int slots;                  // particle slots per frame: the world's high-water mark when it began
     long frames, cap;
 } run_trace;
-/// The tunables' values after a save or a slider release.
-/// The panel's sliders: the scene's tunables (the first MAX_SLIDERS - 2) and the drag's two.
-enum { MAX_SLIDERS = 34 };
-enum { MAX_REVISIONS = 256, REVISION_TUNABLES = MAX_SLIDERS - 2 };
+/// The panel's sliders: the scene's tunables (the first MAX_SLIDERS - 2, in the order they are
+/// declared; the panel scrolls) and the drag's two.
+enum { MAX_SLIDERS = 258 };
+/// Every tunable's value after a save or a slider release: one block holds the names and values.
+enum { MAX_REVISIONS = 256 };
+/// The most the revisions may hold together, bytes: past it the oldest go.
+#define REVISION_BYTES ((size_t)16 << 20)
 typedef struct revision {
     int count;
-    char name[REVISION_TUNABLES][SB_TUNABLE_NAME_MAX + 1];
-    double value[REVISION_TUNABLES];
+    size_t bytes;
+    const char **name;
+    double *value;
 } revision;
 
 /// The most a trace may hold: past it the run's later frames have no ghost.
@@ -106,6 +110,7 @@ typedef struct app {
     uint32_t drag_index;
     double drag_hertz, drag_zeta;
     int drag_slider;            // index of the slider being moved, -1 if none
+    int panel_scroll;           // pixels the sliders are scrolled up by (the wheel over the panel)
     bool panning;
     int pan_x, pan_y;
     notice notices[MAX_NOTICES];
@@ -224,6 +229,8 @@ void restart(app *a);
 /// Out of a pause or a rewind: the run goes on from the moment shown.
 void run_on(app *a);
 void revision_go(app *a, int to);
+/// Frees the tuning history (the app's end).
+void revisions_free(app *a);
 void rewind_step(app *a, int frames);
 void rewind_resume(app *a);
 void replay_run(app *a);
@@ -259,6 +266,12 @@ double slider_round(const slider *s, double value, int bar_width);
 /// The decimals a slider's label shows: as many as its step (slider_round) has.
 int slider_decimals(const slider *s, int bar_width);
 SDL_Rect slider_rect(const app *a, int i);
+/// The part of the panel the sliders scroll in (under the title, over the tuning revision).
+SDL_Rect sliders_area(const app *a);
+/// Whether slider i's label and bar lie wholly in the sliders' area (the others are scrolled away).
+bool slider_shown(const app *a, int i);
+/// Scrolls the sliders by `pixels` (down: positive), kept between the first and the last.
+void sliders_scroll(app *a, int pixels);
 void slider_set(app *a, int i, double value);
 void write_back(app *a);
 

@@ -78,19 +78,49 @@ void drag_end(app *a)
 
 // ---------------------------------------------------------------- the tuning history
 
+/// Every tunable's value now, in one block (count 0 without memory or tunables).
 static revision current_tunables(const app *a)
 {
-    revision r;
-    memset(&r, 0, sizeof r);
+    revision r = {0, 0, NULL, NULL};
     sb_scene *sc = a->sides[0].scene;
     int n = sb_scene_tunable_count(sc);
-    for (int i = 0; i < n && r.count < REVISION_TUNABLES; ++i) {
-        sb_tunable t = sb_scene_tunable(sc, i);
-        snprintf(r.name[r.count], sizeof r.name[r.count], "%s", t.name);
-        r.value[r.count] = t.value;
-        r.count += 1;
+    sb_tunable *all = n > 0 ? malloc(sizeof *all * (size_t)n) : NULL;
+    n = all ? sb_scene_tunables(sc, all, n) : 0;
+    size_t bytes = (sizeof(char *) + sizeof(double)) * (size_t)n;
+    for (int i = 0; i < n; ++i)
+        bytes += strlen(all[i].name) + 1;
+    char *block = n > 0 ? malloc(bytes) : NULL;
+    if (block) {
+        r.value = (double *)block;
+        r.name = (const char **)(block + sizeof(double) * (size_t)n);
+        char *text = block + (sizeof(char *) + sizeof(double)) * (size_t)n;
+        for (int i = 0; i < n; ++i) {
+            size_t len = strlen(all[i].name) + 1;
+            memcpy(text, all[i].name, len);
+            r.name[i] = text;
+            r.value[i] = all[i].value;
+            text += len;
+        }
+        r.count = n;
+        r.bytes = bytes;
     }
+    free(all);
     return r;
+}
+
+static void revision_free(revision *r)
+{
+    free(r->value); // the block's start
+    *r = (revision){0, 0, NULL, NULL};
+}
+
+void revisions_free(app *a)
+{
+    for (int i = 0; a->revisions && i < a->revision_count; ++i)
+        revision_free(&a->revisions[i]);
+    free(a->revisions);
+    a->revisions = NULL;
+    a->revision_count = a->revision_at = 0;
 }
 
 static bool revisions_equal(const revision *x, const revision *y)
@@ -103,24 +133,39 @@ static bool revisions_equal(const revision *x, const revision *y)
     return true;
 }
 
+/// Forgets the oldest revision.
+static void revision_drop_oldest(app *a)
+{
+    revision_free(&a->revisions[0]);
+    memmove(a->revisions, a->revisions + 1, sizeof *a->revisions * (size_t)(a->revision_count - 1));
+    a->revision_count -= 1;
+    a->revision_at = a->revision_at > 0 ? a->revision_at - 1 : 0;
+}
+
 /// After a reload that took (a save, a slider let go): a new revision if the values changed. A
 /// change made while an earlier revision is in force drops the ones after it, as an editor's
-/// undo does.
+/// undo does. Every tunable takes part, whether it has a slider or not.
 void revision_note(app *a)
 {
     if (a->applying_revision || !a->revisions)
         return;
     revision now = current_tunables(a);
-    if (now.count == 0 || (a->revision_count > 0 && revisions_equal(&a->revisions[a->revision_at], &now)))
+    if (now.count == 0 || (a->revision_count > 0 && revisions_equal(&a->revisions[a->revision_at], &now))) {
+        revision_free(&now);
         return;
-    int at = a->revision_count == 0 ? 0 : a->revision_at + 1;
-    if (at >= MAX_REVISIONS) { // the oldest goes
-        memmove(a->revisions, a->revisions + 1, sizeof *a->revisions * (MAX_REVISIONS - 1));
-        at = MAX_REVISIONS - 1;
     }
-    a->revisions[at] = now;
-    a->revision_at = at;
-    a->revision_count = at + 1;
+    while (a->revision_count > a->revision_at + 1) // the ones after the revision in force
+        revision_free(&a->revisions[--a->revision_count]);
+    size_t held = now.bytes;
+    for (int i = 0; i < a->revision_count; ++i)
+        held += a->revisions[i].bytes;
+    for (int i = 0; a->revision_count > 0 && (a->revision_count >= MAX_REVISIONS || held > REVISION_BYTES); ++i) {
+        held -= a->revisions[0].bytes;
+        revision_drop_oldest(a);
+    }
+    a->revisions[a->revision_count] = now;
+    a->revision_at = a->revision_count;
+    a->revision_count += 1;
 }
 
 /// Puts revision `to` in force: each tunable that differs is set as a slider would set it (a
@@ -151,6 +196,7 @@ void revision_go(app *a, int to)
                                      want->name[i], was, want->value[i]);
     }
     a->applying_revision = false;
+    revision_free(&now);
     a->revision_at = to;
     add_notice(a, COLOR_DRAG, "tuning revision %d of %d: %s", to + 1, a->revision_count, used ? changes : "no change");
 }

@@ -86,6 +86,9 @@ const char *sb_scene_file(const sb_scene *scene, int i);
 /// The declared tunables.
 int sb_scene_tunable_count(const sb_scene *scene);
 sb_tunable sb_scene_tunable(const sb_scene *scene, int i);
+/// The first `max` tunables in the order they were declared, into `out` (their names valid until
+/// the next reload); how many.
+int sb_scene_tunables(const sb_scene *scene, sb_tunable *out, int max);
 /// Where W can write tunable `name`: true when its number is written as a plain numeral in
 /// springbox.tune{ name = {<number>, min, max} } in one of the scene's files, with *declared the
 /// value written there; false when it is not (declared through a variable or an expression).

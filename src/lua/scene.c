@@ -367,7 +367,7 @@ static int compare_tunables(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-typedef struct tunable_job { tunable_order *names; int n, i; sb_tunable t; } tunable_job;
+typedef struct tunable_job { tunable_order *names; int n; sb_tunable *out; int max, got; } tunable_job;
 
 static void tunable_body(sb_scene *scene, void *args)
 {
@@ -387,23 +387,41 @@ static void tunable_body(sb_scene *scene, void *args)
     if (k < job->n)
         return;
     qsort(job->names, (size_t)job->n, sizeof *job->names, compare_tunables);
-    const char *name = job->names[job->i].name;
-    lua_pushstring(L, name);
-    lua_rawget(L, -2);
-    double v[3] = {0, 0, 0};
-    for (int j = 0; j < 3; ++j) {
-        lua_rawgeti(L, -1, j + 1);
-        v[j] = lua_tonumber(L, -1);
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.overrides");
+    const int decl = lua_gettop(L) - 1, over = lua_gettop(L);
+    for (int i = 0; i < job->n && i < job->max; ++i) {
+        const char *name = job->names[i].name;
+        lua_pushstring(L, name);
+        lua_rawget(L, decl);
+        double v[3] = {0, 0, 0};
+        for (int j = 0; j < 3; ++j) {
+            lua_rawgeti(L, -1, j + 1);
+            v[j] = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
         lua_pop(L, 1);
+        // a current override wins over the declared default
+        lua_pushstring(L, name);
+        if (lua_rawget(L, over) == LUA_TNUMBER)
+            v[0] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+        job->out[i] = (sb_tunable){name, v[0], v[1], v[2]};
+        job->got = i + 1;
     }
     lua_pop(L, 2);
-    // A current override wins over the declared default.
-    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.overrides");
-    lua_pushstring(L, name);
-    if (lua_rawget(L, -2) == LUA_TNUMBER)
-        v[0] = lua_tonumber(L, -1);
-    lua_pop(L, 2);
-    job->t = (sb_tunable){name, v[0], v[1], v[2]};
+}
+
+int sb_scene_tunables(const sb_scene *scene, sb_tunable *out, int max)
+{
+    int n = sb_scene_tunable_count(scene);
+    if (n == 0 || max <= 0)
+        return 0;
+    // In the order they were declared (springbox.tune), then by name: stable whatever the table's.
+    tunable_job job = {malloc(sizeof *job.names * (size_t)n), n, out, max, 0};
+    if (job.names)
+        scene_host_call((sb_scene *)scene, tunable_body, &job, NULL, 0);
+    free(job.names);
+    return job.got;
 }
 
 sb_tunable sb_scene_tunable(const sb_scene *scene, int i)
@@ -412,12 +430,10 @@ sb_tunable sb_scene_tunable(const sb_scene *scene, int i)
     int n = sb_scene_tunable_count(scene);
     if (i < 0 || i >= n)
         return none;
-    // In the order they were declared (springbox.tune), then by name: stable whatever the table's.
-    tunable_job job = {malloc(sizeof *job.names * (size_t)n), n, i, none};
-    if (job.names)
-        scene_host_call((sb_scene *)scene, tunable_body, &job, NULL, 0);
-    free(job.names);
-    return job.t;
+    sb_tunable *all = malloc(sizeof *all * (size_t)n);
+    sb_tunable t = all && sb_scene_tunables(scene, all, n) > i ? all[i] : none;
+    free(all);
+    return t;
 }
 
 typedef struct override_job { const char *name; double value; } override_job;
