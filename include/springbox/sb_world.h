@@ -134,6 +134,12 @@ int sb_world_wall_count(const sb_world *world);
 /// Reads a wall's end points.
 sb_status sb_wall_get(const sb_world *world, sb_wall_id id, sb_vec2 *a, sb_vec2 *b);
 /// Iterates live walls in slot order: pass a null id to start; returns false at the end.
+/// The live walls whose boxes meet `box`, in the order they were made (through the walls' broad
+/// phase): up to `capacity` into `out`; returns how many there are (past `capacity`, ask again).
+int sb_world_query_walls(const sb_world *world, sb_bounds box, sb_wall_id *out, int capacity);
+/// A number that changes whenever a wall is added, removed or moved, a restore included, and
+/// that no other world's walls ever have: what a drawing of the walls can be kept by.
+uint64_t sb_world_walls_version(const sb_world *world);
 bool sb_world_next_wall(const sb_world *world, sb_wall_id *it);
 
 /// Starts dragging a particle toward `target` with a soft point constraint of the given

@@ -777,8 +777,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "springbox: cannot replay --replay %s\n", why);
         return 2;
     }
-    if (headless || offscreen) // the window quits through its own loop, removing what it made
-        output_file_clean_on_signals();
+    output_file_clean_on_signals(); // the window hands them to SDL once it opens (its loop quits cleanly)
     run_outputs out;
     memset(&out, 0, sizeof out);
     out.stats = out.screenshot = out.gif = out.record_input = output_file_none();

@@ -187,6 +187,13 @@ void output_file_clean_on_signals(void)
     signal(SIGHUP, on_signal);
 }
 
+void output_file_signals_to_default(void)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+}
+
 // ---------------------------------------------------------------- writing
 
 /// Opens a FIFO or a device for writing without waiting for a reader; -1 with the reason.

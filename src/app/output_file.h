@@ -46,7 +46,10 @@ bool output_file_place(output_file *o, const sb_scene *scene, char *why, size_t 
 /// Closes what is still open and removes a temporary not placed; the target is as it was.
 void output_file_discard(output_file *o);
 /// Removes every temporary not yet placed when the process is stopped by SIGINT, SIGTERM or
-/// SIGHUP (the headless and offscreen runs; the window quits through its own loop).
+/// SIGHUP, until output_file_signals_to_default.
 void output_file_clean_on_signals(void);
+/// Gives the three signals back to their default action, so that a window's library can take
+/// them and end the run through its own loop (which removes the temporaries itself).
+void output_file_signals_to_default(void);
 
 #endif

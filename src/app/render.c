@@ -182,6 +182,11 @@ void render_destroy(render_ctx *rc)
     free(rc->verts);
     free(rc->indices);
     free(rc->clip);
+    free(rc->wall_ids);
+    for (int i = 0; i < WALL_DRAWINGS; ++i) {
+        free(rc->walls_kept[i].verts);
+        free(rc->walls_kept[i].indices);
+    }
     free(rc);
 }
 
@@ -438,31 +443,95 @@ static bool gather_particles(render_ctx *rc, const sb_view *v, const sb_world *w
     return true;
 }
 
-/// The walls, into the batch. A chain's walls shorter than a pixel (a polyline of a million
-/// points across the view) are drawn joined: a line each pixel and a half along the chain.
+long render_walls_visited(render_ctx *rc)
+{
+    long n = rc->walls_visited;
+    rc->walls_visited = 0;
+    return n;
+}
+
+/// One wall line into the batch, making room for it; false without memory.
+static bool wall_line(render_ctx *rc, int *nv, int *ni, SDL_FPoint a, SDL_FPoint b)
+{
+    if (*nv + LINE_VERTS > rc->vert_cap || *ni + LINE_INDICES > rc->index_cap) {
+        if (!reserve_geometry(rc, 2 * (*nv + LINE_VERTS), 2 * (*ni + LINE_INDICES)))
+            return false;
+    }
+    thick_line(rc, nv, ni, a, b, 3.0f, COLOR_WALL);
+    return true;
+}
+
+static bool same_view(const sb_view *a, const sb_view *b)
+{
+    return a->cx == b->cx && a->cy == b->cy && a->scale == b->scale && a->rect.x == b->rect.x && a->rect.y == b->rect.y &&
+           a->rect.w == b->rect.w && a->rect.h == b->rect.h;
+}
+
+/// The walls near the view, into the batch (its first geometry). A chain's walls shorter than a
+/// pixel (a polyline of a million points across the view) are drawn joined: a line each pixel
+/// and a half along the chain. Only walls the view can show are visited (the walls' broad
+/// phase), and a drawing of many walls is kept while the walls and the view stay as they were.
 static void walls_geometry(render_ctx *rc, const sb_view *v, const sb_world *w, int *nv, int *ni)
 {
-    sb_wall_id wall = {SB_NULL_INDEX, 0};
+    const uint64_t version = sb_world_walls_version(w);
+    for (int k = 0; k < WALL_DRAWINGS; ++k) {
+        const wall_drawing *d = &rc->walls_kept[k];
+        if (d->version == version && same_view(&d->view, v) && reserve_geometry(rc, d->nv, d->ni)) {
+            memcpy(rc->verts, d->verts, sizeof *d->verts * (size_t)d->nv);
+            memcpy(rc->indices, d->indices, sizeof *d->indices * (size_t)d->ni);
+            *nv = d->nv;
+            *ni = d->ni;
+            return;
+        }
+    }
+    const double margin = 4.0 / v->scale; // a wall's width past the view's edge
+    sb_vec2 lo = view_to_world(v, v->rect.x, v->rect.y + v->rect.h), hi = view_to_world(v, v->rect.x + v->rect.w, v->rect.y);
+    sb_bounds box = {lo.x - margin, lo.y - margin, hi.x + margin, hi.y + margin};
+    int count = sb_world_query_walls(w, box, rc->wall_ids, rc->wall_id_cap);
+    if (count > rc->wall_id_cap) {
+        sb_wall_id *grown = realloc(rc->wall_ids, sizeof *grown * (size_t)count);
+        if (!grown)
+            return;
+        rc->wall_ids = grown;
+        rc->wall_id_cap = count;
+        count = sb_world_query_walls(w, box, rc->wall_ids, rc->wall_id_cap);
+    }
     SDL_FPoint pen = {0, 0}, tip = {0, 0};
     sb_vec2 chain_end = {NAN, NAN};
-    while (sb_world_next_wall(w, &wall)) {
+    bool ok = true;
+    rc->walls_visited += count;
+    for (int k = 0; k < count && ok; ++k) {
         sb_vec2 a, b;
-        sb_wall_get(w, wall, &a, &b);
+        if (sb_wall_get(w, rc->wall_ids[k], &a, &b) != SB_OK)
+            continue;
         if (a.x != chain_end.x || a.y != chain_end.y) { // a new chain: what is left of the last one
             if (tip.x != pen.x || tip.y != pen.y)
-                thick_line(rc, nv, ni, pen, tip, 3.0f, COLOR_WALL);
+                ok = wall_line(rc, nv, ni, pen, tip);
             pen = view_to_screen(v, a);
         }
         tip = view_to_screen(v, b);
         chain_end = b;
         float dx = tip.x - pen.x, dy = tip.y - pen.y;
         if (!(dx * dx + dy * dy < 2.25f)) { // far enough (or not a number: thick_line leaves it out)
-            thick_line(rc, nv, ni, pen, tip, 3.0f, COLOR_WALL);
+            ok = ok && wall_line(rc, nv, ni, pen, tip);
             pen = tip;
         }
     }
-    if (tip.x != pen.x || tip.y != pen.y)
-        thick_line(rc, nv, ni, pen, tip, 3.0f, COLOR_WALL);
+    if (ok && (tip.x != pen.x || tip.y != pen.y))
+        wall_line(rc, nv, ni, pen, tip);
+    if (count < 4096)
+        return; // drawn again each frame at no cost worth keeping
+    wall_drawing *d = &rc->walls_kept[rc->walls_kept_next++ % WALL_DRAWINGS];
+    SDL_Vertex *verts = realloc(d->verts, sizeof *verts * (size_t)(*nv > 0 ? *nv : 1));
+    int *indices = verts ? realloc(d->indices, sizeof *indices * (size_t)(*ni > 0 ? *ni : 1)) : NULL;
+    d->verts = verts ? verts : d->verts;
+    d->indices = indices ? indices : d->indices;
+    d->version = 0;
+    if (verts && indices) {
+        memcpy(verts, rc->verts, sizeof *verts * (size_t)*nv);
+        memcpy(indices, rc->indices, sizeof *indices * (size_t)*ni);
+        *d = (wall_drawing){version, *v, verts, indices, *nv, *ni};
+    }
 }
 
 void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const render_marks *marks)
@@ -472,14 +541,14 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
     set_guard(rc, &v->rect);
     sb_world_def def = sb_world_get_def(w);
     const sb_stats *st = sb_world_get_stats(w);
-    int np = sb_world_particle_count(w), ns = sb_world_spring_count(w), nw = sb_world_wall_count(w);
+    int np = sb_world_particle_count(w), ns = sb_world_spring_count(w);
     ns += sb_world_constraint_count(w); // ropes and struts are drawn as lines too
-    if (!reserve_geometry(rc, LINE_VERTS * (np + ns + nw + 8), LINE_INDICES * (np + ns + nw + 8)))
-        return;
     int nv = 0, ni = 0;
 
-    // walls and bounds
+    // walls (first: a kept drawing of them is the batch's start) and bounds
     walls_geometry(rc, v, w, &nv, &ni);
+    if (!reserve_geometry(rc, nv + LINE_VERTS * (np + ns + 8), ni + LINE_INDICES * (np + ns + 8)))
+        return;
     if (def.has_bounds) {
         sb_bounds bd = def.bounds;
         sb_vec2 c[4] = {{bd.xmin, bd.ymin}, {bd.xmax, bd.ymin}, {bd.xmax, bd.ymax}, {bd.xmin, bd.ymax}};
@@ -540,7 +609,7 @@ void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const ren
             free(all);
             // the budget made at the top counted one quad per spring and constraint, not a loop's
             // fan and edges: room again for everything still to come in this batch
-            if (!reserve_geometry(rc, nv + LINE_VERTS * (ns + nw + 8), ni + LINE_INDICES * (ns + nw + 8)))
+            if (!reserve_geometry(rc, nv + LINE_VERTS * (np + ns + 8), ni + LINE_INDICES * (np + ns + 8)))
                 return;
             continue;
         }

@@ -37,6 +37,9 @@ SDL_Renderer *render_renderer(render_ctx *rc);
 
 /// Clears to the background colour.
 void render_clear(render_ctx *rc);
+/// Walls the drawing looked at since the last call: those near the view, none while a kept
+/// drawing of them serves (the walls and the view as they were).
+long render_walls_visited(render_ctx *rc);
 /// Draws walls, bounds, springs coloured by strain, particles (fixed ones in their colour).
 void render_world(render_ctx *rc, const sb_view *v, const sb_world *w, const render_marks *marks);
 /// Draws text with its top-left at (x, y); returns its width in pixels. `big` picks the larger font.

@@ -16,6 +16,16 @@ typedef struct cached_text {
     unsigned last_used;
 } cached_text;
 
+/// A drawing of one world's walls in one view: the batch's first vertices and indices.
+typedef struct wall_drawing {
+    uint64_t version; // sb_world_walls_version; 0: none
+    sb_view view;
+    SDL_Vertex *verts;
+    int *indices;
+    int nv, ni;
+} wall_drawing;
+enum { WALL_DRAWINGS = 4 };
+
 struct render_ctx {
     SDL_Renderer *r;
     SDL_Texture *circle;
@@ -37,6 +47,13 @@ struct render_ctx {
     float gx0, gy0, gx1, gy1;
     SDL_FPoint *clip; // clip_polygon_to_guard's two buffers of clip_cap points each
     int clip_cap;
+    // The walls in the view (sb_world_query_walls), and the last drawings of many walls, kept
+    // while their world's walls and the view stay as they were (a still camera on a long polyline).
+    sb_wall_id *wall_ids;
+    int wall_id_cap;
+    wall_drawing walls_kept[WALL_DRAWINGS];
+    unsigned walls_kept_next;
+    long walls_visited; // walls looked at since render_walls_visited last asked
 };
 
 /// Vertices and indices one line takes in the batch (thick_line).

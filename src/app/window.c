@@ -52,6 +52,7 @@ static void write_frame_stats(app *a)
                 shown_last = i + 1;
             }
         fprintf(f, ",\"sliders\":[%d,%d,%d,%d]", n, a->panel_scroll, first, shown_last);
+        fprintf(f, ",\"walls_visited\":%ld", a->rc ? render_walls_visited(a->rc) : 0L);
     }
     if (a->compare)
         fprintf(f, ",\"right_method\":\"%s\",\"right_tethers\":%s",
@@ -436,6 +437,8 @@ static int app_open(app *a, const window_options *o, Uint32 sdl_subsystems)
 #ifdef __EMSCRIPTEN__
     SDL_SetHint(SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT, "#canvas"); // the page's editor keeps its own keys
 #endif
+    if (sdl_subsystems & SDL_INIT_VIDEO) // SDL takes SIGINT and SIGTERM only from their default action
+        output_file_signals_to_default();
     if (SDL_Init(sdl_subsystems) != 0) {
         fprintf(stderr, "springbox: %s (%s)\n",
                 sdl_subsystems ? "cannot open a display; try --headless or --screenshot" : "SDL", SDL_GetError());

@@ -196,6 +196,7 @@ sb_status sb_world_restore(sb_world *w, const sb_snapshot *s)
         return SB_ERR_NO_MEMORY;
     }
     copy.walls_made = w->walls_made > copy.walls_made ? w->walls_made : copy.walls_made;
+    copy.walls_version = w->walls_version + 1; // the walls may be others: a version the world never had
     copy.interrupt = w->interrupt;
     copy.interrupt_ud = w->interrupt_ud;
     copy.pool = w->pool; // threads are the machine's, not the moment's: the world keeps its own

@@ -4,6 +4,7 @@
 #include "sb_pool.h"
 #include "world_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *statu
     w->wall_chain[i] = i; // linked to its neighbours before the next contacts (link_walls)
     w->w_alive += 1;
     w->walls_dirty = true;
+    w->walls_version += 1;
     if (status)
         *status = SB_OK;
     id.index = (uint32_t)i;
@@ -71,6 +73,7 @@ sb_status sb_world_remove_wall(sb_world *w, sb_wall_id id)
     w->w_gen[i] += 1;
     w->w_alive -= 1;
     w->walls_dirty = true;
+    w->walls_version += 1;
     return SB_OK;
 }
 
@@ -84,6 +87,7 @@ sb_status sb_wall_set(sb_world *w, sb_wall_id id, sb_vec2 a, sb_vec2 b)
     w->wall_a[i] = a;
     w->wall_b[i] = b;
     w->walls_dirty = true; // its chain joints are found again
+    w->walls_version += 1;
     return SB_OK;
 }
 
@@ -124,6 +128,31 @@ int sb_world_add_polyline(sb_world *w, const sb_vec2 *points, int count, bool cl
 }
 
 int sb_world_wall_count(const sb_world *w) { return w->w_alive; }
+
+uint64_t sb_world_walls_version(const sb_world *w) { return w->walls_version; }
+
+int sb_world_query_walls(const sb_world *w, sb_bounds box, sb_wall_id *out, int capacity)
+{
+    int n = 0;
+    if (w->wall_tree && !w->walls_dirty) { // the broad phase, as the last step built it
+        int *slots = capacity > 0 ? malloc(sizeof *slots * (size_t)capacity) : NULL;
+        n = wall_tree_query(w, box.xmin, box.ymin, box.xmax, box.ymax, slots, slots ? capacity : 0);
+        for (int k = 0; k < n && k < capacity; ++k)
+            out[k] = (sb_wall_id){(uint32_t)slots[k], w->w_gen[slots[k]]};
+        free(slots);
+        return n;
+    }
+    for (int i = 0; i < w->w_high; ++i) { // walls changed since: each one
+        sb_vec2 a = w->wall_a[i], b = w->wall_b[i];
+        if (!w->w_alive_flag[i] || fmax(a.x, b.x) < box.xmin || fmin(a.x, b.x) > box.xmax || fmax(a.y, b.y) < box.ymin ||
+            fmin(a.y, b.y) > box.ymax)
+            continue;
+        if (n < capacity)
+            out[n] = (sb_wall_id){(uint32_t)i, w->w_gen[i]};
+        n += 1;
+    }
+    return n;
+}
 
 sb_status sb_wall_get(const sb_world *w, sb_wall_id id, sb_vec2 *a, sb_vec2 *b)
 {

@@ -151,6 +151,8 @@ sb_world *sb_world_create(const sb_world_def *def)
     w->stats.bad_particle = sb_null_particle();
     w->stats.bad_spring = sb_null_spring();
     w->stats.max_stretch_spring = -1;
+    static uint32_t worlds_made; // one number a world, so that no two worlds' walls versions meet
+    w->walls_version = (uint64_t)__atomic_add_fetch(&worlds_made, 1, __ATOMIC_RELAXED) << 32;
     return w;
 }
 

@@ -174,6 +174,7 @@ struct sb_world {
     int *wall_nb;              // per wall, 2 entries: the wall sharing its end a, its end b (-1: none)
     int *wall_chain;           // per wall: the lowest number of the walls linked to it end to end (its chain)
     bool walls_dirty;          // walls added or removed: wall_nb and wall_tree are rebuilt before the next contacts
+    uint64_t walls_version;    // sb_world_walls_version: the world's number in the high half, its wall changes in the low
     sb_wall_tree *wall_tree;   // scratch: the walls' broad phase (NULL: to be built)
 
     // Contacts: `contacts` holds the committed list of the last step, in the order its step
