@@ -6,6 +6,7 @@
 #include <gif_lib.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
@@ -22,6 +23,8 @@ struct gif_writer {
 struct gif_ring {
     int view_w, view_h, w, h, cap, first, count;
     GifByteType *frames; // cap frames of 3 planes each
+    double *times;       // the run's time at each frame, s
+    double seconds;      // how much of the run the ring keeps
 };
 
 void gif_frame_size(int width, int height, int *out_width, int *out_height)
@@ -102,8 +105,9 @@ gif_writer *gif_writer_open(int fd, int width, int height, char *why, size_t n)
     return g;
 }
 
-/// Quantises the planes at g->planes and writes them as the next frame.
-static bool write_planes(gif_writer *g, const GifByteType *planes)
+/// Quantises the planes at g->planes and writes them as the next frame, shown for `delay`
+/// hundredths of a second.
+static bool write_planes(gif_writer *g, const GifByteType *planes, int delay)
 {
     if (g->failed)
         return false;
@@ -119,9 +123,8 @@ static bool write_planes(gif_writer *g, const GifByteType *planes)
         return false;
     }
     ColorMapObject *map = GifMakeMapObject(256, colors);
-    // GIF delays are in 1/100 s: 3, 3, 4, ... averages 1/30 s
-    GraphicsControlBlock gcb = {.DisposalMode = DISPOSE_DO_NOT, .UserInputFlag = false,
-                                .DelayTime = g->frames % 3 == 2 ? 4 : 3, .TransparentColor = NO_TRANSPARENT_COLOR};
+    GraphicsControlBlock gcb = {.DisposalMode = DISPOSE_DO_NOT, .UserInputFlag = false, .DelayTime = delay,
+                                .TransparentColor = NO_TRANSPARENT_COLOR};
     GifByteType ext[4];
     size_t len = EGifGCBToExtension(&gcb, ext);
     bool ok = map && EGifPutExtension(g->file, GRAPHICS_EXT_FUNC_CODE, (int)len, ext) != GIF_ERROR &&
@@ -143,7 +146,8 @@ bool gif_writer_add(gif_writer *g, SDL_Surface *frame)
     if (g->failed)
         return false;
     planes_from_surface(frame, g->w, g->h, g->planes);
-    return write_planes(g, g->planes);
+    // GIF delays are in 1/100 s: 3, 3, 4, ... averages 1/GIF_FPS s
+    return write_planes(g, g->planes, g->frames % 3 == 2 ? 4 : 3);
 }
 
 int gif_writer_frames(const gif_writer *g) { return g->frames; }
@@ -172,19 +176,31 @@ gif_ring *gif_ring_create(int width, int height, double seconds)
         return NULL;
     r->view_w = width;
     r->view_h = height;
+    r->seconds = seconds;
     gif_frame_size(width, height, &r->w, &r->h);
     r->cap = (int)(seconds * GIF_FPS + 0.5);
     r->cap = r->cap < 1 ? 1 : r->cap;
     r->frames = malloc((size_t)r->cap * r->w * r->h * 3);
-    if (!r->frames) {
+    r->times = malloc(sizeof *r->times * (size_t)r->cap);
+    if (!r->frames || !r->times) {
+        free(r->frames);
+        free(r->times);
         free(r);
         return NULL;
     }
     return r;
 }
 
-void gif_ring_add(gif_ring *r, SDL_Surface *frame)
+bool gif_ring_wants(const gif_ring *r, double time)
 {
+    return r->count == 0 || time >= r->times[(r->first + r->count - 1) % r->cap] + 1.0 / GIF_FPS - 1e-9 ||
+           time < r->times[(r->first + r->count - 1) % r->cap];
+}
+
+void gif_ring_add(gif_ring *r, SDL_Surface *frame, double time)
+{
+    if (r->count > 0 && time < r->times[(r->first + r->count - 1) % r->cap])
+        gif_ring_clear(r); // the run went back: what the ring held is not its past now
     size_t size = (size_t)r->w * r->h * 3;
     int slot = (r->first + r->count) % r->cap;
     if (r->count == r->cap)
@@ -192,9 +208,29 @@ void gif_ring_add(gif_ring *r, SDL_Surface *frame)
     else
         r->count += 1;
     planes_from_surface(frame, r->w, r->h, r->frames + (size_t)slot * size);
+    r->times[slot] = time;
 }
 
-int gif_ring_frames(const gif_ring *r) { return r->count; }
+
+/// The first frame kept that lies within the ring's seconds of the last one's end.
+static int first_in_span(const gif_ring *r)
+{
+    double end = r->times[(r->first + r->count - 1) % r->cap] + 1.0 / GIF_FPS;
+    int k = 0;
+    while (k < r->count - 1 && r->times[(r->first + k) % r->cap] < end - r->seconds - 1e-9)
+        k += 1;
+    return k;
+}
+
+int gif_ring_frames(const gif_ring *r) { return r->count > 0 ? r->count - first_in_span(r) : 0; }
+
+double gif_ring_seconds(const gif_ring *r)
+{
+    if (r->count == 0)
+        return 0.0;
+    double end = r->times[(r->first + r->count - 1) % r->cap] + 1.0 / GIF_FPS;
+    return end - r->times[(r->first + first_in_span(r)) % r->cap];
+}
 
 bool gif_ring_save(const gif_ring *r, int fd, char *why, size_t n)
 {
@@ -202,9 +238,15 @@ bool gif_ring_save(const gif_ring *r, int fd, char *why, size_t n)
     if (!g)
         return false;
     size_t size = (size_t)r->w * r->h * 3;
-    for (int k = 0; k < r->count; ++k)
-        if (!write_planes(g, r->frames + (size_t)((r->first + k) % r->cap) * size))
+    // each frame shows until the next one's time, in the file's hundredths of a second: the GIF
+    // plays the run's time whatever the window's frame rate was
+    for (int k = first_in_span(r); k < r->count; ++k) {
+        double t = r->times[(r->first + k) % r->cap];
+        double next = k + 1 < r->count ? r->times[(r->first + k + 1) % r->cap] : t + 1.0 / GIF_FPS;
+        int delay = (int)lround(next * 100.0) - (int)lround(t * 100.0);
+        if (!write_planes(g, r->frames + (size_t)((r->first + k) % r->cap) * size, delay > 2 ? delay : 2))
             break;
+    }
     return gif_writer_close(g, why, n);
 }
 
@@ -212,7 +254,9 @@ void gif_ring_clear(gif_ring *r) { r->first = r->count = 0; }
 
 void gif_ring_destroy(gif_ring *r)
 {
-    if (r)
+    if (r) {
+        free(r->times);
         free(r->frames);
+    }
     free(r);
 }

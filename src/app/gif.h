@@ -30,13 +30,22 @@ int gif_writer_frames(const gif_writer *g);
 /// Finishes and closes the file; false (with the reason in `why`) if anything failed.
 bool gif_writer_close(gif_writer *g, char *why, size_t n);
 
-/// A ring of the last `seconds` of frames of a `width` x `height` view; NULL without memory.
+/// A ring of the last `seconds` of the run's time, as frames of a `width` x `height` view at most
+/// GIF_FPS a second; NULL without memory.
 gif_ring *gif_ring_create(int width, int height, double seconds);
-/// Keeps a frame (the oldest goes when the ring is full).
-void gif_ring_add(gif_ring *r, SDL_Surface *frame);
-/// Frames kept.
+/// Whether a frame at the run's `time` (s) is one the ring keeps: a GIF_FPS-th of a second after
+/// the last, or earlier than it (the run went back).
+bool gif_ring_wants(const gif_ring *r, double time);
+/// Keeps a frame of the run at `time` (the oldest goes when the ring is full; an earlier time
+/// than the last forgets every frame kept).
+void gif_ring_add(gif_ring *r, SDL_Surface *frame, double time);
+/// Frames kept within the last seconds (what gif_ring_save writes).
 int gif_ring_frames(const gif_ring *r);
-/// Writes the frames kept, oldest first, to the file open at `fd` (closed after); false with the reason.
+/// The run's time the frames kept span, at most the ring's seconds, s.
+double gif_ring_seconds(const gif_ring *r);
+/// Writes the frames of the last seconds kept, oldest first, each shown until the next one's
+/// time (a slow window's GIF plays its run's time), to the file open at `fd` (closed after);
+/// false with the reason.
 bool gif_ring_save(const gif_ring *r, int fd, char *why, size_t n);
 /// Forgets every frame (a restart, a resize).
 void gif_ring_clear(gif_ring *r);

@@ -405,13 +405,13 @@ void change_solver(app *a, int d_iterations, int d_substeps)
 #ifdef SPRINGBOX_HAVE_GIF
 enum { GIF_SECONDS = 8 };
 
-/// Keeps every second physics frame of the view in the ring (the view as drawn, before it is
-/// shown), remade when the window's size changes.
+/// Keeps the view as drawn, before it is shown, at most GIF_FPS times a second of the run's time
+/// (the first world's), in the ring, remade when the window's size changes.
 void capture_gif_frame(app *a, SDL_Renderer *r)
 {
-    if (a->frame == a->gif_last_frame || a->frame % 2 != 0)
+    double time = sb_world_get_stats(side_world(&a->sides[0], 0))->time;
+    if (a->gif && !gif_ring_wants(a->gif, time))
         return;
-    a->gif_last_frame = a->frame;
     int w, h;
     SDL_GetRendererOutputSize(r, &w, &h);
     if (!a->gif_frame || a->gif_frame->w != w || a->gif_frame->h != h) {
@@ -421,7 +421,7 @@ void capture_gif_frame(app *a, SDL_Renderer *r)
         a->gif = a->gif_frame ? gif_ring_create(w, h, GIF_SECONDS) : NULL;
     }
     if (a->gif && SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGB24, a->gif_frame->pixels, a->gif_frame->pitch) == 0)
-        gif_ring_add(a->gif, a->gif_frame);
+        gif_ring_add(a->gif, a->gif_frame, time);
 }
 
 void save_gif(app *a)
@@ -435,8 +435,8 @@ void save_gif(app *a)
     if (fd < 0) {
         add_notice(a, COLOR_ERROR, "GIF not saved: %s", why);
     } else if (gif_ring_save(a->gif, fd, why, sizeof why)) {
-        add_notice(a, COLOR_DRAG, "GIF: %s (the last %.1f s, %d frames)", path,
-                   (double)gif_ring_frames(a->gif) / GIF_FPS, gif_ring_frames(a->gif));
+        add_notice(a, COLOR_DRAG, "GIF: %s (the last %.1f s, %d frames)", path, gif_ring_seconds(a->gif),
+                   gif_ring_frames(a->gif));
     } else {
         remove(path); // made by this save, exclusively: nobody else's file
         add_notice(a, COLOR_ERROR, "GIF %s failed: %s", path, why);

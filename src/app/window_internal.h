@@ -158,7 +158,6 @@ typedef struct app {
     // the last GIF_SECONDS of the view, every second physics frame, for G
     struct gif_ring *gif;
     SDL_Surface *gif_frame;     // the window's pixels read back, at its size
-    long gif_last_frame;
 #endif
 } app;
 
