@@ -18,7 +18,17 @@ for f in ./usr/bin/springbox ./usr/lib/lua/5.4/springbox.so ./usr/lib/libspringb
   grep -q " $f\$" "$tmp/contents" || fail "the package lacks $f"
 done
 depends=$(dpkg-deb -f "$deb" Depends)
-for d in liblua5.4-0 libsdl2-2.0-0 libsdl2-ttf-2.0-0 libgif7 fonts-dejavu-core libstdc++6; do
+# every library the program and the module load comes from a package Depends names
+mkdir -p "$tmp/x" && dpkg-deb -x "$deb" "$tmp/x"
+needed=$(readelf -d "$tmp/x/usr/bin/springbox" "$tmp/x/usr/lib/lua/5.4/springbox.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u)
+for lib in $needed; do
+  path=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
+  pkg=$(dpkg -S "$(readlink -f "${path:-/nonexistent}")" 2>/dev/null | head -1 | cut -d: -f1)
+  [ -n "$pkg" ] || pkg=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1)
+  [ -n "$pkg" ] || fail "no package holds $lib ($path)"
+  echo "$depends" | grep -qE "(^|, )$pkg( |,|$)" || fail "the program loads $lib from $pkg, which Depends does not name: $depends"
+done
+for d in lua5.4 fonts-dejavu-core; do # what it runs and reads, not links
   echo "$depends" | grep -q "$d" || fail "Depends does not declare $d: $depends"
 done
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "package version $(dpkg-deb -f "$deb" Version)"

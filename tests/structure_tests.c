@@ -232,7 +232,121 @@ TEST(structures_refuse_what_they_cannot_tune)
     sb_spring_id ids[4];
     w = chain(SB_METHOD_SOFT, 6, 3, 0.1, 0.5, 0.6, 10.0, false, ids, NULL);
     field = NULL;
-    ENSURE(sb_structure_tune(w, ids, 4, 1.0, 0.0, 0.0, &mode, &field) == SB_ERR_INVALID && strcmp(field, "structure") == 0);
+    ENSURE(sb_structure_tune(w, ids, 4, 1.0, 0.0, 0.0, &mode, &field) == SB_ERR_INVALID && strcmp(field, "buckles") == 0);
+    ENSURE(sb_structure_mode_of(w, ids, 4, &mode, &field) == SB_ERR_INVALID && strcmp(field, "buckles") == 0);
+    sb_world_destroy(w);
+    // springs with no stiffness resist nothing
+    w = chain(SB_METHOD_SOFT, 6, 3, 0.1, 0.5, 0.5, 0.0, false, ids, NULL);
+    ENSURE(sb_structure_mode_of(w, ids, 4, &mode, &field) == SB_ERR_INVALID && strcmp(field, "free") == 0);
+    sb_world_destroy(w);
+    return 0;
+}
+
+// A mode the group's springs cannot lift is named with its ceiling. Two beads of 1 and 3 kg
+// joined by the group's spring, the first held to a fixed post by a spring of 40 N/m outside the
+// group: however stiff the group's spring, the pair moves as one against the outside spring at
+// sqrt(40 / 4) / (2 pi) Hz at most. Below that the tune takes; above it the refusal is "ceiling"
+// with that frequency, to a millionth. A mode the outside springs alone hold faster than asked is
+// "hertz", with its floor: a bead held along y by an outside spring alone moves along y at
+// sqrt(40 / 1) / (2 pi) whatever the group's spring along x does, its floor and its ceiling.
+TEST(structures_name_the_mode_they_cannot_reach)
+{
+    sb_world_def def = def_with(SB_METHOD_SOFT, 6);
+    def.gravity = (sb_vec2){0, 0};
+    sb_world *w = sb_world_create(&def);
+    sb_particle_id post = add_particle(w, -1, 0, 1, true), a = add_particle(w, 0, 0, 1, false);
+    sb_particle_id b = add_particle(w, 1, 0, 3, false);
+    add_spring(w, post, a, 1.0, sb_tuning_raw(40, 0));
+    sb_spring_id group = add_spring(w, a, b, 1.0, sb_tuning_raw(100, 0));
+    const double ceiling = sqrt(40.0 / 4.0) / two_pi;
+    sb_status st0;
+    sb_structure_mode mode;
+    const char *field = NULL;
+    st0 = sb_structure_tune(w, &group, 1, 0.9 * ceiling, 0.0, 0.0, &mode, &field);
+    printf("  asked %.4f Hz: %d %s, %.6f Hz\n", 0.9 * ceiling, (int)st0, field ? field : "-", mode.hertz);
+    ENSURE(st0 == SB_OK);
+    ENSURE(fabs(mode.hertz / (0.9 * ceiling) - 1.0) < 1e-9);
+    sb_status st = sb_structure_tune(w, &group, 1, 1.1 * ceiling, 0.0, 0.0, &mode, &field);
+    printf("  asked %.4f Hz: %s, ceiling %.6f Hz (closed form %.6f)\n", 1.1 * ceiling, field ? field : "-", mode.hertz,
+           ceiling);
+    ENSURE(st == SB_ERR_INVALID && strcmp(field, "ceiling") == 0);
+    ENSURE(fabs(mode.hertz / ceiling - 1.0) < 1e-6);
+    sb_world_destroy(w);
+    // the floor: a bead held both ways by springs outside the group, and by the group's spring
+    // along x to a fixed post: its motion along y is the outside springs' alone, at any scale
+    w = sb_world_create(&def);
+    a = add_particle(w, 0, 0, 1, false);
+    add_spring(w, add_particle(w, -1, 0, 1, true), a, 1.0, sb_tuning_raw(40, 0));
+    add_spring(w, add_particle(w, 0, -1, 1, true), a, 1.0, sb_tuning_raw(40, 0));
+    group = add_spring(w, a, add_particle(w, 1, 0, 1, true), 1.0, sb_tuning_raw(5, 0));
+    const double floor = sqrt(40.0 / 1.0) / two_pi;
+    st = sb_structure_tune(w, &group, 1, 0.5 * floor, 0.0, 0.0, &mode, &field);
+    printf("  asked %.4f Hz: %s, floor %.6f Hz (closed form %.6f)\n", 0.5 * floor, field ? field : "-", mode.hertz, floor);
+    ENSURE(st == SB_ERR_INVALID && strcmp(field, "hertz") == 0);
+    ENSURE(fabs(mode.hertz / floor - 1.0) < 1e-6);
+    st = sb_structure_tune(w, &group, 1, 2.0 * floor, 0.0, 0.0, &mode, &field);
+    ENSURE(st == SB_ERR_INVALID && strcmp(field, "ceiling") == 0 && fabs(mode.hertz / floor - 1.0) < 1e-6);
+    sb_world_destroy(w);
+    return 0;
+}
+
+// Tuning a structure costs what its size asks, never more than a frame affords. A chain of 20,000
+// beads between fixed ends takes its closed form (to 1e-9), and so does one of 600 with a spring
+// outside the group, the case that took 24 s of a dense solve; a structure whose every particle is
+// joined to every other (300 beads, 44,850 springs) is refused as "cost" before any work; and a
+// world's interrupt (a scene's time limit) stops a tune, the springs left as they were.
+static int interrupt_calls;
+static bool interrupt_after_three(void *ud)
+{
+    (void)ud;
+    return ++interrupt_calls > 3;
+}
+
+TEST(structures_tune_at_the_cost_of_their_size)
+{
+    enum { n = 20000 };
+    static sb_spring_id ids[n + 1];
+    const double m = 0.1, f = 2.0, w1 = two_pi * f;
+    sb_world *w = chain(SB_METHOD_SOFT, 6, n, m, 0.01, 0.01, 50.0, false, ids, NULL);
+    sb_structure_mode mode;
+    ENSURE(sb_structure_tune(w, ids, n + 1, f, 0.1, 0.0, &mode, NULL) == SB_OK);
+    double want = m * pow(w1 / (2.0 * sin(pi / (2.0 * (n + 1)))), 2.0);
+    printf("  20,000 beads: k %.6g, closed form %.6g\n", stiffness_of(w, ids[0]), want);
+    ENSURE(fabs(stiffness_of(w, ids[0]) / want - 1.0) < 1e-9);
+    sb_world_destroy(w);
+    // 600 beads and a spring outside the group, from the first bead to the third
+    static sb_particle_id beads[601];
+    w = chain(SB_METHOD_SOFT, 6, 600, m, 0.01, 0.01, 50.0, false, ids, beads);
+    add_spring(w, beads[0], beads[2], -1, sb_tuning_raw(1e-9, 0)); // so soft it changes nothing past rounding
+    ENSURE(sb_structure_tune(w, ids, 601, f, 0.1, 0.0, &mode, NULL) == SB_OK);
+    want = m * pow(w1 / (2.0 * sin(pi / (2.0 * 601))), 2.0);
+    printf("  600 beads and one spring outside: k %.9g, closed form %.9g\n", stiffness_of(w, ids[0]), want);
+    ENSURE(fabs(stiffness_of(w, ids[0]) / want - 1.0) < 1e-7);
+    sb_world_destroy(w);
+    // every particle joined to every other
+    sb_world_def def = def_with(SB_METHOD_SOFT, 6);
+    def.gravity = (sb_vec2){0, 0};
+    w = sb_world_create(&def);
+    enum { p = 300 };
+    static sb_spring_id all[p * (p - 1) / 2];
+    int count = 0;
+    for (int i = 0; i < p; ++i)
+        beads[i] = add_particle(w, cos(i), sin(i * 1.3), 1, false);
+    for (int i = 0; i < p; ++i)
+        for (int j = i + 1; j < p; ++j)
+            all[count++] = add_spring(w, beads[i], beads[j], -1, sb_tuning_raw(10, 0));
+    const char *field = NULL;
+    ENSURE(sb_structure_tune(w, all, count, 1.0, 0.1, 0.0, &mode, &field) == SB_ERR_INVALID && strcmp(field, "cost") == 0);
+    ENSURE(mode.particles == p);
+    sb_world_destroy(w);
+    // the interrupt stops it between factorisations; nothing was retuned
+    w = chain(SB_METHOD_SOFT, 6, 50, m, 0.1, 0.1, 50.0, false, ids, NULL);
+    interrupt_calls = 0;
+    sb_world_set_interrupt(w, interrupt_after_three, NULL);
+    ENSURE(sb_structure_tune(w, ids, 51, f, 0.1, 0.0, &mode, NULL) == SB_ERR_INTERRUPTED);
+    ENSURE(stiffness_of(w, ids[0]) == 50.0);
+    sb_world_set_interrupt(w, NULL, NULL);
+    ENSURE(sb_structure_tune(w, ids, 51, f, 0.1, 0.0, &mode, NULL) == SB_OK && stiffness_of(w, ids[0]) != 50.0);
     sb_world_destroy(w);
     return 0;
 }
@@ -336,6 +450,8 @@ static const test_entry tests[] = {
     ENTRY(tuned_structures_swing_as_asked_in_every_method),
     ENTRY(free_jellies_tune_their_lowest_deformation),
     ENTRY(structures_refuse_what_they_cannot_tune),
+    ENTRY(structures_name_the_mode_they_cannot_reach),
+    ENTRY(structures_tune_at_the_cost_of_their_size),
     ENTRY(worlds_remember_their_structures),
     ENTRY(structure_records_never_outgrow_the_world),
 };

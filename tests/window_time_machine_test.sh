@@ -98,15 +98,14 @@ return { world = w, title = "state test", update = function() s.cells[1][1] = s.
 LUA
 start_app "state test" "$tmp/work/state.lua"
 f0=$(frames_now)
-sleep 3
+wait_for "with a big springbox.state the window runs on: 60 frames more" '[ $(($(frames_now) - f0)) -ge 60 ]'
 f1=$(frames_now)
-[ $((f1 - f0)) -ge 60 ] || fail "with a big springbox.state the window ran $((f1 - f0)) frames in 3 s"
 grep -q "springbox.state is not rewound" "$tmp/s.jsonl" || true # said in the window; the stats keep running
 t0=$(date +%s%N)
 quit_app
 t1=$(date +%s%N)
 [ $(( (t1 - t0) / 1000000 )) -lt 3000 ] || fail "Q took $(( (t1 - t0) / 1000000 )) ms"
-echo "ok   a state of a million tables: $((f1 - f0)) frames in 3 s, Q answers"
+echo "ok   a state of a million tables: $((f1 - f0)) frames more, Q answers"
 
 # ---- a draw list filled with shapes across the view: the frames go on
 cat >"$tmp/work/draw.lua" <<'LUA'

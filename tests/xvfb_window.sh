@@ -30,8 +30,8 @@ export DISPLAY=$display
 
 last() { tail -n 1 "$tmp/s.jsonl" 2>/dev/null; }
 field() { last | sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p"; }
-wait_for() { # description, shell test evaluated until true, within 10 s
-  for _ in $(seq 1 100); do eval "$2" && return 0; sleep 0.1; done
+wait_for() { # description, shell test evaluated until true, within 30 s (a busy machine draws slowly)
+  for _ in $(seq 1 300); do eval "$2" && return 0; sleep 0.1; done
   fail "$1"
 }
 

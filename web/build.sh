@@ -15,7 +15,7 @@ out=$(cd "$out" && pwd)
 # ---------------------------------------------------------------- tools
 sudo_cmd=""
 [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-packages=(emscripten binaryen dpkg-dev fonts-dejavu-core cmake make libeigen3-dev)
+packages=(emscripten binaryen dpkg-dev fonts-dejavu-core cmake make)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -157,15 +157,11 @@ flags=("${cflags[@]}" -std=c11 -ffp-contract=off -msimd128 -Wall -Wextra -I"$roo
 version=$(sed -n 's/^project(springbox VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 flags+=(-DSPRINGBOX_VERSION="\"$version\"")
 objs=()
-# structure.cpp is C++ for Eigen (Debian's libeigen3-dev, header-only): em++ compiles it alike
-for f in "$root"/src/core/*.c "$root"/src/core/*.cpp "$root"/src/lua/*.c "$root"/src/app/*.c; do
+for f in "$root"/src/core/*.c "$root"/src/lua/*.c "$root"/src/app/*.c; do
   base=$(basename "$f")
   o="$obj/$(basename "$(dirname "$f")")_${base%.*}.o"
   if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ -n "$(find "$root/src" "$root/include" -name '*.h' -newer "$o" | head -1)" ]; then
-    case "$f" in
-      *.cpp) em++ "${flags[@]/-std=c11/-std=c++14}" -I/usr/include/eigen3 -c "$f" -o "$o" ;;
-      *) emcc "${flags[@]}" -c "$f" -o "$o" ;;
-    esac
+    emcc "${flags[@]}" -c "$f" -o "$o"
   fi
   objs+=("$o")
 done
@@ -180,13 +176,13 @@ page=(-sINVOKE_RUN=0 -sEXIT_RUNTIME=0 -sENVIRONMENT=web,worker -sMODULARIZE=1 -s
 # rather than waiting for a worker the page's event loop would have to start).
 threads=(-pthread -sPTHREAD_POOL_SIZE_STRICT=2 -Wno-pthreads-mem-growth)
 # the page where the browser allows threads (a cross-origin-isolated page: page.js, isolate.js)
-em++ -O2 "${objs[@]}" "${libs[@]}" "${page[@]}" "${threads[@]}" -sPTHREAD_POOL_SIZE='Module.workers' \
+emcc -O2 "${objs[@]}" "${libs[@]}" "${page[@]}" "${threads[@]}" -sPTHREAD_POOL_SIZE='Module.workers' \
   -o "$out/springbox.js"
 # the page where it does not: one thread, from the same objects
-em++ -O2 "${objs[@]}" "${libs[@]}" "${page[@]}" -o "$out/springbox-1.js"
+emcc -O2 "${objs[@]}" "${libs[@]}" "${page[@]}" -o "$out/springbox-1.js"
 # the same objects as a headless runner for node, for the tests' comparisons with the native build:
 # workers for one world of as many threads as the machine has
-em++ -O2 "${objs[@]}" "${libs[@]}" "${threads[@]}" -sPTHREAD_POOL_SIZE='require("os").cpus().length' \
+emcc -O2 "${objs[@]}" "${libs[@]}" "${threads[@]}" -sPTHREAD_POOL_SIZE='require("os").cpus().length' \
   -sENVIRONMENT=node -sNODERAWFS=1 -sEXIT_RUNTIME=1 -o "$cache/springbox-node.js"
 
 # ---------------------------------------------------------------- the page

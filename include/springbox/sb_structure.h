@@ -21,8 +21,11 @@ extern "C" {
 
 #include "sb_world.h"
 
-/// The most moving particles a structure may have (its modes come from a dense eigensolver).
-#define SB_STRUCTURE_MAX_PARTICLES 600
+/// The most moving particles a structure may have. Its modes are found in work that grows with
+/// its particles and the square of how far its springs reach across them once numbered along
+/// the structure: a chain of 50,000 beads or a braced jelly of 30 x 30 beads tunes in a third of
+/// a second at most, and a structure past that is refused ("cost").
+#define SB_STRUCTURE_MAX_PARTICLES 100000
 
 /// A group's lowest mode.
 typedef struct sb_structure_mode {
@@ -35,8 +38,11 @@ typedef struct sb_structure_mode {
 } sb_structure_mode;
 
 /// Reads the lowest mode of the group of n springs as they are. On failure *bad_field names what
-/// stops it: "springs" (none, stale, a rigid one, too many particles) or "structure" (it buckles:
-/// a mode below 0 Hz, or no spring resists any of its motions).
+/// stops it: "springs" (none, stale, a rigid one, too many particles), "cost" (springs that join
+/// its particles too widely to solve within a frame), "buckles" (a mode below 0 Hz: springs pushed
+/// shorter than they rest) or "free" (no spring resists any of its motions); *mode, if given,
+/// then says its particles. SB_ERR_INTERRUPTED when the world's interrupt (a scene's time limit)
+/// stopped it.
 sb_status sb_structure_mode_of(const sb_world *world, const sb_spring_id *springs, int n, sb_structure_mode *mode,
                                const char **bad_field);
 
@@ -44,7 +50,11 @@ sb_status sb_structure_mode_of(const sb_world *world, const sb_spring_id *spring
 /// stiffness times one factor (the group keeps its proportions), and damping in proportion to
 /// stiffness, c = (2 zeta / w) k, which gives that mode exactly that damping ratio and faster modes
 /// more. Each spring takes the result as its k and c (sb_tuning_raw), ramped over `seconds` as
-/// sb_spring_retune ramps (0: at once). *mode, if given, says what was found.
+/// sb_spring_retune ramps (0: at once). *mode, if given, says what was found. Refused as
+/// sb_structure_mode_of refuses, and with *bad_field "hertz" where the springs outside the group
+/// alone hold the mode faster than asked, or "ceiling" where no stiffness of the group's lifts it
+/// that far (it moves the group as a whole against springs outside it): *mode's hertz is then
+/// that floor or ceiling.
 sb_status sb_structure_tune(sb_world *world, const sb_spring_id *springs, int n, double hertz, double damping_ratio,
                             double seconds, sb_structure_mode *mode, const char **bad_field);
 

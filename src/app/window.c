@@ -380,6 +380,7 @@ static bool app_stop(app *a)
     trace_free(&a->trace);
     trace_free(&a->ghost);
     revisions_free(a);
+    inspect_forget_structure(a);
     for (int i = 0; i < 2; ++i)
         if (a->sides[i].scene)
             sb_scene_close(a->sides[i].scene);

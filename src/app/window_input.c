@@ -248,16 +248,35 @@ void inspect_record(app *a)
     a->inspect_total += 1;
 }
 
+void inspect_forget_structure(app *a)
+{
+    free(a->structure_particle);
+    free(a->structure_shape);
+    free(a->structure_mass);
+    a->structure_particle = NULL;
+    a->structure_shape = a->structure_mass = NULL;
+    a->structure_particles = a->inspect_structure = 0;
+}
+
 void inspect_pick(app *a)
 {
-    a->inspect_structure = 0;
+    inspect_forget_structure(a);
     const sb_world *w = side_world(&a->sides[0], a->inspect_world);
     const sb_spring_id *group;
     int n;
-    if (!sb_structure_of(w, a->inspect_spring, &a->structure_hertz, &a->structure_zeta, &group, &n) ||
-        sb_structure_mode_shape(w, group, n, a->structure_particle, a->structure_shape, SB_STRUCTURE_MAX_PARTICLES,
-                                &a->structure_particles) != SB_OK)
+    if (!sb_structure_of(w, a->inspect_spring, &a->structure_hertz, &a->structure_zeta, &group, &n))
         return;
+    int most = 2 * n + 2; // a group of n springs moves 2n particles at most
+    most = most < SB_STRUCTURE_MAX_PARTICLES ? most : SB_STRUCTURE_MAX_PARTICLES;
+    a->structure_particle = malloc(sizeof *a->structure_particle * (size_t)most);
+    a->structure_shape = malloc(sizeof *a->structure_shape * 2 * (size_t)most);
+    a->structure_mass = malloc(sizeof *a->structure_mass * (size_t)most);
+    if (!a->structure_particle || !a->structure_shape || !a->structure_mass ||
+        sb_structure_mode_shape(w, group, n, a->structure_particle, a->structure_shape, most, &a->structure_particles) !=
+            SB_OK) {
+        inspect_forget_structure(a);
+        return;
+    }
     for (int i = 0; i < a->structure_particles; ++i) {
         sb_particle_def p;
         a->structure_mass[i] = sb_particle_get(w, a->structure_particle[i], &p) == SB_OK ? p.mass : 0.0;

@@ -138,8 +138,8 @@ typedef struct app {
     int inspect_structure;       // springs in it (0: the spring alone)
     double structure_hertz, structure_zeta;
     int structure_particles;
-    sb_particle_id structure_particle[SB_STRUCTURE_MAX_PARTICLES];
-    double structure_shape[2 * SB_STRUCTURE_MAX_PARTICLES], structure_mass[SB_STRUCTURE_MAX_PARTICLES];
+    sb_particle_id *structure_particle; // structure_particles of each, made when a spring is picked
+    double *structure_shape, *structure_mass;
     // rewind: the scenes keep a minute of moments; rewinding shows one of
     // them, paused, and resuming runs on from it (the later ones are forgotten)
     bool rewinding, scrubbing;
@@ -243,6 +243,8 @@ void step_frame(app *a);
 void inspect_record(app *a);
 /// A spring was picked: its structure, if it was tuned as one, is what the view reads.
 void inspect_pick(app *a);
+/// Lets the picked spring's structure go (a new pick, the app's end).
+void inspect_forget_structure(app *a);
 bool inspect_read(app *a, inspection *in);
 void set_method(app *a, int which, sb_method m);
 void toggle_tethers(app *a);

@@ -85,6 +85,10 @@ int l_world_remove_wall(lua_State *L);
 int l_world_move_wall(lua_State *L);
 int l_world_polyline(lua_State *L);
 int l_world_step(lua_State *L);
+/// Lets the host's time limit stop `world`'s long work (a structure's solve, a step) while `on`.
+void sb_lua_world_guarded(lua_State *L, sb_world *world, bool on);
+/// Raises the host's time-limit message (after the core said SB_ERR_INTERRUPTED).
+int sb_lua_guard_error(lua_State *L);
 int l_world_resume(lua_State *L);
 int l_world_stats(lua_State *L);
 int l_world_drag(lua_State *L);

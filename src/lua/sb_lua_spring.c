@@ -368,20 +368,40 @@ static int push_mode(lua_State *L, const sb_structure_mode *m)
     return 1;
 }
 
-/// What the core's refusal of a structure means, as an error on argument `arg`.
-static int structure_error(lua_State *L, int arg, sb_status st, const char *field, double hertz)
+/// What the core's refusal of a structure means, as an error on argument `arg` (the springs;
+/// arg + 1 is the tuning), in the structure's own terms: `m` says what the core found.
+static int structure_error(lua_State *L, int arg, sb_status st, const char *field, double hertz, const sb_structure_mode *m)
 {
     if (st == SB_ERR_NO_MEMORY)
         return luaL_error(L, "not enough memory for the structure");
-    if (field && strcmp(field, "springs") == 0)
-        return luaL_argerror(L, arg, lua_pushfstring(L, "the structure has no moving particle, or more than %d (its "
-                                                        "modes come from a dense eigensolver): tune a smaller group",
+    if (st == SB_ERR_INTERRUPTED)
+        return sb_lua_guard_error(L);
+    field = field ? field : "";
+    if (strcmp(field, "cost") == 0)
+        return luaL_argerror(L, arg, lua_pushfstring(L, "the structure's springs join its %d particles too widely to "
+                                                        "solve within a frame: tune smaller groups (a strip, one "
+                                                        "arm), or its springs by hertz",
+                                                     m->particles));
+    if (strcmp(field, "springs") == 0)
+        return luaL_argerror(L, arg, lua_pushfstring(L, "the structure has no moving particle, or more than %d: tune "
+                                                        "a smaller group",
                                                      SB_STRUCTURE_MAX_PARTICLES));
-    if (field && strcmp(field, "hertz") == 0)
-        return luaL_argerror(L, arg + 1, lua_pushfstring(L, "the springs outside the group alone hold it at %f Hz or "
-                                                            "faster: add them to the group", hertz));
-    return luaL_argerror(L, arg, "the structure buckles (springs pushed shorter than they rest), or no spring resists "
-                                 "any of its motions");
+    if (strcmp(field, "hertz") == 0)
+        return luaL_argerror(L, arg + 1, lua_pushfstring(L, "its lowest mode runs at %f Hz or more with the group's "
+                                                            "springs as soft as they go: the springs outside the group "
+                                                            "alone hold it faster than %f Hz; ask for more, or add them "
+                                                            "to the group", m->hertz, hertz));
+    if (strcmp(field, "ceiling") == 0)
+        return luaL_argerror(L, arg + 1, lua_pushfstring(L, "its lowest mode cannot go past %f Hz, however stiff the "
+                                                            "group's springs: in it the group moves as a whole against "
+                                                            "springs outside the group, which keep their stiffness; ask "
+                                                            "for less than %f Hz, or add those springs to the group",
+                                                         m->hertz, m->hertz));
+    if (strcmp(field, "buckles") == 0)
+        return luaL_argerror(L, arg, "the structure buckles: springs pushed shorter than they rest give it a mode "
+                                     "below 0 Hz; lengthen their rest lengths or let it settle first");
+    return luaL_argerror(L, arg, "no spring of the structure resists any of its motions (its springs are slack and "
+                                 "it moves freely): pull them taut, or join it to something");
 }
 
 // world:structure_mode(springs): the lowest mode of the group as it is now (sb_structure.h)
@@ -392,8 +412,10 @@ int l_world_structure_mode(lua_State *L)
     sb_spring_id *ids = check_spring_list(L, world, 2, &n);
     sb_structure_mode m;
     const char *field = NULL;
+    sb_lua_world_guarded(L, world, true); // a scene's time limit reaches a long solve
     sb_status st = sb_structure_mode_of(world, ids, n, &m, &field);
-    return st == SB_OK ? push_mode(L, &m) : structure_error(L, 2, st, field, 0.0);
+    sb_lua_world_guarded(L, world, false);
+    return st == SB_OK ? push_mode(L, &m) : structure_error(L, 2, st, field, 0.0, &m);
 }
 
 /// Raises "field 'name' must be in RANGE, got V" on argument arg unless `ok`.
@@ -423,6 +445,8 @@ int l_world_tune_structure(lua_State *L)
     field_in_range(L, 3, "seconds", seconds, seconds >= 0.0 && seconds <= 1e6, "[0, 1e6]");
     sb_structure_mode m;
     const char *field = NULL;
+    sb_lua_world_guarded(L, world, true);
     sb_status st = sb_structure_tune(world, ids, n, hertz, zeta, seconds, &m, &field);
-    return st == SB_OK ? push_mode(L, &m) : structure_error(L, 2, st, field, hertz);
+    sb_lua_world_guarded(L, world, false);
+    return st == SB_OK ? push_mode(L, &m) : structure_error(L, 2, st, field, hertz, &m);
 }

@@ -470,6 +470,21 @@ static bool guard_interrupt(void *ud)
     return g->fn(g->ud, unused, sizeof unused);
 }
 
+void sb_lua_world_guarded(lua_State *L, sb_world *world, bool on)
+{
+    const lua_guard *g = on ? get_guard(L) : NULL;
+    sb_world_set_interrupt(world, g ? guard_interrupt : NULL, (void *)g);
+}
+
+int sb_lua_guard_error(lua_State *L)
+{
+    const lua_guard *g = get_guard(L);
+    char message[256] = "stopped by the host";
+    if (g)
+        g->fn(g->ud, message, sizeof message);
+    return luaL_error(L, "%s", message);
+}
+
 // world:step([frames]) -> true, or false and the halt message. Under a host's time limit a long
 // call stops between frames or sub-steps and raises the limit's message.
 int l_world_step(lua_State *L)
