@@ -502,10 +502,82 @@ TEST(rewind_goes_back_with_the_state_and_the_tuning_of_now)
     return 0;
 }
 
+/// The value tunable `name` has now (the slider's, or the file's default); NAN if none.
+static double tunable_now(const sb_scene *s, const char *name)
+{
+    for (int i = 0; i < sb_scene_tunable_count(s); ++i) {
+        sb_tunable t = sb_scene_tunable(s, i);
+        if (strcmp(t.name, name) == 0)
+            return t.value;
+    }
+    return NAN;
+}
+
+/// The hertz the scene's one spring is tuned to.
+static double spring_hertz(sb_scene *s)
+{
+    sb_spring_id it = sb_null_spring();
+    sb_world *w = sb_scene_world(s, 0);
+    sb_world_next_spring(w, &it);
+    sb_spring_def d;
+    sb_spring_get(w, it, &d);
+    return d.tuning.hertz;
+}
+
+// The latest change wins: after a slider moves, a save that changes that tunable's default in the
+// file sets it (the slider follows, and the reload says the file's value replaced the slider's); a
+// save that leaves the default as it was keeps the slider's value; a save that fails to load
+// keeps the sliders as they were; R keeps them.
+TEST(a_saved_default_wins_over_an_older_slider)
+{
+    const char *form = "local sb = require 'springbox'\n"
+                       "local tune = sb.tune{ hz = {%s, 0.5, 10}, other = {1, 0, 5} }\n"
+                       "local w = sb.world{ gravity = {0, 0} }\n"
+                       "local top = w:particle{ x = 0, y = 0, fixed = true }\n"
+                       "local bob = w:particle{ x = 1, y = 0 }\n"
+                       "w:spring(top, bob, { hertz = tune.hz, damping_ratio = 0.5 + 0 * tune.other })\n"
+                       "%s\nreturn { world = w }\n";
+    char text[1024], error[512];
+    snprintf(text, sizeof text, form, "2", "");
+    sb_scene *s = open_text("latest.lua", text, error, sizeof error);
+    ENSURE(s);
+    ENSURE(sb_scene_set_tunable(s, "hz", 4.04).result == SB_RELOAD_KEPT);
+    ENSURE(sb_scene_set_tunable(s, "other", 3).result == SB_RELOAD_KEPT);
+    ENSURE(tunable_now(s, "hz") == 4.04 && spring_hertz(s) == 4.04);
+    // the file's default for hz goes from 2 to 7: the file wins for hz, other keeps its slider
+    snprintf(text, sizeof text, form, "7", "");
+    write_file("latest.lua", text);
+    sb_reload_event e = sb_scene_reload(s);
+    printf("  a save of hz = 7: %s\n", e.message);
+    ENSURE(e.result == SB_RELOAD_KEPT);
+    ENSURE(tunable_now(s, "hz") == 7.0 && spring_hertz(s) == 7.0 && tunable_now(s, "other") == 3.0);
+    ENSURE(strstr(e.message, "the file sets hz to 7 (its slider had 4.04)") && !strstr(e.message, "other"));
+    // a slider again, then a save that changes something else: the slider's value stays
+    ENSURE(sb_scene_set_tunable(s, "hz", 5.5).result == SB_RELOAD_KEPT);
+    snprintf(text, sizeof text, form, "7", "-- a comment");
+    write_file("latest.lua", text);
+    e = sb_scene_reload(s);
+    ENSURE(e.result == SB_RELOAD_KEPT && tunable_now(s, "hz") == 5.5 && spring_hertz(s) == 5.5);
+    ENSURE(!strstr(e.message, "the file sets"));
+    // a save that fails: the sliders stay as they were, and the fixed file with hz left at 7 too
+    snprintf(text, sizeof text, form, "9", "error('not yet')");
+    write_file("latest.lua", text);
+    ENSURE(sb_scene_reload(s).result == SB_RELOAD_FAILED);
+    ENSURE(tunable_now(s, "hz") == 5.5 && tunable_now(s, "other") == 3.0);
+    snprintf(text, sizeof text, form, "7", "");
+    write_file("latest.lua", text);
+    ENSURE(sb_scene_reload(s).result == SB_RELOAD_KEPT && tunable_now(s, "hz") == 5.5);
+    // R restarts from the file with the sliders' values
+    ENSURE(sb_scene_restart(s).result == SB_RELOAD_RESTARTED && tunable_now(s, "hz") == 5.5 && spring_hertz(s) == 5.5);
+    sb_scene_close(s);
+    return 0;
+}
+
 static const test_entry tests[] = {
     ENTRY(tuning_change_does_not_throw_the_structure),
     ENTRY(random_and_trig_scenes_build_the_same_bits_every_run),
     ENTRY(reload_kinds),
+    ENTRY(a_saved_default_wins_over_an_older_slider),
     ENTRY(sandbox),
     ENTRY(tunables),
     ENTRY(rewind_goes_back_with_the_state_and_the_tuning_of_now),

@@ -46,6 +46,12 @@ wait_for "back at revision 2" '[ "$(rev)" = "2 of 3" ]'
 xdotool mousemove --window "$wid" 790 65 click 1
 wait_for "a change at revision 2 drops the later ones" '[ "$(rev)" = "3 of 3" ] && [ "$(hz)" != "$slid" ] && [ "$(hz)" != 7 ]'
 echo "ok   a change made at an earlier revision drops the ones after it"
+# the latest change wins: the slider moved last, then a save of a new default sets it
+sleep 1.2
+scene 13
+wait_for "a save of a new default after a slider: the file's value, the slider follows" '[ "$(hz)" = 13 ] && [ "$(rev)" = "4 of 4" ]'
+grep -q "the file sets hz to 13 (its slider had" "$tmp/s.jsonl" || fail "the reload does not say the file's value replaced the slider's"
+echo "ok   a saved default after a slider move: hz $(hz), and the reload says the file's value replaced the slider's"
 quit_app
 
 # Every tunable takes part in every tool, past the sliders the panel shows at once: a scene of

@@ -171,6 +171,20 @@ int l_tune(lua_State *L)
             return luaL_argerror(L, 1, lua_pushfstring(L, "tunable '%s' needs min <= value <= max, got {%f, %f, %f}", name, value, lo, hi));
         lua_pop(L, 1);
         const double declared = value;
+        // A default the file changed since the last run wins over a slider's value for it (the
+        // latest change is the designer's); one the file left as it was keeps the slider's.
+        if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables.before") == LUA_TTABLE &&
+            lua_getfield(L, -1, name) == LUA_TTABLE && lua_rawgeti(L, -1, 9) == LUA_TNUMBER &&
+            lua_tonumber(L, -1) != declared && lua_getfield(L, over, name) == LUA_TNUMBER) {
+            if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables.file_won") == LUA_TTABLE) {
+                lua_pushvalue(L, -2); // the slider's value it replaces
+                lua_setfield(L, -2, name);
+            }
+            lua_pop(L, 2);
+            lua_pushnil(L);
+            lua_setfield(L, over, name);
+        }
+        lua_settop(L, spec);
         if (lua_getfield(L, over, name) == LUA_TNUMBER) {
             double v = lua_tonumber(L, -1);
             value = v < lo ? lo : v > hi ? hi : v;
@@ -207,6 +221,8 @@ int l_tune(lua_State *L)
                 lua_rawseti(L, -2, 8);
             }
         }
+        lua_pushnumber(L, declared); // 9: the default as the file gives it, for the next run to compare
+        lua_rawseti(L, -2, 9);
         lua_setfield(L, decl, name);
         lua_pushnumber(L, value);
         lua_setfield(L, result, name);

@@ -173,6 +173,10 @@ bool scene_build_run(sb_scene *scene, scene_build *b, char *error, size_t error_
     b->table_ref = b->update_ref = LUA_NOREF;
     scene_record_file(b, scene->path);
     // Tunables declared by this run start empty; so does its springbox.state (springbox.state).
+    // The last run's declarations stay at hand: a default the file changes since then wins over
+    // a slider's value (springbox.tune), the latest change being the designer's intent.
+    lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
+    lua_setfield(L, LUA_REGISTRYINDEX, "springbox.tunables.before");
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "springbox.tunables");
     lua_pushnil(L);

@@ -26,13 +26,62 @@ static void tunables_restore(lua_State *L, int kept, bool restore)
     luaL_unref(L, LUA_REGISTRYINDEX, kept);
 }
 
-/// Read and load: the file runs in the sandbox into `b`; the running tunables stay if it fails.
+/// A copy of the sliders' values (springbox.overrides), kept while a load runs: the load may let
+/// the file's new defaults replace some, and a load that fails puts them back.
+static int overrides_keep(lua_State *L)
+{
+    lua_newtable(L);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.overrides") == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, -5);
+        }
+    }
+    lua_pop(L, 1);
+    return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+/// Read and load: the file runs in the sandbox into `b`; the running tunables and the sliders'
+/// values stay if it fails.
 static bool load(sb_scene *scene, scene_build *b, char *error, size_t error_size)
 {
-    int kept = tunables_keep(scene->L);
+    int kept = tunables_keep(scene->L), sliders = overrides_keep(scene->L);
     bool built = scene_build_run(scene, b, error, error_size);
     tunables_restore(scene->L, kept, !built);
+    if (!built) {
+        lua_rawgeti(scene->L, LUA_REGISTRYINDEX, sliders);
+        lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.overrides");
+    }
+    luaL_unref(scene->L, LUA_REGISTRYINDEX, sliders);
     return built;
+}
+
+/// Says which sliders' values the file's new defaults replaced in the last load, after `e`'s
+/// message: "; the file sets deck_hz to 7 (its slider had 4.04)".
+static sb_reload_event say_file_won(sb_scene *scene, sb_reload_event e)
+{
+    lua_State *L = scene->L;
+    const int bottom = lua_gettop(L);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables.file_won") == LUA_TTABLE &&
+        lua_getfield(L, LUA_REGISTRYINDEX, "springbox.tunables") == LUA_TTABLE) {
+        const int won = bottom + 1, declared = bottom + 2;
+        lua_pushnil(L);
+        while (lua_next(L, won)) { // name -> the slider's value the file replaced
+            const int top = lua_gettop(L);
+            if (lua_type(L, top - 1) == LUA_TSTRING && lua_getfield(L, declared, lua_tostring(L, top - 1)) == LUA_TTABLE &&
+                lua_rawgeti(L, -1, 1) == LUA_TNUMBER) {
+                size_t used = strlen(e.message);
+                snprintf(e.message + used, sizeof e.message - used, "; the file sets %s to %.6g (its slider had %.6g)",
+                         lua_tostring(L, top - 1), lua_tonumber(L, -1), lua_tonumber(L, top));
+            }
+            lua_settop(L, top - 1); // the name stays for lua_next
+        }
+    }
+    lua_settop(L, bottom);
+    scene_clean_text(e.message);
+    return e;
 }
 
 /// The load failed: the last good scene runs on, and the files the failed run loaded are
@@ -156,12 +205,14 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
 {
     scene_build b;
     char error[sizeof(((sb_reload_event *)0)->message)];
+    lua_newtable(scene->L); // the sliders whose values the file's new defaults replace (say_file_won)
+    lua_setfield(scene->L, LUA_REGISTRYINDEX, "springbox.tunables.file_won");
     if (!load(scene, &b, error, sizeof error))
         return keep_last_good(scene, &b, error);
     char why[512] = "";
     if (must_restart(scene, &b, force_restart, why, sizeof why))
-        return restart(scene, &b, force_restart, why);
-    return carry_over(scene, &b);
+        return say_file_won(scene, restart(scene, &b, force_restart, why));
+    return say_file_won(scene, carry_over(scene, &b));
 }
 
 typedef struct reload_job { bool force_restart; sb_reload_event event; } reload_job;
