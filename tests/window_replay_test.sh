@@ -94,4 +94,34 @@ printf 'springbox-input 1\n5 drag 0 one 1 2 3 4\n' >"$tmp/bad.txt"
 [ $? = 2 ] && grep -q "bad.txt:2: cannot read '5 drag 0 one 1 2 3 4' (expected <frame> drag <world> <particle>" "$tmp/out" ||
   fail "a bad line in --replay: $(cat "$tmp/out")"
 echo "ok   bad recordings are refused with file, line and what was expected"
+
+# F5 survives a restart the reload caused: the drag breaks a 15 N rope, a slider then restarts
+# the scene (a spring broke since it was loaded), and F5 replays the drag from the start under the
+# new tuning, breaking the rope again
+cat >"$tmp/breaks.lua" <<'LUA'
+local sb = require "springbox"
+local tune = sb.tune{ hz = {3, 1, 10} }
+local w = sb.world{ gravity = {0, -9.81}, collisions = false }
+local top = w:particle{ x = 0, y = 1, fixed = true }
+local weight = w:particle{ x = 0, y = 0, radius = 0.1 }
+w:spring(top, weight, { hertz = tune.hz, damping_ratio = 0.1, break_force = 15 })
+return { world = w, title = "restart replay test" }
+LUA
+rm -f "$tmp/s.jsonl"
+start_app "restart replay test" "$tmp/breaks.lua"
+wait_for "0.5 s of physics" 'awk -v t="$(field time)" "BEGIN { exit !(t >= 0.5) }"'
+xdotool mousemove --window "$wid" 370 352 mousedown 1
+for step in $(seq 1 10); do xdotool mousemove --window "$wid" $((370 + 10 * step)) 352; sleep 0.03; done
+sleep 0.3
+xdotool mouseup 1
+wait_for "the drag breaks the rope" '[ "$(field springs)" = 0 ]'
+recorded=$(field inputs)
+# the slider (hz, the panel's first: y 60, x 752..988) restarts the scene: a spring broke
+xdotool mousemove --window "$wid" 900 65 click 1
+wait_for "the slider restarts the scene" 'grep -q "restarted" "$tmp/s.jsonl" && [ "$(field inputs)" = 0 ]'
+xdotool key --window "$wid" F5
+wait_for "F5 replays the run before the restart" 'grep -q "replaying [0-9]* recorded inputs from the start" "$tmp/s.jsonl"'
+wait_for "the replayed drag breaks the rope again" '[ "$(field replaying)" = false ] && [ "$(field springs)" = 0 ]'
+echo "ok   F5 after a restart the reload caused: the $recorded recorded inputs replayed, the rope broke again"
+quit_app
 echo "window replay: ok"

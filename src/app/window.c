@@ -32,12 +32,13 @@ static void write_frame_stats(app *a)
     fprintf(f,
             "{\"frame\":%ld,\"time\":%.6f,\"method\":\"%s\",\"iterations\":%d,\"substeps\":%d,\"tethers\":%s,\"paused\":%s,"
             "\"compare\":%s,\"kinetic\":%.9g,\"potential\":%.9g,\"max_stretch\":%.9g,\"contacts\":%d,"
-            "\"step_ms\":%.4f,\"threads\":%d,\"fps\":%.1f,\"halted\":%s,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
+            "\"step_ms\":%.4f,\"threads\":%d,\"fps\":%.1f,\"halted\":%s,\"particles\":%d,\"springs\":%d,\"clamped_springs\":%d,\"overlapping_pairs\":%d,"
             "\"camera\":[%s,%s,%s],\"view\":[%d,%d,%d,%d],\"rewound\":%s,\"moments\":%d,\"timeline\":[%d,%d,%d,%d],\"inputs\":%d,\"replaying\":%s,\"ghost_frames\":%ld,\"revision\":[%d,%d]",
             a->frame, st->time, sb_method_name(d.method), d.iterations, d.substeps, d.tethers ? "true" : "false",
             a->paused ? "true" : "false",
             a->compare ? "true" : "false", st->kinetic_energy, st->potential_energy, st->max_stretch, st->contacts,
-            st->step_ms, st->threads, a->fps, st->halted ? "true" : "false", st->clamped_springs, st->overlapping_pairs, camera[0],
+            st->step_ms, st->threads, a->fps, st->halted ? "true" : "false", st->particles, st->springs, st->clamped_springs,
+            st->overlapping_pairs, camera[0],
             camera[1], camera[2],
             a->view.rect.x, a->view.rect.y, a->view.rect.w, a->view.rect.h, a->rewinding ? "true" : "false",
             moments(a), timeline_rect(a).x, timeline_rect(a).y, timeline_rect(a).w, timeline_rect(a).h,
@@ -376,7 +377,8 @@ static bool app_stop(app *a)
     }
     sb_input_log_free(a->input);
     sb_input_log_free(a->replay);
-    a->input = a->replay = NULL;
+    sb_input_log_free(a->hands_before);
+    a->input = a->replay = a->hands_before = NULL;
     trace_free(&a->trace);
     trace_free(&a->ghost);
     revisions_free(a);

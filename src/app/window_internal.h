@@ -147,6 +147,7 @@ typedef struct app {
     // what the designer does, against the run's frame: recorded since the run
     // began, and the recording being replayed (F5, --replay) from its next event
     sb_input_log *input, *replay;
+    sb_input_log *hands_before; // the hands of the run a reload restarted: F5 replays them while the new run has none
     int replay_next;
     run_trace trace, ghost;     // this run, and the run before the replay (drawn faint while it lasts)
     // the tuning history: revisions of the tunables, the one in force, and whether one is being

@@ -43,8 +43,12 @@ void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
         add_notice(a, COLOR_WARN, "%s%s", which, e.message);
         s->history = 0;
         a->rewinding = false; // a restart forgets the moments (sb_scene_history_clear)
-        if (s == &a->sides[0] && run_frame(a) == 0 && !a->replay)
-            sb_input_log_clear(a->input); // and starts a new run
+        if (s == &a->sides[0] && run_frame(a) == 0 && !a->replay && sb_input_log_count(a->input) > 0) {
+            // a new run; the hands of the one the reload ended are what F5 replays under the new file
+            sb_input_log_free(a->hands_before);
+            a->hands_before = a->input;
+            a->input = sb_input_log_create();
+        }
         trace_free(&a->ghost);            // whose slots the ghost's need not match (F5 sets it after)
         if (a->dragging)
             a->dragging = false;
@@ -317,7 +321,8 @@ void restart(app *a)
         handle_reload(a, &a->sides[i], sb_scene_restart(a->sides[i].scene), "");
     sb_input_log_clear(a->input); // a new run, new hands
     sb_input_log_free(a->replay);
-    a->replay = NULL;
+    sb_input_log_free(a->hands_before);
+    a->replay = a->hands_before = NULL;
     trace_free(&a->ghost);
     a->paused = false; // a restart runs, paused or not before
 }
@@ -333,7 +338,9 @@ void run_on(app *a)
 /// was recorded since the run began is done again at the same frames.
 void replay_run(app *a)
 {
-    if (sb_input_log_count(a->input) == 0) {
+    // the run's own hands; with none since a reload restarted it, those of the run before
+    const sb_input_log *from = sb_input_log_count(a->input) > 0 ? a->input : a->hands_before;
+    if (sb_input_log_count(from) == 0) {
         add_notice(a, COLOR_TEXT, "nothing to replay yet: drag, click or type in the scene first");
         return;
     }
@@ -341,8 +348,8 @@ void replay_run(app *a)
     // of now (replayed, a slider moved since would be put back where it was)
     sb_input_log *hands = sb_input_log_create();
     int tunes = 0;
-    for (int k = 0; k < sb_input_log_count(a->input); ++k) {
-        const sb_input_event *e = sb_input_log_event(a->input, k);
+    for (int k = 0; k < sb_input_log_count(from); ++k) {
+        const sb_input_event *e = sb_input_log_event(from, k);
         if (e->kind == SB_INPUT_TUNE)
             tunes += 1;
         else if (hands)
