@@ -27,6 +27,22 @@ extern "C" {
 /// a second at most, and a structure past that is refused ("cost").
 #define SB_STRUCTURE_MAX_PARTICLES 100000
 
+/// What the world, stepped as it is set (its method, sub-steps and iterations), delivers of a
+/// tuned structure's mode, measured on a copy of the structure plucked along the mode.
+typedef struct sb_structure_delivery {
+    bool measured;         ///< false where the mode is too fast for the frames to show (a fifth of the frame rate)
+                           ///< or the structure too large to run within a tune's budget
+    bool delivered;        ///< measured within 3% of the asked hertz and 0.01 of damping_reachable
+    bool ran_away;         ///< measured, and the mode ran away (its motion grew past bounds): nothing delivered
+    double hertz;          ///< the mode's natural frequency as stepped, Hz
+    double damping_ratio;  ///< its damping ratio as stepped
+    double damping_reachable; ///< what the springs' dampers, along them, can give the mode: the asked damping ratio, or
+                              ///< less for a swing across them (a string's, a trampoline's); what `delivered` holds it to
+    sb_method method;      ///< what stepped it
+    int substeps, iterations;
+    int substeps_needed;   ///< where not delivered: the fewest sub-steps found (up to 64) that deliver it; 0 if none
+} sb_structure_delivery;
+
 /// A group's lowest mode.
 typedef struct sb_structure_mode {
     double hertz;          ///< its natural frequency now, Hz
@@ -35,6 +51,7 @@ typedef struct sb_structure_mode {
     int particles;         ///< moving particles it spans
     int springs;           ///< springs in the group (each once)
     int free;              ///< motions passed over because no spring resists them
+    sb_structure_delivery delivery; ///< a tune: what the stepped world delivers (not measured for a read)
 } sb_structure_mode;
 
 /// Reads the lowest mode of the group of n springs as they are. On failure *bad_field names what
@@ -63,6 +80,12 @@ sb_status sb_structure_tune(sb_world *world, const sb_spring_id *springs, int n,
 /// the mode is then q = sum of m (d . x) over those particles. *count says how many.
 sb_status sb_structure_mode_shape(const sb_world *world, const sb_spring_id *springs, int n, sb_particle_id *particles,
                                   double *shape, int capacity, int *count);
+
+/// The first of the world's tuned structures whose mode the world, stepped as it was when tuned,
+/// does not deliver as asked (or could not measure), in the structure's own terms ("a structure
+/// of 6 springs asks 3 Hz at damping ratio 0.05 and delivers 2.24 Hz at 0.017 with impulse at 6
+/// sub-steps: 48 would do"), into buf; 0 (buf empty) when every one delivers.
+int sb_world_structure_message(const sb_world *world, char *buf, size_t size);
 
 /// The structure spring was last tuned in (sb_structure_tune): what it asked, and its springs
 /// (the world's: valid until the next tune or the world's end). False if it was never tuned as one.

@@ -8,6 +8,7 @@
 #include "sb_pool.h"
 #include "sb_samples.h"
 #include "sb_scene.h"
+#include "sb_structure.h"
 #include "sb_world.h"
 #ifdef SPRINGBOX_HAVE_SDL
 #include "window.h"
@@ -206,12 +207,14 @@ static void print_row(const sb_world *w, int world_number)
 static void print_warnings(const sb_world *w, int world_number)
 {
     const sb_stats *s = sb_world_get_stats(w);
-    char line[256], which[32] = "";
+    char line[512], clamp[512] = "", which[32] = "";
     if (world_number > 0)
         snprintf(which, sizeof which, "world %d: ", world_number);
-    if (s->clamped_springs > 0 && sb_world_clamp_message(w, line, sizeof line) > 0)
-        printf("warning: %s%s\n", which, line);
+    if (s->clamped_springs > 0 && sb_world_clamp_message(w, clamp, sizeof clamp) > 0)
+        printf("warning: %s%s\n", which, clamp);
     if ((s->overlapping_pairs > 0 || s->overlapping_walls > 0) && sb_world_overlap_message(w, line, sizeof line) > 0)
+        printf("warning: %s%s\n", which, line);
+    if (sb_world_structure_message(w, line, sizeof line) > 0 && !strstr(clamp, line)) // not said with the clamp
         printf("warning: %s%s\n", which, line);
 }
 

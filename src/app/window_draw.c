@@ -68,7 +68,7 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
     // Every world of a comparison is named: a designer comparing verlet with
     // soft saw only world 1's warning while verlet ran 23-33% below the asked hertz.
     int warn_y = y + sb_scene_world_count(s->scene) * lh, worlds = sb_scene_world_count(s->scene);
-    char warning[256], line[300];
+    char warning[512], clamp[512], line[560];
     for (int k = 0; k < worlds; ++k) {
         sb_world *wk = side_world(s, k);
         const sb_stats *sk = sb_world_get_stats(wk);
@@ -79,13 +79,18 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
             snprintf(line, sizeof line, "%shalted: %s", which, sk->message);
             warn_y = HUD_TEXT(warn_y, COLOR_WARN, line);
         }
+        clamp[0] = '\0';
         if (sk->clamped_springs > 0) {
-            sb_world_clamp_message(wk, warning, sizeof warning);
-            snprintf(line, sizeof line, "%s%s", which, warning);
+            sb_world_clamp_message(wk, clamp, sizeof clamp);
+            snprintf(line, sizeof line, "%s%s", which, clamp);
             warn_y = HUD_TEXT(warn_y, COLOR_WARN, line);
         }
         if (sk->overlapping_pairs > 0 || sk->overlapping_walls > 0) {
             sb_world_overlap_message(wk, warning, sizeof warning);
+            snprintf(line, sizeof line, "%s%s", which, warning);
+            warn_y = HUD_TEXT(warn_y, COLOR_WARN, line);
+        }
+        if (sb_world_structure_message(wk, warning, sizeof warning) > 0 && !strstr(clamp, warning)) { // a tuned structure not run as asked
             snprintf(line, sizeof line, "%s%s", which, warning);
             warn_y = HUD_TEXT(warn_y, COLOR_WARN, line);
         }

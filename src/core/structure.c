@@ -19,6 +19,7 @@
 // interrupt (a scene's time limit) is heard between factorisations.
 #include "sb_structure.h"
 
+#include "structure_internal.h"
 #include "structure_record.h"
 #include "world_internal.h"
 
@@ -33,31 +34,9 @@ static const double two_pi = 6.28318530717958647692;
 /// 30 x 30 beads all of it.
 #define STRUCTURE_COST 3e7
 
-typedef struct element {
-    int a, b;             // degrees of freedom of the ends' x (y is the next); -1 where held
-    double nx, ny;        // unit direction from a to b
-    double along, across; // k, and T / l
-    double damping;       // c along the axis
-} element;
-
-typedef struct structure {
-    const sb_world *world;
-    sb_spring_id *ids;     // the group, each once
-    double *k;             // each group spring's stiffness now
-    element *group, *others;
-    int group_count, other_count;
-    double *mass;          // per degree of freedom (each particle's twice)
-    sb_particle_id *moving;// per particle, in degree-of-freedom order
-    int particles, n, b;   // moving particles, degrees of freedom (2 each), half-bandwidth
-    double *ag, *ao;       // the group's part of A at scale 1 and the others', lower band: row i, i - j at (b + 1) i + i - j
-    double *work, *diag;   // a band for the factors, and their pivots
-    double *x, *y, *t;     // vectors of n
-    bool interrupted;
-} structure;
-
-static void structure_free(structure *s)
+void structure_free(structure *s)
 {
-    void *all[] = {s->ids, s->k, s->group, s->others, s->mass, s->moving, s->ag, s->ao, s->work, s->diag, s->x, s->y, s->t};
+    void *all[] = {s->ids, s->other_ids, s->k, s->group, s->others, s->mass, s->moving, s->ag, s->ao, s->work, s->diag, s->x, s->y, s->t};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         free(all[i]);
     memset(s, 0, sizeof *s);
@@ -261,12 +240,15 @@ static sb_status build(const sb_world *w, const sb_spring_id *springs, int n, st
         if (s->other_count == other_cap) {
             other_cap = other_cap ? 2 * other_cap : 16;
             element *grown = realloc(s->others, sizeof *grown * (size_t)other_cap);
-            if (!grown) {
+            sb_spring_id *grown_ids = grown ? realloc(s->other_ids, sizeof *grown_ids * (size_t)other_cap) : NULL;
+            s->others = grown ? grown : s->others;
+            if (!grown || !grown_ids) {
                 st = SB_ERR_NO_MEMORY;
                 break;
             }
-            s->others = grown;
+            s->other_ids = grown_ids;
         }
+        s->other_ids[s->other_count] = it;
         s->others[s->other_count++] = element_of(w, &d, dof, slots, k, c);
     }
     free(dof);
@@ -681,8 +663,30 @@ sb_status sb_structure_tune(sb_world *world, const sb_spring_id *springs, int n,
                 st = refused(&s, why, bad_field);
         }
     }
+    sb_structure_delivery delivery;
+    double beta = 0.0;
     if (st == SB_OK) {
-        const double beta = damping_for(&s, scale, w, damping_ratio); // dampers leave the shape as it is
+        beta = damping_for(&s, scale, w, damping_ratio); // dampers leave the shape as it is
+        // the damping the springs' dampers can give the mode (a swing across them, less than asked)
+        double reach = 0.0;
+        for (int k = 0; k < s.group_count; ++k)
+            reach += scale * beta * s.k[k] * along_share(&s, &s.group[k]);
+        for (int k = 0; k < s.other_count; ++k)
+            reach += s.others[k].damping * along_share(&s, &s.others[k]);
+        const double reachable = fmin(damping_ratio, reach / (2.0 * sqrt(lambda)));
+        // what the world, stepped as it is set, delivers of it: measured, and corrected
+        const double continuous = scale;
+        if (!structure_deliver(&s, hertz, reachable, &scale, &beta, &delivery))
+            st = SB_ERR_INTERRUPTED;
+        delivery.damping_reachable = reachable;
+        if (st == SB_OK && scale != continuous) { // the group's stiffness scaled again: its mode with it
+            const char *why = NULL;
+            lambda = s.other_count == 0 ? lambda * scale / continuous : lowest_mode(&s, scale, &free, &why);
+            if (isnan(lambda))
+                st = refused(&s, why, bad_field);
+        }
+    }
+    if (st == SB_OK) {
         for (int i = 0; i < s.group_count && st == SB_OK; ++i) {
             sb_spring_def d;
             sb_spring_get(world, s.ids[i], &d);
@@ -694,10 +698,13 @@ sb_status sb_structure_tune(sb_world *world, const sb_spring_id *springs, int n,
                                : sb_spring_set(world, s.ids[i], rest, &t, bad_field);
             s.group[i].damping = beta * s.k[i]; // at scale 1, as the group's stiffness (describe scales it)
         }
-        if (st == SB_OK && !structure_remember(world, s.ids, s.group_count, hertz, damping_ratio))
+        if (st == SB_OK && !structure_remember(world, s.ids, s.group_count, hertz, damping_ratio, &delivery))
             st = SB_ERR_NO_MEMORY;
-        if (st == SB_OK)
+        if (st == SB_OK) {
             describe(&s, scale, lambda, free, mode);
+            if (mode)
+                mode->delivery = delivery;
+        }
     }
     if (mode && st != SB_OK) { // what the refusal says: the particles, and the mode's floor or ceiling
         memset(mode, 0, sizeof *mode);
@@ -706,6 +713,40 @@ sb_status sb_structure_tune(sb_world *world, const sb_spring_id *springs, int n,
     }
     structure_free(&s);
     return st;
+}
+
+void structures_follow_def(sb_world *w)
+{
+    const sb_world_def def = w->def;
+    int n = 0;
+    for (int i = 0; i < w->structure_count; ++i) {
+        const sb_structure_delivery *d = &w->structures[i].delivery;
+        n += d->method != def.method || d->substeps != def.substeps || d->iterations != def.iterations;
+    }
+    if (n == 0)
+        return;
+    // each tune replaces its record: what they ask is copied first
+    typedef struct asked { double hertz, zeta; sb_spring_id *springs; int count; } asked;
+    asked *all = calloc((size_t)n, sizeof *all);
+    int count = 0;
+    for (int i = 0; all && i < w->structure_count; ++i) {
+        const sb_structure_record *r = &w->structures[i];
+        const sb_structure_delivery *d = &r->delivery;
+        if (d->method == def.method && d->substeps == def.substeps && d->iterations == def.iterations)
+            continue;
+        all[count].springs = malloc(sizeof *r->springs * (size_t)r->count);
+        if (!all[count].springs)
+            break;
+        memcpy(all[count].springs, r->springs, sizeof *r->springs * (size_t)r->count);
+        all[count].count = r->count;
+        all[count].hertz = r->hertz;
+        all[count++].zeta = r->damping_ratio;
+    }
+    for (int i = 0; i < count; ++i) {
+        sb_structure_tune(w, all[i].springs, all[i].count, all[i].hertz, all[i].zeta, 0.0, NULL, NULL);
+        free(all[i].springs);
+    }
+    free(all);
 }
 
 sb_status sb_structure_mode_shape(const sb_world *world, const sb_spring_id *springs, int n, sb_particle_id *particles,

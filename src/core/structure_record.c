@@ -7,6 +7,8 @@
 #include "structure_record.h"
 #include "world_internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +36,8 @@ static void take_out(const sb_world *w, sb_structure_record *r, const sb_structu
     r->count = kept;
 }
 
-bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double hertz, double damping_ratio)
+bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double hertz, double damping_ratio,
+                        const sb_structure_delivery *delivery)
 {
     sb_spring_id *copy = malloc(sizeof *copy * (size_t)n);
     if (!copy || !array_reserve((void **)&w->structures, &w->structure_cap, w->structure_count + 1, sizeof *w->structures)) {
@@ -43,7 +46,7 @@ bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double 
     }
     memcpy(copy, springs, sizeof *copy * (size_t)n);
     qsort(copy, (size_t)n, sizeof *copy, id_order);
-    const sb_structure_record fresh = {hertz, damping_ratio, copy, n};
+    const sb_structure_record fresh = {hertz, damping_ratio, *delivery, copy, n};
     int kept = 0;
     for (int i = 0; i < w->structure_count; ++i) {
         sb_structure_record *r = &w->structures[i];
@@ -81,6 +84,69 @@ bool sb_structure_of(const sb_world *w, sb_spring_id spring, double *hertz, doub
         }
     }
     return false;
+}
+
+/// Appends to buf (size bytes, `used` of them taken), cut at its end.
+static void append(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+    if (*used >= size)
+        return;
+    va_list args;
+    va_start(args, fmt);
+    int n = vsnprintf(buf + *used, size - *used, fmt, args);
+    va_end(args);
+    *used = n < 0 ? size : *used + (size_t)n < size ? *used + (size_t)n : size;
+}
+
+/// What a record asks and its delivery says: "a structure of N springs asks F Hz at damping
+/// ratio Z and delivers ...".
+static int say_delivery(const sb_structure_record *r, char *buf, size_t size)
+{
+    const sb_structure_delivery *d = &r->delivery;
+    const char *subs = d->substeps == 1 ? "" : "s";
+    size_t used = 0;
+    append(buf, size, &used, "a structure of %d spring%s asks %.3g Hz at damping ratio %.3g", r->count,
+           r->count == 1 ? "" : "s", r->hertz, r->damping_ratio);
+    if (!d->measured)
+        append(buf, size, &used, "; its mode was not measured as %s steps it at %d sub-step%s (too fast for the frames "
+                                 "or too large to run within a tune)",
+               sb_method_name(d->method), d->substeps, subs);
+    else if (d->ran_away)
+        append(buf, size, &used, " and runs away with %s at %d sub-step%s", sb_method_name(d->method), d->substeps, subs);
+    else
+        append(buf, size, &used, " and delivers %.3g Hz at %.3g with %s at %d sub-step%s", d->hertz, d->damping_ratio,
+               sb_method_name(d->method), d->substeps, subs);
+    if (d->delivered)
+        append(buf, size, &used, ": as its springs allow");
+    else if (d->measured && d->substeps_needed > 0)
+        append(buf, size, &used, ": %d would do", d->substeps_needed);
+    else if (d->measured && !d->delivered)
+        append(buf, size, &used, ": up to 64 sub-steps do not");
+    if (d->damping_reachable < r->damping_ratio - 0.01)
+        append(buf, size, &used, " (its dampers, along its springs, give a swing across them %.3g at most)",
+               d->damping_reachable);
+    return (int)used;
+}
+
+int sb_world_structure_message(const sb_world *w, char *buf, size_t size)
+{
+    for (int i = 0; i < w->structure_count; ++i) {
+        const sb_structure_record *r = &w->structures[i];
+        const sb_structure_delivery *d = &r->delivery;
+        if (r->count > 0 && d->measured && (!d->delivered || d->damping_reachable < r->damping_ratio - 0.01))
+            return say_delivery(r, buf, size);
+    }
+    if (size > 0)
+        buf[0] = '\0';
+    return 0;
+}
+
+int structure_record_say(const sb_world *w, sb_spring_id spring, char *buf, size_t size)
+{
+    for (int i = 0; i < w->structure_count; ++i)
+        if (holds(&w->structures[i], spring))
+            return say_delivery(&w->structures[i], buf, size);
+    return 0;
 }
 
 int structure_record_ids(const sb_world *w)

@@ -4,7 +4,7 @@
 #ifndef SB_STRUCTURE_RECORD_H
 #define SB_STRUCTURE_RECORD_H
 
-#include "sb_types.h"
+#include "sb_structure.h"
 
 #include <stdbool.h>
 
@@ -14,12 +14,21 @@ extern "C" {
 
 typedef struct sb_structure_record {
     double hertz, damping_ratio; // what the tune asked
+    sb_structure_delivery delivery; // what the stepped world delivered of it, as the tune measured
     sb_spring_id *springs;       // the group, each once, in slot order; less springs tuned since in another group
     int count;
 } sb_structure_record;
 
 /// Keeps a tuned group, replacing one of the same springs; false without memory (nothing kept).
-bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double hertz, double damping_ratio);
+bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double hertz, double damping_ratio,
+                        const sb_structure_delivery *delivery);
+/// What the structure spring is part of asks and delivers ("a structure of 6 springs asks 3 Hz at
+/// damping ratio 0.05 and delivers ..."), into buf; 0 if the spring is in none.
+int structure_record_say(const sb_world *w, sb_spring_id spring, char *buf, size_t size);
+/// Tunes again each structure the world was tuned as under another method, sub-steps or
+/// iterations than it steps with now, so that it delivers the mode it asked as the world now steps
+/// (sb_world_set_def). A structure that can no longer be tuned keeps its springs as they are.
+void structures_follow_def(sb_world *w);
 /// The ids the world's records hold, all together.
 int structure_record_ids(const sb_world *w);
 /// Frees the world's records (sb_world_destroy).

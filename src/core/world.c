@@ -205,6 +205,7 @@ sb_status sb_world_set_def(sb_world *w, const sb_world_def *def, const char **ba
     if (st != SB_OK)
         return st;
     w->def = *def;
+    structures_follow_def(w); // a structure delivers its mode as the world now steps
     return SB_OK;
 }
 
@@ -518,6 +519,13 @@ int sb_world_clamp_message(const sb_world *w, char *buf, size_t size)
     if (st->clamped_springs == 0)
         return snprintf(buf, size, "every spring runs as tuned");
     char asked[64];
+    // a spring of a tuned structure: what the designer asked is the structure's mode, not the
+    // spring's own hertz the tune gave it
+    char structure[256];
+    if (structure_record_say(w, st->clamped_spring, structure, sizeof structure) > 0)
+        return snprintf(buf, size, "%d spring%s cannot run as tuned with %s at %d sub-step%s, among them %s",
+                        st->clamped_springs, st->clamped_springs == 1 ? "" : "s", sb_method_name(w->def.method),
+                        w->def.substeps, w->def.substeps == 1 ? "" : "s", structure);
     if (st->clamped_asked_hertz == 0.0)
         snprintf(asked, sizeof asked, "to be rigid");
     else

@@ -352,18 +352,52 @@ static sb_spring_id *check_spring_list(lua_State *L, sb_world *world, int arg, i
 }
 
 /// A structure's mode as a table: hertz, damping_ratio, scale, and the particles, springs and
-/// free motions it counted.
-static int push_mode(lua_State *L, const sb_structure_mode *m)
+/// free motions it counted; for a tune (`asked` > 0), what the stepped world delivers: measured,
+/// delivered, delivered_hertz, delivered_damping_ratio, substeps_needed and, where it is not
+/// delivered, a warning in the structure's terms.
+static int push_mode(lua_State *L, const sb_structure_mode *m, double asked_hertz, double asked_zeta)
 {
     const char *const numbers[] = {"hertz", "damping_ratio", "scale"}, *const counts[] = {"particles", "springs", "free"};
     const double number_values[] = {m->hertz, m->damping_ratio, m->scale};
     const int count_values[] = {m->particles, m->springs, m->free};
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 12);
     for (int k = 0; k < 3; ++k) {
         lua_pushnumber(L, number_values[k]);
         lua_setfield(L, -2, numbers[k]);
         lua_pushinteger(L, count_values[k]);
         lua_setfield(L, -2, counts[k]);
+    }
+    if (asked_hertz <= 0.0)
+        return 1;
+    const sb_structure_delivery *d = &m->delivery;
+    lua_pushboolean(L, d->measured);
+    lua_setfield(L, -2, "measured");
+    lua_pushboolean(L, d->delivered);
+    lua_setfield(L, -2, "delivered");
+    lua_pushnumber(L, d->hertz);
+    lua_setfield(L, -2, "delivered_hertz");
+    lua_pushnumber(L, d->damping_ratio);
+    lua_setfield(L, -2, "delivered_damping_ratio");
+    lua_pushinteger(L, d->substeps_needed);
+    lua_setfield(L, -2, "substeps_needed");
+    if (d->measured && (!d->delivered || d->damping_reachable < asked_zeta - 0.01)) {
+        char warning[256], needed[48] = "up to 64 sub-steps do not";
+        if (d->substeps_needed > 0)
+            snprintf(needed, sizeof needed, "%d would do", d->substeps_needed);
+        char delivers[96], across[128] = "";
+        if (d->ran_away)
+            snprintf(delivers, sizeof delivers, "runs away");
+        else
+            snprintf(delivers, sizeof delivers, "delivers %.3g Hz at %.3g", d->hertz, d->damping_ratio);
+        if (d->delivered)
+            snprintf(needed, sizeof needed, "as its springs allow");
+        if (d->damping_reachable < asked_zeta - 0.01)
+            snprintf(across, sizeof across, " (its dampers, along its springs, give a swing across them %.3g at most)",
+                     d->damping_reachable);
+        snprintf(warning, sizeof warning, "asked %.3g Hz at damping ratio %.3g, %s with %s at %d sub-step%s: %s%s", asked_hertz,
+                 asked_zeta, delivers, sb_method_name(d->method), d->substeps, d->substeps == 1 ? "" : "s", needed, across);
+        lua_pushstring(L, warning);
+        lua_setfield(L, -2, "warning");
     }
     return 1;
 }
@@ -415,7 +449,7 @@ int l_world_structure_mode(lua_State *L)
     sb_lua_world_guarded(L, world, true); // a scene's time limit reaches a long solve
     sb_status st = sb_structure_mode_of(world, ids, n, &m, &field);
     sb_lua_world_guarded(L, world, false);
-    return st == SB_OK ? push_mode(L, &m) : structure_error(L, 2, st, field, 0.0, &m);
+    return st == SB_OK ? push_mode(L, &m, 0.0, 0.0) : structure_error(L, 2, st, field, 0.0, &m);
 }
 
 /// Raises "field 'name' must be in RANGE, got V" on argument arg unless `ok`.
@@ -448,5 +482,5 @@ int l_world_tune_structure(lua_State *L)
     sb_lua_world_guarded(L, world, true);
     sb_status st = sb_structure_tune(world, ids, n, hertz, zeta, seconds, &m, &field);
     sb_lua_world_guarded(L, world, false);
-    return st == SB_OK ? push_mode(L, &m) : structure_error(L, 2, st, field, hertz, &m);
+    return st == SB_OK ? push_mode(L, &m, hertz, zeta) : structure_error(L, 2, st, field, hertz, &m);
 }

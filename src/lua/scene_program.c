@@ -3,6 +3,7 @@
 // springbox's rules: every callback runs under the update time limit, an error in one turns
 // that one off until the next reload, and what the host shows is what the script last did right.
 #include "scene_internal.h"
+#include "sb_structure.h"
 #include "sb_tuning.h"
 
 #include "sb_lua.h"
@@ -749,6 +750,10 @@ void sb_scene_write_worlds_json(const sb_scene *scene, FILE *f)
         sb_json_string(f, clamp);
         fprintf(f, ",\"halted\":%s,\"message\":", st->halted ? "true" : "false");
         sb_json_string(f, st->halted ? st->message : "");
+        if (sb_world_structure_message(w, clamp, sizeof clamp) > 0) {
+            fputs(",\"structure_message\":", f);
+            sb_json_string(f, clamp);
+        }
         fputc('}', f);
     }
     fputc(']', f);
