@@ -459,7 +459,7 @@ TEST(structure_records_never_outgrow_the_world)
             order[j] = t;
         }
         const sb_structure_delivery none = {0};
-        ENSURE(structure_remember(w, order, count, 1.0 + round, 0.1, &none));
+        ENSURE(structure_remember(w, order, count, 1.0 + round, 0.1, &none, NULL));
         ENSURE(structure_record_ids(w) <= n);
     }
     double hz, zeta;

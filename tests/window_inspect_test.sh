@@ -80,4 +80,54 @@ hz=$(measured_hz)
 awk -v hz="$hz" 'BEGIN { exit !(hz > 0.95 * 1.5 && hz < 1.05 * 1.5) }' || fail "the structure's mode read $hz Hz for 1.5 asked"
 echo "ok   a spring of a structure tuned to 1.5 Hz shows the structure's mode: $hz Hz"
 quit_app
+
+# A loaded rope tuned as a structure swings as a pendulum while it bounces: a link clicked (paused,
+# at the pose it was built in) shows the tuned bounce as it runs, read from its springs' stretch less
+# what is far slower than it, not the swing; what it reads is what the tune said it delivers. And a
+# spring between beads of a dense jelly is picked where a click is nearer its line than any bead.
+cat >"$tmp/rope.lua" <<'LUA'
+local sb = require "springbox"
+local w = sb.world{ collisions = false }
+local prev, links = w:particle{ x = 0, y = 1, fixed = true, radius = 0.03 }, {}
+for i = 1, 6 do -- built unstretched at 40 degrees: it bounces as it falls into its swing
+  local p = w:particle{ x = 0.2 * i * 0.643, y = 1 - 0.2 * i * 0.766, mass = i == 6 and 8 or 0.2,
+                        radius = i == 6 and 0.1 or 0.02 }
+  links[i] = w:spring(prev, p, { hertz = 10, damping_ratio = 1 })
+  prev = p
+end
+local r = w:tune_structure(links, { hertz = 3, damping_ratio = 0.05 })
+-- a jelly of beads 0.1 m apart, 4 cm wide, at (-2.5, -2.5)
+local g = {}
+for r = 0, 3 do for c = 0, 3 do
+  g[r * 4 + c] = w:particle{ x = -2.5 + 0.1 * c, y = -2.5 + 0.1 * r, radius = 0.04, fixed = (r == 0) }
+end end
+for r = 0, 3 do for c = 0, 3 do
+  if c < 3 then w:spring(g[r * 4 + c], g[r * 4 + c + 1], { hertz = 4, damping_ratio = 0.3 }) end
+  if r < 3 then w:spring(g[r * 4 + c], g[(r + 1) * 4 + c], { hertz = 4, damping_ratio = 0.3 }) end
+end end
+return { world = w, title = "rope inspect test", update = function() sb.plot("delivered", r.delivered_hertz) end }
+LUA
+rm -f "$tmp/s.jsonl"
+start_app "rope inspect test" "$tmp/rope.lua"
+xdotool key --window "$wid" space # paused where it was built: its first link from (0, 1) to (0.129, 0.847)
+wait_for "paused" '[ "$(field paused)" = true ]'
+xdotool key --window "$wid" bracketleft # back to the first moment, the pose it was built in
+sleep 0.5
+xdotool mousemove --window "$wid" 376 258 click 1 # the link's middle (0.064, 0.923)
+sleep 0.3
+xdotool key --window "$wid" space
+wait_for "clicking a link of the swinging rope shows its structure" 'last | grep -q "\"asked_hertz\":3,\"asked_damping_ratio\":0.05,.*\"structure\":6,\"structure_read\":\"stretch\""'
+sleep 4
+hz=$(measured_hz)
+delivered=$(last | sed -n 's/.*"delivered":\([0-9.e+-]*\).*/\1/p')
+awk -v hz="$hz" -v d="$delivered" 'BEGIN { exit !(hz > 0.95 * d && hz < 1.05 * d && hz > 1.5) }' ||
+  fail "the swinging rope's link read $hz Hz; the tune says its bounce runs at $delivered Hz (the swing is about 0.45 Hz, its pull on the links 0.9)"
+echo "ok   a link of a swinging loaded rope reads its bounce from its springs' stretch: $hz Hz, what the tune said it delivers ($delivered Hz; asked 3)"
+# the jelly's bottom spring, from (-2.5, -2.5) to (-2.4, -2.5) between fixed beads: its middle
+# (-2.45, -2.5) is 1 cm from each bead's edge and on the spring's line: pixel (370 - 245, 350 + 250)
+xdotool mousemove --window "$wid" 125 600 click 1
+wait_for "a click on a dense jelly's spring line inspects the spring" 'last | grep -q "\"inspect\":{\"world\":1,\"spring\":[0-9]*,\"rigid\":false,\"asked_hertz\":4"'
+last | grep -q '"drag":' && fail "the click between two beads dragged one"
+echo "ok   a spring between beads of a dense jelly is picked, not a bead"
+quit_app
 echo "window inspect: ok"

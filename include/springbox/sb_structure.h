@@ -87,6 +87,14 @@ sb_status sb_structure_mode_shape(const sb_world *world, const sb_spring_id *spr
 /// sub-steps: 48 would do"), into buf; 0 (buf empty) when every one delivers.
 int sb_world_structure_message(const sb_world *world, char *buf, size_t size);
 
+/// Where the structure spring was last tuned in stands along its tuned mode now: the mode's
+/// coordinate, a number that swings at the mode's frequency alone. A mode that mostly stretches
+/// the springs (a chain's, a loaded rope's bounce) is read from their lengths, which a swing of
+/// the whole (a pendulum) leaves as they are; one that moves across them (a string's, a
+/// trampoline's) from its particles' positions along the shape the tune found. *by_stretch says
+/// which. False if the spring was never tuned as one.
+bool sb_structure_coordinate(const sb_world *world, sb_spring_id spring, double *q, bool *by_stretch);
+
 /// The structure spring was last tuned in (sb_structure_tune): what it asked, and its springs
 /// (the world's: valid until the next tune or the world's end). False if it was never tuned as one.
 bool sb_structure_of(const sb_world *world, sb_spring_id spring, double *hertz, double *damping_ratio,

@@ -71,10 +71,11 @@ static void write_frame_stats(app *a)
     if (inspect_read(a, &in)) {
         fprintf(f, ",\"inspect\":{\"world\":%d,\"spring\":%u,\"rigid\":%s,\"asked_hertz\":%.6g,"
                    "\"asked_damping_ratio\":%.6g,\"measured_hertz\":%.6g,\"measured_damping_ratio\":%.6g,"
-                   "\"read_from\":\"%s\",\"structure\":%d}",
+                   "\"read_from\":\"%s\",\"structure\":%d,\"structure_read\":\"%s\"}",
                 a->inspect_world + 1, a->inspect_spring.index + 1, in.rigid ? "true" : "false", in.asked_hertz,
                 in.asked_zeta, in.decay ? in.released.hertz : in.measured.hertz,
-                in.decay ? in.released.zeta : in.measured.zeta, in.decay ? "decay" : "swings", in.structure);
+                in.decay ? in.released.zeta : in.measured.zeta, in.decay ? "decay" : "swings", in.structure,
+                in.structure == 0 ? "" : in.structure_by_stretch ? "stretch" : "positions");
     }
     fprintf(f, ",\"hash\":\"%016llx\"", (unsigned long long)sb_world_state_hash(w));
     fputs(",\"tunables\":{", f);
@@ -382,7 +383,6 @@ static bool app_stop(app *a)
     trace_free(&a->trace);
     trace_free(&a->ghost);
     revisions_free(a);
-    inspect_forget_structure(a);
     for (int i = 0; i < 2; ++i)
         if (a->sides[i].scene)
             sb_scene_close(a->sides[i].scene);

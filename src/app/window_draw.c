@@ -180,8 +180,8 @@ static int draw_inspector(app *a, int graphs_top)
     if (in.rigid)
         snprintf(line, sizeof line, "asks to be rigid: length error %.3g m", (double)in.motion[a->inspect_count - 1] + in.offset);
     else if (in.structure > 0)
-        snprintf(line, sizeof line, "asks      %.3g Hz at damping ratio %.3g  (its structure of %d springs)", in.asked_hertz,
-                 in.asked_zeta, in.structure);
+        snprintf(line, sizeof line, "asks      %.3g Hz at damping ratio %.3g  (its structure of %d springs, the mode tuned)",
+                 in.asked_hertz, in.asked_zeta, in.structure);
     else
         snprintf(line, sizeof line, "asks      %.3g Hz at damping ratio %.3g", in.asked_hertz, in.asked_zeta);
     render_text(rc, x, y, asked_color, false, line);
@@ -206,6 +206,14 @@ static int draw_inspector(app *a, int graphs_top)
         snprintf(line, sizeof line, "%s cannot run it as asked: it gets %.3g Hz at %.3g", sb_method_name(d.method),
                  st->clamped_hertz, st->clamped_damping_ratio);
         render_text(rc, x, y, COLOR_WARN, false, line);
+    } else if (in.structure > 0) { // which motion it read
+        render_text(rc, x, y, COLOR_TEXT, false,
+                    in.structure_by_stretch ? "read from the mode's stretch of its springs: a swing of the whole"
+                                            : "read from its particles' moves along the mode's shape, as tuned");
+        y += lh;
+        render_text(rc, x, y, COLOR_TEXT, false,
+                    in.structure_by_stretch ? "(a pendulum) leaves their lengths, so it is not counted"
+                                            : "(a swing across its springs); pluck it and let go");
     } else {
         render_text(rc, x, y, COLOR_TEXT, false, "read from its largest swing on; in a network it moves with");
         y += lh;

@@ -163,8 +163,9 @@ static sb_particle_id slot_particle(const sb_world *w, uint32_t index)
     return sb_null_particle();
 }
 
-// The particle whose circle (grown by a few pixels) holds the point, nearest first.
-static bool pick(const app *a, sb_vec2 at, int *world, uint32_t *index)
+// The particle whose circle (grown by a few pixels) holds the point, nearest first; *gap, if
+// given, how far the point is outside its circle (0 inside it).
+static bool pick(const app *a, sb_vec2 at, int *world, uint32_t *index, double *gap)
 {
     double best = INFINITY, slop = 8.0 / a->view.scale;
     const side *s = &a->sides[0];
@@ -179,14 +180,16 @@ static bool pick(const app *a, sb_vec2 at, int *world, uint32_t *index)
                 best = dist;
                 *world = k;
                 *index = p.index;
+                if (gap)
+                    *gap = dist > d.radius ? dist - d.radius : 0.0;
             }
         }
     }
     return isfinite(best);
 }
 
-/// The spring of the left side nearest `at`, within 8 pixels of its segment.
-static bool pick_spring(const app *a, sb_vec2 at, int *world, sb_spring_id *id)
+/// The spring of the left side nearest `at`, within 8 pixels of its segment; *distance how far.
+static bool pick_spring(const app *a, sb_vec2 at, int *world, sb_spring_id *id, double *distance)
 {
     double best = 8.0 / a->view.scale;
     bool found = false;
@@ -212,6 +215,7 @@ static bool pick_spring(const app *a, sb_vec2 at, int *world, sb_spring_id *id)
             }
         }
     }
+    *distance = best;
     return found;
 }
 
@@ -234,54 +238,44 @@ void inspect_record(app *a)
         a->inspect_count -= 1;
     }
     double value = sb_spring_length(w, a->inspect_spring) - d.rest_length;
-    if (a->inspect_structure > 0) { // the mode's share of where the structure's particles are
-        value = 0.0;
-        for (int i = 0; i < a->structure_particles; ++i) {
-            sb_particle_def p;
-            if (sb_particle_get(w, a->structure_particle[i], &p) != SB_OK)
-                continue;
-            value += a->structure_mass[i] *
-                     (a->structure_shape[2 * i] * p.position.x + a->structure_shape[2 * i + 1] * p.position.y);
+    bool by_stretch;
+    if (a->inspect_structure > 0 && sb_structure_coordinate(w, a->inspect_spring, &value, &by_stretch)) {
+        // The structure's tuned mode: where it stands along it, less its mean over the last period
+        // of the asked mode, twice, so that motion far slower than the mode (a pendulum's pull on
+        // its springs at twice its swing, a ball rolling on a bed) is taken out and the mode's
+        // own swing stays whole: a mean over a whole period of it is nothing. Nothing is added: a
+        // mode that runs slower than asked still shows, at its own frequency.
+        if (a->structure_raw_count == HISTORY) {
+            for (int k = 0; k < 2; ++k)
+                memmove(a->structure_raw[k], a->structure_raw[k] + 1, sizeof a->structure_raw[k][0] * (HISTORY - 1));
+            a->structure_raw_count -= 1;
+        }
+        const int n = ++a->structure_raw_count;
+        int period = (int)lround(1.0 / (a->structure_hertz * sb_world_get_def(w).dt));
+        period = period < 1 ? 1 : period > n ? n : period;
+        for (int k = 0; k < 2; ++k) {
+            a->structure_raw[k][n - 1] = value;
+            double mean = 0.0;
+            for (int i = n - period; i < n; ++i)
+                mean += a->structure_raw[k][i] / period;
+            value -= mean;
         }
     }
     a->inspect_stretch[a->inspect_count++] = (float)value;
     a->inspect_total += 1;
 }
 
-void inspect_forget_structure(app *a)
-{
-    free(a->structure_particle);
-    free(a->structure_shape);
-    free(a->structure_mass);
-    a->structure_particle = NULL;
-    a->structure_shape = a->structure_mass = NULL;
-    a->structure_particles = a->inspect_structure = 0;
-}
-
 void inspect_pick(app *a)
 {
-    inspect_forget_structure(a);
+    a->inspect_structure = 0;
+    a->structure_raw_count = 0;
     const sb_world *w = side_world(&a->sides[0], a->inspect_world);
     const sb_spring_id *group;
     int n;
-    if (!sb_structure_of(w, a->inspect_spring, &a->structure_hertz, &a->structure_zeta, &group, &n))
-        return;
-    int most = 2 * n + 2; // a group of n springs moves 2n particles at most
-    most = most < SB_STRUCTURE_MAX_PARTICLES ? most : SB_STRUCTURE_MAX_PARTICLES;
-    a->structure_particle = malloc(sizeof *a->structure_particle * (size_t)most);
-    a->structure_shape = malloc(sizeof *a->structure_shape * 2 * (size_t)most);
-    a->structure_mass = malloc(sizeof *a->structure_mass * (size_t)most);
-    if (!a->structure_particle || !a->structure_shape || !a->structure_mass ||
-        sb_structure_mode_shape(w, group, n, a->structure_particle, a->structure_shape, most, &a->structure_particles) !=
-            SB_OK) {
-        inspect_forget_structure(a);
-        return;
-    }
-    for (int i = 0; i < a->structure_particles; ++i) {
-        sb_particle_def p;
-        a->structure_mass[i] = sb_particle_get(w, a->structure_particle[i], &p) == SB_OK ? p.mass : 0.0;
-    }
-    a->inspect_structure = n;
+    double q;
+    if (sb_structure_of(w, a->inspect_spring, &a->structure_hertz, &a->structure_zeta, &group, &n) &&
+        sb_structure_coordinate(w, a->inspect_spring, &q, &a->structure_by_stretch))
+        a->inspect_structure = n;
 }
 
 /// The decay of a release too damped to count swings is fitted every this many samples (a fit
@@ -305,6 +299,7 @@ bool inspect_read(app *a, inspection *in)
     if (!in->rigid)
         sb_tuning_hertz_zeta(&asked, m, h, &in->asked_hertz, &in->asked_zeta);
     in->structure = a->inspect_structure;
+    in->structure_by_stretch = a->structure_by_stretch;
     if (in->structure > 0) { // what the structure asked, not what its springs take for it
         in->asked_hertz = a->structure_hertz;
         in->asked_zeta = a->structure_zeta;
@@ -654,13 +649,21 @@ void input_mouse(app *a, const SDL_Event *e)
             a->claimed_click = scene_click(a, at, scene_button(e->button.button), true);
             if (a->claimed_click)
                 break;
-            if (pick(a, at, &a->drag_world, &a->drag_index)) {
+            // a particle under the pointer is dragged; near one but nearer a spring's line (a dense
+            // body, a rope of beads), the spring is inspected, paused or not
+            int world = 0, drag_world = 0;
+            uint32_t drag_index = 0;
+            sb_spring_id id = sb_null_spring();
+            double particle_gap = INFINITY, spring_distance = INFINITY;
+            const bool particle = pick(a, at, &drag_world, &drag_index, &particle_gap);
+            const bool spring = pick_spring(a, at, &world, &id, &spring_distance);
+            if (particle && (!spring || particle_gap == 0.0 || particle_gap <= spring_distance)) {
+                a->drag_world = drag_world;
+                a->drag_index = drag_index;
                 a->dragging = true;
                 drag_update(a, at, true);
             } else { // a spring shows what it asks and what it does; empty space puts that away
-                int world;
-                sb_spring_id id;
-                a->inspecting = pick_spring(a, at, &world, &id);
+                a->inspecting = spring;
                 if (a->inspecting && (world != a->inspect_world || id.index != a->inspect_spring.index ||
                                       id.generation != a->inspect_spring.generation)) {
                     a->inspect_world = world;

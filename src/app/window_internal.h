@@ -137,9 +137,9 @@ typedef struct app {
     // read as the mode's share of the particles' positions (sb_structure_mode_shape)
     int inspect_structure;       // springs in it (0: the spring alone)
     double structure_hertz, structure_zeta;
-    int structure_particles;
-    sb_particle_id *structure_particle; // structure_particles of each, made when a spring is picked
-    double *structure_shape, *structure_mass;
+    bool structure_by_stretch;   // its mode is read from its springs' stretch (else its particles' positions)
+    double structure_raw[2][HISTORY]; // its mode's coordinate, and once less its mean over a period (inspect_record)
+    int structure_raw_count;
     // rewind: the scenes keep a minute of moments; rewinding shows one of
     // them, paused, and resuming runs on from it (the later ones are forgotten)
     bool rewinding, scrubbing;
@@ -178,6 +178,7 @@ typedef struct inspection {
     sb_oscillation measured;
     bool decay;                  // too damped to count swings: `released` holds what its decay shows
     int structure;               // springs in the structure it reads (0: the spring alone)
+    bool structure_by_stretch;   // the structure's mode read from its springs' stretch (else its particles' positions)
     sb_release released;
     int from;                    // the sample the swing starts at
     double offset;               // the stretch it swings about
@@ -244,8 +245,6 @@ void step_frame(app *a);
 void inspect_record(app *a);
 /// A spring was picked: its structure, if it was tuned as one, is what the view reads.
 void inspect_pick(app *a);
-/// Lets the picked spring's structure go (a new pick, the app's end).
-void inspect_forget_structure(app *a);
 bool inspect_read(app *a, inspection *in);
 void set_method(app *a, int which, sb_method m);
 void toggle_tethers(app *a);

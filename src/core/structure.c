@@ -620,6 +620,33 @@ static double scale_for(structure *s, int index, double w2, double guess, double
     return scale;
 }
 
+/// Keeps the tuned group with what it asked, what it delivers and the mode's shape as found: each
+/// spring's stretch in it, each particle's move, and whether its energy is mostly stretch.
+static bool remember(sb_world *world, const structure *s, double scale, double lambda, double hertz, double zeta,
+                     const sb_structure_delivery *delivery)
+{
+    double *stretch = malloc(sizeof *stretch * (size_t)s->group_count), *shape = malloc(sizeof *shape * (size_t)s->n);
+    bool ok = stretch && shape;
+    double along = 0.0;
+    for (int k = 0; ok && k < s->group_count; ++k) {
+        const element *e = &s->group[k];
+        const double *y = s->y;
+        double ax = e->a >= 0 ? y[e->a] / sqrt(s->mass[e->a]) : 0.0, ay = e->a >= 0 ? y[e->a + 1] / sqrt(s->mass[e->a]) : 0.0;
+        double bx = e->b >= 0 ? y[e->b] / sqrt(s->mass[e->b]) : 0.0, by = e->b >= 0 ? y[e->b + 1] / sqrt(s->mass[e->b]) : 0.0;
+        stretch[k] = e->nx * (bx - ax) + e->ny * (by - ay);
+        along += scale * e->along * stretch[k] * stretch[k];
+    }
+    for (int k = 0; ok && k < s->other_count; ++k)
+        along += s->others[k].along * along_share(s, &s->others[k]);
+    for (int i = 0; ok && i < s->n; ++i)
+        shape[i] = s->y[i] / sqrt(s->mass[i]);
+    const structure_shape found = {stretch, s->moving, shape, s->particles, along > 0.5 * lambda};
+    ok = ok && structure_remember(world, s->ids, s->group_count, hertz, zeta, delivery, &found);
+    free(stretch);
+    free(shape);
+    return ok;
+}
+
 sb_status sb_structure_tune(sb_world *world, const sb_spring_id *springs, int n, double hertz, double damping_ratio,
                             double seconds, sb_structure_mode *mode, const char **bad_field)
 {
@@ -698,7 +725,7 @@ sb_status sb_structure_tune(sb_world *world, const sb_spring_id *springs, int n,
                                : sb_spring_set(world, s.ids[i], rest, &t, bad_field);
             s.group[i].damping = beta * s.k[i]; // at scale 1, as the group's stiffness (describe scales it)
         }
-        if (st == SB_OK && !structure_remember(world, s.ids, s.group_count, hertz, damping_ratio, &delivery))
+        if (st == SB_OK && !remember(world, &s, scale, lambda, hertz, damping_ratio, &delivery))
             st = SB_ERR_NO_MEMORY;
         if (st == SB_OK) {
             describe(&s, scale, lambda, free, mode);

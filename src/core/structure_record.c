@@ -31,28 +31,63 @@ static void take_out(const sb_world *w, sb_structure_record *r, const sb_structu
 {
     int kept = 0;
     for (int k = 0; k < r->count; ++k)
-        if (!holds(taken, r->springs[k]) && sb_spring_is_valid(w, r->springs[k]))
+        if (!holds(taken, r->springs[k]) && sb_spring_is_valid(w, r->springs[k])) {
+            r->stretch[kept] = r->stretch[k];
             r->springs[kept++] = r->springs[k];
+        }
     r->count = kept;
 }
 
-bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double hertz, double damping_ratio,
-                        const sb_structure_delivery *delivery)
+static void record_free(sb_structure_record *r)
 {
-    sb_spring_id *copy = malloc(sizeof *copy * (size_t)n);
-    if (!copy || !array_reserve((void **)&w->structures, &w->structure_cap, w->structure_count + 1, sizeof *w->structures)) {
-        free(copy);
+    free(r->springs);
+    free(r->stretch);
+    free(r->moving);
+    free(r->shape);
+}
+
+/// The springs in slot order, each with its stretch in the mode.
+typedef struct spring_stretch { sb_spring_id id; double stretch; } spring_stretch;
+
+static int stretch_order(const void *a, const void *b)
+{
+    return id_order(&((const spring_stretch *)a)->id, &((const spring_stretch *)b)->id);
+}
+
+bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double hertz, double damping_ratio,
+                        const sb_structure_delivery *delivery, const structure_shape *shape)
+{
+    const int moving = shape ? shape->moving_count : 0;
+    sb_structure_record fresh = {hertz, damping_ratio, *delivery, malloc(sizeof(sb_spring_id) * (size_t)n),
+                                 malloc(sizeof(double) * (size_t)n), n,
+                                 malloc(sizeof(sb_particle_id) * (size_t)(moving > 0 ? moving : 1)),
+                                 malloc(sizeof(double) * 2 * (size_t)(moving > 0 ? moving : 1)), moving,
+                                 shape && shape->by_stretch};
+    spring_stretch *order = malloc(sizeof *order * (size_t)n);
+    if (!fresh.springs || !fresh.stretch || !fresh.moving || !fresh.shape || !order ||
+        !array_reserve((void **)&w->structures, &w->structure_cap, w->structure_count + 1, sizeof *w->structures)) {
+        record_free(&fresh);
+        free(order);
         return false;
     }
-    memcpy(copy, springs, sizeof *copy * (size_t)n);
-    qsort(copy, (size_t)n, sizeof *copy, id_order);
-    const sb_structure_record fresh = {hertz, damping_ratio, *delivery, copy, n};
+    for (int i = 0; i < n; ++i)
+        order[i] = (spring_stretch){springs[i], shape ? shape->stretch[i] : 0.0};
+    qsort(order, (size_t)n, sizeof *order, stretch_order);
+    for (int i = 0; i < n; ++i) {
+        fresh.springs[i] = order[i].id;
+        fresh.stretch[i] = order[i].stretch;
+    }
+    free(order);
+    if (moving > 0) {
+        memcpy(fresh.moving, shape->moving, sizeof *fresh.moving * (size_t)moving);
+        memcpy(fresh.shape, shape->shape, sizeof *fresh.shape * 2 * (size_t)moving);
+    }
     int kept = 0;
     for (int i = 0; i < w->structure_count; ++i) {
         sb_structure_record *r = &w->structures[i];
         take_out(w, r, &fresh);
         if (r->count == 0)
-            free(r->springs);
+            record_free(r);
         else
             w->structures[kept++] = *r;
     }
@@ -64,7 +99,7 @@ bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double 
 void structure_records_free(sb_world *w)
 {
     for (int i = 0; i < w->structure_count; ++i)
-        free(w->structures[i].springs);
+        record_free(&w->structures[i]);
     free(w->structures);
     w->structures = NULL;
     w->structure_count = w->structure_cap = 0;
@@ -147,6 +182,36 @@ int structure_record_say(const sb_world *w, sb_spring_id spring, char *buf, size
         if (holds(&w->structures[i], spring))
             return say_delivery(&w->structures[i], buf, size);
     return 0;
+}
+
+bool sb_structure_coordinate(const sb_world *w, sb_spring_id spring, double *q, bool *by_stretch)
+{
+    const sb_structure_record *r = NULL;
+    for (int i = 0; i < w->structure_count && !r; ++i)
+        if (holds(&w->structures[i], spring))
+            r = &w->structures[i];
+    if (!r)
+        return false;
+    double sum = 0.0, weight = 0.0;
+    if (r->by_stretch) { // the springs' lengths along the mode's stretch: a least-squares fit of q e_s to them
+        for (int k = 0; k < r->count; ++k) {
+            if (!sb_spring_is_valid(w, r->springs[k]))
+                continue;
+            sum += r->stretch[k] * sb_spring_length(w, r->springs[k]);
+            weight += r->stretch[k] * r->stretch[k];
+        }
+    } else { // the particles' positions along the mode's shape, weighted by mass
+        for (int i = 0; i < r->moving_count; ++i) {
+            sb_particle_def p;
+            if (sb_particle_get(w, r->moving[i], &p) != SB_OK)
+                continue;
+            sum += p.mass * (r->shape[2 * i] * p.position.x + r->shape[2 * i + 1] * p.position.y);
+            weight += p.mass * (r->shape[2 * i] * r->shape[2 * i] + r->shape[2 * i + 1] * r->shape[2 * i + 1]);
+        }
+    }
+    *q = weight > 0.0 ? sum / weight : 0.0;
+    *by_stretch = r->by_stretch;
+    return true;
 }
 
 int structure_record_ids(const sb_world *w)

@@ -16,12 +16,27 @@ typedef struct sb_structure_record {
     double hertz, damping_ratio; // what the tune asked
     sb_structure_delivery delivery; // what the stepped world delivered of it, as the tune measured
     sb_spring_id *springs;       // the group, each once, in slot order; less springs tuned since in another group
+    double *stretch;             // each spring's stretch in the tuned mode (the shape as the tune found it), as springs
     int count;
+    sb_particle_id *moving;      // the tuned mode's particles and its shape (x, y each), as the tune found them
+    double *shape;
+    int moving_count;
+    bool by_stretch;             // the mode is mostly its springs' stretch: read from their lengths (a swing leaves those)
 } sb_structure_record;
+
+/// The tuned mode's shape, kept with the record: each spring's stretch, the particles' moves, and
+/// whether its energy is mostly its springs' stretch.
+typedef struct structure_shape {
+    const double *stretch;            // per spring of the group, as given to structure_remember
+    const sb_particle_id *moving;
+    const double *shape;
+    int moving_count;
+    bool by_stretch;
+} structure_shape;
 
 /// Keeps a tuned group, replacing one of the same springs; false without memory (nothing kept).
 bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double hertz, double damping_ratio,
-                        const sb_structure_delivery *delivery);
+                        const sb_structure_delivery *delivery, const structure_shape *shape);
 /// What the structure spring is part of asks and delivers ("a structure of 6 springs asks 3 Hz at
 /// damping ratio 0.05 and delivers ..."), into buf; 0 if the spring is in none.
 int structure_record_say(const sb_world *w, sb_spring_id spring, char *buf, size_t size);
