@@ -29,7 +29,7 @@ return { world = w, title = "program test",
   update = function()
     sb.plot("ups", s.ups); sb.plot("clicks", s.clicks); sb.plot("cx", s.cx); sb.plot("cy", s.cy)
     sb.plot("left", sb.keyboard.isdown("left") and 1 or 0); sb.plot("springs", w.spring_count)
-    sb.plot("bx", bob.x); sb.plot("by", bob.y); sb.plot("view_h", select(3, sb.camera.get()))
+    sb.plot("bx", bob.x); sb.plot("by", bob.y); local vx, vy, vh = sb.camera.get(); sb.plot("view_x", vx); sb.plot("view_y", vy); sb.plot("view_h", vh)
   end,
   draw = function(g) g.color(1, 0, 1); g.circle("fill", 2, -1, 0.5) end,
 }
@@ -77,16 +77,25 @@ echo "ok   draw(g) is on screen: pixel ($pixel) at the disc"
 # the scene moves the camera and retitles the window
 camera() { last | sed -n 's/.*"camera":\[\([^]]*\)\].*/\1/p'; }
 xdotool key v
-wait_for "camera.look(5, -3) centres the view there, zoom kept" '[ "$(camera)" = "5,-3,100" ]'
-awk -v h="$(field view_h)" 'BEGIN { exit !(h == 7) }' || fail "camera.get says the view is $(field view_h) m tall, not 7"
-echo "ok   camera.look moved the view to (5, -3); camera.get reads 7 m tall"
+# the point looked at sits in the middle of what the HUD and the graphs leave clear, the zoom kept
+wait_for "camera.look(5, -3) centres the clear view there, zoom kept" '[ "$(field view_x)" = 5 ] && [ "$(field view_y)" = -3 ] && [ "$(camera | cut -d, -f3)" = 100 ]'
+awk -v h="$(field view_h)" 'BEGIN { exit !(h > 1 && h < 7) }' || fail "camera.get says the clear view is $(field view_h) m tall (the window is 7 m tall at 100 px/m, less the HUD and graphs)"
+awk -v c="$(camera)" 'BEGIN { split(c, v, ","); exit !(v[2] < -3) }' || fail "the window's centre $(camera) is not below the point looked at: the point would sit at the window's middle, the graphs' rows under it"
+echo "ok   camera.look moved the clear view's middle to (5, -3); camera.get reads $(field view_h) m tall"
 xdotool key c
-following() { # the camera sits on the bob, 4 m tall (700 px / 4 m = 175 px/m)
-  local c; c=$(camera)
-  awk -v c="$c" -v x="$(field bx)" -v y="$(field by)" 'BEGIN { split(c, v, ","); exit !((v[1] - x)^2 + (v[2] - y)^2 < 1e-4 && v[3] == 175) }'
+following() { # the clear view sits on the bob, 4 m tall
+  awk -v vx="$(field view_x)" -v vy="$(field view_y)" -v vh="$(field view_h)" -v x="$(field bx)" -v y="$(field by)" \
+    'BEGIN { exit !((vx - x)^2 + (vy - y)^2 < 1e-4 && vh > 3.999 && vh < 4.001) }'
 }
 wait_for "camera.follow(bob, 4) keeps the bob centred" following
 wait_for "set_title retitles the window" '[ "$(xdotool getwindowname "$wid")" = "following the bob" ]'
-echo "ok   camera.follow: the view sits on the bob at 175 px/m; the title is '$(xdotool getwindowname "$wid")'"
+echo "ok   camera.follow: the clear view sits on the bob, 4 m tall; the title is '$(xdotool getwindowname "$wid")'"
+# the wheel zooms a followed view: the scene's height, times the wheel's share
+scale=$(camera | cut -d, -f3)
+xdotool mousemove --window "$wid" 300 300 click 4 click 4
+wait_for "the wheel zooms in on a followed bob" 'awk -v s="$(camera | cut -d, -f3)" -v s0="$scale" "BEGIN { exit !(s > 1.3 * s0) }"'
+following_zoomed() { awk -v vx="$(field view_x)" -v x="$(field bx)" 'BEGIN { exit !((vx - x)^2 < 1e-4) }'; }
+wait_for "zoomed in, the camera still follows the bob" following_zoomed
+echo "ok   the wheel zooms a followed view ($scale -> $(camera | cut -d, -f3) px/m) and it follows on"
 
 quit_app

@@ -332,6 +332,7 @@ static void on_event(app *a, const SDL_Event *e, SDL_Renderer *r)
 static bool app_start(app *a, const window_options *o, char *error, size_t error_size)
 {
     memset(a, 0, sizeof *a);
+    a->camera_zoom = 1.0;
     a->opt = *o;
     a->drag_hertz = 5.0;
     a->drag_zeta = 0.7;

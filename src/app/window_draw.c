@@ -233,16 +233,22 @@ static int draw_inspector(app *a, int graphs_top)
 // side learns what it shows, for springbox.camera.get. The left side's scene leads.
 static void scene_camera(app *a)
 {
+    // the point asked for goes to the middle of what the HUD and the graphs leave clear, which is
+    // as high as the height asked; the wheel still zooms a camera that sets the zoom (a follow)
+    const SDL_Rect clear = clear_area(a, a->view.rect);
+    const double offset = (clear.y + clear.h / 2.0) - (a->view.rect.y + a->view.rect.h / 2.0); // pixels below the middle
     sb_camera_request req;
     if (sb_scene_camera(a->sides[0].scene, &req)) {
         a->view_moved = true; // placed by the scene: the refit for its plots must not undo it
+        if (!req.follow)
+            a->camera_zoom = 1.0; // a look starts the zoom afresh
+        if (req.height > 0.0 && clear.h > 0)
+            a->view.scale = clear.h / req.height * (a->camera_zoom > 0.0 ? a->camera_zoom : 1.0);
         a->view.cx = req.x;
-        a->view.cy = req.y;
-        if (req.height > 0.0 && a->view.rect.h > 0)
-            a->view.scale = a->view.rect.h / req.height;
+        a->view.cy = req.y + offset / a->view.scale;
     }
-    for (int i = 0; i < side_count(a); ++i)
-        sb_scene_set_view(a->sides[i].scene, a->view.cx, a->view.cy, a->view.rect.h / a->view.scale);
+    for (int i = 0; i < side_count(a); ++i) // what it shows: the clear area's middle and height
+        sb_scene_set_view(a->sides[i].scene, a->view.cx, a->view.cy - offset / a->view.scale, clear.h / a->view.scale);
 }
 
 void draw(app *a)

@@ -26,11 +26,15 @@ int sliders(const app *a, slider *out, int max)
     return n + 1;
 }
 
-/// One pixel of a slider's bar, as a power of ten: the step its value moves by. The label shows,
-/// the scene gets and W writes the value rounded to it, so all three are the same number.
+/// The step a slider's value moves by: the smallest of 1, 2 and 5 times a power of ten that is a
+/// pixel of its bar or more, so that a pixel off still lands on the round value aimed at (5, not
+/// 5.01). The label shows, the scene gets and W writes the value rounded to it, so all three are
+/// the same number.
 static double slider_step(const slider *s, int bar_width)
 {
-    return pow(10.0, floor(log10((s->max - s->min) / (bar_width > 0 ? bar_width : 1))));
+    const double pixel = (s->max - s->min) / (bar_width > 0 ? bar_width : 1);
+    const double decade = pow(10.0, floor(log10(pixel)));
+    return pixel <= decade * (1.0 + 1e-9) ? decade : pixel <= 2.0 * decade ? 2.0 * decade : pixel <= 5.0 * decade ? 5.0 * decade : 10.0 * decade;
 }
 
 double slider_round(const slider *s, double value, int bar_width)
@@ -483,18 +487,25 @@ void screenshot(app *a, SDL_Renderer *r)
 
 /// Fits `v` to the scene in the part of its rectangle that the HUD leaves clear: below the
 /// status lines and above the graphs (the scene's own plots add rows), so no text covers it.
+SDL_Rect clear_area(const app *a, SDL_Rect rect)
+{
+    if (a->clean)
+        return rect;
+    const int plot_rows = (plot_panels(&a->sides[0]) + 2) / 3, top = 80, bottom = 90 * (1 + plot_rows);
+    rect.y += top;
+    rect.h -= top + bottom;
+    return rect;
+}
+
 void fit_clear_of_hud(app *a, sb_view *v)
 {
     sb_world *ws[8];
     int n = 0;
     for (int k = 0; k < sb_scene_world_count(a->sides[0].scene) && n < 8; ++k)
         ws[n++] = side_world(&a->sides[0], k);
-    int plot_rows = (plot_panels(&a->sides[0]) + 2) / 3;
-    a->fitted_rows = plot_rows;
-    int top = 80, bottom = 90 * (1 + plot_rows);
+    a->fitted_rows = (plot_panels(&a->sides[0]) + 2) / 3;
     sb_view inner = *v;
-    inner.rect.y += top;
-    inner.rect.h -= top + bottom;
+    inner.rect = clear_area(a, v->rect);
     if (inner.rect.h < v->rect.h / 3) { // a small window: the whole rectangle
         view_fit(v, ws, n);
         return;
@@ -611,6 +622,7 @@ void input_mouse(app *a, const SDL_Event *e)
         }
         if (scene_wheel(a, e->wheel.x, e->wheel.y))
             break;
+        a->camera_zoom *= pow(1.15, e->wheel.y); // a scene's camera that sets the zoom keeps this share of it
         sb_view v = view_for(a, x);
         view_zoom_at(&v, pow(1.15, e->wheel.y), x, y);
         a->view_moved = true;

@@ -64,7 +64,7 @@ typedef struct side {
     float plot[MAX_PLOTS][HISTORY];
 } side;
 
-typedef struct notice { char text[256]; SDL_Color color; double until; } notice;
+typedef struct notice { char text[256]; SDL_Color color; double until; const char *kind; } notice;
 
 /// A run as it went, frame by frame: the left side's first world's particle positions (by slot)
 /// and its energy and stretch, so that a replay can show the run before it as a ghost.
@@ -138,6 +138,7 @@ typedef struct app {
     int inspect_structure;       // springs in it (0: the spring alone)
     double structure_hertz, structure_zeta;
     bool structure_by_stretch;   // its mode is read from its springs' stretch (else its particles' positions)
+    double camera_zoom;          // the wheel's zoom over a scene's camera that sets one (1: as the scene asks)
     double structure_raw[2][HISTORY]; // its mode's coordinate, and once less its mean over a period (inspect_record)
     int structure_raw_count;
     // rewind: the scenes keep a minute of moments; rewinding shows one of
@@ -190,6 +191,9 @@ typedef struct slider { char name[SB_TUNABLE_NAME_MAX + 1]; double value, min, m
 double now_seconds(void);
 /// A notice over the scene for a few seconds, in `color` (printf-style).
 void add_notice(app *a, SDL_Color color, const char *fmt, ...);
+/// A notice of a kind ("reload"): it takes the place of the last one of that kind still shown, so
+/// that a run of saves shows one line, the latest.
+void add_notice_as(app *a, const char *kind, SDL_Color color, const char *fmt, ...);
 void apply_overrides(side *s);
 bool side_open(app *a, side *s, char *error, size_t error_size);
 sb_world *side_world(const side *s, int i);
@@ -258,6 +262,9 @@ void screenshot(app *a, SDL_Renderer *r);
 /// Fits `v` to the scene in the part of its rectangle that the HUD leaves clear: below the
 /// status lines and above the graphs (the scene's own plots add rows), so no text covers it.
 void fit_clear_of_hud(app *a, sb_view *v);
+/// The part of the view's rectangle the HUD's lines and the graphs leave clear (all of it in the
+/// clean view): where a scene's camera centres what it looks at and fits its height.
+SDL_Rect clear_area(const app *a, SDL_Rect rect);
 void fit_view(app *a);
 void toggle_compare(app *a);
 /// A mouse event (window.c takes the keys and the window's own events to its key table).

@@ -15,16 +15,20 @@ double now_seconds(void)
 }
 
 /// A notice over the scene for a few seconds, in `color` (printf-style).
-void add_notice(app *a, SDL_Color color, const char *fmt, ...)
+static void push_notice(app *a, const char *kind, SDL_Color color, const char *fmt, va_list ap)
 {
     notice n;
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(n.text, sizeof n.text, fmt, ap);
-    va_end(ap);
     n.color = color;
     n.until = now_seconds() + 4.0;
-    memmove(&a->notices[1], &a->notices[0], sizeof(notice) * (MAX_NOTICES - 1));
+    n.kind = kind;
+    int drop = MAX_NOTICES - 1; // the oldest goes, or the one of this kind it replaces
+    for (int i = 0; kind && i < MAX_NOTICES; ++i)
+        if (a->notices[i].kind == kind && a->notices[i].until > now_seconds()) {
+            drop = i;
+            break;
+        }
+    memmove(&a->notices[1], &a->notices[0], sizeof(notice) * (size_t)drop);
     a->notices[0] = n;
     if (a->opt.stats) {
         fprintf(a->opt.stats, "{\"event\":\"notice\",\"frame\":%ld,\"text\":", a->frame);
@@ -32,6 +36,22 @@ void add_notice(app *a, SDL_Color color, const char *fmt, ...)
         fputs("}\n", a->opt.stats);
         fflush(a->opt.stats);
     }
+}
+
+void add_notice(app *a, SDL_Color color, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    push_notice(a, NULL, color, fmt, ap);
+    va_end(ap);
+}
+
+void add_notice_as(app *a, const char *kind, SDL_Color color, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    push_notice(a, kind, color, fmt, ap);
+    va_end(ap);
 }
 
 // ---------------------------------------------------------------- sides

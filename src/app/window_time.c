@@ -7,6 +7,10 @@
 
 // ---------------------------------------------------------------- reloads and the recording
 
+// a reload's notice replaces the last one still shown (of its side, in the compare view: the
+// side's name is its kind)
+static const char NOTICE_RELOAD[] = "reload";
+
 /// A reload's outcome: the side's error or none, a notice, the --stats event and a revision.
 void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
 {
@@ -27,7 +31,7 @@ void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
         snprintf(s->error, sizeof s->error, "%s", e.message);
         s->has_error = true;
         s->error_title = "reload failed: the last good scene keeps running (save to retry)";
-        add_notice(a, COLOR_ERROR, "%sreload failed: the last good scene keeps running", which);
+        add_notice_as(a, which[0] ? which : NOTICE_RELOAD, COLOR_ERROR, "%sreload failed: the last good scene keeps running", which);
         return;
     }
     s->has_error = false;
@@ -38,9 +42,9 @@ void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
     if (s == &a->sides[0])
         revision_note(a);
     if (e.result == SB_RELOAD_KEPT) {
-        add_notice(a, COLOR_DRAG, "%s%s", which, e.message);
+        add_notice_as(a, which[0] ? which : NOTICE_RELOAD, COLOR_DRAG, "%s%s", which, e.message);
     } else {
-        add_notice(a, COLOR_WARN, "%s%s", which, e.message);
+        add_notice_as(a, which[0] ? which : NOTICE_RELOAD, COLOR_WARN, "%s%s", which, e.message);
         s->history = 0;
         a->rewinding = false; // a restart forgets the moments (sb_scene_history_clear)
         if (s == &a->sides[0] && run_frame(a) == 0 && !a->replay && sb_input_log_count(a->input) > 0) {
