@@ -40,6 +40,8 @@ xdotool key w
 wait_for "W writes the moved slider" 'grep -q "wrote 1 slider value into" "$tmp/s.jsonl"'
 new=$(sed -n 's/^  k = {\([-0-9.]*\), 0, 10},$/\1/p' "$tmp/scene.lua")
 [ -n "$new" ] && [ "$new" != 2 ] || fail "k's number did not change: $(sed -n 4p "$tmp/scene.lua")"
+# the slider (0..10 over 236 px) moves by 0.05, a pixel or more: W writes a round value
+awk -v v="$new" 'BEGIN { r = v * 20; exit !(r == int(r)) }' || fail "W wrote $new, not a multiple of the slider's 0.05 step"
 sed "4s/^  k = {2, 0, 10},\$/  k = {$new, 0, 10},/" "$tmp/before.lua" >"$tmp/want.lua"
 cmp "$tmp/want.lua" "$tmp/scene.lua" || fail "W changed more than k's number: $(diff "$tmp/want.lua" "$tmp/scene.lua")"
 ls "$tmp" | grep -q -- '-w-' && fail "W left its temporary file"

@@ -52,6 +52,10 @@ scene 13
 wait_for "a save of a new default after a slider: the file's value, the slider follows" '[ "$(hz)" = 13 ] && [ "$(rev)" = "4 of 4" ]'
 grep -q "the file sets hz to 13 (its slider had" "$tmp/s.jsonl" || fail "the reload does not say the file's value replaced the slider's"
 echo "ok   a saved default after a slider move: hz $(hz), and the reload says the file's value replaced the slider's"
+# a run of saves shows one reload notice, the latest, not a pile over the scene
+for v in 14 15 16; do sleep 1.2; scene $v; wait_for "the save of $v reloads" '[ "$(hz)" = '$v' ]'; done
+[ "$(field notices)" = 1 ] || fail "after three saves $(field notices) notices are over the scene"
+echo "ok   three saves in a row: one reload notice shown"
 quit_app
 
 # Every tunable takes part in every tool, past the sliders the panel shows at once: a scene of

@@ -54,6 +54,10 @@ static void write_frame_stats(app *a)
             }
         fprintf(f, ",\"sliders\":[%d,%d,%d,%d]", n, a->panel_scroll, first, shown_last);
         fprintf(f, ",\"walls_visited\":%ld", a->rc ? render_walls_visited(a->rc) : 0L);
+        int shown = 0; // the notices over the scene now
+        for (int i = 0; i < MAX_NOTICES; ++i)
+            shown += a->notices[i].until > now_seconds();
+        fprintf(f, ",\"notices\":%d", shown);
     }
     if (a->compare)
         fprintf(f, ",\"right_method\":\"%s\",\"right_tethers\":%s",
@@ -162,7 +166,8 @@ static const window_key window_keys[] = {
     {SDLK_LEFT, 0, SDLK_RIGHT, 0, KEY_SCENE_FIRST, key_substeps, "left / right", "sub-steps - / +"},
     {SDLK_t, 0, 0, 0, KEY_SCENE_FIRST, key_tethers, "T", "tethers on / off (rigid chains held to their fixed particles)"},
     {SDLK_c, 0, 0, 0, KEY_SCENE_FIRST, key_compare, "C, shift+1 .. 6",
-     "compare view: the same scene in two methods, in lockstep; shift+1 .. 6 the right side's method"},
+     "compare view: the same scene in two methods, in lockstep, the right side impulse (soft when the left is "
+     "impulse: the article's naive spring against Catto's); shift+1 .. 6 the right side's method"},
     {SDLK_w, 0, 0, 0, KEY_SCENE_FIRST, key_write, "W", "write the slider values back into the scene file"},
     {SDLK_z, 0, 0, KMOD_CTRL, KEY_SCENE_FIRST, key_undo, "Ctrl+Z, Ctrl+Y",
      "the tuning before / after: each save and slider release is a revision"},
