@@ -267,7 +267,11 @@ function World:spring(a, b, def) end
 ---springs outside the group keep theirs. Motions no spring resists (a free jelly's drift and
 ---turn, a slack string's sag) are passed over; a string needs tension (rest lengths shorter than
 ---it is long) to have a sideways mode. Contacts and constraints are not part of it. For another
----mode, tune a smaller group. Rigid springs are refused (they have no stiffness to scale).
+---mode, tune a smaller group. Rigid springs are refused (they have no stiffness to scale). The
+---tune then measures the mode as the world steps it (a copy of the structure, settled, plucked
+---along the mode), corrects the group's stiffness and damping from that, and says in the result
+---what is delivered and, where it is not, the sub-steps that would deliver it. The scene's time
+---limit reaches it, and a structure too widely joined to solve within a frame is refused.
 ---@param springs springbox.Spring[]
 ---damping_ratio defaults to 1, as a spring's; seconds ramps the change in (0: at once).
 ---@param def {hertz: number, damping_ratio?: number, seconds?: number}
@@ -287,6 +291,12 @@ function World:structure_mode(springs) end
 ---@field particles integer moving particles in the group
 ---@field springs integer springs in the group
 ---@field free integer motions passed over because no spring resists them
+---@field measured? boolean a tune: whether the mode was measured as the world steps it
+---@field delivered? boolean a tune: measured within 3% of the asked hertz and 0.01 of the damping its springs can give
+---@field delivered_hertz? number a tune: the mode's frequency as stepped, Hz (0: it runs away)
+---@field delivered_damping_ratio? number a tune: its damping ratio as stepped
+---@field substeps_needed? integer a tune not delivered: the sub-steps found to deliver it (0: none up to 64)
+---@field warning? string a tune not delivered as asked: what it delivers, in the structure's terms
 
 ---Adds a static two-sided wall segment; returns its number.
 ---@param options? {one_sided: boolean} one_sided: solid only from the left of (x1, y1) -> (x2, y2)
