@@ -431,7 +431,10 @@ static sb_world *build_mixed_scene(sb_method method, double mass_scale, bool rig
 }
 
 // "Changing them wouldn't make it necessary to re-tune the system": with hertz tuning,
-// scaling every mass by the same factor leaves the motion unchanged, in every method.
+// scaling every mass by the same factor leaves the motion unchanged, in every method: after 3 s
+// of a falling chain striking loose balls within a micrometre (the scale, 37.5, is no power of
+// two, so the two runs round apart, and collisions make that grow; a motion that depended on the
+// masses would differ by millimetres).
 TEST(mass_scaling_invariance)
 {
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
@@ -446,9 +449,8 @@ TEST(mass_scaling_invariance)
                 double d = v2_len(v2_sub(a->pos[i], b->pos[i]));
                 worst = d > worst ? d : worst;
             }
-            if (worst > 1e-8)
-                printf("%s (%s): positions differ by %.3g m\n", sb_method_name((sb_method)m), rigid ? "rigid" : "hertz", worst);
-            ENSURE(worst < 1e-8);
+            printf("%s (%s): positions differ by %.3g m\n", sb_method_name((sb_method)m), rigid ? "rigid" : "hertz", worst);
+            ENSURE(worst < 1e-6);
             sb_world_destroy(a);
             sb_world_destroy(b);
         }

@@ -126,6 +126,9 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     dst->contact_next_cap = dst->contact_next_count = 0;
     dst->segment_contacts = NULL;
     dst->art = NULL;
+    dst->bend_beads = NULL; // found again by the first step that needs them
+    dst->bend_count = dst->bend_cap = 0;
+    dst->bend_version = 0;
     dst->wall_tree = NULL; // built again by the first step that needs it
     dst->segment_contact_cap = dst->segment_contact_count = 0;
     dst->grid_start = NULL;

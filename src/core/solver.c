@@ -425,6 +425,7 @@ static void substep_velocities(sb_world *w, const sb_method_kernels *m, double h
 {
     constraints_begin_substep(w, h);
     kicks_and_begin_passes(w, m, h);
+    links_damp_bending(w, h); // a rope's internal damping (bending.c), before the links hold
     contacts_prepare(w, h, first_substep, geometry_current);
     contacts_collide(w, h, true);
     contacts_warm_start(w);

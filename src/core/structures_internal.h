@@ -37,6 +37,9 @@ void articulations_free(sb_world *w);
 bool articulation_holds(const sb_world *w, int i);
 
 // tether.c: long range attachments, and the rigid links they (and articulation.c) follow.
+/// A rope's internal damping (bending.c): each bead's bend damped at its links' damping ratio.
+void links_damp_bending(sb_world *w, double h);
+
 /// A link of tethers and structures: a spring that is rigid and unbreakable.
 bool spring_is_rigid_link(const sb_world *w, int s);
 /// The rigid links by particle, compressed rows: particle i's are (*links)[(*first)[i] ..

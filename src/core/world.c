@@ -164,7 +164,7 @@ void world_free_storage(sb_world *w)
         w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_collide, w->s_solid, w->s_rigid,
         w->s_gen, w->s_next_free, w->axis_prev, w->impulse, w->order, w->ka, w->kb, w->kwa, w->kwb, w->kmass,
         w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kturn, w->kstiff, w->kdamp, w->kscale, w->kg, w->kimp,
-        w->krigid, w->pair_keys, w->wall_a, w->wall_b, w->w_gen, w->w_one_sided, w->wall_nb, w->wall_chain,
+        w->krigid, w->bend_beads, w->pair_keys, w->wall_a, w->wall_b, w->w_gen, w->w_one_sided, w->wall_nb, w->wall_chain,
         w->w_alive_flag, w->contacts, w->warm, w->contacts_next, w->segment_contacts, w->grid_start, w->grid_items, w->grid_entries, w->block_velocity, w->pairs_list, w->pairs_start,
         w->pairs_pos, w->pairs_reach, w->pairs_radius, w->pairs_collides, w->stop, w->stop_queue, w->stop_queued, w->stop_contacts, w->stop_cand_at, w->stop_cand_n, w->stop_cands, w->cell_x,
         w->cell_y, w->snap_pos, w->snap_vel, w->snap_spin, w->contact_mask, w->contact_order, w->contacts_scratch, w->snap_axis, w->snap_impulse, w->tether_p,

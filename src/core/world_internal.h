@@ -139,6 +139,9 @@ struct sb_world {
     double *tether_length;
     bool tethers_dirty;
     uint64_t rigid_graph_version; // counts the changes rigid_graph_changed records (articulation.c's cache)
+    int *bend_beads;              // bending.c: each bead of two rigid springs, with the two (3 ints each)
+    int bend_count, bend_cap;
+    uint64_t bend_version;        // rigid_graph_version + 1 when the beads were found (0: to find)
 
     // Constraints (constraint.c): ropes, struts, angles and areas, each over its own particles.
     int c_cap, c_high, c_alive, c_free;
