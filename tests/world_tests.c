@@ -594,7 +594,78 @@ TEST(chains_built_at_rest_carry_their_static_load)
     return 0;
 }
 
+// A spring breaks once: its break is told by the step that broke it and by no later one, a world
+// that halts in the next step included (the halting step and every frame after took no step of
+// events, and told the last one's break again: a bridge in verlet that blew up fired
+// on_spring_break 22 times for one spring). Contact events alike.
+static sb_world *break_and_halt(int break_before, int *halted_at)
+{
+    sb_world_def def = sb_default_world_def();
+    sb_world *w = sb_world_create(&def);
+    sb_particle_id top = add_particle(w, 0, 0, 1, true), bob = add_particle(w, 0, -1, 5, false);
+    sb_particle_id runaway = add_particle(w, 3, 0, 1, false);
+    sb_spring_def d = sb_default_spring_def();
+    d.a = top;
+    d.b = bob;
+    d.rest_length = 1;
+    d.break_force = 1e6;
+    sb_spring_id s = sb_world_add_spring(w, &d, NULL, NULL);
+    *halted_at = -1;
+    for (int f = 0; f < 200; ++f) {
+        if (f == break_before)
+            sb_spring_set_break(w, s, 0.0, 1.0, NULL); // its 5 kg pull it past now
+        sb_particle_apply_force(w, runaway, (sb_vec2){1e12, 0}); // until it runs out of the world's range
+        if (sb_world_step(w) == SB_ERR_HALTED && *halted_at < 0)
+            *halted_at = f;
+        if (*halted_at >= 0 && f > *halted_at + 20)
+            break;
+    }
+    return w;
+}
+
+TEST(a_spring_breaks_once)
+{
+    int halts;
+    sb_world_destroy(break_and_halt(-1, &halts)); // where it halts
+    ENSURE(halts > 0);
+    sb_world_def def = sb_default_world_def();
+    sb_world *w = sb_world_create(&def);
+    sb_world_destroy(w);
+    int told = 0, halted_at = -1;
+    // the same run, the spring made to break in the step that halts, counted step by step
+    sb_world_def d2 = sb_default_world_def();
+    w = sb_world_create(&d2);
+    sb_particle_id top = add_particle(w, 0, 0, 1, true), bob = add_particle(w, 0, -1, 5, false);
+    sb_particle_id runaway = add_particle(w, 3, 0, 1, false);
+    sb_spring_def d = sb_default_spring_def();
+    d.a = top;
+    d.b = bob;
+    d.rest_length = 1;
+    d.break_force = 1e6;
+    sb_spring_id s = sb_world_add_spring(w, &d, NULL, NULL);
+    for (int f = 0; f <= halts + 20; ++f) {
+        if (f == halts - 1) // it breaks in the step before the one that halts
+            sb_spring_set_break(w, s, 0.0, 1.0, NULL);
+        sb_particle_apply_force(w, runaway, (sb_vec2){1e12, 0});
+        sb_status st = sb_world_step(w);
+        halted_at = st == SB_ERR_HALTED && halted_at < 0 ? f : halted_at;
+        const sb_break_event *events;
+        int n = sb_world_break_events(w, &events);
+        told += n;
+        const sb_contact_event *b, *e;
+        int nb, ne;
+        sb_world_contact_events(w, &b, &nb, &e, &ne);
+        if (halted_at >= 0 && f > halted_at)
+            ENSURE(n == 0 && nb == 0 && ne == 0);
+    }
+    printf("  halted at step %d; the break told %d time(s)\n", halted_at, told);
+    ENSURE(halted_at == halts && told == 1);
+    sb_world_destroy(w);
+    return 0;
+}
+
 static const test_entry tests[] = {
+    ENTRY(a_spring_breaks_once),
     ENTRY(rng_is_deterministic),
     ENTRY(determinism),
     ENTRY(nonfinite_containment),

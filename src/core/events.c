@@ -284,6 +284,15 @@ static void leave_events(sb_world *w)
     }
 }
 
+void events_clear(sb_world *w)
+{
+    w->break_count = 0;
+    w->stats.broken_springs = 0;
+    w->c_break_count = 0;
+    w->begin_count = w->end_count = 0;
+    w->leave_count = 0;
+}
+
 void events_after_step(sb_world *w)
 {
     break_springs(w);

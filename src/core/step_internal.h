@@ -8,6 +8,8 @@
 // events.c: after a committed step, springs past their break thresholds go, and the touching
 // contacts of particles that asked for events are compared with the last step's.
 void events_after_step(sb_world *w);
+/// No step was taken (a halted world): nothing happened in it, so no event is reported again.
+void events_clear(sb_world *w);
 void events_free(sb_world *w);
 /// Frees a spring slot (world.c), for breaking.
 void world_free_spring_slot(sb_world *w, int s);

@@ -405,6 +405,7 @@ static double now_ms(void)
 
 sb_status sb_world_step(sb_world *w)
 {
+    events_clear(w); // what a step tells is what happened in it: a step that halts or is not taken tells nothing
     if (w->stats.halted) {
         clear_forces(w); // a halted world takes no step, and forces act for one step only
         return SB_ERR_HALTED;
