@@ -391,7 +391,10 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
             while (static_shapes_next(w, &s, &c.shape)) {
                 c.side = 0;
                 static_shape_geometry(w, &c);
-                if (c.separation < reach) {
+                // a chain's corner its neighbour owns now is kept too while the wall is in reach:
+                // a particle that rolls over the joint within the step meets this wall's face, which
+                // the list would otherwise lack until the next step (a frame without support)
+                if (c.separation < reach || (c.shape < SHAPE_BOUND && wall_ghost(w, i, &c, reach))) {
                     c.key = contact_key(i, c.shape);
                     push_to(out, &c);
                 }

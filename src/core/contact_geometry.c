@@ -27,6 +27,22 @@ static double along_wall(const sb_world *w, int k, sb_vec2 p)
     return len2 > 0.0 ? v2_dot(v2_sub(p, a), ab) / len2 : -1.0;
 }
 
+bool wall_ghost(const sb_world *w, int i, sb_contact *c, double reach)
+{
+    const int k = (int)c->shape;
+    const sb_vec2 p = w->pos[i], a = w->wall_a[k], b = w->wall_b[k];
+    if (v2_len(v2_sub(closest_on_segment(p, a, b), p)) - w->radius[i] >= reach)
+        return false;
+    const double t = along_wall(w, k, p);
+    const int nb = t < 0.0 || t > 1.0 ? w->wall_nb[2 * k + (t > 1.0)] : -1;
+    if (nb < 0)
+        return false;
+    // the chain's walls run one way, so its face is the side of the wall that owns the corner now
+    const sb_vec2 n = wall_normal(w->wall_a[nb], w->wall_b[nb]);
+    c->side = v2_dot(v2_sub(p, w->wall_a[nb]), n) >= 0.0 ? 1 : -1;
+    return true;
+}
+
 /// Normal (from the particle toward the static shape) and separation of a static contact.
 /// A wall has two faces, and a contact keeps the face its particle came from (`side`): a centre
 /// pushed past the wall's line by a heavy pile reads as deep in the wall and is pushed back,

@@ -3,6 +3,7 @@
 // solves a colour in any order or on any thread with the same bits; the commit keeps the list
 // for the next step's warm starts, and the first step's overlaps and the touching count are read.
 #include "contact_find_internal.h"
+#include "contact_kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,9 +52,11 @@ static void warm_range(void *ctx, int from, int to)
             c->color = warm[old].color;
             unmatched += warm[old].moves != contact_moves(w, c);
             c->fresh = false;
+            c->was_touching = warm[old].touching;
         } else {
             unmatched += 1;
             c->fresh = true;
+            c->was_touching = false;
         }
         c->friction = contact_combined_friction(w, c->a, c->b);
         c->restitution = contact_combined_restitution(w, c->a, c->b);
@@ -213,7 +216,6 @@ void contacts_report_overlaps(sb_world *w)
     }
 }
 
-bool contact_is_touching(const sb_contact *c) { return c->separation < touching_slop; }
 
 // Box2D's b2ShouldShapesCollide: a shared non-zero group decides alone; otherwise categories and
 // masks must agree both ways.
@@ -224,18 +226,24 @@ bool particles_should_collide(const sb_world *w, int a, int b)
     return (w->category[a] & w->mask[b]) != 0 && (w->category[b] & w->mask[a]) != 0;
 }
 
-typedef struct touching_job { const sb_world *w; int count[SB_POOL_MAX_THREADS]; } touching_job;
+typedef struct touching_job { sb_world *w; int count[SB_POOL_MAX_THREADS]; } touching_job;
 
 static void touching_range(void *ctx, int chunk, int from, int to)
 {
     touching_job *job = ctx;
+    sb_world *w = job->w;
     int n = 0;
-    for (int k = from; k < to; ++k)
-        n += contact_is_touching(&job->w->contacts[k]);
+    for (int k = from; k < to; ++k) {
+        sb_warm *warm = &w->warm[k];
+        sb_contact now = w->contacts[warm->slot];
+        contact_geometry(w, &now);
+        warm->touching = now.separation < (now.was_touching ? 2.0 : 1.0) * touching_slop;
+        n += warm->touching;
+    }
     job->count[chunk] = n;
 }
 
-int contacts_touching(const sb_world *w)
+int contacts_touching(sb_world *w)
 {
     touching_job job = {.w = w};
     const int chunks = sb_pool_for_chunks(w->pool, w->contact_count, CONTACTS_PER_THREAD, touching_range, &job);

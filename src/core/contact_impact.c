@@ -54,14 +54,46 @@ static inline double impact_time(const sb_world *w, const impact_pass *ip, const
     return t < h ? t : -1.0;
 }
 
+/// What gravity and the step's forces give a particle's velocity a second (0 for a fixed one or a
+/// static shape, i < 0).
+static sb_vec2 acceleration_of(const sb_world *w, int i)
+{
+    if (i < 0 || w->inv_mass[i] == 0.0)
+        return v2(0.0, 0.0);
+    return v2_mad(w->def.gravity, w->inv_mass[i], w->force[i]);
+}
+
+/// The normal speed a collision leaves with, for the relative normal speed vn (< 0) it meets at,
+/// at time t of a sub-step h long, under a relative normal acceleration an (what gravity and the
+/// step's forces give the ends apart along the normal; 0 for two under gravity alone). The
+/// velocities already hold the sub-step's whole kick, which the integration then carries on: in
+/// free flight it keeps E = v^2 / 2 + G s - G h v / 2 (G = -an, s the gap, v its rate) exactly,
+/// and a perfectly elastic collision keeps it too, so a ball of restitution 1 on a floor climbs
+/// back to the height it fell from, as the gap it flies over would have it (reflecting the kicked
+/// speed alone left it 1.1% higher a bounce at six sub-steps, 4% at one). With the gap at the
+/// sub-step's end s_end = s_start + vn t + v' (h - t), E(start) = E(end) is a quadratic in v';
+/// restitution e scales what leaves.
+static double leaving_speed(double vn, double an, double t, double h, double e)
+{
+    const double G = -an;
+    if (!(G > 0.0))
+        return -e * vn;
+    const double v_start = vn + G * h, half = 0.5 * h - t;
+    double d = G * G * half * half - 2.0 * G * vn * t + v_start * v_start - G * h * v_start;
+    d = d > 0.0 ? d : 0.0;
+    const double elastic = -G * half + sqrt(d);
+    return e * (elastic > 0.0 ? elastic : -vn);
+}
+
 /// One collision of contact c's ends, at relative normal speed vn (< 0), touching at time t of the
-/// sub-step; what it moves an end by is added to `moved`.
-static void collide_pair(sb_world *w, sb_contact *c, double vn, double t, sb_vec2 *moved)
+/// sub-step (h long); what it moves an end by is added to `moved`.
+static void collide_pair(sb_world *w, sb_contact *c, double vn, double t, double h, sb_vec2 *moved)
 {
     const double wa = inv_mass_of(w, c->a), wsum = wa + inv_mass_b(w, c);
     if (wsum == 0.0)
         return;
-    const double j = -(1.0 + c->restitution) * vn / wsum;
+    const sb_vec2 ab = c->b2 >= 0 ? v2(0.0, 0.0) : v2_sub(acceleration_of(w, c->b), acceleration_of(w, c->a));
+    const double j = (leaving_speed(vn, v2_dot(ab, c->normal), t, h, c->restitution) - vn) / wsum;
     sb_vec2 n = c->normal, tn = v2(-n.y, n.x);
     const contact_levers l = levers_of(w, c);
     double vt = v2_dot(relative_velocity(w, c), tn), tsum = wsum;
@@ -199,7 +231,7 @@ void contacts_collide(sb_world *w, double window, bool geometry_current)
         const double vn = v2_dot(relative_velocity(w, c), c->normal), t = impact_time(w, &ip, c, vn, h);
         if (t < 0.0)
             continue;
-        collide_pair(w, c, vn, t, ip.moved);
+        collide_pair(w, c, vn, t, h, ip.moved);
         ip.changed[c->a] = t;
         if (c->b >= 0)
             ip.changed[c->b] = t;

@@ -31,6 +31,7 @@ typedef struct sb_contact {
     double inv_mass_a, inv_mass_b, lever_a, lever_b, inv_inertia_a, inv_inertia_b;
     int side;                  // walls: the side of the wall's line the particle came from (+1, -1)
     bool fresh;                // the last step had no such contact (warm_range): it may start inside
+    bool was_touching;         // it touched as the last step ended (contacts_touching)
     int color;                 // contacts_color: 0..62 share no moving particle within a colour; 63 runs in order
 } sb_contact;
 
@@ -51,6 +52,7 @@ typedef struct sb_warm {
     double normal_impulse, tangent_impulse, rolling_impulse, slip;
     int slot;
     int8_t side;
+    bool touching;  // as the step ended (contacts_touching)
     uint8_t color; // the colour it took (contacts_color), and what that colour was taken from:
     uint8_t moves; // WARM_* below
 } sb_warm;
@@ -94,15 +96,24 @@ double contact_combined_friction(const sb_world *w, int a, int b);
 // contact_graph.c: coloured and committed.
 void contacts_report_overlaps(sb_world *w);      // the first step's sb_stats.overlapping_pairs
 void contacts_commit(sb_world *w);                // contacts_next becomes the committed list, with its warm starts by key
-int contacts_touching(const sb_world *w);
-/// Touching: a contact closer than the slop (what sb_stats.contacts and the events count).
-bool contact_is_touching(const sb_contact *c);
+/// Which committed contacts touch where the step left their ends, kept in their warm starts
+/// (sb_warm.touching) for the events and the next step; how many (sb_stats.contacts). A contact
+/// touches within the slop and, once touching, until it is twice the slop apart: a particle riding
+/// a curved surface, whose straight sub-step rises off it by (v h)^2 / 2R, does not end and begin
+/// again from one frame to the next. Where the ends are now, not the stored separation: a method
+/// that moves positions after its contacts' last look (verlet's projections) leaves that behind.
+int contacts_touching(sb_world *w);
 /// Box2D's filter: may particles a and b collide?
 bool particles_should_collide(const sb_world *w, int a, int b);
 
 // contact_geometry.c: the geometry of a contact (normal and separation) from the positions now;
 // the finding of contacts uses it for walls, bounds and solid springs.
 void static_shape_geometry(const sb_world *w, sb_contact *c);
+/// A chain's wall whose corner its neighbour owns now, within `reach` of particle i: kept in the
+/// list (true), so that a particle rolling over the joint within the step meets its face (without
+/// it, a frame without support); its face is the chain's, the side of the owning wall the
+/// particle is on (c->side).
+bool wall_ghost(const sb_world *w, int i, sb_contact *c, double reach);
 void segment_geometry(const sb_world *w, sb_contact *c);
 void contact_find_geometry(const sb_world *w, sb_contact *c); // any contact's
 

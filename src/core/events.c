@@ -187,7 +187,7 @@ static void contact_events(sb_world *w)
     int n = 0, cap = 0;
     for (int k = 0; w->event_particles > 0 && k < w->contact_count; ++k) { // in key order
         const sb_contact *c = &w->contacts[w->warm[k].slot];
-        const bool touching = contact_is_touching(c);
+        const bool touching = w->warm[k].touching; // contacts_touching
         if (!(touching || c->max_normal_impulse > 0.0) || !wants_events(w, c))
             continue;
         if (!array_reserve((void **)&met, &cap, n + 1, sizeof *met))

@@ -383,7 +383,6 @@ static void measure(sb_world *w)
     st->potential_energy = pe;
     st->max_stretch = max_stretch;
     st->max_stretch_spring = max_s;
-    st->contacts = contacts_touching(w);
     st->particles = w->p_alive;
     st->springs = w->s_alive;
 }
@@ -464,6 +463,7 @@ sb_status sb_world_step(sb_world *w)
     }
     // Commit: the contacts of this step become the warm start of the next.
     contacts_commit(w);
+    w->stats.contacts = contacts_touching(w);
 
     w->stats.steps += 1;
     w->stats.time += w->def.dt;
