@@ -909,6 +909,112 @@ TEST(pendulums_keep_their_swing)
     return 0;
 }
 
+/// Angular momentum about the centre of mass of the particles ids[0..n), kg m^2/s.
+static double angular_momentum(sb_world *w, const sb_particle_id *ids, int n)
+{
+    double mass = 0.0, cx = 0.0, cy = 0.0, vx = 0.0, vy = 0.0, l = 0.0;
+    for (int i = 0; i < n; ++i) {
+        sb_particle_def p;
+        sb_particle_get(w, ids[i], &p);
+        mass += p.mass;
+        cx += p.mass * p.position.x;
+        cy += p.mass * p.position.y;
+        vx += p.mass * p.velocity.x;
+        vy += p.mass * p.velocity.y;
+    }
+    for (int i = 0; i < n; ++i) {
+        sb_particle_def p;
+        sb_particle_get(w, ids[i], &p);
+        l += p.mass * ((p.position.x - cx / mass) * (p.velocity.y - vy / mass) - (p.position.y - cy / mass) * (p.velocity.x - vx / mass));
+    }
+    return l;
+}
+
+/// What a spinning body keeps of its angular momentum over 10 s in zero gravity: a dumbbell
+/// (two 1 kg balls 1 m apart) or a wheel (a hub of `hub_kg` and 12 1 kg beads on a 1 m rim, with
+/// spokes and rim links), joined by rigid springs (hertz 0) or tuned ones, spinning at `omega`.
+static double spin_kept(sb_method method, int substeps, int iterations, bool wheel, double hertz, double hub_kg, double omega)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.substeps = substeps;
+    def.iterations = iterations;
+    def.gravity = v2(0, 0);
+    sb_world *w = sb_world_create(&def);
+    sb_particle_id ids[13];
+    const int beads = wheel ? 12 : 2;
+    int n = 0;
+    if (wheel) {
+        sb_particle_def hub = sb_default_particle_def();
+        hub.mass = hub_kg;
+        ids[n++] = sb_world_add_particle(w, &hub, NULL);
+    }
+    for (int i = 0; i < beads; ++i) {
+        const double a = two_pi * i / beads, r = wheel ? 1.0 : 0.5;
+        sb_particle_def p = sb_default_particle_def();
+        p.position = v2(r * cos(a), r * sin(a));
+        p.velocity = v2(-omega * r * sin(a), omega * r * cos(a));
+        ids[n++] = sb_world_add_particle(w, &p, NULL);
+    }
+    sb_spring_def s = sb_default_spring_def();
+    if (hertz > 0.0)
+        s.tuning = sb_tuning_hertz(hertz, 0.1);
+    if (!wheel) {
+        s.a = ids[0];
+        s.b = ids[1];
+        sb_world_add_spring(w, &s, NULL, NULL);
+    }
+    for (int i = 0; wheel && i < beads; ++i) {
+        s.a = ids[0];
+        s.b = ids[1 + i];
+        sb_world_add_spring(w, &s, NULL, NULL);
+        s.a = ids[1 + i];
+        s.b = ids[1 + (i + 1) % beads];
+        sb_world_add_spring(w, &s, NULL, NULL);
+    }
+    const double before = angular_momentum(w, ids, n);
+    for (int f = 0; f < 600; ++f)
+        sb_world_step(w);
+    const double after = angular_momentum(w, ids, n);
+    sb_world_destroy(w);
+    return after / before;
+}
+
+// Spinning things keep spinning: a dumbbell and a wheel, of rigid or 10 Hz springs, with a hub of
+// 1 kg or 100 kg, spinning at 6 rad/s in zero gravity, keep their angular momentum within 2% over
+// 10 s in every method at 1, 2 and 6 sub-steps and 4 and 32 iterations (pairwise pulls along the
+// line between their ends keep it exactly; verlet and xpbd moved the ends along the line a
+// sub-step ahead and kept 28-60% of it). At one iteration a dumbbell and a wheel of 10 Hz springs
+// keep it too.
+TEST(spinning_things_keep_spinning)
+{
+    const int substep_counts[] = {1, 2, 6}, iteration_counts[] = {1, 4, 32};
+    double worst = 0.0;
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        double worst_method = 0.0;
+        for (int si = 0; si < 3; ++si)
+            for (int it = 0; it < 3; ++it)
+                for (int shape = 0; shape < 6; ++shape) {
+                    const bool wheel = shape >= 2, rigid = shape % 2 == 0;
+                    const double hub = shape >= 4 ? 100.0 : 1.0;
+                    if (iteration_counts[it] == 1 && rigid && wheel)
+                        continue; // a rigid network at one iteration: see the docs' limits
+                    const double kept = spin_kept((sb_method)m, substep_counts[si], iteration_counts[it], wheel,
+                                                  rigid ? 0.0 : 10.0, hub, 6.0);
+                    const double off = fabs(kept - 1.0);
+                    if (off > 0.02)
+                        printf("  %s, %s %s%s at %d sub-steps, %d iterations keeps %.4f\n", sb_method_name((sb_method)m),
+                               rigid ? "rigid" : "10 Hz", wheel ? "wheel" : "dumbbell", hub > 1.0 ? " on a 100 kg hub" : "",
+                               substep_counts[si], iteration_counts[it], kept);
+                    worst_method = fmax(worst_method, off);
+                }
+        printf("  %-10s keeps its spin within %.2f%%\n", sb_method_name((sb_method)m), 100.0 * worst_method);
+        worst = fmax(worst, worst_method);
+    }
+    ENSURE(worst <= 0.02);
+    return 0;
+}
+
 /// A V of rigid links from posts at (-1, 0) and (1, 0) to a load at (0, -0.6), 5 links a side with
 /// 0.05 kg beads between, each link rated at `rating` N; *top is the left top link.
 static sb_world *v_rope(sb_method method, int substeps, double load_kg, double rating, sb_particle_id *load,
@@ -1008,6 +1114,7 @@ static const test_entry tests[] = {
     ENTRY(no_method_makes_energy_from_nowhere),
     ENTRY(pendulums_keep_their_swing),
     ENTRY(ropes_break_at_their_rating),
+    ENTRY(spinning_things_keep_spinning),
 };
 
 int main(int argc, char **argv) { return run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]); }

@@ -74,7 +74,9 @@ static coef_result force_coefficients(sb_poles target, double m, double h, doubl
 // Every spring reads the pre-pass velocities (Jacobi): the impulse -(k x + c v) h, written with
 // the packed constants as -(stiff x + damp v), goes to the accumulator first.
 /// The springs of one kind (`rigid`) from the velocities before the pass, all at once.
-static void jacobi_pass(sb_world *w, bool rigid)
+/// `start_axis`: each pulls along the axis its ends had when the sub-step began (spring_start_axis),
+/// as verlet's do.
+static void jacobi_pass(sb_world *w, bool rigid, bool start_axis)
 {
     springs_geometry(w);
     for (int k = 0; k < w->order_count; ++k) {
@@ -83,6 +85,8 @@ static void jacobi_pass(sb_world *w, bool rigid)
                 w->ktension[k] = 0.0; // a rigid one's comes later: its pass, or verlet's projection
             continue;
         }
+        if (start_axis)
+            spring_start_axis(w, k, &w->kux[k], &w->kuy[k]);
         double impulse = explicit_impulse(w->kstiff[k], w->kdamp[k], w->ksep[k], spring_normal_velocity(w, k));
         w->ktension[k] = impulse;
         spring_apply_to(w->dv, w, k, impulse);
@@ -96,7 +100,13 @@ static void jacobi_pass(sb_world *w, bool rigid)
 void springs_jacobi_pass(sb_world *w, double h)
 {
     (void)h;
-    jacobi_pass(w, false);
+    jacobi_pass(w, false, false);
+}
+
+void springs_jacobi_pass_start_axis(sb_world *w, double h)
+{
+    (void)h;
+    jacobi_pass(w, false, true);
 }
 
 // Nissen's safe spring for a rigid one reads the velocities after the sub-step's kicks, as a
@@ -105,7 +115,7 @@ void springs_jacobi_pass(sb_world *w, double h)
 void springs_rigid_jacobi_pass(sb_world *w, double h)
 {
     (void)h;
-    jacobi_pass(w, true);
+    jacobi_pass(w, true, false);
 }
 
 // Springs first, then contacts as non-penetration constraints (solver.c's velocity order). An

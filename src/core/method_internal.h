@@ -109,6 +109,9 @@ coef_result explicit_scaled(double a, double b, double load, double allowed_load
                             spring_coef *out, bool already_clamped);
 /// Every tuned spring's explicit impulse from the velocities before the pass (Jacobi).
 void springs_jacobi_pass(sb_world *w, double h);
+/// springs_jacobi_pass with each spring pulling along the axis its ends had when the sub-step began
+/// (spring_start_axis; verlet, where the forces act a step ahead of the shown positions).
+void springs_jacobi_pass_start_axis(sb_world *w, double h);
 /// The same for the rigid springs (Nissen's safe spring in force and impulse), after the kicks.
 void springs_rigid_jacobi_pass(sb_world *w, double h);
 /// delivered_spring of constants stored as stiff = a m / h, damp = b m (force, impulse): stiff / h, b.

@@ -66,7 +66,10 @@ static coef_result verlet_coefficients(sb_poles target, double m, double h, doub
 }
 
 // Rigid springs as distance constraints, one Gauss-Seidel sweep per iteration; the move is kept
-// as an impulse for the spring's force.
+// as an impulse for the spring's force. Each moves its ends along the axis they had at px, to its
+// exact length: SHAKE's position step (shake_length_move), so that the pull is central where the
+// motion is counted and a spinning body keeps its spin (along the axis at x, a step ahead, a
+// spinning dumbbell lost 42% of its angular momentum in 10 s at six sub-steps, 72% at one).
 static void verlet_project_rigid_springs(sb_world *w, double h)
 {
     sb_vec2 *pos = w->pos;
@@ -74,14 +77,22 @@ static void verlet_project_rigid_springs(sb_world *w, double h)
         if (!w->krigid[k])
             continue;
         sb_vec2 *pa = &pos[w->ka[k]], *pb = &pos[w->kb[k]];
-        double dx = pb->x - pa->x, dy = pb->y - pa->y;
-        double len = sqrt(dx * dx + dy * dy);
-        double correction = len > 1e-12 ? (len - w->krest[k]) * w->kmass[k] / len : 0.0;
-        w->ktension[k] -= (len - w->krest[k]) * w->kmass[k] / h; // the move as an impulse
-        pa->x += w->kwa[k] * correction * dx;
-        pa->y += w->kwa[k] * correction * dy;
-        pb->x -= w->kwb[k] * correction * dx;
-        pb->y -= w->kwb[k] * correction * dy;
+        const double dx = pb->x - pa->x, dy = pb->y - pa->y;
+        double ux, uy, move;
+        if (!spring_start_axis(w, k, &ux, &uy) || !shake_length_move(dx, dy, ux, uy, w->krest[k], &move)) {
+            const double len = sqrt(dx * dx + dy * dy); // along the axis at x
+            if (len <= 1e-12)
+                continue;
+            ux = dx / len;
+            uy = dy / len;
+            move = w->krest[k] - len;
+        }
+        const double s = move * w->kmass[k];
+        w->ktension[k] += s / h; // the move as an impulse
+        pa->x -= w->kwa[k] * s * ux;
+        pa->y -= w->kwa[k] * s * uy;
+        pb->x += w->kwb[k] * s * ux;
+        pb->y += w->kwb[k] * s * uy;
     }
 }
 
@@ -105,7 +116,7 @@ const sb_method_kernels verlet_method = {
     .coefficients = verlet_coefficients,
     .network_target = verlet_network_target,
     .forces_before_gravity = true,
-    .springs_begin = springs_jacobi_pass, // the tuned ones (method_force.c); rigid ones are projected
+    .springs_begin = springs_jacobi_pass_start_axis, // the tuned ones (method_force.c); rigid ones are projected
     .constraints_begin = constraints_explicit_tuned_pass,
     .springs_iterate = verlet_project_rigid_springs,
     .constraints_iterate = constraints_project_rigid_pass,

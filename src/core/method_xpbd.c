@@ -45,6 +45,7 @@ static void xpbd_springs_begin(sb_world *w, double h)
         if (lambda == 0.0 || len < 1e-12 || !isfinite(w->kstiff[k]))
             continue;
         double nx = dx / len, ny = dy / len;
+        spring_start_axis(w, k, &nx, &ny); // as the iterations move it
         w->kg[k] = lambda; // lambda, position-level, warm started with the move it makes
         pos[a].x -= w->kwa[k] * lambda * nx;
         pos[a].y -= w->kwa[k] * lambda * ny;
@@ -79,6 +80,9 @@ static bool shake_one(sb_world *w, int k, double wsum)
     return true;
 }
 
+// A tuned spring's ends move along the axis they had when the sub-step began (spring_start_axis),
+// as a rigid one's do, with its C and rate from the predicted axis n: a move s along that axis u
+// changes C by (n . u) s, which the update's denominator takes.
 static void xpbd_springs_iterate(sb_world *w, double h)
 {
     (void)h;
@@ -94,15 +98,17 @@ static void xpbd_springs_iterate(sb_world *w, double h)
         double len = sqrt(dx * dx + dy * dy);
         if (len < 1e-12)
             continue;
-        double nx = dx / len, ny = dy / len;
+        double nx = dx / len, ny = dy / len, ux = nx, uy = ny;
+        spring_start_axis(w, k, &ux, &uy);
         double approach = nx * ((pos[b].x - prev[b].x) - (pos[a].x - prev[a].x)) +
                           ny * ((pos[b].y - prev[b].y) - (pos[a].y - prev[a].y));
-        double dlambda = xpbd_delta_lambda(len - w->krest[k], alpha_tilde, w->kg[k], gamma, approach, wsum);
+        double dlambda = xpbd_delta_lambda(len - w->krest[k], alpha_tilde, w->kg[k], gamma, approach,
+                                           wsum * (nx * ux + ny * uy));
         w->kg[k] += dlambda;
-        pos[a].x -= w->kwa[k] * dlambda * nx;
-        pos[a].y -= w->kwa[k] * dlambda * ny;
-        pos[b].x += w->kwb[k] * dlambda * nx;
-        pos[b].y += w->kwb[k] * dlambda * ny;
+        pos[a].x -= w->kwa[k] * dlambda * ux;
+        pos[a].y -= w->kwa[k] * dlambda * uy;
+        pos[b].x += w->kwb[k] * dlambda * ux;
+        pos[b].y += w->kwb[k] * dlambda * uy;
     }
 }
 
