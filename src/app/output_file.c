@@ -239,7 +239,7 @@ static int open_temp(const char *path, char *temp, size_t size, char *why, size_
     } else {
         mode_t mask = umask(0);
         umask(mask);
-        mode = 0666 & ~mask;
+        mode = (0666 & ~mask) | 0600; // its owner reads what it wrote (emscripten's umask reads 0777)
     }
     (void)fchmod(fd, mode); // a folder that keeps no modes (a FAT stick) still takes the file
     temp_remember(temp);
