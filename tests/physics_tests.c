@@ -932,8 +932,10 @@ static double angular_momentum(sb_world *w, const sb_particle_id *ids, int n)
 
 /// What a spinning body keeps of its angular momentum over 10 s in zero gravity: a dumbbell
 /// (two 1 kg balls 1 m apart) or a wheel (a hub of `hub_kg` and 12 1 kg beads on a 1 m rim, with
-/// spokes and rim links), joined by rigid springs (hertz 0) or tuned ones, spinning at `omega`.
-static double spin_kept(sb_method method, int substeps, int iterations, bool wheel, double hertz, double hub_kg, double omega)
+/// spokes and rim links, each bead's in turn or all the spokes first), joined by rigid springs
+/// (hertz 0) or tuned ones, spinning at `omega`.
+static double spin_kept(sb_method method, int substeps, int iterations, bool wheel, bool spokes_first, double hertz,
+                        double hub_kg, double omega)
 {
     sb_world_def def = sb_default_world_def();
     def.method = method;
@@ -964,14 +966,19 @@ static double spin_kept(sb_method method, int substeps, int iterations, bool whe
         s.b = ids[1];
         sb_world_add_spring(w, &s, NULL, NULL);
     }
-    for (int i = 0; wheel && i < beads; ++i) {
-        s.a = ids[0];
-        s.b = ids[1 + i];
-        sb_world_add_spring(w, &s, NULL, NULL);
-        s.a = ids[1 + i];
-        s.b = ids[1 + (i + 1) % beads];
-        sb_world_add_spring(w, &s, NULL, NULL);
-    }
+    for (int pass = 0; wheel && pass < (spokes_first ? 2 : 1); ++pass)
+        for (int i = 0; i < beads; ++i) {
+            if (!spokes_first || pass == 0) { // a spoke
+                s.a = ids[0];
+                s.b = ids[1 + i];
+                sb_world_add_spring(w, &s, NULL, NULL);
+            }
+            if (!spokes_first || pass == 1) { // a rim link
+                s.a = ids[1 + i];
+                s.b = ids[1 + (i + 1) % beads];
+                sb_world_add_spring(w, &s, NULL, NULL);
+            }
+        }
     const double before = angular_momentum(w, ids, n);
     for (int f = 0; f < 600; ++f)
         sb_world_step(w);
@@ -980,38 +987,42 @@ static double spin_kept(sb_method method, int substeps, int iterations, bool whe
     return after / before;
 }
 
-// Spinning things keep spinning: a dumbbell and a wheel, of rigid or 10 Hz springs, with a hub of
-// 1 kg or 100 kg, spinning at 6 rad/s in zero gravity, keep their angular momentum within 2% over
-// 10 s in every method at 1, 2 and 6 sub-steps and 4 and 32 iterations (pairwise pulls along the
-// line between their ends keep it exactly; verlet and xpbd moved the ends along the line a
-// sub-step ahead and kept 28-60% of it). At one iteration a dumbbell and a wheel of 10 Hz springs
-// keep it too.
+// Spinning things keep spinning: a dumbbell and a wheel (its springs made in two orders), of rigid
+// or 10 Hz springs, with a hub of 1 kg or 100 kg, spinning at 6 rad/s in zero gravity, keep their
+// angular momentum within 4% over 10 s in every method at 1, 2 and 6 sub-steps and 4 and 32
+// iterations, and the dumbbells and tuned wheels within 0.5% (pairwise pulls along the line between
+// their ends keep it exactly; verlet and xpbd moved the ends along the line a sub-step ahead and
+// kept 28-60% of it; the rigid wheel's losses are the position sweeps' of sequential and soft, which
+// move a link's ends without their velocities). At one iteration all but the rigid wheel keep it.
 TEST(spinning_things_keep_spinning)
 {
     const int substep_counts[] = {1, 2, 6}, iteration_counts[] = {1, 4, 32};
-    double worst = 0.0;
+    double worst = 0.0, worst_tuned = 0.0;
     for (int m = 0; m < SB_METHOD_COUNT; ++m) {
         double worst_method = 0.0;
         for (int si = 0; si < 3; ++si)
             for (int it = 0; it < 3; ++it)
-                for (int shape = 0; shape < 6; ++shape) {
-                    const bool wheel = shape >= 2, rigid = shape % 2 == 0;
-                    const double hub = shape >= 4 ? 100.0 : 1.0;
+                for (int shape = 0; shape < 10; ++shape) {
+                    const bool wheel = shape >= 2, rigid = shape % 2 == 0, spokes_first = shape >= 6;
+                    const double hub = shape == 4 || shape == 5 || shape == 8 || shape == 9 ? 100.0 : 1.0;
                     if (iteration_counts[it] == 1 && rigid && wheel)
-                        continue; // a rigid network at one iteration: see the docs' limits
-                    const double kept = spin_kept((sb_method)m, substep_counts[si], iteration_counts[it], wheel,
+                        continue; // a rigid network at one iteration: the docs' limits
+                    const double kept = spin_kept((sb_method)m, substep_counts[si], iteration_counts[it], wheel, spokes_first,
                                                   rigid ? 0.0 : 10.0, hub, 6.0);
                     const double off = fabs(kept - 1.0);
                     if (off > 0.02)
-                        printf("  %s, %s %s%s at %d sub-steps, %d iterations keeps %.4f\n", sb_method_name((sb_method)m),
-                               rigid ? "rigid" : "10 Hz", wheel ? "wheel" : "dumbbell", hub > 1.0 ? " on a 100 kg hub" : "",
-                               substep_counts[si], iteration_counts[it], kept);
+                        printf("  %s, %s %s%s%s at %d sub-steps, %d iterations keeps %.4f\n", sb_method_name((sb_method)m),
+                               rigid ? "rigid" : "10 Hz", wheel ? "wheel" : "dumbbell", spokes_first ? " (spokes first)" : "",
+                               hub > 1.0 ? " on a 100 kg hub" : "", substep_counts[si], iteration_counts[it], kept);
                     worst_method = fmax(worst_method, off);
+                    if (!(rigid && wheel))
+                        worst_tuned = fmax(worst_tuned, off);
                 }
         printf("  %-10s keeps its spin within %.2f%%\n", sb_method_name((sb_method)m), 100.0 * worst_method);
         worst = fmax(worst, worst_method);
     }
-    ENSURE(worst <= 0.02);
+    printf("  the dumbbells and tuned wheels within %.3f%%\n", 100.0 * worst_tuned);
+    ENSURE(worst <= 0.04 && worst_tuned <= 0.005);
     return 0;
 }
 
