@@ -9,7 +9,7 @@ for i, method in ipairs(sb.methods) do
   local x0 = (i - 3.5) * 2.6
   local w = sb.world{ method = method, substeps = math.floor(tune.substeps + 0.5), gravity = {0, 0} }
   local hub = w:particle{ x = x0, y = 0, radius = 0.08, color = "#f2cc8f" }
-  local rim, beads = {}, {}
+  local beads = {}
   for k = 1, 12 do
     local a = 2 * math.pi * k / 12
     beads[k] = w:particle{ x = x0 + math.cos(a), y = math.sin(a), vx = -tune.spin * math.sin(a),
@@ -17,7 +17,7 @@ for i, method in ipairs(sb.methods) do
     w:spring(hub, beads[k], { hertz = tune.spoke_hz, damping_ratio = 0.1 })
   end
   for k = 1, 12 do
-    rim[k] = w:spring(beads[k], beads[k % 12 + 1], { hertz = tune.spoke_hz, damping_ratio = 0.1 })
+    w:spring(beads[k], beads[k % 12 + 1], { hertz = tune.spoke_hz, damping_ratio = 0.1 })
   end
   beads[13] = hub
   wheels[i] = { world = w, method = method, particles = beads, x = x0 }
