@@ -295,8 +295,10 @@ static double chain_stretch(sb_method method, int substeps, int iterations, doub
     return worst;
 }
 
-// Every method holds the chain at any sub-steps and iterations, with end masses 1, 10 and 100 kg;
-// more iterations never make an iterative method worse (within the noise of a chaotic swing:
+// Every method holds the chain at any sub-steps and iterations, with end masses 1, 10 and 100 kg
+// (the 100 kg end is 20 or more times its bead and the chain is solved whole: under 15% at one
+// sub-step, 10% at two (verlet's shown positions; the others' 1%) and 2% from three, whatever the
+// iterations); more iterations never make an iterative method worse (within the noise of a chaotic swing:
 // 50% + 1 point; the rigid links keep the chain's energy, and the worst stretch of a whip that
 // loses none spreads further from run to run); at one sub-step, with the default 4 iterations or more, the iterative methods
 // do no worse than Box2D 2.4.1 at one step per frame (8 velocity and 3 position iterations:
@@ -322,7 +324,10 @@ TEST(chains_hold_and_improve_with_iterations)
                         ENSURE(stretch < 3.0);
                     } else {
                         ENSURE(clamped == 0);
-                        ENSURE(stretch <= 1.5 * previous + 0.01);
+                        if (end_masses[e] < 20.0)
+                            ENSURE(stretch <= 1.5 * previous + 0.01);
+                        else // solved whole (articulation.c): the iterations take no part
+                            ENSURE(stretch <= (substeps[s] == 1 ? 0.15 : substeps[s] == 2 ? 0.10 : 0.02));
                         if (substeps[s] == 1 && iterations[i] >= 4)
                             ENSURE(stretch <= (end_masses[e] == 1.0 ? 0.27 : 0.43));
                     }
@@ -1026,6 +1031,110 @@ TEST(spinning_things_keep_spinning)
     return 0;
 }
 
+/// A chain of 0.1 kg beads 0.1 m apart from a post on a table (a polyline) across 2 m of it and over its
+/// corner, 1 m down to a weight of `weight_kg` and radius `weight_radius` 0.1 m from the table's
+/// side; the weight's particle in *weight.
+static sb_world *chain_over_a_ledge(sb_method method, int substeps, int iterations, double weight_kg, double weight_radius,
+                                    sb_particle_id *weight)
+{
+    sb_world_def def = sb_default_world_def();
+    def.method = method;
+    def.substeps = substeps;
+    def.iterations = iterations;
+    sb_world *w = sb_world_create(&def);
+    const sb_vec2 table[3] = {{-3, 0}, {0, 0}, {0, -3}};
+    sb_world_add_polyline(w, table, 3, false, false, NULL, NULL);
+    sb_particle_def p = sb_default_particle_def();
+    p.mass = 0.1;
+    p.position = v2(-2.0, 0.05);
+    p.fixed = true;
+    sb_particle_id prev = sb_world_add_particle(w, &p, NULL);
+    p.fixed = false;
+    for (int i = 1; i <= 31; ++i) {
+        if (i <= 20) // along the table
+            p.position = v2(-2.0 + 0.1 * i, 0.05);
+        else if (i == 21) // on the corner
+            p.position = v2(0.05 * sqrt(0.5), 0.05 * sqrt(0.5));
+        else // down its side
+            p.position = v2(0.1, 0.05 * sqrt(0.5) + 0.03 - 0.1 * (i - 21));
+        if (i == 31) {
+            p.mass = weight_kg;
+            p.radius = weight_radius;
+            p.position.y -= 0.05;
+        }
+        sb_particle_id q = sb_world_add_particle(w, &p, NULL);
+        add_spring(w, prev, q, -1.0, sb_tuning_hertz(0.0, 1.0));
+        prev = q;
+    }
+    *weight = prev;
+    return w;
+}
+
+// A weight on a chain over a table's corner stays put: 10 kg on 0.1 kg beads (100:1) in every
+// method at 1, 2 and 6 sub-steps and 1, 4 and 32 iterations, and 2 kg (20:1) at 4, settle within
+// 30 mm of where they were built (the chain finding the corner), then move under 2 mm from 1 s to 6 s,
+// end slower than 5 cm/s, and no link is ever over 1% long after the first second; one built 2 cm
+// into the table's side is moved out under 0.1 m/s. The chain is
+// solved whole with the corner's and the table's contacts (articulation.c); solved apart, the
+// corner pushed the beads out and the links pulled them in: links 4.5% long at six sub-steps, and
+// at one sub-step the weight slid 0.2-0.9 m on links 8 times their length.
+TEST(a_weight_on_a_chain_over_a_ledge_stays_put)
+{
+    const int substep_counts[] = {1, 2, 6}, iteration_counts[] = {1, 4, 32};
+    const double weights[] = {2.0, 10.0};
+    double worst_settle = 0.0, worst_drift = 0.0, worst_speed = 0.0, worst_stretch = 0.0;
+    unsigned run = 0;
+    for (int m = 0; m < SB_METHOD_COUNT; ++m)
+        for (int si = 0; si < 3; ++si)
+            for (int it = 0; it < 3; ++it)
+                for (int k = 0; k < 2; ++k) {
+                    if ((k == 0 && iteration_counts[it] != 4) || !sweep_case_runs(run++))
+                        continue; // the 2 kg weight at the default iterations
+                    sb_particle_id weight;
+                    sb_world *w = chain_over_a_ledge((sb_method)m, substep_counts[si], iteration_counts[it], weights[k], 0.1, &weight);
+                    const sb_vec2 built = particle_now(w, weight).position;
+                    sb_vec2 at_one = built;
+                    double stretch = 0.0;
+                    for (int f = 0; f < 360; ++f) {
+                        sb_world_step(w);
+                        if (f >= 60)
+                            stretch = fmax(stretch, sb_world_get_stats(w)->max_stretch);
+                        if (f == 59)
+                            at_one = particle_now(w, weight).position;
+                    }
+                    const sb_particle_def end = particle_now(w, weight);
+                    const double settle = v2_len(v2_sub(at_one, built)), drift = v2_len(v2_sub(end.position, at_one));
+                    const double speed = v2_len(end.velocity);
+                    if (settle > 0.03 || drift > 0.002 || speed > 0.05 || stretch > 0.01)
+                        printf("  %s, %g kg at %d sub-steps, %d iterations: settles %.1f mm, drifts %.1f mm, ends at %.3f m/s, "
+                               "links %.2f%% long\n", sb_method_name((sb_method)m), weights[k], substep_counts[si],
+                               iteration_counts[it], 1e3 * settle, 1e3 * drift, speed, 100.0 * stretch);
+                    worst_settle = fmax(worst_settle, settle);
+                    worst_drift = fmax(worst_drift, drift);
+                    worst_speed = fmax(worst_speed, speed);
+                    worst_stretch = fmax(worst_stretch, stretch);
+                    sb_world_destroy(w);
+                }
+    printf("  settles within %.1f mm, drifts %.2f mm, ends at %.3f m/s at most, links %.3f%% long at most\n",
+           1e3 * worst_settle, 1e3 * worst_drift, worst_speed, 100.0 * worst_stretch);
+    ENSURE(worst_settle <= 0.03 && worst_drift <= 0.002 && worst_speed <= 0.05 && worst_stretch <= 0.01);
+    // a weight of radius 0.12 built 2 cm into the table's side is moved out, not thrown (it left
+    // at 7 m/s when its contact was first solved with the chain)
+    double thrown = 0.0;
+    for (int m = 0; m < SB_METHOD_COUNT; ++m) {
+        sb_particle_id weight;
+        sb_world *w = chain_over_a_ledge((sb_method)m, 6, 4, 10.0, 0.12, &weight);
+        for (int f = 0; f < 60; ++f) {
+            sb_world_step(w);
+            thrown = fmax(thrown, fabs(particle_now(w, weight).velocity.x));
+        }
+        sb_world_destroy(w);
+    }
+    printf("  built into the wall, the weight moves out at %.3f m/s at most\n", thrown);
+    ENSURE(thrown <= 0.1);
+    return 0;
+}
+
 /// A V of rigid links from posts at (-1, 0) and (1, 0) to a load at (0, -0.6), 5 links a side with
 /// 0.05 kg beads between, each link rated at `rating` N; *top is the left top link.
 static sb_world *v_rope(sb_method method, int substeps, double load_kg, double rating, sb_particle_id *load,
@@ -1126,6 +1235,7 @@ static const test_entry tests[] = {
     ENTRY(pendulums_keep_their_swing),
     ENTRY(ropes_break_at_their_rating),
     ENTRY(spinning_things_keep_spinning),
+    ENTRY(a_weight_on_a_chain_over_a_ledge_stays_put),
 };
 
 int main(int argc, char **argv) { return run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]); }

@@ -1,5 +1,5 @@
-// Articulated structures: a heavy particle on a light structure of rigid springs, and a chain
-// with a breakable link, each solved whole. Not one of the seeds.
+// Articulated structures: a heavy particle on a light structure of rigid springs, a chain with a
+// breakable link, and a weight hung on light beads, each solved whole. Not one of the seeds.
 //
 // Why: every method passes a contact's load to the bead it touches, and the bead passes it on
 // one link an iteration. Between a 100 kg ball and 0.1 kg beads a contact's pass gives the ball
@@ -37,7 +37,8 @@
 // Which structures: those with a contact between a particle and a particle or solid spring on
 // a side at least articulate_mass_ratio times lighter and joined by rigid springs (breakable or
 // not; a hertz spring is meant to give), up to structure_cost_max; and those with a breakable
-// rigid spring, contact or none, up to breakable_cost_max. The springs of a solved structure
+// rigid spring or a rigid spring whose ends are articulate_mass_ratio apart in mass
+// (spring_solved_whole), contact or none, up to whole_cost_max. The springs of a solved structure
 // report what their own passes and the solves gave them together, as the step's mean force
 // (articulations_add_tension), which is what breaking reads.
 //
@@ -58,12 +59,12 @@ static const double articulate_mass_ratio = 20.0;
 /// 20 x 20 cloth with diagonals (1121 springs, band 59: 4e6). A larger structure's contacts are
 /// solved as the others are.
 static const double structure_cost_max = 2e7;
-/// The most a structure with a breakable spring may take to be solved every sub-step without a
-/// contact: a chain (band 1 or 2) of thousands of links, a small breakable net; a tearable cloth
-/// is left to the springs' own passes.
-static const double breakable_cost_max = 2e5;
+/// The most a structure solved whole without a contact (spring_solved_whole) may take: a chain
+/// (band 1 or 2) of thousands of links, a small net; a tearable cloth is left to the springs' own
+/// passes.
+static const double whole_cost_max = 2e5;
 /// Contacts a structure solves together; further ones are solved as the others are.
-enum { STRUCTURE_CONTACTS_MAX = 16, ROWS_MAX = 2 * STRUCTURE_CONTACTS_MAX };
+enum { STRUCTURE_CONTACTS_MAX = 32, ROWS_MAX = 2 * STRUCTURE_CONTACTS_MAX };
 /// The springs one contact row can meet: three particles' (a particle with more is cut there).
 enum { ROW_LINKS_MAX = 48 };
 /// Projected Gauss-Seidel sweeps over the contacts' Schur complement (a few dozen rows).
@@ -97,7 +98,7 @@ typedef struct art_structure {
     int band;                           // A's half-bandwidth in that order
     int first_factor;                   // art->factor: link_count * (band + 1)
     bool usable;                        // small enough to factor
-    bool breakable;                     // has a breakable spring: solved every sub-step, contacts or none
+    bool whole;                         // has a spring solved whole (spring_solved_whole): every sub-step, contacts or none
     int contact_count;                  // marked this step (articulations_find)
     double shortest;                    // its shortest spring's rest length
     double max_move;                    // the most a Newton step moves a particle (structure_solve)
@@ -299,9 +300,9 @@ static int structure_build(sb_world *w, sb_articulations *art, int start)
     return id;
 }
 
-/// Solved this step: a contact marked it (only a usable structure takes one) or it has a
-/// breakable spring.
-static bool structure_solved(const art_structure *st) { return st->breakable || st->contact_count > 0; }
+/// Solved this step: a contact marked it (only a usable structure takes one) or it has a spring
+/// solved whole.
+static bool structure_solved(const art_structure *st) { return st->whole || st->contact_count > 0; }
 
 static sb_articulations *articulations_get(sb_world *w)
 {
@@ -351,12 +352,38 @@ static int light_side(const sb_world *w, const sb_articulations *art, const sb_c
     return -1;
 }
 
-/// The structures with a breakable spring, small enough to solve every sub-step; whether any is.
-static bool breakable_structures_find(sb_world *w, sb_articulations *art)
+/// Whether rigid spring s is solved with its whole structure every sub-step: it is breakable (a
+/// chain built at rest carries its static load from the first step, and breaks at one link), or
+/// its ends are articulate_mass_ratio or more apart in mass (a weight on a chain of light beads:
+/// the beads' passes hand its load on one link an iteration, and a chain over a table's corner
+/// with a 10 kg weight on 0.1 kg beads slid and stretched where a straight one held).
+static bool spring_solved_whole(const sb_world *w, int s)
+{
+    if (w->s_a[s] < 0 || !w->s_rigid[s])
+        return false;
+    if (w->break_force[s] > 0.0 || w->break_stretch[s] > 0.0)
+        return true;
+    const double wa = w->inv_mass[w->s_a[s]], wb = w->inv_mass[w->s_b[s]];
+    return wa > 0.0 && wb > 0.0 && (wa >= articulate_mass_ratio * wb || wb >= articulate_mass_ratio * wa);
+}
+
+/// Whether the world has a rigid spring whose ends' masses are articulate_mass_ratio apart.
+static bool heavy_links_any(const sb_world *w)
+{
+    for (int s = 0; s < w->s_high; ++s)
+        if (w->s_a[s] >= 0 && w->s_rigid[s] && spring_solved_whole(w, s) && w->break_force[s] <= 0.0 &&
+            w->break_stretch[s] <= 0.0)
+            return true;
+    return false;
+}
+
+/// The structures with a spring solved whole (spring_solved_whole), small enough to solve every
+/// sub-step; whether any is.
+static bool whole_structures_find(sb_world *w, sb_articulations *art)
 {
     bool any = false;
     for (int s = 0; s < w->s_high; ++s) {
-        if (w->s_a[s] < 0 || !w->s_rigid[s] || (w->break_force[s] <= 0.0 && w->break_stretch[s] <= 0.0))
+        if (!spring_solved_whole(w, s))
             continue;
         const int start = w->inv_mass[w->s_a[s]] > 0.0 ? w->s_a[s] : w->s_b[s];
         if (w->inv_mass[start] == 0.0)
@@ -365,10 +392,54 @@ static bool breakable_structures_find(sb_world *w, sb_articulations *art)
         if (id < 0 && (id = structure_build(w, art, start)) < 0)
             return true; // memory is short: the rest are solved as before (and looked for again)
         art_structure *st = &art->structures[id];
-        st->breakable = st->usable && (double)st->link_count * (st->band + 1.0) * (st->band + 1.0) <= breakable_cost_max;
-        any = any || st->breakable;
+        st->whole = st->usable && (double)st->link_count * (st->band + 1.0) * (st->band + 1.0) <= whole_cost_max;
+        any = any || st->whole;
     }
     return any;
+}
+
+/// A wall contact waiting to join its structure's solve, by the push it made last step, twice
+/// that if it was in the solve then.
+typedef struct wall_candidate { double push; int index; } wall_candidate;
+
+static int wall_candidate_order(const void *x, const void *y)
+{
+    const wall_candidate *a = x, *b = y;
+    return a->push != b->push ? (a->push > b->push ? -1 : 1) : a->index - b->index;
+}
+
+/// The wall and bound contacts of the structures solved whole join their solve as rows, those
+/// that pushed hardest last step first, a contact in the solve then counting twice its push (one
+/// that comes and goes with every small change shook a chain lying on a table), up to
+/// STRUCTURE_CONTACTS_MAX a structure: a chain over a
+/// table's corner is held by the corner and its links at once (solved apart, the corner pushed
+/// the beads out and the links pulled them back in, and at one sub-step the weight slid a metre).
+static void wall_contacts_mark(sb_world *w, sb_articulations *art)
+{
+    wall_candidate *list = NULL;
+    int n = 0, cap = 0;
+    for (int k = 0; k < w->contact_next_count; ++k) {
+        const sb_contact *c = &w->contacts_next[k];
+        if (c->b >= 0 || c->art)
+            continue;
+        const int s = art->structure_of[c->a];
+        if (s < 0 || !art->structures[s].whole)
+            continue;
+        if (!array_reserve((void **)&list, &cap, n + 1, sizeof *list))
+            break; // memory is short: the rest are solved as the others are
+        list[n++] = (wall_candidate){(c->was_articulated ? 2.0 : 1.0) * c->normal_impulse, k};
+    }
+    if (n > 1)
+        qsort(list, (size_t)n, sizeof *list, wall_candidate_order);
+    for (int q = 0; q < n; ++q) {
+        sb_contact *c = &w->contacts_next[list[q].index];
+        art_structure *st = &art->structures[art->structure_of[c->a]];
+        if (st->contact_count == STRUCTURE_CONTACTS_MAX)
+            continue;
+        st->contact_count += 1;
+        c->art = art->structure_of[c->a] + 1;
+    }
+    free(list);
 }
 
 void articulations_find(sb_world *w)
@@ -395,8 +466,9 @@ void articulations_find(sb_world *w)
     // Without a heavy contact the walk starts from the same particles as last step, so a graph
     // that has not changed since none of its structures was small enough still has none.
     const uint64_t graph = w->rigid_graph_version + 1;
-    const bool breakable = w->breakable_springs > 0 && (far_apart || !art || art->none_solvable_at != graph);
-    if ((!far_apart && !breakable) || !(art = articulations_get(w)) || !reserve_slots(w, art) || !build_adjacency(w, art))
+    const bool heavy_links = heavy_links_any(w); // masses change without the graph: looked for each step
+    const bool whole = heavy_links || (w->breakable_springs > 0 && (far_apart || !art || art->none_solvable_at != graph));
+    if ((!far_apart && !whole) || !(art = articulations_get(w)) || !reserve_slots(w, art) || !build_adjacency(w, art))
         return;
     for (int k = 0; far_apart && k < w->contact_next_count; ++k) {
         sb_contact *c = &w->contacts_next[k];
@@ -420,9 +492,11 @@ void articulations_find(sb_world *w)
         st->contact_count += 1;
         c->art = s + 1;
     }
-    if (breakable) {
-        const bool any = breakable_structures_find(w, art);
-        art->none_solvable_at = !far_apart && !any ? graph : 0;
+    if (whole) {
+        const bool any = whole_structures_find(w, art);
+        art->none_solvable_at = !far_apart && !heavy_links && !any ? graph : 0;
+        if (any)
+            wall_contacts_mark(w, art);
     }
 }
 
@@ -579,7 +653,7 @@ static void contact_rows(const sb_world *w, const sb_articulations *art, int id,
     const sb_vec2 n = c->normal, t = v2(-n.y, n.x);
     int slots[3] = {c->a, c->b, c->b2};
     double share[3] = {-1.0, c->b2 >= 0 ? 1.0 - c->t : 1.0, c->b2 >= 0 ? c->t : 0.0};
-    const int count = c->b2 >= 0 ? 3 : 2;
+    const int count = c->b < 0 ? 1 : c->b2 >= 0 ? 3 : 2; // a wall or a bound: its particle alone
     rn->count = rt->count = count;
     for (int e = 0; e < count; ++e) {
         const int p = slots[e];
@@ -801,7 +875,7 @@ static void for_each_structure(sb_world *w, structure_fn *fn, void *ctx)
             contact_rows(w, art, id, c, &rows[2 * k], &rows[2 * k + 1]);
             contacts[k++] = c;
         }
-        if (k > 0 || st->breakable)
+        if (k > 0 || st->whole)
             fn(w, id, rows, contacts, k, ctx);
     }
 }
@@ -841,7 +915,7 @@ static void solve_velocities(sb_world *w, int id, art_row *rows, sb_contact **co
         double push = 0.0;
         if (s > 0.0)
             push = -s / pass->h;
-        else if (pass->use_bias)
+        else if (pass->use_bias && !(contacts[i]->fresh && art->substeps_done == 0)) // (one that starts inside: the sweep settles it)
             push = -soft.bias_rate * s < contact_push_limit() ? -soft.bias_rate * s : contact_push_limit();
         target[2 * i] = push;
         target[2 * i + 1] = 0.0;
@@ -899,6 +973,11 @@ static double group_error(sb_world *w, const sb_articulations *art, int id, art_
 static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **contacts, int k, void *ctx)
 {
     const position_pass *pass = ctx;
+    // verlet's second pass and exchange are its contacts': a structure without one keeps what its
+    // first pass made (moving both ends of the motion along the links took a spinning wheel on a
+    // heavy hub's spin, half of it in 10 s at two sub-steps)
+    if ((pass->keep_motion || pass->motion) && k == 0)
+        return;
     sb_articulations *art = w->art;
     const art_structure *st = &art->structures[id];
     double *target_links = malloc(sizeof *target_links * (size_t)(st->link_count + 1));
@@ -960,6 +1039,16 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
         double *turn_from = art->turn_from;
         for (int q = 0; q < count; ++q)
             origin[q] = w->pos[moved[q]];
+        // A contact that starts inside at the step's first sub-step (a bucket built 2 cm into a
+        // wall) is settled, as contacts_settle_overlaps settles the others': the pass's moves do not
+        // become velocity (they left the bucket at 7 m/s). Otherwise a wall's overlap is left at
+        // the contacts' push speed at most, as every wall contact's is.
+        bool settle = false;
+        for (int i = 0; i < k && art->substeps_done == 0; ++i)
+            settle = settle || (contacts[i]->fresh && contacts[i]->separation < 0.0);
+        double goal[STRUCTURE_CONTACTS_MAX];
+        for (int i = 0; i < k; ++i)
+            goal[i] = settle || contacts[i]->b >= 0 ? 0.0 : fmin(0.0, contacts[i]->separation + contact_push_limit() * pass->h);
         double worst = group_error(w, art, id, rows, contacts, k, pass, &in);
         for (int it = 0; it < newton_steps && worst >= 1e-5; ++it) {
             // (done once every spring is within a hundred-thousandth of its length and no contact
@@ -972,7 +1061,7 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
             for (int l = 0; l < st->link_count; ++l)
                 target_links[l] = -link_stretch(w, &art->links[st->first_link + l]);
             for (int i = 0; i < k; ++i) {
-                target[2 * i] = -contacts[i]->separation;
+                target[2 * i] = goal[i] - contacts[i]->separation;
                 target[2 * i + 1] = 0.0;
                 mu[i] = pass->keep_motion || pass->sweep ? 0.0 : contacts[i]->friction;
             }
@@ -997,9 +1086,9 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
         }
         for (int q = 0; q < count; ++q) { // the moves' velocity: xpbd's rule for the velocity methods' sweep
             const sb_vec2 d = v2_sub(w->pos[moved[q]], origin[q]);
-            if (pass->sweep)
+            if (pass->sweep && !settle)
                 w->vel[moved[q]] = v2_mad(w->vel[moved[q]], 1.0 / pass->h, d);
-            else if (pass->keep_motion) // verlet's second pass: the motion is kept
+            else if (pass->keep_motion || (settle && !pass->sweep)) // verlet's second pass, a settle: the motion is kept
                 w->prev[moved[q]] = v2_add(w->prev[moved[q]], d);
         }
         for (int i = 0; i < k && !pass->sweep; ++i) // the push (the next sub-step's warm start, the events)

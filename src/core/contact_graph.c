@@ -53,10 +53,12 @@ static void warm_range(void *ctx, int from, int to)
             unmatched += warm[old].moves != contact_moves(w, c);
             c->fresh = false;
             c->was_touching = warm[old].touching;
+            c->was_articulated = (warm[old].moves & WARM_ARTICULATED) != 0;
         } else {
             unmatched += 1;
             c->fresh = true;
             c->was_touching = false;
+            c->was_articulated = false;
         }
         c->friction = contact_combined_friction(w, c->a, c->b);
         c->restitution = contact_combined_restitution(w, c->a, c->b);

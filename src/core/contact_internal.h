@@ -32,6 +32,7 @@ typedef struct sb_contact {
     int side;                  // walls: the side of the wall's line the particle came from (+1, -1)
     bool fresh;                // the last step had no such contact (warm_range): it may start inside
     bool was_touching;         // it touched as the last step ended (contacts_touching)
+    bool was_articulated;      // the last step solved it with a structure (articulation.c)
     int color;                 // contacts_color: 0..62 share no moving particle within a colour; 63 runs in order
 } sb_contact;
 
