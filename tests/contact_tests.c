@@ -2125,6 +2125,64 @@ TEST(a_bounce_is_one_begin_and_one_end)
     return 0;
 }
 
+// A contact names the wall it touches: a ball thrown around inside a closed polyline box (a pinball
+// table's walls), in every method at 1 and 6 sub-steps, names the wall nearest its contact point
+// in each begin, and meets at least three of the four (every touch named the chain's first
+// wall); a chain stays one surface (contact.a_bounce_is_one_begin_and_one_end rolls over joints).
+TEST(contacts_name_the_wall_they_touch)
+{
+    const int substeps[] = {1, 6};
+    int begins = 0, wrong = 0;
+    for (int m = 0; m < SB_METHOD_COUNT; ++m)
+        for (int si = 0; si < 2; ++si) {
+            sb_world_def def = sb_default_world_def();
+            def.method = (sb_method)m;
+            def.substeps = substeps[si];
+            def.restitution = 0.9;
+            def.friction = 0.0;
+            sb_world *w = sb_world_create(&def);
+            const sb_vec2 box[4] = {{-2, -1}, {2, -1}, {2, 1}, {-2, 1}};
+            sb_world_add_polyline(w, box, 4, true, false, NULL, NULL);
+            sb_particle_def p = sb_default_particle_def();
+            p.position = v2(0, 0);
+            p.velocity = v2(7.0, 3.0);
+            p.radius = 0.1;
+            p.events = true;
+            p.rolling = SB_ROLLING_OFF;
+            sb_world_add_particle(w, &p, NULL);
+            bool named[4] = {false, false, false, false};
+            for (int f = 0; f < 180; ++f) {
+                sb_world_step(w);
+                const sb_contact_event *b, *e;
+                int nb, ne;
+                sb_world_contact_events(w, &b, &nb, &e, &ne);
+                for (int k = 0; k < nb; ++k) {
+                    // the walls' distances from the contact point: the one named is the nearest
+                    double off[4];
+                    for (int q = 0; q < 4; ++q) {
+                        const sb_vec2 a0 = box[q], d = v2_sub(box[(q + 1) % 4], a0), r = v2_sub(b[k].point, a0);
+                        const double t = fmax(0.0, fmin(1.0, v2_dot(r, d) / v2_dot(d, d)));
+                        off[q] = v2_len(v2_sub(b[k].point, v2_mad(a0, t, d)));
+                    }
+                    const unsigned at = b[k].wall.index;
+                    const bool nearest = at < 4 && off[at] <= fmin(fmin(off[0], off[1]), fmin(off[2], off[3]));
+                    wrong += !nearest;
+                    if (!nearest)
+                        printf("  %s at %d sub-steps: a begin names wall %u, not the nearest\n",
+                               sb_method_name((sb_method)m), substeps[si], at);
+                    if (b[k].wall.index < 4)
+                        named[b[k].wall.index] = true;
+                    begins += 1;
+                }
+            }
+            ENSURE(named[0] + named[1] + named[2] + named[3] >= 3);
+            sb_world_destroy(w);
+        }
+    printf("  %d begins, %d naming a wall not the nearest\n", begins, wrong);
+    ENSURE(wrong == 0);
+    return 0;
+}
+
 // Restitution 1 makes no energy: a ball of restitution 1 dropped from 1 m onto a floor, a polyline
 // or a fixed ball, in every method at 1, 2 and 6 sub-steps, never climbs back higher than it
 // fell, and never has more of the energy the step keeps in free flight (v^2 / 2 + g y - g h v / 2,
@@ -2167,6 +2225,7 @@ TEST(restitution_one_makes_no_energy)
 static const test_entry tests[] = {
     ENTRY(a_bounce_is_one_begin_and_one_end),
     ENTRY(restitution_one_makes_no_energy),
+    ENTRY(contacts_name_the_wall_they_touch),
     ENTRY(wall_chains_hold_at_every_crest_and_valley),
     ENTRY(walls_go_through_the_broad_phase),
     ENTRY(newtons_cradle_passes_the_blow_to_the_last_ball),

@@ -117,10 +117,8 @@ static sb_contact_event event_of(const sb_world *w, const sb_contact *c)
         int b = c->b2 >= 0 && c->t > 0.5 ? c->b2 : c->b;
         e.b = (sb_particle_id){(uint32_t)b, w->p_gen[b]};
     }
-    else if (c->shape < SHAPE_BOUND) { // a chain of walls is one surface: its first wall
-        const uint32_t first = (uint32_t)w->wall_chain[c->shape];
-        e.wall = (sb_wall_id){first, w->w_gen[first]};
-    }
+    else if (c->shape < SHAPE_BOUND) // the wall it touches (a chain of walls is one surface: event_key)
+        e.wall = (sb_wall_id){c->shape, w->w_gen[c->shape]};
     // where and how hard, for a sound or a spark: the velocities the step began with
     // (the world's snapshot), as the contact has already stopped them
     e.normal = c->normal;
@@ -138,6 +136,17 @@ static sb_contact_event event_of(const sb_world *w, const sb_contact *c)
 static bool wants_events(const sb_world *w, const sb_contact *c)
 {
     return (w->p_flags[c->a] & PARTICLE_EVENTS) || (c->b >= 0 && (w->p_flags[c->b] & PARTICLE_EVENTS));
+}
+
+/// The generation of the first wall of the chain that wall `id` is in, as a touch's surface is
+/// known (0 for no wall, and for a wall since removed: a touch of it has ended).
+static uint32_t chain_generation(const sb_world *w, sb_wall_id id)
+{
+    if (id.generation == 0)
+        return 0;
+    if ((int)id.index >= w->w_high || w->w_gen[id.index] != id.generation)
+        return UINT32_MAX;
+    return w->w_gen[w->wall_chain[id.index]];
 }
 
 static bool still_alive(const sb_world *w, const sb_contact_event *e)
@@ -227,7 +236,7 @@ static void contact_events(sb_world *w)
         // The same key can name a new particle in a reused slot: then one ended, one began.
         const bool same = !take_new && old_events[j].a.generation == t->event.a.generation &&
                           old_events[j].b.generation == t->event.b.generation &&
-                          old_events[j].wall.generation == t->event.wall.generation;
+                          chain_generation(w, old_events[j].wall) == chain_generation(w, t->event.wall);
         if (!take_new && !same && still_alive(w, &old_events[j]))
             add_event(&w->end_events, &w->end_count, &w->end_cap, &old_events[j]);
         if (!same)
