@@ -12,11 +12,15 @@ static sb_vec2 closest_on_segment(sb_vec2 p, sb_vec2 a, sb_vec2 b)
     return v2_mad(a, t, ab);
 }
 
-/// A contact that does not touch: what static_geometry gives a corner that a neighbour owns.
+/// A contact that does not touch: what static_geometry gives a corner that a neighbour owns. It
+/// carries no impulse either: its warm start, pushed along the stand-in normal, gave a ball rolling
+/// down a polyline a frame's worth of gravity at each joint it crossed (9% faster at one sub-step
+/// down 16 collinear walls than down one).
 static void no_contact(sb_contact *c)
 {
     c->normal = v2(0, -1);
     c->separation = 1e30;
+    c->normal_impulse = c->tangent_impulse = c->rolling_impulse = 0.0;
 }
 
 /// Where the centre p projects on wall k, as a fraction of its length (outside [0, 1]: past an end).
