@@ -381,7 +381,7 @@ static int push_mode(lua_State *L, const sb_structure_mode *m, double asked_hert
     lua_pushinteger(L, d->substeps_needed);
     lua_setfield(L, -2, "substeps_needed");
     if (d->measured && (!d->delivered || d->damping_reachable < asked_zeta - 0.01)) {
-        char warning[256], needed[48] = "up to 64 sub-steps do not";
+        char warning[512], needed[48] = "up to 64 sub-steps do not";
         if (d->substeps_needed > 0)
             snprintf(needed, sizeof needed, "%d would do", d->substeps_needed);
         char delivers[96], across[128] = "";
