@@ -22,10 +22,15 @@
 // cradle: the last ball of five left at 0.35 of the speed, the struck one went back at 0.13).
 // The solve that follows then finds these contacts parting, and holds only what rests.
 
+/// An impact waiting its turn: contact k touching at time t, the seq-th queued (earlier first
+/// among equal times, so a row touching at once passes its blow in list order).
+typedef struct impact_entry { double t; int k, seq; } impact_entry;
+
 typedef struct impact_pass {
     int *of_particle, *start; // the contacts of each particle (both ends), by particle slot
-    int *queue;
-    uint8_t *queued;
+    impact_entry *heap;       // the impacts to come, earliest first (a binary heap)
+    int *stamp;               // by contact: the seq of its latest entry (older ones are stale)
+    int count, cap, seq;
     double *changed;          // by particle slot: when in the sub-step its velocity last changed (0: not yet)
     sb_vec2 *moved;           // by particle slot: what the collisions moved it by (collide_pair)
 } impact_pass;
@@ -132,12 +137,15 @@ static bool impact_pass_index(sb_world *w, impact_pass *ip)
     const int np = w->p_high, nc = w->contact_next_count;
     ip->start = calloc((size_t)np + 1, sizeof *ip->start);
     ip->of_particle = malloc(sizeof *ip->of_particle * (size_t)(3 * nc + 1));
-    ip->queue = malloc(sizeof *ip->queue * (size_t)(nc + 1));
-    ip->queued = calloc((size_t)nc + 1, 1);
+    ip->cap = 2 * nc + 16;
+    ip->heap = malloc(sizeof *ip->heap * (size_t)ip->cap);
+    ip->stamp = malloc(sizeof *ip->stamp * (size_t)(nc + 1));
     ip->changed = calloc((size_t)np + 1, sizeof *ip->changed);
     ip->moved = calloc((size_t)np + 1, sizeof *ip->moved);
-    if (!ip->start || !ip->of_particle || !ip->queue || !ip->queued || !ip->changed || !ip->moved)
+    if (!ip->start || !ip->of_particle || !ip->heap || !ip->stamp || !ip->changed || !ip->moved)
         return false;
+    for (int k = 0; k < nc; ++k)
+        ip->stamp[k] = -1;
     for (int k = 0; k < nc; ++k) {
         const sb_contact *c = &w->contacts_next[k];
         ip->start[c->a + 1] += 1;
@@ -170,26 +178,85 @@ static void impact_pass_free(impact_pass *ip)
     free(ip->moved);
     free(ip->of_particle);
     free(ip->start);
-    free(ip->queue);
-    free(ip->queued);
+    free(ip->heap);
+    free(ip->stamp);
 }
 
-/// Queues contact k unless it is queued: the queue is a ring of one place a contact.
-static void queue_contact(const sb_world *w, impact_pass *ip, int k, int *tail)
+static bool entry_before(const impact_entry *x, const impact_entry *y)
 {
-    if (ip->queued[k])
-        return;
-    ip->queued[k] = 1;
-    ip->queue[(*tail)++ % w->contact_next_count] = k;
+    return x->t < y->t || (x->t == y->t && x->seq < y->seq);
 }
 
-/// Queues the contacts of particle i (a moving one).
-static void queue_contacts_of(const sb_world *w, impact_pass *ip, int i, int *tail)
+/// Queues contact k at its impact time t; its earlier entry, if any, goes stale. False out of
+/// memory (the solve then takes what is left).
+static bool queue_impact(impact_pass *ip, int k, double t)
+{
+    if (ip->count == ip->cap) {
+        const int cap = 2 * ip->cap;
+        impact_entry *heap = realloc(ip->heap, sizeof *heap * (size_t)cap);
+        if (!heap)
+            return false;
+        ip->heap = heap;
+        ip->cap = cap;
+    }
+    impact_entry e = {t, k, ip->seq++};
+    ip->stamp[k] = e.seq;
+    int i = ip->count++;
+    while (i > 0 && entry_before(&e, &ip->heap[(i - 1) / 2])) {
+        ip->heap[i] = ip->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    ip->heap[i] = e;
+    return true;
+}
+
+/// The earliest impact to come; false when none is left.
+static bool next_impact(impact_pass *ip, impact_entry *out)
+{
+    while (ip->count > 0) {
+        *out = ip->heap[0];
+        const impact_entry last = ip->heap[--ip->count];
+        int i = 0;
+        for (;;) {
+            int child = 2 * i + 1;
+            if (child >= ip->count)
+                break;
+            if (child + 1 < ip->count && entry_before(&ip->heap[child + 1], &ip->heap[child]))
+                child += 1;
+            if (!entry_before(&ip->heap[child], &last))
+                break;
+            ip->heap[i] = ip->heap[child];
+            i = child;
+        }
+        if (ip->count > 0)
+            ip->heap[i] = last;
+        if (ip->stamp[out->k] == out->seq)
+            return true;
+    }
+    return false;
+}
+
+/// Queues contact k at its impact time now, if it is one.
+static bool queue_contact(const sb_world *w, impact_pass *ip, int k, double h)
+{
+    const sb_contact *c = &w->contacts_next[k];
+    const double t = impact_time(w, ip, c, v2_dot(relative_velocity(w, c), c->normal), h);
+    if (t < 0.0) {
+        ip->stamp[k] = -1;
+        return true;
+    }
+    return queue_impact(ip, k, t);
+}
+
+/// Queues the contacts of particle i (a moving one) at their impact times now.
+static bool queue_contacts_of(const sb_world *w, impact_pass *ip, int i, double h)
 {
     if (i < 0 || w->inv_mass[i] == 0.0)
-        return;
+        return true;
     for (int m = ip->start[i]; m < ip->start[i + 1]; ++m)
-        queue_contact(w, ip, ip->of_particle[m], tail);
+        if (!queue_contact(w, ip, ip->of_particle[m], h))
+            return false;
+    return true;
 }
 
 void contacts_collide(sb_world *w, double window, bool geometry_current)
@@ -213,22 +280,22 @@ void contacts_collide(sb_world *w, double window, bool geometry_current)
         impact_pass_free(&ip);
         return;
     }
-    // The contacts that close, in list order, then whatever their collisions make close in turn.
-    // A ball wedged between two walls would bounce between them for ever: the contacts collide
-    // `rounds` times each a sub-step at most, on average, and what is left the solve takes.
+    // The contacts that close, earliest touch first, then whatever their collisions make close in
+    // turn, each at its time: a ball that meets two walls in one sub-step meets them in the order
+    // it reaches them. A ball wedged between two walls would bounce between them for ever: the
+    // contacts collide `rounds` times each a sub-step at most, on average, and what is left the
+    // solve takes.
     enum { rounds = 8 };
-    int head = 0, tail = 0, processed = 0;
+    int processed = 0;
     const int budget = rounds * nc + 64;
-    for (int k = first; k < nc; ++k) {
-        sb_contact *c = &w->contacts_next[k];
-        if (impact_time(w, &ip, c, v2_dot(relative_velocity(w, c), c->normal), h) >= 0.0)
-            queue_contact(w, &ip, k, &tail);
-    }
-    while (head < tail && processed < budget) {
-        const int k = ip.queue[head++ % nc];
-        ip.queued[k] = 0;
-        sb_contact *c = &w->contacts_next[k];
+    bool room = true;
+    for (int k = first; k < nc && room; ++k)
+        room = queue_contact(w, &ip, k, h);
+    impact_entry e;
+    while (room && processed < budget && next_impact(&ip, &e)) {
+        sb_contact *c = &w->contacts_next[e.k];
         const double vn = v2_dot(relative_velocity(w, c), c->normal), t = impact_time(w, &ip, c, vn, h);
+        ip.stamp[e.k] = -1;
         if (t < 0.0)
             continue;
         collide_pair(w, c, vn, t, h, ip.moved);
@@ -238,9 +305,16 @@ void contacts_collide(sb_world *w, double window, bool geometry_current)
         if (c->b2 >= 0)
             ip.changed[c->b2] = t;
         processed += 1;
-        queue_contacts_of(w, &ip, c->a, &tail); // the ends' other contacts may close now
-        queue_contacts_of(w, &ip, c->b, &tail);
-        queue_contacts_of(w, &ip, c->b2, &tail);
+        room = queue_contacts_of(w, &ip, c->a, h) && queue_contacts_of(w, &ip, c->b, h) &&
+               queue_contacts_of(w, &ip, c->b2, h); // the ends' other contacts may close now
+    }
+    // An end moved to where its new velocity leaves the touch from starts the sub-step there: its
+    // contacts' gaps move with it along their normals, so the solve that follows reads how far the
+    // new velocity may go (a ball struck back between two bumpers otherwise met the far one at
+    // the gap the sub-step began with, and was stopped short of where the bounce sends it)
+    for (int k = 0; k < nc; ++k) {
+        sb_contact *c = &w->contacts_next[k];
+        c->separation += v2_dot(v2_sub(b_side(c, ip.moved), ip.moved[c->a]), c->normal);
     }
     impact_pass_free(&ip);
 }

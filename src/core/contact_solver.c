@@ -194,13 +194,15 @@ static inline double rolling_impulse_step(const sb_world *w, sb_contact *c, cons
 //
 // solve_one's pair path, lane by lane: its formulas are normal_impulse_step and
 // friction_impulse_step, which a change must make in both (simd_matches_scalar fails otherwise).
-/// The relax's bias for a speculative contact (s > 0) that closes at vn: it holds what would
-/// close within the next sub-step, but a closing faster than the restitution threshold is an
-/// impact, which the next sub-step's collisions take (contacts_collide): held here it would meet
-/// them at the speed the hold left it, and a struck row would take the blow as one.
-static inline double impact_ahead(const sb_world *w, const sb_contact *c, bool use_bias, double s, double vn, double bias)
+/// The relax's bias for a contact that closes at vn: it holds what would close within the next
+/// sub-step, but a closing faster than the restitution threshold is an impact, which the next
+/// sub-step's collisions take (contacts_collide), whether the gap is still open or the sub-step
+/// ended on the touch: held here it would meet them at the speed the hold left it (a ball that
+/// reached a wall just as a sub-step ended stopped dead on it), and a struck row would take the
+/// blow as one.
+static inline double impact_ahead(const sb_world *w, const sb_contact *c, bool use_bias, double vn, double bias)
 {
-    return !use_bias && s > 0.0 && c->restitution > 0.0 && vn < -w->def.restitution_threshold && -vn > bias ? -vn : bias;
+    return !use_bias && c->restitution > 0.0 && vn < -w->def.restitution_threshold && -vn > bias ? -vn : bias;
 }
 
 // Contacts of one colour (0 to 62) share no moving particle, so four can be solved at once, as
@@ -256,8 +258,7 @@ F4_TARGET static void solve4(const contact_job *job, sb_contact *const *c)
     if (!job->flag) { // impact_ahead, lane by lane
         const f4 minus_vn = f4_sub(zero, vn);
         const f4 bouncy = f4_gt(LANES(c, restitution), zero);
-        const f4 impact = f4_and(f4_and(f4_and(positive, bouncy), f4_gt(minus_vn, bias)),
-                                 f4_lt(vn, f4_splat(-w->def.restitution_threshold)));
+        const f4 impact = f4_and(f4_and(bouncy, f4_gt(minus_vn, bias)), f4_lt(vn, f4_splat(-w->def.restitution_threshold)));
         bias = f4_blend(bias, minus_vn, impact);
     }
     const f4 ni = LANES(c, normal_impulse);
@@ -353,7 +354,7 @@ static void solve_one(const contact_job *job, sb_contact *c)
     if (c->b2 >= 0) { // a solid spring: the general path (its ends share the impulse)
         contact_levers l = levers_of(w, c);
         sb_vec2 n = c->normal, tn = v2(-n.y, n.x), rv = relative_velocity(w, c);
-        bias = impact_ahead(w, c, use_bias, s, v2_dot(rv, n), bias);
+        bias = impact_ahead(w, c, use_bias, v2_dot(rv, n), bias);
         double pn = normal_impulse_step(c, v2_dot(rv, n), bias, mass_scale, impulse_scale);
         double pt = friction_impulse_step(c, v2_dot(rv, tn) + spin_slip(w, c, &l));
         apply_impulse(w, c, v2_add(v2_scale(n, pn), v2_scale(tn, pt)));
@@ -369,7 +370,7 @@ static void solve_one(const contact_job *job, sb_contact *c)
         rvx += vel[b].x;
         rvy += vel[b].y;
     }
-    bias = impact_ahead(w, c, use_bias, s, rvx * nx + rvy * ny, bias);
+    bias = impact_ahead(w, c, use_bias, rvx * nx + rvy * ny, bias);
     double pn = normal_impulse_step(c, rvx * nx + rvy * ny, bias, mass_scale, impulse_scale);
     if (frictionless(c)) { // no tangent impulse, so nothing turns
         apply_prepared(w, c, v2(pn * nx, pn * ny));
