@@ -355,21 +355,86 @@ static bool paths_meet(const sb_world *w, int i, int j, double span, double slop
 /// is met halfway) is walked cell by cell through the grid, and every particle whose own motion
 /// brings it within reach of it in that time is listed as a speculative contact, which the
 /// collisions and the solve then take as any other (continuous collision, as the walls have).
+/// Cuts the path from..to to where it passes within n cells of an occupied one: past them there
+/// is nothing to meet (a particle thrown at 1e6 m/s walked a billion cells a step); false when it
+/// passes none.
+static bool path_in_grid(const sb_world *w, sb_vec2 *from, sb_vec2 *to, int n)
+{
+    const double cell = w->grid_cell;
+    const double lo[2] = {((double)w->grid_x0 - n) * cell, ((double)w->grid_y0 - n) * cell};
+    const double hi[2] = {((double)w->grid_x1 + n + 1) * cell, ((double)w->grid_y1 + n + 1) * cell};
+    const double p[2] = {from->x, from->y}, d[2] = {to->x - from->x, to->y - from->y};
+    double t0 = 0.0, t1 = 1.0;
+    for (int k = 0; k < 2; ++k) { // the slab of each axis (Liang and Barsky's clip)
+        if (d[k] == 0.0) {
+            if (p[k] < lo[k] || p[k] > hi[k])
+                return false;
+            continue;
+        }
+        double a = (lo[k] - p[k]) / d[k], b = (hi[k] - p[k]) / d[k];
+        if (a > b) {
+            const double swap = a;
+            a = b;
+            b = swap;
+        }
+        t0 = a > t0 ? a : t0;
+        t1 = b < t1 ? b : t1;
+        if (!(t0 <= t1))
+            return false;
+    }
+    if (t0 == 0.0 && t1 == 1.0)
+        return true;
+    const sb_vec2 start = *from, along = v2_sub(*to, *from);
+    *from = v2_mad(start, t0, along);
+    *to = v2_mad(start, t1, along);
+    return true;
+}
+
+/// Particle i's sweep meets particle j: their pair is listed, unless it is already.
+static void sweep_candidate(sb_world *w, const narrow_job *job, int i, int j, int *count)
+{
+    if (j == i || (w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0) || !pair_may_touch(w, i, j) ||
+        !paths_meet(w, i, j, job->twice_dt, job->slop))
+        return;
+    const int a = i < j ? i : j, b = i < j ? j : i;
+    sb_contact c = contact_of(a);
+    c.b = b;
+    c.shape = SHAPE_PARTICLE | (uint32_t)b;
+    c.key = contact_key(a, c.shape);
+    if (listed(w, c.key))
+        return;
+    const sb_vec2 d = v2_sub(w->pos[b], w->pos[a]);
+    const double len = v2_len(d);
+    c.normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1);
+    c.separation = len - w->radius[a] - w->radius[b];
+    push_to(&(contact_buffer){&w->stop_contacts, count, &w->stop_contact_cap}, &c);
+}
+
 void sweeps_list_pairs(sb_world *w, const narrow_job *job)
 {
     if (w->grid_cell <= 0.0)
         return;
     const double span = job->twice_dt, cell = w->grid_cell, inv_cell = 1.0 / cell;
+    const int entries = w->grid_start[w->grid_size];
     int count = 0;
     for (int i = 0; i < w->p_high; ++i) {
         if (!in_grid(w, i) || v2_len(w->vel[i]) * span <= job->cap)
             continue;
-        const sb_vec2 from = w->pos[i], to = v2_mad(from, span, w->vel[i]);
+        sb_vec2 from = w->pos[i], to = v2_mad(from, span, w->vel[i]);
         const double inflate = w->radius[i] + job->rmax + job->cap + job->slop;
         const int n = (int)ceil(inflate * inv_cell);
+        if (!path_in_grid(w, &from, &to, n))
+            continue;
         // the cells along the path, a cell a step (a step of half a cell at the least): each
-        // visited with the n around it, the partners tested once a cell
+        // visited with the n around it, the partners tested once a cell; or every particle in the
+        // grid, where there are fewer of them than cells to visit
         const double length = v2_len(v2_sub(to, from));
+        const double cells = (length / (0.5 * cell) + 2.0) * (2.0 * n + 1.0) * (2.0 * n + 1.0);
+        if (cells > (double)entries) {
+            for (int k = 0; k < entries; ++k)
+                sweep_candidate(w, job, i, w->grid_entries[k].index, &count);
+            continue;
+        }
         const int steps = (int)ceil(length / (0.5 * cell)) + 1;
         int last_cx = INT_MIN, last_cy = INT_MIN;
         for (int s = 0; s <= steps; ++s) {
@@ -386,22 +451,8 @@ void sweeps_list_pairs(sb_world *w, const narrow_job *job)
                     const unsigned hsh = grid_bucket(w, cx, cy);
                     for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
                         const grid_entry *e = &w->grid_entries[k];
-                        const int j = e->index;
-                        if (j == i || e->cx != cx || e->cy != cy || (w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0) ||
-                            !pair_may_touch(w, i, j) || !paths_meet(w, i, j, span, job->slop))
-                            continue;
-                        const int a = i < j ? i : j, b = i < j ? j : i;
-                        sb_contact c = contact_of(a);
-                        c.b = b;
-                        c.shape = SHAPE_PARTICLE | (uint32_t)b;
-                        c.key = contact_key(a, c.shape);
-                        if (listed(w, c.key))
-                            continue;
-                        const sb_vec2 d = v2_sub(w->pos[b], w->pos[a]);
-                        const double len = v2_len(d);
-                        c.normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1);
-                        c.separation = len - w->radius[a] - w->radius[b];
-                        push_to(&(contact_buffer){&w->stop_contacts, &count, &w->stop_contact_cap}, &c);
+                        if (e->cx == cx && e->cy == cy)
+                            sweep_candidate(w, job, i, e->index, &count);
                     }
                 }
             last_cx = ccx;
