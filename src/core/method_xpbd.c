@@ -31,7 +31,10 @@ static coef_result xpbd_coefficients(sb_poles target, double m, double h, double
 // had to find its load again through iterations its damping slows ((1 + gamma) in the update),
 // and a hanging chain at damping ratio 20 sagged 2.5 times too far at one sub-step. A lone
 // spring's step is linear in lambda, so one iteration still solves it exactly from any start.
-// Rigid ones restart at zero: warm starting them unsettled chains (the wrecking ball).
+// Rigid ones restart at zero: warm starting them unsettled chains (the wrecking ball). A warm
+// start never holds more than the stretch the prediction left calls for (-C / alpha~, with its
+// sign): a load the last sub-step held and this one no longer has, pushed again at one sub-step
+// under a drag's yank, fed itself back and a retuned chain blew up.
 static void xpbd_springs_begin(sb_world *w, double h)
 {
     (void)h;
@@ -44,6 +47,12 @@ static void xpbd_springs_begin(sb_world *w, double h)
         double dx = pos[b].x - pos[a].x, dy = pos[b].y - pos[a].y, len = sqrt(dx * dx + dy * dy);
         if (lambda == 0.0 || len < 1e-12 || !isfinite(w->kstiff[k]))
             continue;
+        if (w->kstiff[k] > 0.0) {
+            const double hold = -(len - w->krest[k]) / w->kstiff[k]; // the multiplier that holds the stretch now
+            lambda = lambda * hold <= 0.0 ? 0.0 : fabs(lambda) > fabs(hold) ? hold : lambda;
+            if (lambda == 0.0)
+                continue;
+        }
         double nx = dx / len, ny = dy / len;
         spring_start_axis(w, k, &nx, &ny); // as the iterations move it
         w->kg[k] = lambda; // lambda, position-level, warm started with the move it makes
