@@ -129,6 +129,7 @@ static void collide_pair(sb_world *w, sb_contact *c, double vn, double t, double
         apply_spin(w, c, &l, jt, 0.0);
     if (j > c->max_normal_impulse) // it touched in this step (events.c)
         c->max_normal_impulse = j;
+    c->collided = true;
 }
 
 /// Builds the list of each particle's contacts (of contacts_next); false out of memory.

@@ -33,6 +33,7 @@ typedef struct sb_contact {
     bool fresh;                // the last step had no such contact (warm_range): it may start inside
     bool was_touching;         // it touched as the last step ended (contacts_touching)
     bool was_articulated;      // the last step solved it with a structure (articulation.c)
+    bool collided;             // this step's impacts collided its ends (contacts_collide): they have bounced
     int color;                 // contacts_color: 0..62 share no moving particle within a colour; 63 runs in order
 } sb_contact;
 

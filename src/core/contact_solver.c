@@ -81,6 +81,7 @@ static inline void prepare_contact(const sb_world *w, sb_contact *c, bool first_
     if (first_substep) {
         c->relative_velocity = v2_dot(relative_velocity(w, c), c->normal);
         c->max_normal_impulse = 0.0;
+        c->collided = false;
     }
 }
 
