@@ -56,73 +56,33 @@ static inline double push_out(sb_world *w, sb_contact *c, double h)
     return push;
 }
 
-/// Moves contact c's ends apart by position until they touch, without velocity; marks them in
-/// `moved`. False when it does not overlap (or nothing of it moves).
-static bool settle_one(sb_world *w, sb_contact *c, uint8_t *moved)
+static void settle_range(void *ctx, int from, int to)
 {
-    const double deep = -c->separation;
-    const double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = wa + wb;
-    if (deep <= 0.0 || wsum == 0.0)
-        return false;
-    const double push = deep / wsum;
-    if (wa > 0.0)
-        w->pos[c->a] = v2_mad(w->pos[c->a], -wa * push, c->normal);
-    if (c->b >= 0 && wb > 0.0)
-        w->pos[c->b] = v2_mad(w->pos[c->b], wb * push, c->normal);
-    c->separation += push * wsum;
-    moved[c->a] = 1;
-    if (c->b >= 0)
-        moved[c->b] = 1;
-    return true;
+    const contact_job *job = ctx;
+    sb_world *w = job->w;
+    for (int k = from; k < to; ++k) {
+        sb_contact *c = job_contact(job, k);
+        if (c->art || c->b2 >= 0 || !c->fresh)
+            continue;
+        if (!job->flag)
+            contact_geometry(w, c);
+        const double deep = -c->separation;
+        const double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = wa + wb;
+        if (deep <= 0.0 || wsum == 0.0)
+            continue;
+        const double push = deep / wsum;
+        if (wa > 0.0)
+            w->pos[c->a] = v2_mad(w->pos[c->a], -wa * push, c->normal);
+        if (c->b >= 0 && wb > 0.0)
+            w->pos[c->b] = v2_mad(w->pos[c->b], wb * push, c->normal);
+        c->separation += push * wsum;
+    }
 }
 
-// A contact the last step did not have may start inside (the pair was not listed until its ends
-// met): its overlap is settled by position, without velocity, and so is every overlap that the
-// settling pushes a particle into in turn (a ball settled out of the one that struck it is moved
-// into the next ball of a billiards rack: projected, that overlap became speed, and a break at
-// 5 m/s with centimetre gaps ended with 1.4 times its energy in xpbd). In list order, which is
-// colour order, a few rounds at most.
 void contacts_settle_overlaps(sb_world *w, double h, bool geometry_current)
 {
-    (void)h;
-    const int nc = w->contact_next_count;
-    int first = -1;
-    for (int k = 0; k < nc && first < 0; ++k) {
-        sb_contact *c = &w->contacts_next[k];
-        if (c->art || c->b2 >= 0 || !c->fresh)
-            continue;
-        if (!geometry_current)
-            contact_geometry(w, c);
-        if (c->separation < 0.0)
-            first = k;
-    }
-    if (first < 0)
-        return;
-    uint8_t *moved = calloc((size_t)w->p_high + 1, 1);
-    if (!moved)
-        return; // out of memory: the projections take the overlaps
-    for (int k = first; k < nc; ++k) {
-        sb_contact *c = &w->contacts_next[k];
-        if (c->art || c->b2 >= 0 || !c->fresh)
-            continue;
-        if (!geometry_current || k > first)
-            contact_geometry(w, c);
-        settle_one(w, c, moved);
-    }
-    enum { rounds = 4 };
-    for (int round = 0; round < rounds; ++round) {
-        bool any = false;
-        for (int k = 0; k < nc; ++k) {
-            sb_contact *c = &w->contacts_next[k];
-            if (c->art || c->b2 >= 0 || !(moved[c->a] || (c->b >= 0 && moved[c->b])))
-                continue;
-            contact_geometry(w, c);
-            any = settle_one(w, c, moved) || any;
-        }
-        if (!any)
-            break;
-    }
-    free(moved);
+    contact_job job = {.w = w, .h = h, .flag = geometry_current};
+    for_each_color(w, settle_range, &job);
 }
 
 /// push_out at the contact's geometry now.
@@ -455,9 +415,6 @@ static void xpbd_velocity_range(void *ctx, int from, int to)
         sb_contact *c = job_contact(job, k);
         if (c->normal_impulse == 0.0 || c->normal_mass == 0.0 || c->art)
             continue;
-        // restitution for a contact that closed fast as the step began, unless this step's impacts
-        // already bounced its ends (a cue ball that struck a rack, the blow gone down the rack,
-        // was bounced off it again at its first speed: a break ended with 1.5 times its energy)
         double vn = v2_dot(relative_velocity(w, c), c->normal);
         double target = !c->collided && c->relative_velocity < -w->def.restitution_threshold ? -c->restitution * c->relative_velocity : 0.0;
         if (vn < target)
