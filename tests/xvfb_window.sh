@@ -34,6 +34,13 @@ wait_for() { # description, shell test evaluated until true, within 30 s (a busy
   for _ in $(seq 1 300); do eval "$2" && return 0; sleep 0.1; done
   fail "$1"
 }
+# run_frames N: waits until the window has stepped N more frames (a busy machine steps fewer a
+# second: a measurement waits for the motion it reads, not for the clock)
+run_frames() {
+  local from
+  from=$(field frame)
+  wait_for "the window steps $1 frames from frame $from" "[ \"\$(field frame)\" -ge $((from + $1)) ]"
+}
 
 # start_app TITLE SCENE: the app at 1000 x 700 with the camera on (0, 0) at 100 px/m (world (0, 0)
 # is pixel (370, 350)), writing --stats; sets app and wid once its window is up and focused.
