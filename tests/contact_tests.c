@@ -24,6 +24,15 @@ static sb_particle_def ball(double x, double y, double r, double vx, double vy)
     return p;
 }
 
+/// A table seen from above: no gravity, no friction.
+static sb_world_def table_def(sb_method method, int substeps)
+{
+    sb_world_def def = def_with(method, substeps);
+    def.gravity = v2(0, 0);
+    def.friction = 0.0;
+    return def;
+}
+
 /// A rigid spring from a to b, solid or not.
 static void link(sb_world *w, sb_particle_id a, sb_particle_id b, bool solid)
 {
@@ -1833,9 +1842,7 @@ TEST(fast_balls_keep_their_speed_in_a_closed_box)
             double lowest = 1.0, highest = 1.0, outside = 0.0;
             for (int box = 0; box < 2; ++box)
                 for (int vi = 0; vi < 3; ++vi) {
-                    sb_world_def def = def_with((sb_method)m, substep_counts[si]);
-                    def.gravity = v2(0, 0);
-                    def.friction = 0.0;
+                    sb_world_def def = table_def((sb_method)m, substep_counts[si]);
                     sb_world *w = sb_world_create(&def);
                     const double hx = 2.0, hy = box ? 1.0 : 2.0;
                     sb_vec2 pts[4] = {v2(-hx, -hy), v2(hx, -hy), v2(hx, hy), v2(-hx, hy)};
@@ -1879,9 +1886,7 @@ TEST(a_billiards_break_makes_no_energy)
             for (int vi = 0; vi < 4; ++vi)
                 for (int gi = 0; gi < 2; ++gi)
                     for (int ei = 0; ei < 2; ++ei) {
-                        sb_world_def def = def_with((sb_method)m, substep_counts[si]);
-                        def.gravity = v2(0, 0);
-                        def.friction = 0.0;
+                        sb_world_def def = table_def((sb_method)m, substep_counts[si]);
                         def.restitution = restitutions[ei];
                         sb_world *w = sb_world_create(&def);
                         sb_particle_id balls[16];
@@ -1938,9 +1943,7 @@ TEST(fast_balls_bounce_between_bumpers)
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
         for (int si = 0; si < 3; ++si)
             for (int vi = 0; vi < 4; ++vi) {
-                sb_world_def def = def_with((sb_method)m, substep_counts[si]);
-                def.gravity = v2(0, 0);
-                def.friction = 0.0;
+                sb_world_def def = table_def((sb_method)m, substep_counts[si]);
                 def.restitution = 1.0;
                 sb_world *w = sb_world_create(&def);
                 for (int side = -1; side <= 1; side += 2) {

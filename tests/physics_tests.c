@@ -1232,9 +1232,7 @@ TEST(a_chain_retuned_stiff_under_a_drag_stays_whole)
         for (int si = 0; si < 3; ++si)
             for (int hi = 0; hi < 4; ++hi)
                 for (int ti = 0; ti < 6; ++ti) {
-                    sb_world_def def = sb_default_world_def();
-                    def.method = (sb_method)m;
-                    def.substeps = substeps[si];
+                    sb_world_def def = def_with((sb_method)m, substeps[si]);
                     def.has_bounds = true;
                     def.bounds = (sb_bounds){-5, -5, 5, 5};
                     sb_world *w = sb_world_create(&def);

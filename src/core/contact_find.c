@@ -609,8 +609,6 @@ static void grid_build(sb_world *w, double cell, int block)
     w->grid_dense = x0 <= x1 && cells < size && !w->grid_as_before; // (the last bucket kept empty for the cells outside)
     w->grid_x0 = x0;
     w->grid_y0 = y0;
-    w->grid_x1 = x1;
-    w->grid_y1 = y1;
     w->grid_nx = w->grid_dense ? x1 - x0 + 1 : 0;
     w->grid_ny = w->grid_dense ? y1 - y0 + 1 : 0;
     for (int i = 0; i < w->p_high; ++i)

@@ -348,48 +348,6 @@ static bool paths_meet(const sb_world *w, int i, int j, double span, double slop
     return v2_dot(closest, closest) < reach * reach;
 }
 
-
-/// A particle whose speed closes more than the pairs' margin cap over the frame could go through
-/// what it meets unlisted (the pairs' margins are capped, so that one fast ball does not list
-/// every pair around it): its path over twice the frame (a partner as fast, coming the other way,
-/// is met halfway) is walked cell by cell through the grid, and every particle whose own motion
-/// brings it within reach of it in that time is listed as a speculative contact, which the
-/// collisions and the solve then take as any other (continuous collision, as the walls have).
-/// Cuts the path from..to to where it passes within n cells of an occupied one: past them there
-/// is nothing to meet (a particle thrown at 1e6 m/s walked a billion cells a step); false when it
-/// passes none.
-static bool path_in_grid(const sb_world *w, sb_vec2 *from, sb_vec2 *to, int n)
-{
-    const double cell = w->grid_cell;
-    const double lo[2] = {((double)w->grid_x0 - n) * cell, ((double)w->grid_y0 - n) * cell};
-    const double hi[2] = {((double)w->grid_x1 + n + 1) * cell, ((double)w->grid_y1 + n + 1) * cell};
-    const double p[2] = {from->x, from->y}, d[2] = {to->x - from->x, to->y - from->y};
-    double t0 = 0.0, t1 = 1.0;
-    for (int k = 0; k < 2; ++k) { // the slab of each axis (Liang and Barsky's clip)
-        if (d[k] == 0.0) {
-            if (p[k] < lo[k] || p[k] > hi[k])
-                return false;
-            continue;
-        }
-        double a = (lo[k] - p[k]) / d[k], b = (hi[k] - p[k]) / d[k];
-        if (a > b) {
-            const double swap = a;
-            a = b;
-            b = swap;
-        }
-        t0 = a > t0 ? a : t0;
-        t1 = b < t1 ? b : t1;
-        if (!(t0 <= t1))
-            return false;
-    }
-    if (t0 == 0.0 && t1 == 1.0)
-        return true;
-    const sb_vec2 start = *from, along = v2_sub(*to, *from);
-    *from = v2_mad(start, t0, along);
-    *to = v2_mad(start, t1, along);
-    return true;
-}
-
 /// Particle i's sweep meets particle j: their pair is listed, unless it is already.
 static void sweep_candidate(sb_world *w, const narrow_job *job, int i, int j, int *count)
 {
@@ -410,6 +368,12 @@ static void sweep_candidate(sb_world *w, const narrow_job *job, int i, int j, in
     push_to(&(contact_buffer){&w->stop_contacts, count, &w->stop_contact_cap}, &c);
 }
 
+/// A particle whose speed closes more than the pairs' margin cap over the frame could go through
+/// what it meets unlisted (the pairs' margins are capped, so that one fast ball does not list
+/// every pair around it): its path over twice the frame (a partner as fast, coming the other way,
+/// is met halfway) is walked cell by cell through the grid, and every particle whose own motion
+/// brings it within reach of it in that time is listed as a speculative contact, which the
+/// collisions and the solve then take as any other (continuous collision, as the walls have).
 void sweeps_list_pairs(sb_world *w, const narrow_job *job)
 {
     if (w->grid_cell <= 0.0)
@@ -420,22 +384,19 @@ void sweeps_list_pairs(sb_world *w, const narrow_job *job)
     for (int i = 0; i < w->p_high; ++i) {
         if (!in_grid(w, i) || v2_len(w->vel[i]) * span <= job->cap)
             continue;
-        sb_vec2 from = w->pos[i], to = v2_mad(from, span, w->vel[i]);
+        const sb_vec2 from = w->pos[i], to = v2_mad(from, span, w->vel[i]);
         const double inflate = w->radius[i] + job->rmax + job->cap + job->slop;
         const int n = (int)ceil(inflate * inv_cell);
-        if (!path_in_grid(w, &from, &to, n))
-            continue;
         // the cells along the path, a cell a step (a step of half a cell at the least): each
         // visited with the n around it, the partners tested once a cell; or every particle in the
         // grid, where there are fewer of them than cells to visit
-        const double length = v2_len(v2_sub(to, from));
-        const double cells = (length / (0.5 * cell) + 2.0) * (2.0 * n + 1.0) * (2.0 * n + 1.0);
-        if (cells > (double)entries) {
+        const double walk = ceil(v2_len(v2_sub(to, from)) / (0.5 * cell)) + 1.0; // (a path may be far longer than an int counts)
+        if ((walk + 1.0) * (2.0 * n + 1.0) * (2.0 * n + 1.0) > (double)entries) {
             for (int k = 0; k < entries; ++k)
                 sweep_candidate(w, job, i, w->grid_entries[k].index, &count);
             continue;
         }
-        const int steps = (int)ceil(length / (0.5 * cell)) + 1;
+        const int steps = (int)walk;
         int last_cx = INT_MIN, last_cy = INT_MIN;
         for (int s = 0; s <= steps; ++s) {
             const sb_vec2 at = v2_mad(from, (double)s / steps, v2_sub(to, from));

@@ -45,14 +45,12 @@ static void xpbd_springs_begin(sb_world *w, double h)
         w->kg[k] = 0.0;
         int a = w->ka[k], b = w->kb[k];
         double dx = pos[b].x - pos[a].x, dy = pos[b].y - pos[a].y, len = sqrt(dx * dx + dy * dy);
-        if (lambda == 0.0 || len < 1e-12 || !isfinite(w->kstiff[k]))
-            continue;
-        if (w->kstiff[k] > 0.0) {
+        if (w->kstiff[k] > 0.0 && isfinite(w->kstiff[k])) {
             const double hold = -(len - w->krest[k]) / w->kstiff[k]; // the multiplier that holds the stretch now
             lambda = lambda * hold <= 0.0 ? 0.0 : fabs(lambda) > fabs(hold) ? hold : lambda;
-            if (lambda == 0.0)
-                continue;
         }
+        if (lambda == 0.0 || len < 1e-12 || !isfinite(w->kstiff[k]))
+            continue;
         double nx = dx / len, ny = dy / len;
         spring_start_axis(w, k, &nx, &ny); // as the iterations move it
         w->kg[k] = lambda; // lambda, position-level, warm started with the move it makes

@@ -206,7 +206,6 @@ struct sb_world {
     int grid_size;            // buckets, power of two
     bool grid_dense;          // the occupied cells fit: bucket = row-major cell in grid_x0.. (else hashed)
     int grid_x0, grid_y0, grid_nx, grid_ny;
-    int grid_x1, grid_y1;     // the occupied cells lie in grid_x0..grid_x1, grid_y0..grid_y1
     int *grid_start, *grid_items, *cell_x, *cell_y;
     int grid_items_cap;
     struct grid_entry *grid_entries; // grid_items with what the narrow phase reads of each, side by side
