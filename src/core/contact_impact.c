@@ -138,7 +138,7 @@ static bool impact_pass_index(sb_world *w, impact_pass *ip)
     const int np = w->p_high, nc = w->contact_next_count;
     ip->start = calloc((size_t)np + 1, sizeof *ip->start);
     ip->of_particle = malloc(sizeof *ip->of_particle * (size_t)(3 * nc + 1));
-    ip->cap = 2 * nc + 16;
+    ip->cap = 64; // grown as impacts come: most sub-steps have a few
     ip->heap = malloc(sizeof *ip->heap * (size_t)ip->cap);
     ip->stamp = malloc(sizeof *ip->stamp * (size_t)(nc + 1));
     ip->changed = calloc((size_t)np + 1, sizeof *ip->changed);
