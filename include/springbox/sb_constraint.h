@@ -26,7 +26,7 @@ typedef struct sb_constraint_def {
     int count;
     double rest;          ///< length, angle or area; NAN: the current value
     sb_tuning tuning;     ///< rigid by default
-    bool solid;           ///< ropes and struts: other particles collide with it as a capsule (sb_spring_def.solid)
+    bool solid;           ///< ropes and struts: particles and walls' corners collide with it as a capsule (sb_spring_def.solid)
     double break_stretch; ///< ropes and struts, > 0: it breaks (is removed) once |length/rest - 1| passes it
 } sb_constraint_def;
 

@@ -137,7 +137,7 @@ typedef struct sb_spring_def {
     double rest_length;    ///< m; < 0 means the current distance between a and b
     sb_tuning tuning;
     bool collide;          ///< its ends still collide with each other (Box2D's collideConnected); default false
-    bool solid;            ///< other particles collide with it as a capsule of its ends' radii; default false
+    bool solid;            ///< particles and walls' corners collide with it as a capsule of its ends' radii; default false
     double break_stretch;  ///< > 0: the spring breaks (is removed) once |length - rest| / rest passes it
     double break_force;    ///< > 0: the spring breaks once the pull it carries passes it (N)
     bool break_push;       ///< a push past break_force breaks it too; default false (a pull only)

@@ -91,7 +91,7 @@ double sb_spring_length(const sb_world *world, sb_spring_id id);
 sb_status sb_spring_set(sb_world *world, sb_spring_id id, double rest_length, const sb_tuning *tuning, const char **bad_field);
 /// Lets a spring's ends collide with each other (true) or not (false, the default).
 sb_status sb_spring_set_collide(sb_world *world, sb_spring_id id, bool collide);
-/// Makes a spring solid (other particles collide with it as a capsule of its ends' radii) or not.
+/// Makes a spring solid (particles and walls' corners collide with it as a capsule of its ends' radii) or not.
 sb_status sb_spring_set_solid(sb_world *world, sb_spring_id id, bool solid);
 /// Accumulated impulse of the spring's last solve (N s), the warm start of the impulse methods.
 double sb_spring_impulse(const sb_world *world, sb_spring_id id);

@@ -420,7 +420,7 @@ static void wall_contacts_mark(sb_world *w, sb_articulations *art)
     int n = 0, cap = 0;
     for (int k = 0; k < w->contact_next_count; ++k) {
         const sb_contact *c = &w->contacts_next[k];
-        if (c->b >= 0 || c->art)
+        if (c->b >= 0 || c->corner || c->art) // (a corner's solid spring is solved as any other)
             continue;
         const int s = art->structure_of[c->a];
         if (s < 0 || !art->structures[s].whole)

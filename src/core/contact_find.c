@@ -731,9 +731,11 @@ void contacts_build(sb_world *w)
         if (!reuse)
             sweeps_list_pairs(w, &job);
     }
-    if ((w->solid_springs > 0 || w->solid_constraints > 0) && w->def.collisions && scan.colliders > 0) {
+    const bool segments = w->solid_springs > 0 || w->solid_constraints > 0;
+    const bool segment_particles = segments && w->def.collisions && scan.colliders > 0;
+    if (segment_particles || (segments && w->w_alive > 0)) {
         const segment_sweep sweep = {twice_dt, margin_cap, slop};
-        segment_contacts_build(w, inv_cell, rmax, margin, pairs, &sweep);
+        segment_contacts_build(w, inv_cell, rmax, margin, pairs, segment_particles ? &sweep : NULL);
     }
     contacts_match_warm_starts(w);
     articulations_find(w);

@@ -225,6 +225,8 @@ static inline void swap_contact_lists(sb_contact **a, int *a_cap, sb_contact **b
 /// What segment_sweeps needs of the frame: a particle moves fast when it covers more than `cap`
 /// over `span` (twice the frame, as the margins); two meet within their radii and `slop`.
 typedef struct segment_sweep { double span, cap, slop; } segment_sweep;
+/// The solid springs' contacts: with the particles near them (`sweep` NULL where particles do not
+/// collide) and with the walls' corners.
 void segment_contacts_build(sb_world *w, double inv_cell, double rmax, double margin, bool grid, const segment_sweep *sweep);
 
 // contact_stops.c: the stops that travel, and the sweeps of fast particles.

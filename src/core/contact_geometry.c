@@ -150,4 +150,40 @@ void segment_geometry(const sb_world *w, sb_contact *c)
     c->separation = len - reach;
 }
 
+void corner_geometry(const sb_world *w, sb_contact *c)
+{
+    const int k = (int)c->shape;
+    const sb_vec2 corner = c->corner == 1 ? w->wall_a[k] : w->wall_b[k];
+    const sb_vec2 e0 = w->pos[c->a], d = v2_sub(w->pos[c->b2], e0);
+    const double len2 = v2_dot(d, d);
+    double t = len2 > 0.0 ? v2_dot(v2_sub(corner, e0), d) / len2 : 0.5;
+    const bool along = t > 0.0 && t < 1.0;
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    c->t = t;
+    const sb_vec2 q = v2_mad(e0, t, d), to = v2_sub(corner, q);
+    const double len = v2_len(to), reach = (1.0 - t) * w->radius[c->a] + t * w->radius[c->b2];
+    // a one-sided wall is solid from the left of a -> b: a spring that comes to its corner from
+    // behind passes it, as a particle passes the wall
+    if (c->side == 0 && w->w_one_sided[k] && v2_dot(v2_sub(q, corner), wall_normal(w->wall_a[k], w->wall_b[k])) < 0.0) {
+        no_contact(c);
+        return;
+    }
+    // the side of the spring's line the corner came from, kept: a corner pressed past the line is
+    // deep in the spring and pushes it back, not on over the corner
+    const double cross = d.x * (corner.y - e0.y) - d.y * (corner.x - e0.x);
+    if (c->side == 0 && along && len2 > 0.0)
+        c->side = cross >= 0.0 ? 1 : -1;
+    if (along && len2 > 0.0 && c->side != 0 && cross * c->side < 0.0) {
+        const double inv = 1.0 / sqrt(len2);
+        c->normal = v2_scale(v2(-d.y * inv, d.x * inv), (double)c->side);
+        c->separation = -len - reach;
+        return;
+    }
+    if (len > 1e-12)
+        c->normal = v2_scale(to, 1.0 / len);
+    else if (c->normal.x == 0.0 && c->normal.y == 0.0)
+        c->normal = len2 > 0.0 ? v2_scale(v2(-d.y, d.x), (double)(c->side ? c->side : 1) / sqrt(len2)) : v2(0, 1);
+    c->separation = len - reach;
+}
+
 void contact_find_geometry(const sb_world *w, sb_contact *c) { contact_geometry(w, c); }

@@ -193,7 +193,7 @@ void contacts_report_overlaps(sb_world *w)
     st->worst_overlap = st->worst_wall_overlap = 0.0;
     for (int k = 0; k < w->contact_next_count; ++k) {
         const sb_contact *c = &w->contacts_next[k];
-        if (c->b < 0 && c->shape < SHAPE_BOUND) { // a particle inside a wall
+        if (c->b < 0 && !c->corner && c->shape < SHAPE_BOUND) { // a particle inside a wall
             if (c->separation >= -0.01 * w->radius[c->a])
                 continue;
             st->overlapping_walls += 1;

@@ -46,10 +46,10 @@ static inline double impact_time(const sb_world *w, const impact_pass *ip, const
     double sep = c->separation;
     // Without restitution the solve and the projections take an impact, unless the ends would pass
     // through each other within the sub-step, centre past centre: no overlap is left to project
-    if (c->restitution == 0.0 && -vn * h <= (sep > 0.0 ? sep : 0.0) + w->radius[c->a] + (c->b >= 0 ? w->radius[c->b] : 0.0))
+    if (c->restitution == 0.0 && -vn * h <= (sep > 0.0 ? sep : 0.0) + radius_a(w, c) + (c->b >= 0 ? w->radius[c->b] : 0.0))
         return -1.0;
     if (ip) // each end where its velocity now would have it at the sub-step's start, along the normal
-        sep += v2_dot(v2_sub(b_side(c, ip->moved), ip->moved[c->a]), c->normal);
+        sep += v2_dot(v2_sub(b_side(c, ip->moved), a_side(c, ip->moved)), c->normal);
     double t = sep > 0.0 ? sep / -vn : 0.0;
     if (ip) { // not before the velocities that close them came
         t = fmax(t, ip->changed[c->a]);
@@ -94,7 +94,7 @@ static double leaving_speed(double vn, double an, double t, double h, double e)
 /// sub-step (h long); what it moves an end by is added to `moved`.
 static void collide_pair(sb_world *w, sb_contact *c, double vn, double t, double h, sb_vec2 *moved)
 {
-    const double wa = inv_mass_of(w, c->a), wsum = wa + inv_mass_b(w, c);
+    const double wa = inv_mass_a(w, c), wsum = wa + inv_mass_b(w, c);
     if (wsum == 0.0)
         return;
     const sb_vec2 ab = c->b2 >= 0 ? v2(0.0, 0.0) : v2_sub(acceleration_of(w, c->b), acceleration_of(w, c->a));
@@ -315,7 +315,7 @@ void contacts_collide(sb_world *w, double window, bool geometry_current)
     // the gap the sub-step began with, and was stopped short of where the bounce sends it)
     for (int k = 0; k < nc; ++k) {
         sb_contact *c = &w->contacts_next[k];
-        c->separation += v2_dot(v2_sub(b_side(c, ip.moved), ip.moved[c->a]), c->normal);
+        c->separation += v2_dot(v2_sub(b_side(c, ip.moved), a_side(c, ip.moved)), c->normal);
     }
     impact_pass_free(&ip);
 }

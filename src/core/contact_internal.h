@@ -9,13 +9,16 @@
 
 /// A contact between particle a and either particle b or a static shape. The normal
 /// points from a to b; separation is centre distance minus radii (negative = overlap).
+/// A solid spring's contact has two forms: a particle a against the spring's point at t (b its
+/// first end, b2 its other), or a wall's corner against it (b = -1, `corner`: the spring's point
+/// at t is the a side, its ends a and b2 sharing it by 1 - t and t).
 typedef struct sb_contact {
     uint64_t key;              // (a << 32) | shape code, emitted in increasing order
     int a, b;                  // b = -1 for a static shape
-    int b2;                    // a solid spring's contact: the other end (b the first); else -1
+    int b2;                    // a solid spring's contact: its other end (b, or a at a corner, the first); else -1
     int art;                   // 1 + its record when articulated (articulation.c: a heavy particle on a structure); 0: not
     double t;                  // where along the spring b -> b2 the contact is (b2's share of it)
-    uint32_t shape;            // wall slot, SHAPE_BOUND + side, or SHAPE_PARTICLE | b
+    uint32_t shape;            // wall slot, SHAPE_BOUND + side, SHAPE_PARTICLE | b, SHAPE_SEGMENT(_CONSTRAINT) | slot
     sb_vec2 normal;
     double separation;
     double normal_mass, friction, restitution;
@@ -29,7 +32,9 @@ typedef struct sb_contact {
     // copied at each sub-step's prepare, so the velocity passes read them with the contact and not
     // from four particle arrays: the ends' inverse masses, and their levers and inverse inertias
     double inv_mass_a, inv_mass_b, lever_a, lever_b, inv_inertia_a, inv_inertia_b;
-    int side;                  // walls: the side of the wall's line the particle came from (+1, -1)
+    int side;                  // walls: the side of the wall's line the particle came from (+1, -1); solid
+                               // springs: the side of the spring's line the particle or corner came from
+    uint8_t corner;            // a wall's corner against a solid spring: 1 + which end of wall `shape`; 0: no
     bool fresh;                // the last step had no such contact (warm_range): it may start inside
     bool was_touching;         // it touched as the last step ended (contacts_touching)
     bool was_articulated;      // the last step solved it with a structure (articulation.c)
@@ -117,6 +122,10 @@ void static_shape_geometry(const sb_world *w, sb_contact *c);
 /// particle is on (c->side).
 bool wall_ghost(const sb_world *w, int i, sb_contact *c, double reach);
 void segment_geometry(const sb_world *w, sb_contact *c);
+/// A wall's corner against a solid spring (c->corner): the normal from the spring toward the
+/// corner, a side kept as segment_geometry keeps one; a one-sided wall's corner first met from
+/// behind is not there.
+void corner_geometry(const sb_world *w, sb_contact *c);
 void contact_find_geometry(const sb_world *w, sb_contact *c); // any contact's
 
 // contact_solver.c: the velocity methods' contacts.

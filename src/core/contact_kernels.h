@@ -39,7 +39,9 @@ static inline void pair_geometry(const sb_world *w, sb_contact *c)
 
 static inline void contact_geometry(const sb_world *w, sb_contact *c)
 {
-    if (c->b2 >= 0)
+    if (c->corner)
+        corner_geometry(w, c);
+    else if (c->b2 >= 0)
         segment_geometry(w, c);
     else if (c->b >= 0)
         pair_geometry(w, c);
@@ -108,13 +110,37 @@ static inline sb_contact *job_contact(const contact_job *job, int k) { return &j
 static inline double inv_mass_of(const sb_world *w, int i) { return i >= 0 ? w->inv_mass[i] : 0.0; }
 
 // The b side of a contact is a particle, a static shape, or a point of a solid spring at t: its
-// ends share its motion by (1 - t) and t, and an impulse there by the same shares.
+// ends share its motion by (1 - t) and t, and an impulse there by the same shares. The a side is a
+// particle, or at a wall's corner (c->corner) the spring's point at t, its ends a and b2.
+
+/// The a side's inverse mass at the contact point.
+static inline double inv_mass_a(const sb_world *w, const sb_contact *c)
+{
+    if (!c->corner)
+        return w->inv_mass[c->a];
+    double u = 1.0 - c->t;
+    return u * u * w->inv_mass[c->a] + c->t * c->t * w->inv_mass[c->b2];
+}
+
+/// A per-particle vector (velocities, displacements) of the a side at the contact point.
+static inline sb_vec2 a_side(const sb_contact *c, const sb_vec2 *of)
+{
+    if (!c->corner)
+        return of[c->a];
+    return v2_add(v2_scale(of[c->a], 1.0 - c->t), v2_scale(of[c->b2], c->t));
+}
+
+/// The a side's radius at the contact point.
+static inline double radius_a(const sb_world *w, const sb_contact *c)
+{
+    return c->corner ? (1.0 - c->t) * w->radius[c->a] + c->t * w->radius[c->b2] : w->radius[c->a];
+}
 
 /// The b side's inverse mass at the contact point.
 static inline double inv_mass_b(const sb_world *w, const sb_contact *c)
 {
     if (c->b < 0)
-        return 0.0;
+        return 0.0; // (a corner's b2 is on the a side)
     if (c->b2 < 0)
         return w->inv_mass[c->b];
     double u = 1.0 - c->t;
@@ -133,7 +159,7 @@ static inline sb_vec2 b_side(const sb_contact *c, const sb_vec2 *of)
 
 static inline sb_vec2 relative_velocity(const sb_world *w, const sb_contact *c)
 {
-    return v2_sub(b_side(c, w->vel), w->vel[c->a]);
+    return v2_sub(b_side(c, w->vel), a_side(c, w->vel));
 }
 
 /// Adds `p` times each body's inverse mass (and share) to `out` (velocities or positions): -p for a.
@@ -141,6 +167,11 @@ static inline sb_vec2 relative_velocity(const sb_world *w, const sb_contact *c)
 /// its inverse mass of 0 would only write back what it read.
 static inline void apply_to(sb_world *w, const sb_contact *c, sb_vec2 p, sb_vec2 *out)
 {
+    if (c->corner) { // the a side's ends by their shares; the corner does not move
+        out[c->a] = v2_mad(out[c->a], -w->inv_mass[c->a] * (1.0 - c->t), p);
+        out[c->b2] = v2_mad(out[c->b2], -w->inv_mass[c->b2] * c->t, p);
+        return;
+    }
     if (w->inv_mass[c->a] > 0.0)
         out[c->a] = v2_mad(out[c->a], -w->inv_mass[c->a], p);
     if (c->b >= 0 && c->b2 < 0) {
@@ -162,8 +193,8 @@ static inline contact_levers levers_of(const sb_world *w, const sb_contact *c)
 {
     contact_levers l;
     l.b_turns = c->b >= 0 && c->b2 < 0;
-    l.ra = w->radius[c->a];
-    l.ia = w->inv_inertia[c->a];
+    l.ra = c->corner ? 0.0 : w->radius[c->a];
+    l.ia = c->corner ? 0.0 : w->inv_inertia[c->a];
     l.rb = l.b_turns ? w->radius[c->b] : 0.0;
     l.ib = l.b_turns ? w->inv_inertia[c->b] : 0.0;
     return l;

@@ -37,12 +37,14 @@ static inline double push_out(sb_world *w, sb_contact *c, double h)
 {
     if (c->separation >= 0.0)
         return 0.0;
-    double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = wa + inv_mass_b(w, c);
+    double wa = inv_mass_of(w, c->a), wb = inv_mass_of(w, c->b), wsum = inv_mass_a(w, c) + inv_mass_b(w, c);
     if (wsum == 0.0)
         return 0.0;
-    const bool segment = c->b >= 0 && c->b2 >= 0; // a solid spring's ends move by their shares
+    // a solid spring's ends move by their shares: b2 with b on the b side, with a at a corner
+    const bool segment = c->b2 >= 0;
+    const double share_a = c->corner ? 1.0 - c->t : 1.0, share_b = segment ? 1.0 - c->t : 1.0;
     double push = -c->separation / wsum, max_step = contact_push_limit() * h;
-    double step_a = wa * push, step_b = segment ? wb * (1.0 - c->t) * push : wb * push;
+    double step_a = wa * share_a * push, step_b = wb * share_b * push;
     double step_b2 = segment ? w->inv_mass[c->b2] * c->t * push : 0.0;
     double farthest = step_a > step_b ? step_a : step_b;
     farthest = farthest > step_b2 ? farthest : step_b2;
@@ -51,7 +53,7 @@ static inline double push_out(sb_world *w, sb_contact *c, double h)
     if (c->b >= 0)
         move_end(w, c->b, step_b, c->normal, kept);
     if (segment)
-        move_end(w, c->b2, step_b2, c->normal, kept);
+        move_end(w, c->b2, c->corner ? -step_b2 : step_b2, c->normal, kept);
     c->separation = 0.0;
     return push;
 }
@@ -122,16 +124,19 @@ static void project_range(void *ctx, int from, int to)
         if (c->separation >= 0.0)
             continue;
         int a = c->a, b = c->b, b2 = c->b2;
-        double wa = inv_mass_of(w, a), wb = inv_mass_of(w, b), wsum = wa + inv_mass_b(w, c);
+        double wa = inv_mass_of(w, a), wb = inv_mass_of(w, b), wsum = inv_mass_a(w, c) + inv_mass_b(w, c);
         if (wsum == 0.0)
             continue;
         // the motion of this sub-step (pos - prev) of each body, kept through the push
         sb_vec2 va = v2_sub(w->pos[a], w->prev[a]);
         sb_vec2 vb = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
         sb_vec2 vb2 = b2 >= 0 ? v2_sub(w->pos[b2], w->prev[b2]) : v2(0, 0);
-        double sb = b2 >= 0 ? 1.0 - c->t : 1.0, sb2 = b2 >= 0 ? c->t : 0.0; // shares of the b side
-        sb_vec2 n = c->normal, t = v2(-n.y, n.x), vside = v2_add(v2_scale(vb, sb), v2_scale(vb2, sb2));
-        double vn = v2_dot(v2_sub(vside, va), n);
+        // the shares of a solid spring's ends: b and b2 on the b side, or a and b2 at a corner
+        const double sa = c->corner ? 1.0 - c->t : 1.0, sb = b2 >= 0 ? 1.0 - c->t : 1.0, sb2 = b2 >= 0 ? c->t : 0.0;
+        sb_vec2 n = c->normal, t = v2(-n.y, n.x);
+        sb_vec2 vside = c->corner ? v2(0, 0) : v2_add(v2_scale(vb, sb), v2_scale(vb2, sb2));
+        sb_vec2 aside = c->corner ? v2_add(v2_scale(va, sa), v2_scale(vb2, sb2)) : va;
+        double vn = v2_dot(v2_sub(vside, aside), n);
         if (vn >= 0.0)
             continue; // parting: the first pass of the next sub-step takes up what overlaps
         // Same threshold as the impulse methods: a slow approach is a resting contact whose
@@ -146,7 +151,7 @@ static void project_range(void *ctx, int from, int to)
         if (j > c->max_normal_impulse) // it touched in this step (events.c)
             c->max_normal_impulse = j;
         const contact_levers l = levers_of(w, c);
-        double vt = v2_dot(v2_sub(vside, va), t), tsum = wsum;
+        double vt = v2_dot(v2_sub(vside, aside), t), tsum = wsum;
         if (w->spinning) { // the turns of this sub-step slip the surfaces, and the exchange turns them
             vt += turn_slip(w, c, &l);
             tsum = tangent_sum(wsum, &l);
@@ -160,10 +165,10 @@ static void project_range(void *ctx, int from, int to)
                 w->angle[b] -= l.ib * l.rb * jt;
         }
         sb_vec2 p = v2_add(v2_scale(n, j), v2_scale(t, jt));
-        va = v2_mad(va, -wa, p);
+        va = v2_mad(va, -wa * sa, p);
         vb = v2_mad(vb, wb * sb, p);
         if (b2 >= 0)
-            vb2 = v2_mad(vb2, w->inv_mass[b2] * sb2, p);
+            vb2 = v2_mad(vb2, (c->corner ? -1.0 : 1.0) * w->inv_mass[b2] * sb2, p);
         // an impact's px follows its pushed x; a resting contact's x follows its px (above)
         sb_vec2 *moved = impact ? w->prev : w->pos;
         const sb_vec2 *kept = impact ? w->pos : w->prev;
@@ -242,7 +247,7 @@ static const double anchor_return = 0.25;
 static inline void friction_by_position(sb_world *w, const sb_contact *c, double push)
 {
     const int a = c->a, b = c->b;
-    const double wa = inv_mass_of(w, a), wsum = wa + inv_mass_b(w, c);
+    const double wa = inv_mass_of(w, a), wsum = inv_mass_a(w, c) + inv_mass_b(w, c);
     const sb_vec2 t = v2(-c->normal.y, c->normal.x);
     const double limit = c->friction * push;
     const contact_levers l = levers_of(w, c);
@@ -253,7 +258,8 @@ static inline void friction_by_position(sb_world *w, const sb_contact *c, double
         return;
     double slide;
     if (c->b2 >= 0) { // a solid spring: its side moves by its ends' shares (no anchor: its slip stays 0)
-        slide = (v2_dot(v2_sub(v2_sub(b_side(c, w->pos), b_side(c, w->prev)), v2_sub(w->pos[a], w->prev[a])), t) + spin) / tsum;
+        const sb_vec2 moved_a = v2_sub(a_side(c, w->pos), a_side(c, w->prev));
+        slide = (v2_dot(v2_sub(v2_sub(b_side(c, w->pos), b_side(c, w->prev)), moved_a), t) + spin) / tsum;
         slide = slide < -limit ? -limit : slide > limit ? limit : slide;
         apply_to(w, c, v2_scale(t, -slide), w->pos); // a moves by +wa slide t, the b side back
     } else { // a particle or a static shape: the pit's hot path, two bodies at most

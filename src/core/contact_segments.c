@@ -1,6 +1,7 @@
-// Particles against solid springs and ropes: each spring or rope made solid is a capsule, and
-// the particles near it (from the grid, or along a fast particle's swept path) become its
-// speculative contacts, kept in key order beside the pairs'.
+// Particles and walls' corners against solid springs and ropes: each spring or rope made solid
+// is a capsule, and the particles near it (from the grid, or along a fast particle's swept path)
+// and the corners of the walls near it become its speculative contacts, kept in key order beside
+// the pairs'. Its ends meet the walls' faces as any particle does.
 #include "contact_find_internal.h"
 
 #include <stdlib.h>
@@ -11,6 +12,27 @@ static bool push_segment_contact(sb_world *w, const sb_contact *c)
                        sizeof *w->segment_contacts))
         return false;
     w->segment_contacts[w->segment_contact_count++] = *c;
+    return true;
+}
+
+/// Segment q of a pass over the first `springs` spring slots and then the constraints': false
+/// where it is no live solid spring, rope or strut; else its ends and its shape code.
+static bool solid_segment(const sb_world *w, int q, int springs, int *a, int *b, uint32_t *shape)
+{
+    if (q < springs) {
+        if (w->s_a[q] < 0 || !w->s_solid[q])
+            return false;
+        *a = w->s_a[q];
+        *b = w->s_b[q];
+        *shape = SHAPE_SEGMENT | (uint32_t)q;
+        return true;
+    }
+    const int k = q - springs;
+    if (w->c_kind[k] == 0xFF || !w->c_solid[k])
+        return false;
+    *a = w->c_parts[k][0];
+    *b = w->c_parts[k][1];
+    *shape = SHAPE_SEGMENT_CONSTRAINT | (uint32_t)k;
     return true;
 }
 
@@ -115,20 +137,8 @@ static void segment_sweeps(sb_world *w, const segment_sweep *sw)
     memset(&c, 0, sizeof c);
     const int springs = w->solid_springs > 0 ? w->s_high : 0, ropes = w->solid_constraints > 0 ? w->c_high : 0;
     for (int q = 0; q < springs + ropes; ++q) {
-        if (q < springs) {
-            if (w->s_a[q] < 0 || !w->s_solid[q])
-                continue;
-            c.b = w->s_a[q];
-            c.b2 = w->s_b[q];
-            c.shape = SHAPE_SEGMENT | (uint32_t)q;
-        } else {
-            const int k = q - springs;
-            if (w->c_kind[k] == 0xFF || !w->c_solid[k])
-                continue;
-            c.b = w->c_parts[k][0];
-            c.b2 = w->c_parts[k][1];
-            c.shape = SHAPE_SEGMENT_CONSTRAINT | (uint32_t)k;
-        }
+        if (!solid_segment(w, q, springs, &c.b, &c.b2, &c.shape))
+            continue;
         const sb_vec2 pa = w->pos[c.b], pb = w->pos[c.b2];
         const sb_vec2 motion = v2_scale(v2_add(w->vel[c.b], w->vel[c.b2]), 0.5 * sw->span);
         const double r = w->radius[c.b] > w->radius[c.b2] ? w->radius[c.b] : w->radius[c.b2];
@@ -161,6 +171,82 @@ static void segment_sweeps(sb_world *w, const segment_sweep *sw)
     free(paths);
 }
 
+/// Whether wall k's end `end` is a corner of its own to list: a point two walls of a chain share
+/// is listed once, by the lower-numbered.
+static bool corner_owned(const sb_world *w, int k, int end)
+{
+    const int nb = w->wall_nb[2 * k + end];
+    return nb < 0 || k < nb;
+}
+
+/// The side of its spring a contact took in the last step (sb_warm.side), or 0 where it had none.
+static int kept_side(const sb_world *w, uint64_t key)
+{
+    int lo = 0, hi = w->contact_count;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (w->warm[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->contact_count && w->warm[lo].key == key ? w->warm[lo].side : 0;
+}
+
+/// The corners of the walls near solid segment c->a .. c->b2 (the template's shape code in
+/// c->shape) that are within its capsule and `reach`, as its corner contacts. A corner past either
+/// end is its end particle's own contact with the wall. Keyed apart from every particle's contact
+/// (the top bit: a corner is no particle), by corner then segment.
+static void corner_candidates(sb_world *w, sb_contact *t, uint32_t segment, double r, double reach)
+{
+    const sb_vec2 pa = w->pos[t->a], pb = w->pos[t->b2];
+    const double grow = r + reach;
+    walls_near near;
+    const bool found = walls_near_find(w, fmin(pa.x, pb.x) - grow, fmin(pa.y, pb.y) - grow, fmax(pa.x, pb.x) + grow,
+                                       fmax(pa.y, pb.y) + grow, &near);
+    const int count = found ? near.count : w->w_high;
+    for (int q = 0; q < count; ++q) {
+        const int k = found ? near.walls[q] : q;
+        if (!found && !w->w_alive_flag[k])
+            continue;
+        for (int end = 0; end < 2; ++end) {
+            if (!corner_owned(w, k, end))
+                continue;
+            t->shape = (uint32_t)k;
+            t->corner = (uint8_t)(1 + end);
+            t->key = (1ull << 63) | ((uint64_t)(2u * (uint32_t)k + (uint32_t)end) << 32) | segment;
+            // a corner that a step pressed past the spring's line is deep in it: the side it was on
+            // says so, and keeps the contact listed until it is pushed back out
+            t->side = kept_side(w, t->key);
+            t->normal = v2(0, 0);
+            corner_geometry(w, t);
+            if (t->separation >= reach || !(t->t > 0.0 && t->t < 1.0))
+                continue;
+            push_segment_contact(w, t);
+        }
+    }
+    walls_near_free(&near);
+}
+
+/// Each solid spring's, rope's and strut's contacts with the walls' corners (corner_candidates).
+static void segment_corners(sb_world *w)
+{
+    sb_contact c;
+    memset(&c, 0, sizeof c);
+    c.b = -1;
+    const int springs = w->solid_springs > 0 ? w->s_high : 0, ropes = w->solid_constraints > 0 ? w->c_high : 0;
+    for (int q = 0; q < springs + ropes; ++q) {
+        uint32_t segment;
+        if (!solid_segment(w, q, springs, &c.a, &c.b2, &segment))
+            continue;
+        if (w->inv_mass[c.a] == 0.0 && w->inv_mass[c.b2] == 0.0)
+            continue;
+        const double r = w->radius[c.a] > w->radius[c.b2] ? w->radius[c.a] : w->radius[c.b2];
+        const double ra = static_reach(w, c.a), rb = static_reach(w, c.b2);
+        corner_candidates(w, &c, segment, r, ra > rb ? ra : rb);
+    }
+}
+
 /// Contacts of particles with solid springs, ropes and struts (their `solid`), found through the
 /// particles' grid over each one's box, so the cost follows what is near it; merged into
 /// contacts_next in key order, ((particle << 32) | SHAPE_SEGMENT | spring) or
@@ -170,23 +256,12 @@ void segment_contacts_build(sb_world *w, double inv_cell, double rmax, double ma
     w->segment_contact_count = 0;
     sb_contact c;
     memset(&c, 0, sizeof c);
-    const int springs = w->solid_springs > 0 ? w->s_high : 0, ropes = w->solid_constraints > 0 ? w->c_high : 0;
+    const int springs = !sweep ? 0 : w->solid_springs > 0 ? w->s_high : 0;
+    const int ropes = !sweep ? 0 : w->solid_constraints > 0 ? w->c_high : 0;
     for (int q = 0; q < springs + ropes; ++q) {
         int a, b;
-        if (q < springs) {
-            if (w->s_a[q] < 0 || !w->s_solid[q])
-                continue;
-            a = w->s_a[q];
-            b = w->s_b[q];
-            c.shape = SHAPE_SEGMENT | (uint32_t)q;
-        } else {
-            int k = q - springs;
-            if (w->c_kind[k] == 0xFF || !w->c_solid[k])
-                continue;
-            a = w->c_parts[k][0];
-            b = w->c_parts[k][1];
-            c.shape = SHAPE_SEGMENT_CONSTRAINT | (uint32_t)k;
-        }
+        if (!solid_segment(w, q, springs, &a, &b, &c.shape))
+            continue;
         sb_vec2 pa = w->pos[a], pb = w->pos[b];
         double r = w->radius[a] > w->radius[b] ? w->radius[a] : w->radius[b], reach = r + rmax + margin;
         const sb_vec2 lo = v2((pa.x < pb.x ? pa.x : pb.x) - reach, (pa.y < pb.y ? pa.y : pb.y) - reach);
@@ -216,6 +291,8 @@ void segment_contacts_build(sb_world *w, double inv_cell, double rmax, double ma
     }
     if (sweep)
         segment_sweeps(w, sweep);
+    if (w->w_alive > 0)
+        segment_corners(w);
     if (w->segment_contact_count == 0)
         return;
     qsort(w->segment_contacts, (size_t)w->segment_contact_count, sizeof *w->segment_contacts, compare_keys);

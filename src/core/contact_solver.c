@@ -66,7 +66,7 @@ static inline void prepare_contact(const sb_world *w, sb_contact *c, bool first_
 {
     if (!first_substep && c->b2 < 0)
         return;
-    c->inv_mass_a = inv_mass_of(w, c->a);
+    c->inv_mass_a = inv_mass_a(w, c);
     c->inv_mass_b = c->b >= 0 && c->b2 < 0 ? w->inv_mass[c->b] : 0.0; // a solid spring's: unused
     double wsum = c->inv_mass_a + inv_mass_b(w, c);
     c->normal_mass = wsum > 0.0 ? 1.0 / wsum : 0.0;

@@ -3,7 +3,7 @@
 // Both run after a step is committed, so what they report is what the world now shows.
 // Only particles that asked (sb_particle_def.events) are followed: a pile of thousands pays
 // one counter test per step.
-#include "world_internal.h"
+#include "contact_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +110,8 @@ static void break_springs(sb_world *w)
 static sb_contact_event event_of(const sb_world *w, const sb_contact *c)
 {
     sb_contact_event e;
-    e.a = (sb_particle_id){(uint32_t)c->a, w->p_gen[c->a]};
+    const int a = c->corner && c->t > 0.5 ? c->b2 : c->a; // at a wall's corner, the spring's nearer end
+    e.a = (sb_particle_id){(uint32_t)a, w->p_gen[a]};
     e.b = sb_null_particle();
     e.wall = sb_null_wall();
     if (c->b >= 0) { // a solid spring: its nearer end
@@ -122,20 +123,22 @@ static sb_contact_event event_of(const sb_world *w, const sb_contact *c)
     // where and how hard, for a sound or a spark: the velocities the step began with
     // (the world's snapshot), as the contact has already stopped them
     e.normal = c->normal;
-    e.point = v2_mad(w->pos[c->a], w->radius[c->a], c->normal);
+    e.point = c->corner ? (c->corner == 1 ? w->wall_a[c->shape] : w->wall_b[c->shape])
+                        : v2_mad(w->pos[c->a], w->radius[c->a], c->normal);
     sb_vec2 vb = v2(0.0, 0.0);
     if (c->b >= 0 && c->b2 >= 0)
         vb = v2_add(v2_scale(w->snap_vel[c->b], 1.0 - c->t), v2_scale(w->snap_vel[c->b2], c->t));
     else if (c->b >= 0)
         vb = w->snap_vel[c->b];
-    double closing = -v2_dot(v2_sub(vb, w->snap_vel[c->a]), c->normal);
+    double closing = -v2_dot(v2_sub(vb, a_side(c, w->snap_vel)), c->normal);
     e.speed = closing > 0.0 ? closing : 0.0;
     return e;
 }
 
 static bool wants_events(const sb_world *w, const sb_contact *c)
 {
-    return (w->p_flags[c->a] & PARTICLE_EVENTS) || (c->b >= 0 && (w->p_flags[c->b] & PARTICLE_EVENTS));
+    return (w->p_flags[c->a] & PARTICLE_EVENTS) || (c->b >= 0 && (w->p_flags[c->b] & PARTICLE_EVENTS)) ||
+           (c->corner && (w->p_flags[c->b2] & PARTICLE_EVENTS));
 }
 
 /// The generation of the first wall of the chain that wall `id` is in, as a touch's surface is
@@ -159,8 +162,8 @@ static bool still_alive(const sb_world *w, const sb_contact_event *e)
 /// surface.
 static uint64_t event_key(const sb_world *w, const sb_contact *c)
 {
-    if (c->b < 0 && c->shape < SHAPE_BOUND)
-        return ((uint64_t)(uint32_t)c->a << 32) | (uint32_t)w->wall_chain[c->shape];
+    if (c->b < 0 && c->shape < SHAPE_BOUND) // (a corner's: its spring's nearer end, as event_of names it)
+        return ((uint64_t)(uint32_t)(c->corner && c->t > 0.5 ? c->b2 : c->a) << 32) | (uint32_t)w->wall_chain[c->shape];
     return c->key;
 }
 

@@ -179,7 +179,7 @@ function springbox.mouse.isdown(button, ...) end
 ---@field c? number damper, N s/m
 ---@field rest_length? number m; default: the current distance
 ---@field collide? boolean its two ends still collide with each other (default false, as Box2D's collideConnected)
----@field solid? boolean other particles collide with it as a capsule of its ends' radii (default false)
+---@field solid? boolean particles and walls' corners collide with it as a capsule of its ends' radii (default false)
 ---@field break_stretch? number breaks (is removed; on_spring_break is called) once |length/rest - 1| passes it;
 --- 0 = never
 ---@field break_force? number breaks once the pull it carries passes it, N; 0 = never. A breakable spring is no
@@ -375,7 +375,7 @@ function World:pick(x, y, slop) end
 ---@field k? number stiffness per unit of the quantity (N/m, N m/rad, N/m for an area's pressure per m^2 ...)
 ---@field c? number damper per unit of its rate
 ---@field length? number ropes and struts: the most (rope) or least (strut) distance; default: as built
----@field solid? boolean ropes and struts: other particles collide with it as a capsule (default false)
+---@field solid? boolean ropes and struts: particles and walls' corners collide with it as a capsule (default false)
 ---@field break_stretch? number ropes and struts: it breaks once |length/rest - 1| passes it (on_constraint_break)
 ---@field angle? number angles: the rest angle in radians; default: as built
 ---@field area? number areas: the rest area in m^2 (signed, counter-clockwise positive); default: as built
