@@ -136,9 +136,9 @@ if [ ! -f "$prefix/lib/libSDL2_ttf.a" ]; then
   cp "$d/SDL_ttf.h" "$prefix/include/SDL2/"
 fi
 if [ ! -f "$prefix/lib/libSDL2_image.a" ]; then
-  echo "== SDL2_image (PNG written through its bundled miniz)"
+  echo "== SDL2_image (PNG written through its bundled miniz: not the common backend, which wants libpng)"
   d=$(dir_of libsdl2-image)
-  lib SDL2_image "$d" -I"$prefix/include/SDL2" -DSDL_IMAGE_SAVE_PNG=1 -DSDL_IMAGE_USE_COMMON_BACKEND -- IMG.c IMG_png.c
+  lib SDL2_image "$d" -I"$prefix/include/SDL2" -DSDL_IMAGE_SAVE_PNG=1 -DUSE_STBIMAGE -- IMG.c IMG_png.c
   cp "$d/SDL_image.h" "$prefix/include/SDL2/"
 fi
 if [ ! -f "$prefix/lib/libgif.a" ]; then
@@ -169,7 +169,7 @@ font=/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
 libs=(-L"$prefix/lib" -lSDL2_ttf -lSDL2_image -lfreetype -lgif -llua -lSDL2 --js-library "$root/web/library.js"
       -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=8MB)
 page=(-sINVOKE_RUN=0 -sEXIT_RUNTIME=0 -sENVIRONMENT=web,worker -sMODULARIZE=1 -sEXPORT_NAME=createSpringbox
-      -sEXPORTED_FUNCTIONS=_main,_window_web_open,_window_web_reload,_window_web_running -sEXPORTED_RUNTIME_METHODS=FS,callMain,ccall
+      -sEXPORTED_FUNCTIONS=_main,_window_web_open,_window_web_reload,_window_web_running,_window_web_key,_window_web_view,_window_web_resize,_window_web_view_state -sEXPORTED_RUNTIME_METHODS=FS,callMain,ccall
       --embed-file "$root/scripts@/scripts" --exclude-file '*.png' --embed-file "$font@$font")
 # Threads: the page's workers are started with it, as many as it asks for (page.js); a world that
 # asks for more than are free gets none and runs on the caller alone (pthread_create says EAGAIN

@@ -4,7 +4,16 @@
 'use strict';
 
 const $ = (id) => document.getElementById(id);
-const status = (text, failed) => { $('status').textContent = text; $('status').className = failed ? 'failed' : ''; };
+// What went wrong with the link stays said, before whatever the page says next, until the
+// visitor acts (types, picks or drops a scene).
+let kept = '';
+const status = (text, failed) => {
+  $('status').textContent = kept ? kept + (text ? ' | ' + text : '') : text;
+  $('status').className = failed || kept ? 'failed' : '';
+  $('status').title = $('status').textContent;
+};
+function keepSaying(text) { kept = text; status(''); }
+function acted() { if (kept) { kept = ''; status(''); } }
 const editor = CodeMirror($('editor'), { mode: 'lua', lineNumbers: true, indentUnit: 2, tabSize: 2, theme: 'default' });
 
 let M = null;            // the springbox module once it runs
@@ -32,7 +41,30 @@ async function pipe(bytes, stream) {
   return new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(stream)).arrayBuffer());
 }
 const pack = async (text) => toBase64Url(await pipe(new TextEncoder().encode(text), new CompressionStream('deflate-raw')));
-const unpack = async (code) => new TextDecoder().decode(await pipe(fromBase64Url(code), new DecompressionStream('deflate-raw')));
+/// The most code a link may carry, unpacked: a longer one is refused as it unpacks, so a small
+/// link cannot fill the page's memory.
+const linkCodeMax = 1 << 20;
+async function unpack(code) {
+  const reader = new Blob([fromBase64Url(code)]).stream().pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+  const parts = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > linkCodeMax) {
+      reader.cancel();
+      throw new Error('it unpacks to more than ' + (linkCodeMax >> 20) + ' MiB of code');
+    }
+    parts.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) { bytes.set(part, at); at += part.length; }
+  const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  if (!text.trim()) throw new Error('it carries no code');
+  return text;
+}
 
 function sceneName(p) { return p.replace(/^.*\//, '').replace(/\.lua$/, ''); }
 function safeName(name) { return (name.replace(/\.lua$/, '').replace(/[^A-Za-z0-9_-]/g, '_') || 'scene').slice(0, 64); }
@@ -67,6 +99,16 @@ function writeFile(text) {
   written = text;
 }
 
+/// The scene a file is: itself, or the shipped scene it only returns (default.lua is
+/// `return require "bridge"`), so the editor shows code a visitor can change.
+function sceneFile(p) {
+  let text = '';
+  try { text = M.FS.readFile(p, { encoding: 'utf8' }); } catch (e) { return p; }
+  const m = text.replace(/^\s*(--[^\n]*\n\s*)*/, '').match(/^return\s+require\s*\(?\s*["']([A-Za-z0-9_]+)["']\s*\)?\s*$/);
+  const target = m && '/scripts/' + m[1] + '.lua';
+  return target && M.FS.analyzePath(target).exists ? target : p;
+}
+
 function showFile(p) {
   path = p;
   const text = M.FS.readFile(p, { encoding: 'utf8' });
@@ -83,6 +125,7 @@ function showFile(p) {
 
 // Opens the scene file at p in the window: {ok, message}; the running scene stays when it fails.
 function openScene(p, from) {
+  p = sceneFile(p);
   const why = M.ccall('window_web_open', 'string', ['string'], [p]);
   if (why) {
     status(why.replace(/^springbox: /, ''), true);
@@ -98,6 +141,7 @@ function openScene(p, from) {
 
 editor.on('change', () => {
   if (settingText || !M) return;
+  acted();
   clearTimeout(typing);
   typing = setTimeout(() => { typing = null; writeFile(editor.getValue()); }, 400);
 });
@@ -176,6 +220,7 @@ addEventListener('dragleave', (e) => { if (!e.relatedTarget) $('drop').hidden = 
 addEventListener('drop', async (e) => {
   e.preventDefault();
   $('drop').hidden = true;
+  acted();
   const file = [...e.dataTransfer.files].find((f) => f.name.endsWith('.lua'));
   if (!file || !M) { status('only a .lua scene can be opened here', true); return; }
   const p = '/scripts/' + safeName(file.name) + '.lua';
@@ -222,6 +267,75 @@ function headless(text, frames) {
   return frameLines.length ? JSON.parse(frameLines[frameLines.length - 1]) : { error: said.trim() || 'no frames' };
 }
 
+// ---------------------------------------------------------------- the window's room and touch
+
+// The window's size for the room its stage has: the stage's pixels, or up to twice them where the
+// stage is narrower than 720 (a phone), so the window keeps room for its sliders beside the scene.
+function windowSize() {
+  const box = $('stage').getBoundingClientRect();
+  const k = Math.min(2, Math.max(1, 720 / Math.max(1, box.width)));
+  return [Math.max(320, Math.round(box.width * k)), Math.max(240, Math.round(box.height * k))];
+}
+
+function followStage() {
+  let pending = null;
+  new ResizeObserver(() => {
+    clearTimeout(pending);
+    pending = setTimeout(() => { if (M) M.ccall('window_web_resize', null, ['number', 'number'], windowSize()); }, 100);
+  }).observe($('stage'));
+}
+
+// One of the window's keys from a button (a touch screen has no keyboard): the window's own
+// binding, as if pressed.
+function pressKey(name, mod) {
+  if (!M || !M.ccall('window_web_key', 'number', ['string', 'number'], [name, mod || 0])) return;
+  $('canvas').focus({ preventScroll: true });
+}
+
+// The methods' keys, 1 .. 6, in the order of the solver's table (sb_method).
+const methods = ['force', 'impulse', 'sequential', 'soft', 'verlet', 'xpbd'];
+
+function wireControls() {
+  for (const b of document.querySelectorAll('#controls button[data-key]'))
+    b.addEventListener('click', () => pressKey(b.dataset.key, Number(b.dataset.mod || 0)));
+  const pick = $('method');
+  pick.add(new Option('method…', ''));
+  methods.forEach((name, i) => pick.add(new Option(`${i + 1} ${name}`, String(i + 1))));
+  pick.onchange = () => { if (pick.value) pressKey(pick.value); pick.value = ''; };
+}
+
+// Two fingers on the window pan and zoom it (one drags a particle, as the mouse does): their
+// events stop here, before SDL's own listeners on the canvas see them.
+function wireTouch() {
+  const canvas = $('canvas'), stage = $('stage');
+  let last = null; // the last two-finger centre and spread, in window pixels
+  const measure = (e) => {
+    const r = canvas.getBoundingClientRect(), kx = canvas.width / r.width, ky = canvas.height / r.height;
+    const [a, b] = e.touches;
+    return { x: ((a.clientX + b.clientX) / 2 - r.left) * kx, y: ((a.clientY + b.clientY) / 2 - r.top) * ky,
+             d: Math.hypot((a.clientX - b.clientX) * kx, (a.clientY - b.clientY) * ky) };
+  };
+  const take = (e) => {
+    if (e.touches.length < 2 || !M) return false;
+    e.stopPropagation();
+    e.preventDefault();
+    return true;
+  };
+  stage.addEventListener('touchstart', (e) => { if (take(e)) last = measure(e); }, { capture: true, passive: false });
+  stage.addEventListener('touchmove', (e) => {
+    if (!take(e)) return;
+    const now = measure(e);
+    if (last) {
+      M.ccall('window_web_view', null, ['number', 'number', 'number', 'number', 'number'],
+        [now.x - last.x, now.y - last.y, last.d > 0 && now.d > 0 ? now.d / last.d : 1, now.x, now.y]);
+    }
+    last = now;
+  }, { capture: true, passive: false });
+  const lift = (e) => { if (e.touches.length < 2) last = null; };
+  stage.addEventListener('touchend', lift, { capture: true });
+  stage.addEventListener('touchcancel', lift, { capture: true });
+}
+
 let started;
 const ready = new Promise((resolve) => { started = resolve; });
 
@@ -244,6 +358,8 @@ window.springbox = {
     return JSON.parse(M.ccall('window_web_reload', 'string', [], []));
   },
   source: () => M.FS.readFile(path, { encoding: 'utf8' }),
+  view: () => JSON.parse(M.ccall('window_web_view_state', 'string', [], [])),
+  key: pressKey,
   threads: () => threads,
   stats,
   headless,
@@ -291,9 +407,7 @@ async function start() {
   await loadScript(threads > 1 ? 'springbox.js' : 'springbox-1.js');
   const params = new URLSearchParams(location.hash.slice(1));
   const canvas = $('canvas');
-  const box = $('view').getBoundingClientRect();
-  const width = Math.max(640, Math.min(1600, Math.floor(box.width - 16)));
-  const height = Math.max(400, Math.min(1000, Math.floor(window.innerHeight - 110)));
+  const [width, height] = windowSize();
   M = await createSpringbox({
     canvas,
     print: (text) => console.log(text),
@@ -311,17 +425,26 @@ async function start() {
   for (const n of scenes) $('scene').add(new Option(n.replace(/\.lua$/, ''), '/scripts/' + n));
   let first = '/scripts/' + safeName(params.get('scene') || 'default') + '.lua';
   let from = '';
-  if (params.get('code')) {
+  if (params.has('code')) {
     try {
+      if (!params.get('code')) throw new Error('it carries no code');
       M.FS.writeFile(first, await unpack(params.get('code')));
       from = '(from a shared link: it runs in the sandbox, with the limits of any scene)';
     } catch (e) {
-      status('the link\'s code could not be read: ' + e.message, true);
+      const why = e instanceof SyntaxError || /atob|decode|character/i.test(e.message) ? 'it is not a springbox link'
+        : /unpacks to more|carries no code/.test(e.message) ? e.message
+        : e instanceof TypeError ? 'its code is damaged (' + e.message + ')' : e.message;
+      if (!M.FS.analyzePath(first).exists) first = '/scripts/default.lua';
+      keepSaying('the link\'s code could not be read: ' + why + '; the shipped ' + sceneName(sceneFile(first)) + ' runs instead');
     }
   }
-  if (!M.FS.analyzePath(first).exists) first = '/scripts/default.lua';
+  if (!M.FS.analyzePath(first).exists) {
+    if (!kept) keepSaying('the link names no shipped scene "' + params.get('scene') + '"');
+    first = '/scripts/default.lua';
+  }
+  first = sceneFile(first);
   showFile(first);
-  $('scene').onchange = () => openScene($('scene').value);
+  $('scene').onchange = () => { acted(); openScene($('scene').value); };
   $('share').onclick = shareLink;
   canvas.addEventListener('mousedown', () => canvas.focus());
   setInterval(() => { followFile(); offerDownloads(); }, 250);
@@ -329,7 +452,11 @@ async function start() {
   windowArgs = ['--window', width + 'x' + height, '--threads', String(threads), '--stats', stats_file];
   const on = threads > 1 ? ` on ${threads} threads` : ' on one thread';
   if (startWindow(first)) status('running ' + sceneName(first) + on + (from ? ' ' + from : ''));
-  canvas.focus();
+  wireControls();
+  wireTouch();
+  followStage();
+  if (matchMedia('(max-width: 760px)').matches) pressKey('V'); // a phone: the scene alone ("sliders" brings them)
+  canvas.focus({ preventScroll: true });
   started();
 }
 

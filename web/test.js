@@ -1,7 +1,9 @@
 // The browser page driven as a designer would, in Debian's chromium (playwright-core): the
 // scene runs in the canvas; typing a tuning keeps the state, a syntax error is marked on its line
 // while the last good scene runs on, a structure change restarts; the share link opens the same
-// code; the picker and a dropped file open other scenes; G becomes a download.
+// code; the picker and a dropped file open other scenes; G and P become downloads; a link that
+// cannot be read is said; on a phone the window comes first, its keys are buttons and two
+// fingers pan and zoom.
 // The page's API (window.springbox) is checked against the native build: a scene run headless in
 // the page ends on the native build's state hash. A hostile scene meets the limits and the page
 // runs on.
@@ -159,6 +161,19 @@ async function main() {
   await page.keyboard.press('g');
   const d = await download;
   check(d && /^springbox-\d+\.gif$/.test(d.suggestedFilename()), `G saves a GIF as a download (${d ? d.suggestedFilename() : 'none'})`);
+  const pngDownload = page.waitForEvent('download', { timeout: 15000 }).catch(() => null);
+  await page.keyboard.press('p');
+  const png = await pngDownload;
+  const pngBytes = png ? fs.readFileSync(await png.path()) : Buffer.alloc(0);
+  check(png && /^springbox-\d+\.png$/.test(png.suggestedFilename()) && pngBytes.length > 4096 &&
+    pngBytes.subarray(1, 4).toString() === 'PNG', `P saves a PNG as a download (${png ? png.suggestedFilename() : 'none'}, ${pngBytes.length} bytes)`);
+  const beforeQuit = await page.evaluate(() => ({ frame: springbox.stats().frame, view: springbox.view() }));
+  await page.keyboard.press('q');
+  await page.keyboard.press('Escape');
+  await page.waitForFunction((f) => springbox.stats().frame > f + 30, beforeQuit.frame, { timeout: 10000 }).catch(() => {});
+  const afterQuit = await page.evaluate(() => ({ frame: springbox.stats().frame, view: springbox.view() }));
+  check(afterQuit.frame > beforeQuit.frame + 30 && afterQuit.view.width === beforeQuit.view.width && afterQuit.view.height === beforeQuit.view.height,
+    `Q and Esc leave the page's window running at its size (frames ${beforeQuit.frame} -> ${afterQuit.frame}, ${afterQuit.view.width} x ${afterQuit.view.height})`);
 
   // ---------------------------------------------------------------- the API
   const api = await context.newPage();
@@ -265,6 +280,73 @@ async function main() {
   check(await fresh.evaluate(() => springbox.stats() !== null), 'the fixed scene runs');
   await broken.close();
   await fresh.close();
+
+  // the first page a visitor sees shows its scene's code, not a line that requires it
+  const first = await context.newPage();
+  first.on('pageerror', (e) => errors.push(e.message));
+  await first.goto(base);
+  await ready(first);
+  const firstText = await first.evaluate(() => document.querySelector('.CodeMirror').CodeMirror.getValue());
+  check(firstText.includes('sb.world') && !/^\s*(--[^\n]*\n\s*)*return\s+require/.test(firstText),
+    `the default page's editor shows its scene's code (${firstText.split('\n')[0].slice(0, 60)})`);
+  await first.close();
+
+  // a link that cannot be read is said, and the saying stays until the visitor acts
+  const bomb = require('zlib').deflateRawSync(Buffer.alloc(4 << 20, 0x20)).toString('base64')
+    .replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  for (const [link, why] of [['#scene=cloth&code=%25%25not-a-link', /not a springbox link/], ['#scene=cloth&code=AAAA', /damaged/],
+    ['#scene=cloth&code=', /carries no code/], ['#scene=cloth&code=' + bomb, /more than 1 MiB/], ['#scene=nosuch', /no shipped scene "nosuch"/]]) {
+    const said = await context.newPage();
+    said.on('pageerror', (e) => errors.push(e.message));
+    await said.goto(base + link);
+    await ready(said);
+    await said.waitForTimeout(2500);
+    const text = await said.textContent('#status');
+    check(why.test(text) && await canvasDrawn(said), `a link ${link.slice(0, 40)}${link.length > 40 ? '...' : ''} is said and stays said: "${text.slice(0, 110)}"`);
+    await edit(said, 'local', 'local ');
+    await said.waitForTimeout(200);
+    check(!why.test(await said.textContent('#status')), 'typing in the editor ends the saying');
+    await said.close();
+  }
+
+  // a phone: the window first, the whole width; its keys as buttons; two fingers pan and zoom;
+  // turned, the window follows
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  const mobile = await phone.newPage();
+  mobile.on('pageerror', (e) => errors.push(e.message));
+  await mobile.goto(base + '#scene=cloth');
+  await ready(mobile);
+  await mobile.waitForFunction(() => springbox.stats() && springbox.stats().frame > 2, null, { timeout: 10000 }).catch(() => {});
+  const canvasBox = await mobile.locator('#canvas').boundingBox(), editorBox = await mobile.locator('#editor').boundingBox();
+  check(canvasBox.width >= 370 && canvasBox.height >= 300 && canvasBox.y + canvasBox.height <= editorBox.y,
+    `on a 390 x 844 phone the window comes first and fills the width (${Math.round(canvasBox.width)} x ${Math.round(canvasBox.height)}, the code below it)`);
+  const cdp = await phone.newCDPSession(mobile);
+  const cx = canvasBox.x + canvasBox.width / 2, cy = canvasBox.y + canvasBox.height / 2;
+  const zoomedFrom = await mobile.evaluate(() => springbox.view());
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: cx - 30, y: cy, id: 1 }, { x: cx + 30, y: cy, id: 2 }] });
+  for (let k = 1; k <= 10; ++k)
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: cx - 30 - 6 * k, y: cy + 4 * k, id: 1 }, { x: cx + 30 + 6 * k, y: cy + 4 * k, id: 2 }] });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await mobile.waitForTimeout(300);
+  const zoomed = await mobile.evaluate(() => springbox.view());
+  check(zoomed.scale / zoomedFrom.scale > 2.5 && zoomed.scale / zoomedFrom.scale < 3.5 && zoomed.cy > zoomedFrom.cy,
+    `two fingers spread 60 -> 180 px zoom the view 3 times and pan it (${(zoomed.scale / zoomedFrom.scale).toFixed(2)}x; centre y ${zoomedFrom.cy.toFixed(2)} -> ${zoomed.cy.toFixed(2)})`);
+  await mobile.tap('#controls button[data-key="Pause"]');
+  await mobile.waitForTimeout(500);
+  const pausedAt = await mobile.evaluate(() => springbox.stats().frame);
+  await mobile.waitForTimeout(800);
+  const stillAt = await mobile.evaluate(() => springbox.stats().frame);
+  await mobile.tap('#controls button[data-key="Pause"]');
+  await mobile.waitForFunction((f) => springbox.stats().frame > f + 10, stillAt, { timeout: 10000 }).catch(() => {});
+  const runsAt = await mobile.evaluate(() => springbox.stats().frame);
+  check(stillAt === pausedAt && runsAt > stillAt + 10, `the pause button pauses and resumes (frames ${pausedAt}, ${stillAt}, ${runsAt})`);
+  const upright = await mobile.evaluate(() => springbox.view());
+  await mobile.setViewportSize({ width: 844, height: 390 });
+  await mobile.waitForFunction((h) => springbox.view().height !== h, upright.height, { timeout: 5000 }).catch(() => {});
+  const turned = await mobile.evaluate(() => springbox.view());
+  check(turned.height < upright.height && turned.width / turned.height > upright.width / upright.height,
+    `turned, the window takes the new room (${upright.width} x ${upright.height} -> ${turned.width} x ${turned.height})`);
+  await phone.close();
 
   // a browser that gives the page no service worker: one thread, the same page
   const plain = await browser.newContext({ viewport: { width: 1400, height: 800 }, serviceWorkers: 'block' });

@@ -117,7 +117,15 @@ typedef struct window_key {
     const char *name, *help;
 } window_key;
 
-static void key_quit(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; a->running = false; }
+static void key_quit(app *a, SDL_Keysym k, SDL_Renderer *r)
+{
+    (void)k, (void)r;
+#ifdef __EMSCRIPTEN__ // the page holds the window: it stays, and says how to leave
+    add_notice(a, COLOR_DRAG, "Q and Esc close the desktop window; in a browser, close the tab");
+#else
+    a->running = false;
+#endif
+}
 static void key_pause(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; pause_toggle(a); }
 static void key_step(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; step_frame(a); }
 static void key_restart(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; restart(a); }
@@ -139,7 +147,7 @@ static void key_fit(app *a, SDL_Keysym k, SDL_Renderer *r)
 }
 static void key_help(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; a->help = !a->help && !a->clean; }
 static void key_clean(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; toggle_clean(a); }
-static void key_screenshot(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k; screenshot(a, r); }
+static void key_screenshot(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; a->screenshot_asked = true; }
 static void key_gif(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; save_gif(a); }
 static void key_write(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; write_back(a); }
 static void key_tethers(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; toggle_tethers(a); }
@@ -605,6 +613,10 @@ static void loop_frame(window_loop *l)
 #ifdef SPRINGBOX_HAVE_GIF
     capture_gif_frame(a, r);
 #endif
+    if (a->screenshot_asked) {
+        a->screenshot_asked = false;
+        screenshot(a, r);
+    }
     SDL_RenderPresent(r);
     // The clean view draws no notices: the window's title says how to leave it, and the newest
     // notice (a GIF or a screenshot saved, a reload)
@@ -705,6 +717,46 @@ EMSCRIPTEN_KEEPALIVE const char *window_web_open(const char *path)
     else if (!app_replace_scene(&web_loop->a, path, error, sizeof error) && !error[0])
         snprintf(error, sizeof error, "%s does not open", path);
     return error;
+}
+
+/// The window's own binding for the key SDL names `name` ("space", "F5", "[", "1"), with the
+/// modifiers `mod` (KMOD_*), as if pressed with the run paused: the page's buttons for a touch
+/// screen. 1 when the window has such a key.
+EMSCRIPTEN_KEEPALIVE int window_web_key(const char *name, int mod)
+{
+    SDL_Keysym k = {.scancode = SDL_SCANCODE_UNKNOWN, .sym = SDL_GetKeyFromName(name), .mod = (Uint16)mod};
+    const window_key *e = web_loop && k.sym != SDLK_UNKNOWN ? key_entry(k) : NULL;
+    if (!e || !e->action)
+        return 0;
+    e->action(&web_loop->a, k, web_loop->r);
+    return 1;
+}
+
+/// The window resized to w x h pixels, as a desktop window is when dragged: the page's layout
+/// gives the canvas its room (a phone turned, a browser window resized).
+EMSCRIPTEN_KEEPALIVE void window_web_resize(int w, int h)
+{
+    if (web_loop && w >= 64 && h >= 64 && w <= 8192 && h <= 8192)
+        SDL_SetWindowSize(web_loop->win, w, h);
+}
+
+/// The view as JSON: its centre (m), scale (pixels per metre) and the window's size (pixels).
+EMSCRIPTEN_KEEPALIVE const char *window_web_view_state(void)
+{
+    static char json[160];
+    if (!web_loop)
+        return "null";
+    const app *a = &web_loop->a;
+    snprintf(json, sizeof json, "{\"cx\":%.9g,\"cy\":%.9g,\"scale\":%.9g,\"width\":%d,\"height\":%d}", a->view.cx,
+             a->view.cy, a->view.scale, a->width, a->height);
+    return json;
+}
+
+/// Two fingers on the window: pan by (dx, dy) and zoom by `factor` at (x, y), window pixels.
+EMSCRIPTEN_KEEPALIVE void window_web_view(double dx, double dy, double factor, double x, double y)
+{
+    if (web_loop)
+        input_view_gesture(&web_loop->a, dx, dy, factor, x, y);
 }
 
 /// Reloads the running scene's files now, as a save does: the reload's result ("kept",

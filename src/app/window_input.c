@@ -615,6 +615,22 @@ static bool scene_wheel(app *a, double dx, double dy)
     return claimed;
 }
 
+void input_view_gesture(app *a, double dx, double dy, double factor, double x, double y)
+{
+    if (!(isfinite(dx) && isfinite(dy) && isfinite(x) && isfinite(y) && isfinite(factor) && factor > 0.0))
+        return;
+    factor = factor < 0.2 ? 0.2 : factor > 5.0 ? 5.0 : factor; // one gesture's step, not a leap
+    a->view.cx -= dx / a->view.scale;
+    a->view.cy += dy / a->view.scale;
+    a->camera_zoom *= factor;
+    sb_view v = view_for(a, (int)x);
+    view_zoom_at(&v, factor, x, y);
+    a->view_moved = true;
+    a->view.cx = v.cx;
+    a->view.cy = v.cy;
+    a->view.scale = v.scale;
+}
+
 /// A mouse event: the timeline, the sliders, then the scene (its own click first), a drag, a
 /// spring to inspect, or the camera.
 void input_mouse(app *a, const SDL_Event *e)

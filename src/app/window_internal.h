@@ -100,6 +100,8 @@ typedef struct app {
     side sides[2];
     bool compare, paused, step_once, help, running;
     bool clean;                 // the clean view: the scene alone, over the whole window (V)
+    bool screenshot_asked;      // P: read from the next frame drawn, before it is shown (a browser's
+                                // canvas holds nothing once a frame is shown)
     help_line key_help[MAX_HELP_LINES]; // what the help box (H) lists
     int key_help_count;
     sb_view view;               // the camera; in compare view both halves share it
@@ -269,6 +271,8 @@ void fit_view(app *a);
 void toggle_compare(app *a);
 /// A mouse event (window.c takes the keys and the window's own events to its key table).
 void input_mouse(app *a, const SDL_Event *e);
+/// Two fingers on the view: pan by (dx, dy) window pixels, then zoom by `factor` at (x, y).
+void input_view_gesture(app *a, double dx, double dy, double factor, double x, double y);
 int sliders(const app *a, slider *out, int max);
 double slider_round(const slider *s, double value, int bar_width);
 /// The decimals a slider's label shows: as many as its step (slider_round) has.
