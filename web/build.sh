@@ -196,7 +196,7 @@ fi
 mkdir -p "$out/codemirror"
 cm="$npmdir/node_modules/codemirror"
 cp "$cm/lib/codemirror.js" "$cm/lib/codemirror.css" "$cm/mode/lua/lua.js" "$cm/LICENSE" "$out/codemirror/"
-cp "$root/web/index.html" "$root/web/page.js" "$root/web/isolate.js" "$root/web/springbox.css" "$out/"
+cp "$root/web/index.html" "$root/web/page.js" "$root/web/isolate.js" "$root/web/trial.js" "$root/web/springbox.css" "$out/"
 # the licenses: springbox's, and what the page links and builds in (CodeMirror's beside it)
 cp "$root/LICENSE" "$root/THIRD_PARTY.md" "$out/"
 echo "springbox for the browser: $out/index.html (serve the folder: python3 -m http.server -d $out)"

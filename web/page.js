@@ -143,8 +143,61 @@ editor.on('change', () => {
   if (settingText || !M) return;
   acted();
   clearTimeout(typing);
-  typing = setTimeout(() => { typing = null; writeFile(editor.getValue()); }, 400);
+  typing = setTimeout(() => { typing = null; tryThenWrite(editor.getValue()); }, 400);
 });
+
+// ---------------------------------------------------------------- the trial
+
+/// How long a scene may take to load and step once in its trial before the page refuses it.
+const trialSeconds = 3;
+let trialWorker = null, trialReady = null, trialCount = 0;
+
+function trialStart() {
+  trialWorker = new Worker('trial.js');
+  trialReady = new Promise((resolve, reject) => {
+    trialWorker.onmessage = (e) => { if (e.data.ready) resolve(); };
+    trialWorker.onerror = (e) => reject(new Error(e.message || 'the trial did not start'));
+  });
+  trialReady.catch(() => {});
+}
+
+/// Tries `text` off the page's main thread (trial.js): {ok: true} once it has loaded and stepped
+/// once, or failed to load (the window says why when it runs it); {ok: false, why} when that took
+/// more than trialSeconds: the worker is ended, and the next trial starts another. Where no worker
+/// can be had, {ok: true}: the page runs the scene as it always did.
+async function tried(text) {
+  if (typeof Worker === 'undefined') return { ok: true };
+  if (!trialWorker) trialStart();
+  try { await trialReady; } catch (e) { trialWorker = null; return { ok: true }; }
+  const id = ++trialCount, worker = trialWorker;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      worker.terminate();
+      if (trialWorker === worker) trialWorker = null;
+      resolve({ ok: false, why: `it did not load and step once within ${trialSeconds} s in a trial off the page (a loop as it loads?)` });
+    }, trialSeconds * 1000);
+    worker.onmessage = (e) => { if (e.data.id === id) { clearTimeout(timer); resolve({ ok: true }); } };
+    worker.postMessage({ id, text });
+  });
+}
+
+// Typed text runs in the window once its trial has passed; text typed during a trial waits, and
+// only the newest is tried next.
+let trying = false, waiting = null;
+async function tryThenWrite(text) {
+  waiting = text;
+  if (trying) return;
+  trying = true;
+  while (waiting !== null) {
+    const next = waiting;
+    waiting = null;
+    const result = await tried(next);
+    if (waiting !== null) continue; // newer text came: try that instead
+    if (result.ok) writeFile(next);
+    else status('not run: ' + result.why + '; the last good scene runs on', true);
+  }
+  trying = false;
+}
 
 // The window writes the file too (W puts the sliders' values into it): the editor follows when
 // nothing typed is waiting to be written.
@@ -424,12 +477,15 @@ async function start() {
   const scenes = M.FS.readdir('/scripts').filter((n) => n.endsWith('.lua')).sort();
   for (const n of scenes) $('scene').add(new Option(n.replace(/\.lua$/, ''), '/scripts/' + n));
   let first = '/scripts/' + safeName(params.get('scene') || 'default') + '.lua';
-  let from = '';
+  let from = '', refused = '';
   if (params.has('code')) {
     try {
       if (!params.get('code')) throw new Error('it carries no code');
-      M.FS.writeFile(first, await unpack(params.get('code')));
+      const text = await unpack(params.get('code'));
+      M.FS.writeFile(first, text);
       from = '(from a shared link: it runs in the sandbox, with the limits of any scene)';
+      const result = await tried(text);
+      if (!result.ok) refused = 'the link\'s scene was not run: ' + result.why + '; its code is in the editor, and editing it tries again';
     } catch (e) {
       const why = e instanceof SyntaxError || /atob|decode|character/i.test(e.message) ? 'it is not a springbox link'
         : /unpacks to more|carries no code/.test(e.message) ? e.message
@@ -451,7 +507,8 @@ async function start() {
   M.FS.mkdirTree('/tmp');
   windowArgs = ['--window', width + 'x' + height, '--threads', String(threads), '--stats', stats_file];
   const on = threads > 1 ? ` on ${threads} threads` : ' on one thread';
-  if (startWindow(first)) status('running ' + sceneName(first) + on + (from ? ' ' + from : ''));
+  if (refused) keepSaying(refused);
+  else if (startWindow(first)) status('running ' + sceneName(first) + on + (from ? ' ' + from : ''));
   wireControls();
   wireTouch();
   followStage();

@@ -309,6 +309,46 @@ async function main() {
     await said.close();
   }
 
+  // a scene that loops as it loads, or builds a world whose first step takes a minute, never holds
+  // the tab: it is tried off the page first, and refused when the trial takes over 3 s
+  const linkOf = (name, text) => `#scene=${name}&code=` + require('zlib').deflateRawSync(Buffer.from(text)).toString('base64')
+    .replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const answers = async (p, seconds) => { // the page's slowest answer over `seconds`, ms
+    let worst = 0;
+    for (const end = Date.now() + seconds * 1000; Date.now() < end;) {
+      const t0 = Date.now();
+      await p.evaluate(() => 1);
+      worst = Math.max(worst, Date.now() - t0);
+      await p.waitForTimeout(100);
+    }
+    return worst;
+  };
+  for (const [name, text] of [['looping', 'local sb = require "springbox"\nwhile true do end\n'],
+    ['million', 'local sb = require "springbox"\nlocal w = sb.world{}\nfor i = 1, 1000000 do w:particle{ x = i % 1000, y = i // 1000 } end\nreturn { world = w }\n']]) {
+    const hostile = await context.newPage();
+    hostile.on('pageerror', (e) => errors.push(e.message));
+    await hostile.goto(base + linkOf(name, text));
+    await ready(hostile);
+    const worst = await answers(hostile, 5);
+    const text2 = await hostile.textContent('#status');
+    const shown = await hostile.evaluate(() => document.querySelector('.CodeMirror').CodeMirror.getValue());
+    check(worst < 1000 && /was not run: it did not load and step once within 3 s/.test(text2) && shown === text,
+      `a link to a scene that ${name === 'looping' ? 'loops as it loads' : 'builds a million particles'} never holds the tab (slowest answer ${worst} ms): "${text2.slice(0, 100)}"`);
+    await hostile.close();
+  }
+  const typist = await context.newPage();
+  typist.on('pageerror', (e) => errors.push(e.message));
+  await typist.goto(base + '#scene=cloth');
+  await ready(typist);
+  await edit(typist, 'local sb = require "springbox"', 'local sb = require "springbox"\nwhile true do end');
+  const typedWorst = await answers(typist, 5);
+  const typedFrames = [await typist.evaluate(() => springbox.stats().frame)];
+  await typist.waitForTimeout(500);
+  typedFrames.push(await typist.evaluate(() => springbox.stats().frame));
+  check(typedWorst < 1000 && /not run: it did not load/.test(await typist.textContent('#status')) && typedFrames[1] > typedFrames[0],
+    `a loop typed into the editor never holds the tab (slowest answer ${typedWorst} ms), and the last good scene runs on (frames ${typedFrames.join(' -> ')})`);
+  await typist.close();
+
   // a phone: the window first, the whole width; its keys as buttons; two fingers pan and zoom;
   // turned, the window follows
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
