@@ -133,9 +133,16 @@ static void key_replay(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r
 static void key_undo(app *a, SDL_Keysym k, SDL_Renderer *r)
 {
     (void)r;
-    revision_go(a, k.mod & KMOD_SHIFT ? a->revision_at + 1 : a->revision_at - 1);
+    if (!sketch_undo(a, (k.mod & KMOD_SHIFT) != 0))
+        revision_go(a, k.mod & KMOD_SHIFT ? a->revision_at + 1 : a->revision_at - 1);
 }
-static void key_redo(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; revision_go(a, a->revision_at + 1); }
+static void key_redo(app *a, SDL_Keysym k, SDL_Renderer *r)
+{
+    (void)k, (void)r;
+    if (!sketch_undo(a, true))
+        revision_go(a, a->revision_at + 1);
+}
+static void key_sketch(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; sketch_toggle(a); }
 static void key_back(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)r; rewind_step(a, k.mod & KMOD_SHIFT ? -60 : -1); }
 static void key_forward(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)r; rewind_step(a, k.mod & KMOD_SHIFT ? 60 : 1); }
 static void key_compare(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; toggle_compare(a); }
@@ -188,6 +195,8 @@ static const window_key window_keys[] = {
     {SDLK_p, 0, 0, 0, KEY_SCENE_FIRST, key_screenshot, "P", "screenshot to springbox-NNNN.png"},
     {SDLK_g, 0, 0, 0, KEY_SCENE_FIRST, key_gif, "G", "the last 8 seconds as an animated GIF, springbox-NNNN.gif"},
     {SDLK_v, 0, 0, 0, KEY_SCENE_FIRST, key_clean, "V", "clean view: the scene alone, for screenshots and GIFs (V again: back)"},
+    {SDLK_d, 0, 0, 0, KEY_SCENE_FIRST, key_sketch, "D",
+     "draw mode: click a particle, drag a spring between two, stroke a ground line; each a line in the scene file, Ctrl+Z takes it back"},
     {SDLK_h, 0, SDLK_F1, 0, KEY_SCENE_FIRST, key_help, "H", "this help"},
     {SDLK_q, 0, SDLK_ESCAPE, 0, KEY_SCENE_FIRST, key_quit, "Q / Esc", "quit"},
 };
@@ -384,6 +393,7 @@ static bool app_start(app *a, const window_options *o, char *error, size_t error
 static bool app_stop(app *a)
 {
     bool ok = true;
+    sketch_free(a);
     if (a->opt.record_input_file && a->input) {
         char why[256];
         ok = sb_input_log_write_file(a->input, a->opt.record_input_file, why, sizeof why);

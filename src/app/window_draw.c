@@ -38,8 +38,8 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
     const sb_stats *st = sb_world_get_stats(w);
     int lh = render_line_height(a->rc, false);
     char first[256], second[256];
-    snprintf(first, sizeof first, "%s%s  it %d  sub %d  dt %.1f ms  tethers %s", prefix, sb_method_name(d.method),
-             d.iterations, d.substeps, d.dt * 1e3, d.tethers ? "on" : "off");
+    snprintf(first, sizeof first, "%s%s%s  it %d  sub %d  dt %.1f ms  tethers %s", a->sketching ? "DRAW MODE  " : "",
+             prefix, sb_method_name(d.method), d.iterations, d.substeps, d.dt * 1e3, d.tethers ? "on" : "off");
     // the counts of the world as it is (a restart while paused has run no step to count them)
     snprintf(second, sizeof second, "particles %d  springs %d  contacts %d  physics %.2f ms  stretch %.2f%%",
              sb_world_particle_count(w), sb_world_spring_count(w), st->contacts, st->step_ms * sb_scene_world_count(s->scene),

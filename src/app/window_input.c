@@ -174,31 +174,6 @@ static sb_particle_id slot_particle(const sb_world *w, uint32_t index)
     return sb_null_particle();
 }
 
-// The particle whose circle (grown by a few pixels) holds the point, nearest first; *gap, if
-// given, how far the point is outside its circle (0 inside it).
-static bool pick(const app *a, sb_vec2 at, int *world, uint32_t *index, double *gap)
-{
-    double best = INFINITY, slop = 8.0 / a->view.scale;
-    const side *s = &a->sides[0];
-    for (int k = 0; k < sb_scene_world_count(s->scene); ++k) {
-        const sb_world *w = side_world(s, k);
-        sb_particle_id p = sb_null_particle();
-        while (sb_world_next_particle(w, &p)) {
-            sb_particle_def d;
-            sb_particle_get(w, p, &d);
-            double dist = hypot(d.position.x - at.x, d.position.y - at.y);
-            if (dist <= d.radius + slop && dist < best) {
-                best = dist;
-                *world = k;
-                *index = p.index;
-                if (gap)
-                    *gap = dist > d.radius ? dist - d.radius : 0.0;
-            }
-        }
-    }
-    return isfinite(best);
-}
-
 /// The spring of the left side nearest `at`, within 8 pixels of its segment; *distance how far.
 static bool pick_spring(const app *a, sb_vec2 at, int *world, sb_spring_id *id, double *distance)
 {
@@ -681,6 +656,10 @@ void input_mouse(app *a, const SDL_Event *e)
             }
             sb_view v = view_for(a, x);
             sb_vec2 at = view_to_world(&v, x, y);
+            if (a->sketching) { // draw mode: the left button draws, and the scene hears nothing of it
+                sketch_press(a, at);
+                break;
+            }
             a->claimed_click = scene_click(a, at, scene_button(e->button.button), true);
             if (a->claimed_click)
                 break;
@@ -690,7 +669,7 @@ void input_mouse(app *a, const SDL_Event *e)
             uint32_t drag_index = 0;
             sb_spring_id id = sb_null_spring();
             double particle_gap = INFINITY, spring_distance = INFINITY;
-            const bool particle = pick(a, at, &drag_world, &drag_index, &particle_gap);
+            const bool particle = side_pick(a, at, &drag_world, &drag_index, &particle_gap);
             const bool spring = pick_spring(a, at, &world, &id, &spring_distance);
             if (particle && (!spring || particle_gap == 0.0 || particle_gap <= spring_distance)) {
                 a->drag_world = drag_world;
@@ -727,6 +706,11 @@ void input_mouse(app *a, const SDL_Event *e)
             scrub_to(a, x);
             break;
         }
+        if (a->sketch_down) {
+            sb_view v = view_for(a, x);
+            sketch_move(a, view_to_world(&v, x, y));
+            break;
+        }
         if (!over_panel(a, x) && a->drag_slider < 0)
             scene_motion(a, x, y, e->motion.xrel, e->motion.yrel);
         if (a->drag_slider >= 0) {
@@ -757,6 +741,11 @@ void input_mouse(app *a, const SDL_Event *e)
             a->scrubbing = false;
             if (a->rewinding && a->rewind_at >= moments(a) - 1)
                 run_on(a); // let go at the timeline's end: the run goes on from now
+            break;
+        }
+        if (a->sketch_down && e->button.button == SDL_BUTTON_LEFT) {
+            sb_view v = view_for(a, e->button.x);
+            sketch_release(a, view_to_world(&v, e->button.x, e->button.y));
             break;
         }
         if (!over_panel(a, e->button.x) && a->drag_slider < 0) {

@@ -29,6 +29,8 @@
 #include <time.h>
 
 enum { HISTORY = 300, MAX_NOTICES = 4, PANEL_WIDTH = 260, MAX_PLOTS = 12 };
+/// Draw mode's most points a stroke keeps, and lines Ctrl+Y can put back.
+enum { SKETCH_POINTS = 1024, SKETCH_REDO = 64 };
 /// The narrowest the scene's view gets, pixels: a window narrower than the panel and this (a
 /// window manager that ignores the minimum size) still has a view of the scene, drawn under it.
 enum { MIN_VIEW_WIDTH = 60 };
@@ -113,6 +115,12 @@ typedef struct app {
     double drag_hertz, drag_zeta;
     int drag_slider;            // index of the slider being moved, -1 if none
     int panel_scroll;           // pixels the sliders are scrolled up by (the wheel over the panel)
+    // draw mode (D, window_sketch.c): the stroke the left button is drawing, from particle slot
+    // sketch_from (-1: empty space), and the lines Ctrl+Z took back, for Ctrl+Y
+    bool sketching, sketch_down;
+    int sketch_from, sketch_count, sketch_redo_count;
+    sb_vec2 sketch_points[SKETCH_POINTS];
+    char *sketch_redo[SKETCH_REDO];
     bool panning;
     int pan_x, pan_y;
     notice notices[MAX_NOTICES];
@@ -200,6 +208,9 @@ void apply_overrides(side *s);
 bool side_open(app *a, side *s, char *error, size_t error_size);
 sb_world *side_world(const side *s, int i);
 int side_count(const app *a);
+/// The left side's particle whose circle (grown by a few pixels) holds the point, nearest first;
+/// *gap, if given, how far the point is outside its circle (0 inside it).
+bool side_pick(const app *a, sb_vec2 at, int *world, uint32_t *index, double *gap);
 /// The run's frame: steps of the left side's first world (a rewind takes it back, a restart to 0).
 long run_frame(const app *a);
 /// A scene callback raised: shown over the scene until the next reload; that callback stays off.
@@ -271,6 +282,16 @@ void fit_view(app *a);
 void toggle_compare(app *a);
 /// A mouse event (window.c takes the keys and the window's own events to its key table).
 void input_mouse(app *a, const SDL_Event *e);
+// window_sketch.c: draw mode (D)
+void sketch_toggle(app *a);
+void sketch_press(app *a, sb_vec2 at);   // the left button down, in draw mode
+void sketch_move(app *a, sb_vec2 at);
+void sketch_release(app *a, sb_vec2 at); // the thing drawn is written into the scene file
+/// Ctrl+Z (Ctrl+Y: redo) in draw mode: the last drawn line out of the file (back in); false when
+/// draw mode is off (the key is the tuning history's).
+bool sketch_undo(app *a, bool redo);
+void sketch_free(app *a);
+
 /// Two fingers on the view: pan by (dx, dy) window pixels, then zoom by `factor` at (x, y).
 void input_view_gesture(app *a, double dx, double dy, double factor, double x, double y);
 int sliders(const app *a, slider *out, int max);

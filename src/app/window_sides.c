@@ -269,3 +269,26 @@ void ghost_series(const app *a, const float *of, int count, float *out)
         out[i] = of && f >= 0 && f < a->ghost.frames ? of[f] : NAN;
     }
 }
+
+bool side_pick(const app *a, sb_vec2 at, int *world, uint32_t *index, double *gap)
+{
+    double best = INFINITY, slop = 8.0 / a->view.scale;
+    const side *s = &a->sides[0];
+    for (int k = 0; k < sb_scene_world_count(s->scene); ++k) {
+        const sb_world *w = side_world(s, k);
+        sb_particle_id p = sb_null_particle();
+        while (sb_world_next_particle(w, &p)) {
+            sb_particle_def d;
+            sb_particle_get(w, p, &d);
+            double dist = hypot(d.position.x - at.x, d.position.y - at.y);
+            if (dist <= d.radius + slop && dist < best) {
+                best = dist;
+                *world = k;
+                *index = p.index;
+                if (gap)
+                    *gap = dist > d.radius ? dist - d.radius : 0.0;
+            }
+        }
+    }
+    return isfinite(best);
+}

@@ -99,6 +99,15 @@ bool sb_scene_tunable_declared(sb_scene *scene, const char *name, double *declar
 /// the scene loaded. Returns how many it wrote, or -1 with the reason in `message` (no file changed).
 int sb_scene_write_tunables(sb_scene *scene, int count, const char *const *names, const char *const *texts,
                             char *message, size_t message_size);
+/// Draw mode: writes `call` as one line into the scene file's drawn block (made before its last
+/// line starting with `return` when it has none), %W standing for the scene's world variable
+/// (from its `local NAME = sb.world{`) and %P<slot>; for NAME:pick(x, y) at where the first
+/// world's particle in that slot was built. Only the scene's own file, atomically, only while it
+/// is what the scene loaded (as W writes). True with the line written in `written`; false with
+/// the reason in `message`, the file untouched. The scene takes it at its next reload.
+bool sb_scene_sketch_write(sb_scene *scene, const char *call, char *written, size_t written_size, char *message, size_t message_size);
+/// Takes the last line of the drawn block back out of the scene file (into `taken`, for a redo).
+bool sb_scene_sketch_take_back(sb_scene *scene, char *taken, size_t taken_size, char *message, size_t message_size);
 /// Sets a tunable and re-runs the scene exactly as a hot reload would (state kept).
 sb_reload_event sb_scene_set_tunable(sb_scene *scene, const char *name, double value);
 

@@ -214,7 +214,7 @@ bool scene_replace_in_file(const char *path, const scene_edit *edits, int count,
         return false;
     }
     if (len != expected_len || memcmp(text, expected_text, len) != 0) {
-        snprintf(why, why_size, "it changed on disk since the scene loaded it; save it (the scene reloads), then press W again");
+        snprintf(why, why_size, "it changed on disk since the scene loaded it; save it (the scene reloads), then try again");
         free(text);
         return false;
     }

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Draw mode in the real window: D, then a click on empty space adds a particle, a drag from one
+# particle to another a spring, a stroke over empty space a ground line, each a line of Lua in the
+# scene file's drawn block, which the window reloads; Ctrl+Z takes the last back out of the file
+# and Ctrl+Y puts it back; the designer's own lines stay byte for byte, and the file runs on its
+# own. A scene draw mode cannot edit safely is refused with nothing written.
+set -u
+bin="$1"
+tools="cmp"
+displays="$(seq 271 300)"
+. "$(dirname "$0")/xvfb_window.sh"
+
+cat >"$tmp/scene.lua" <<'LUA'
+-- a scene to draw in
+local sb = require "springbox"
+local w = sb.world{ gravity = {0, -9.81} }
+w:wall(-4, -2, 4, -2)
+local left = w:particle{ x = -1, y = 1, fixed = true }
+local right = w:particle{ x = 1, y = 1, fixed = true }
+
+return { world = w, title = "sketch test" }
+LUA
+cp "$tmp/scene.lua" "$tmp/designed.lua"
+start_app "sketch test" "$tmp/scene.lua"
+has() { grep -qF -- "$1" "$tmp/scene.lua"; }
+wait_for "the scene runs" '[ "$(field particles)" = 2 ]'
+xdotool key --window "$wid" d
+# world (x, y) is pixel (370 + 100 x, 350 - 100 y)
+xdotool mousemove --window "$wid" 420 150 click 1
+wait_for "a click on empty space is a particle in the file and the world" \
+  'has "w:particle{ x = 0.5, y = 2 }" && [ "$(field particles)" = 3 ]'
+echo "ok   a click adds w:particle{ x = 0.5, y = 2 }, and the world has it"
+xdotool mousemove --window "$wid" 270 250 mousedown 1
+for x in 320 370 420 470; do xdotool mousemove --window "$wid" $x 250; sleep 0.05; done
+xdotool mouseup 1
+wait_for "a drag from a particle to another is a spring" \
+  'has "w:spring(w:pick(-1, 1), w:pick(1, 1))" && [ "$(field springs)" = 1 ]'
+echo "ok   a drag between the two adds w:spring(w:pick(-1, 1), w:pick(1, 1)), and the world has it"
+xdotool mousemove --window "$wid" 70 450 mousedown 1
+for i in $(seq 1 12); do xdotool mousemove --window "$wid" $((70 + 25 * i)) $((450 + 4 * i)); sleep 0.03; done
+for i in $(seq 1 12); do xdotool mousemove --window "$wid" $((370 + 25 * i)) $((498 - 8 * i)); sleep 0.03; done
+xdotool mouseup 1
+wait_for "a stroke on empty space is a ground line through its corners, on the 0.1 m grid" 'has "w:polyline{ -3, -1, 0, -1.5, 3, -0.5 }"'
+echo "ok   a stroke adds $(grep -F 'w:polyline' "$tmp/scene.lua")"
+xdotool key --window "$wid" ctrl+z
+wait_for "Ctrl+Z takes the ground line back out of the file" '! has "w:polyline" && has "w:spring("'
+xdotool key --window "$wid" ctrl+z
+wait_for "Ctrl+Z again takes the spring out, and the world loses it" '! has "w:spring(" && [ "$(field springs)" = 0 ]'
+xdotool key --window "$wid" ctrl+y
+wait_for "Ctrl+Y puts the spring back" 'has "w:spring(w:pick(-1, 1), w:pick(1, 1))" && [ "$(field springs)" = 1 ]'
+echo "ok   Ctrl+Z takes the last drawn line out of the file, Ctrl+Y puts it back"
+# the designer's lines, byte for byte: the file without the drawn block is the file as written
+sed '/^-- drawn in the window/,/^-- end of drawn$/d' "$tmp/scene.lua" | sed '/^$/N;/^\n$/D' >"$tmp/undrawn.lua"
+cmp -s "$tmp/undrawn.lua" "$tmp/designed.lua" || { diff "$tmp/designed.lua" "$tmp/undrawn.lua"; fail "draw mode changed the designer's own lines"; }
+echo "ok   the designer's own lines are as written"
+"$bin" --headless --frames 30 --stats "$tmp/alone.jsonl" "$tmp/scene.lua" >/dev/null 2>&1 || fail "the drawn file does not run on its own"
+grep -q '"particles":3,"springs":1' "$tmp/alone.jsonl" || fail "the drawn file, run on its own, does not build what was drawn"
+echo "ok   the drawn file runs on its own, headless, with what was drawn"
+quit_app
+
+# a scene with no `local w = sb.world{` to draw into: refused, nothing written
+cat >"$tmp/other.lua" <<'LUA'
+return { world = require("springbox").world{}, title = "no variable" }
+LUA
+cp "$tmp/other.lua" "$tmp/other.before"
+: >"$tmp/s.jsonl"
+start_app "no variable" "$tmp/other.lua"
+xdotool key --window "$wid" d
+xdotool mousemove --window "$wid" 420 150 click 1
+run_frames 30
+cmp -s "$tmp/other.lua" "$tmp/other.before" || fail "draw mode wrote into a scene it cannot edit"
+[ "$(field particles)" = 0 ] || fail "draw mode added a particle it did not write"
+echo "ok   a scene without a world variable is refused, its file untouched"
+quit_app
