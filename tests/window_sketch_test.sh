@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Draw mode in the real window: D, then a click on empty space adds a particle, a drag from one
+# Draw mode in the real window: D, then a click on empty space adds a particle (shift: fixed), a drag from one
 # particle to another a spring, a stroke over empty space a ground line, each a line of Lua in the
 # scene file's drawn block, which the window reloads; Ctrl+Z takes the last back out of the file
 # and Ctrl+Y puts it back; the designer's own lines stay byte for byte, and the file runs on its
@@ -30,6 +30,11 @@ xdotool mousemove --window "$wid" 420 150 click 1
 wait_for "a click on empty space is a particle in the file and the world" \
   'has "w:particle{ x = 0.5, y = 2 }" && [ "$(field particles)" = 3 ]'
 echo "ok   a click adds w:particle{ x = 0.5, y = 2 }, and the world has it"
+xdotool mousemove --window "$wid" 320 150; xdotool keydown shift; xdotool click 1; xdotool keyup shift
+wait_for "a shift+click is a fixed particle" 'has "w:particle{ x = -0.5, y = 2, fixed = true }" && [ "$(field particles)" = 4 ]'
+xdotool key --window "$wid" ctrl+z
+wait_for "Ctrl+Z takes the fixed particle back" '! has "x = -0.5, y = 2, fixed = true" && [ "$(field particles)" = 3 ]'
+echo "ok   a shift+click adds a fixed particle"
 xdotool mousemove --window "$wid" 270 250 mousedown 1
 for x in 320 370 420 470; do xdotool mousemove --window "$wid" $x 250; sleep 0.05; done
 xdotool mouseup 1

@@ -349,6 +349,24 @@ async function main() {
     `a loop typed into the editor never holds the tab (slowest answer ${typedWorst} ms), and the last good scene runs on (frames ${typedFrames.join(' -> ')})`);
   await typist.close();
 
+  // draw mode from the page: its button, then a stroke; the drawn line appears in the editor
+  const drawer = await context.newPage();
+  drawer.on('pageerror', (e) => errors.push(e.message));
+  await drawer.goto(base);
+  await ready(drawer);
+  await drawer.evaluate(() => springbox.open('local sb = require "springbox"\nlocal w = sb.world{}\n\nreturn { world = w, title = "drawme" }\n', 'drawme'));
+  await drawer.click('#controls button[data-key="D"]');
+  const stage = await drawer.locator('#canvas').boundingBox();
+  await drawer.mouse.move(stage.x + 60, stage.y + stage.height * 0.6);
+  await drawer.mouse.down();
+  for (let k = 1; k <= 20; ++k) await drawer.mouse.move(stage.x + 60 + 12 * k, stage.y + stage.height * 0.6 + (k < 10 ? 4 * k : 80 - 4 * k));
+  await drawer.mouse.up();
+  const drawn = await drawer.waitForFunction(() => /\nw:polyline\{[^}]+\}\n-- end of drawn/.test(document.querySelector('.CodeMirror').CodeMirror.getValue()),
+    null, { timeout: 10000 }).then(() => true, () => false);
+  const drawnText = await drawer.evaluate(() => document.querySelector('.CodeMirror').CodeMirror.getValue());
+  check(drawn, `the draw button and a stroke write a ground line into the editor's code (${(drawnText.match(/w:polyline[^\n]*/) || ['none'])[0]})`);
+  await drawer.close();
+
   // a phone: the window first, the whole width; its keys as buttons; two fingers pan and zoom;
   // turned, the window follows
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });

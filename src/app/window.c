@@ -196,7 +196,7 @@ static const window_key window_keys[] = {
     {SDLK_g, 0, 0, 0, KEY_SCENE_FIRST, key_gif, "G", "the last 8 seconds as an animated GIF, springbox-NNNN.gif"},
     {SDLK_v, 0, 0, 0, KEY_SCENE_FIRST, key_clean, "V", "clean view: the scene alone, for screenshots and GIFs (V again: back)"},
     {SDLK_d, 0, 0, 0, KEY_SCENE_FIRST, key_sketch, "D",
-     "draw mode: click a particle, drag a spring between two, stroke a ground line; each a line in the scene file, Ctrl+Z takes it back"},
+     "draw mode: click a particle (shift: fixed), drag a spring between two, stroke a ground line; each a line in the scene file, Ctrl+Z takes it back"},
     {SDLK_h, 0, SDLK_F1, 0, KEY_SCENE_FIRST, key_help, "H", "this help"},
     {SDLK_q, 0, SDLK_ESCAPE, 0, KEY_SCENE_FIRST, key_quit, "Q / Esc", "quit"},
 };

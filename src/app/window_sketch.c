@@ -1,5 +1,5 @@
 // Draw mode (D): the left button draws into the scene's file instead of dragging. A click on
-// empty space adds a particle, a drag from one particle to another a spring, a stroke over empty
+// empty space adds a particle (shift+click a fixed one), a drag from one particle to another a spring, a stroke over empty
 // space a ground line (a polyline simplified to a handful of points). Each is one line of Lua in
 // the file's drawn block (sb_scene_sketch_write), its numbers on a grid the zoom sets, and the
 // scene reloads as a save makes it. Ctrl+Z takes the last line back out, Ctrl+Y puts it back.
@@ -44,8 +44,8 @@ void sketch_toggle(app *a)
     a->sketching = !a->sketching;
     a->sketch_down = false;
     if (a->sketching)
-        add_notice(a, COLOR_DRAG, "draw mode: click adds a particle, a drag from a particle to another a spring, a "
-                                  "stroke a ground line; each a line in %s. Ctrl+Z takes the last back; D ends it",
+        add_notice(a, COLOR_DRAG, "draw mode: click adds a particle (shift: fixed), a drag from a particle to another a "
+                                  "spring, a stroke a ground line; each a line in %s. Ctrl+Z takes the last back; D ends it",
                    a->opt.scene_path);
     else
         add_notice(a, COLOR_DRAG, "draw mode off");
@@ -139,10 +139,11 @@ void sketch_release(app *a, sb_vec2 at)
         }
         return;
     }
-    if (moved < 6.0) { // a click on empty space: a particle
+    if (moved < 6.0) { // a click on empty space: a particle (shift: a fixed one)
         sketch_number(a, x, sizeof x, from.x);
         sketch_number(a, y, sizeof y, from.y);
-        snprintf(call, sizeof call, "%%W:particle{ x = %s, y = %s }", x, y);
+        snprintf(call, sizeof call, "%%W:particle{ x = %s, y = %s%s }", x, y,
+                 (SDL_GetModState() & KMOD_SHIFT) ? ", fixed = true" : "");
         sketch_write(a, call, false);
         return;
     }
