@@ -398,6 +398,18 @@ async function main() {
   await mobile.waitForFunction((f) => springbox.stats().frame > f + 10, stillAt, { timeout: 10000 }).catch(() => {});
   const runsAt = await mobile.evaluate(() => springbox.stats().frame);
   check(stillAt === pausedAt && runsAt > stillAt + 10, `the pause button pauses and resumes (frames ${pausedAt}, ${stillAt}, ${runsAt})`);
+  // draw mode by touch: the draw button, then one finger's stroke, a ground line in the code
+  await mobile.evaluate(() => springbox.open('local sb = require "springbox"\nlocal w = sb.world{}\n\nreturn { world = w }\n', 'fingers'));
+  await mobile.tap('#controls button[data-key="D"]');
+  const y0 = canvasBox.y + canvasBox.height * 0.8;
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: canvasBox.x + 40, y: y0, id: 5 }] });
+  for (let k = 1; k <= 12; ++k)
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: canvasBox.x + 40 + 12 * k, y: y0 - (k < 6 ? 6 * k : 72 - 6 * k), id: 5 }] });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  const fingerDrawn = await mobile.waitForFunction(() => /\nw:polyline\{[^}]+\}\n-- end of drawn/.test(document.querySelector('.CodeMirror').CodeMirror.getValue()),
+    null, { timeout: 10000 }).then(() => true, () => false);
+  check(fingerDrawn, 'on a phone, the draw button and a finger\'s stroke write a ground line into the code');
+  await mobile.tap('#controls button[data-key="D"]');
   const upright = await mobile.evaluate(() => springbox.view());
   await mobile.setViewportSize({ width: 844, height: 390 });
   await mobile.waitForFunction((h) => springbox.view().height !== h, upright.height, { timeout: 5000 }).catch(() => {});
