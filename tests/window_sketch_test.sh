@@ -3,7 +3,8 @@
 # particle to another a spring, a stroke over empty space a ground line, each a line of Lua in the
 # scene file's drawn block, which the window reloads; Ctrl+Z takes the last back out of the file
 # and Ctrl+Y puts it back; the designer's own lines stay byte for byte, and the file runs on its
-# own. A scene draw mode cannot edit safely is refused with nothing written.
+# own; --record-input keeps the drawing and --replay draws it again headless. A scene draw mode
+# cannot edit safely is refused with nothing written.
 set -u
 bin="$1"
 tools="cmp"
@@ -21,7 +22,7 @@ local right = w:particle{ x = 1, y = 1, fixed = true }
 return { world = w, title = "sketch test" }
 LUA
 cp "$tmp/scene.lua" "$tmp/designed.lua"
-start_app "sketch test" "$tmp/scene.lua"
+start_app "sketch test" "$tmp/scene.lua" "--record-input $tmp/hands.txt"
 has() { grep -qF -- "$1" "$tmp/scene.lua"; }
 wait_for "the scene runs" '[ "$(field particles)" = 2 ]'
 xdotool key --window "$wid" d
@@ -62,6 +63,16 @@ echo "ok   the designer's own lines are as written"
 grep -q '"particles":3,"springs":1' "$tmp/alone.jsonl" || fail "the drawn file, run on its own, does not build what was drawn"
 echo "ok   the drawn file runs on its own, headless, with what was drawn"
 quit_app
+# the drawing replayed headless from the recording: the designer's file becomes the drawn one again
+cp "$tmp/scene.lua" "$tmp/drawn.lua"
+grep -q "^[0-9]* sketch " "$tmp/hands.txt" && grep -q "^[0-9]* take_back$" "$tmp/hands.txt" || fail "the recording holds no drawing"
+cp "$tmp/designed.lua" "$tmp/scene.lua"
+frames=600 # (a drawn line that restarts the run starts its frames over: the events span several runs)
+"$bin" --headless --replay "$tmp/hands.txt" --frames "$frames" --stats "$tmp/replayed.jsonl" "$tmp/scene.lua" >/dev/null 2>&1 ||
+  fail "the recording does not replay headless"
+cmp -s "$tmp/scene.lua" "$tmp/drawn.lua" || { diff "$tmp/drawn.lua" "$tmp/scene.lua"; fail "the replayed drawing differs from the drawn file"; }
+grep '"frame"' "$tmp/replayed.jsonl" | tail -n 1 | grep -q '"particles":3,"springs":1' || fail "the replayed world is not the drawn one"
+echo "ok   --record-input keeps the drawing, and --replay draws it again headless: the same file, the same world"
 
 # a scene with no `local w = sb.world{` to draw into: refused, nothing written
 cat >"$tmp/other.lua" <<'LUA'

@@ -42,10 +42,11 @@ run_frames() {
   wait_for "the window steps $1 frames from frame $from" "[ \"\$(field frame)\" -ge $((from + $1)) ]"
 }
 
-# start_app TITLE SCENE: the app at 1000 x 700 with the camera on (0, 0) at 100 px/m (world (0, 0)
+# start_app TITLE SCENE [OPTIONS]: the app at 1000 x 700 with the camera on (0, 0) at 100 px/m (world (0, 0)
 # is pixel (370, 350)), writing --stats; sets app and wid once its window is up and focused.
 start_app() {
-  "$bin" --window 1000x700 --view 0,0,100 --stats "$tmp/s.jsonl" "$2" >"$tmp/out" 2>&1 &
+  # shellcheck disable=SC2086 # $3: more options, split into words
+  "$bin" --window 1000x700 --view 0,0,100 --stats "$tmp/s.jsonl" ${3:-} "$2" >"$tmp/out" 2>&1 &
   app=$!
   wid=""
   # by title, or by process

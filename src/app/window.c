@@ -429,8 +429,16 @@ static void replay_due(app *a)
             sb_input_log_add(a->input, e);
         for (int i = 0; i < side_count(a); ++i) {
             sb_reload_event reload;
-            sb_input_apply(a->sides[i].scene, e, &reload, error, sizeof error);
-            callback_failed(&a->sides[i], error);
+            const bool drawn = e->kind == SB_INPUT_SKETCH || e->kind == SB_INPUT_TAKE_BACK;
+            error[0] = '\0';
+            if (drawn && i > 0) // the file is written once: the other side reloads it
+                reload = sb_scene_reload(a->sides[i].scene);
+            else
+                sb_input_apply(a->sides[i].scene, e, &reload, error, sizeof error);
+            if (!drawn)
+                callback_failed(&a->sides[i], error);
+            else if (error[0]) // draw mode's refusal, not a scene function's
+                add_notice(a, COLOR_ERROR, "%s", error);
             handle_reload(a, &a->sides[i], reload, "");
         }
     }

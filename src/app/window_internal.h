@@ -117,7 +117,7 @@ typedef struct app {
     int panel_scroll;           // pixels the sliders are scrolled up by (the wheel over the panel)
     // draw mode (D, window_sketch.c): the stroke the left button is drawing, from particle slot
     // sketch_from (-1: empty space), and the lines Ctrl+Z took back, for Ctrl+Y
-    bool sketching, sketch_down;
+    bool sketching, sketch_down, sketch_reloading; // (reloading: a drawn line's reload, no new run)
     int sketch_from, sketch_count, sketch_redo_count;
     sb_vec2 sketch_points[SKETCH_POINTS];
     char *sketch_redo[SKETCH_REDO];

@@ -54,8 +54,10 @@ void sketch_toggle(app *a)
 /// The drawn line written: the scene reloads as after a save.
 static void sketch_reload(app *a)
 {
+    a->sketch_reloading = true;
     for (int k = 0; k < side_count(a); ++k)
         handle_reload(a, &a->sides[k], sb_scene_reload(a->sides[k].scene), "");
+    a->sketch_reloading = false;
 }
 
 /// Writes `call` (sb_scene_sketch_write's form) and reloads; a new line clears the redo stack
@@ -73,6 +75,13 @@ static bool sketch_write(app *a, const char *call, bool redo)
         a->sketch_redo_count = 0;
     }
     add_notice(a, COLOR_DRAG, "drew: %s", written);
+    if (strlen(written) <= SB_TUNABLE_NAME_MAX) { // --record-input keeps it, and --replay writes it again
+        sb_input_event e = {.kind = SB_INPUT_SKETCH};
+        snprintf(e.name, sizeof e.name, "%s", written);
+        record_input(a, e);
+    } else if (a->input) {
+        add_notice(a, COLOR_WARN, "not in the input recording: the line is longer than %d characters", SB_TUNABLE_NAME_MAX);
+    }
     sketch_reload(a);
     return true;
 }
@@ -205,6 +214,7 @@ bool sketch_undo(app *a, bool redo)
     if (kept)
         a->sketch_redo[a->sketch_redo_count++] = strcpy(kept, line);
     add_notice(a, COLOR_DRAG, "took back: %s", line);
+    record_input(a, (sb_input_event){.kind = SB_INPUT_TAKE_BACK});
     sketch_reload(a);
     return true;
 }

@@ -47,8 +47,9 @@ void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
         add_notice_as(a, which[0] ? which : NOTICE_RELOAD, COLOR_WARN, "%s%s", which, e.message);
         s->history = 0;
         a->rewinding = false; // a restart forgets the moments (sb_scene_history_clear)
-        if (s == &a->sides[0] && run_frame(a) == 0 && !a->replay && sb_input_log_count(a->input) > 0) {
+        if (s == &a->sides[0] && run_frame(a) == 0 && !a->replay && !a->sketch_reloading && sb_input_log_count(a->input) > 0) {
             // a new run; the hands of the one the reload ended are what F5 replays under the new file
+            // (a drawn line's restart is no new run: the drawing is part of the hands)
             sb_input_log_free(a->hands_before);
             a->hands_before = a->input;
             a->input = sb_input_log_create();
@@ -356,7 +357,7 @@ void replay_run(app *a)
         const sb_input_event *e = sb_input_log_event(from, k);
         if (e->kind == SB_INPUT_TUNE)
             tunes += 1;
-        else if (hands)
+        else if (hands && e->kind != SB_INPUT_SKETCH && e->kind != SB_INPUT_TAKE_BACK) // (the file has the drawing)
             sb_input_log_add(hands, e);
     }
     if (!hands)

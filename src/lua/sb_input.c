@@ -57,9 +57,13 @@ const sb_input_event *sb_input_log_event(const sb_input_log *log, int i)
     return log && i >= 0 && i < log->count ? &log->events[i] : NULL;
 }
 
+/// A drawn line: the scene restarts from it when it changes the structure, and frames count from
+/// 0 again after it, so what comes after it may be at an earlier frame and is not a rewind.
+static bool draws(const sb_input_event *e) { return e->kind == SB_INPUT_SKETCH || e->kind == SB_INPUT_TAKE_BACK; }
+
 void sb_input_log_cut(sb_input_log *log, long frame)
 {
-    while (log->count > 0 && log->events[log->count - 1].frame > frame)
+    while (log->count > 0 && log->events[log->count - 1].frame > frame && !draws(&log->events[log->count - 1]))
         log->count -= 1;
 }
 
@@ -137,6 +141,12 @@ bool sb_input_log_write_file(const sb_input_log *log, FILE *f, char *why, size_t
             put_name(f, e->name, false);
             fprintf(f, " %.17g\n", e->value);
             break;
+        case SB_INPUT_SKETCH:
+            fputs("sketch ", f);
+            put_name(f, e->name, false);
+            fputc('\n', f);
+            break;
+        case SB_INPUT_TAKE_BACK: fputs("take_back\n", f); break;
         }
     }
     if (fflush(f) != 0 || ferror(f)) {
@@ -280,8 +290,16 @@ static bool parse_line(const char *text, sb_input_event *e, long last_frame, con
         *what = "tune <name> <value> (the value finite)";
         ok = fields == 2 && strlen(f[0]) <= 3 * SB_TUNABLE_NAME_MAX && get_name(f[0], false, e->name, sizeof e->name) &&
              word_number(f[1], TUNABLE_LIMIT, &e->value);
+    } else if (strcmp(kind, "sketch") == 0) {
+        e->kind = SB_INPUT_SKETCH;
+        *what = "sketch <line> (a line of Lua, as draw mode wrote it)";
+        ok = fields == 1 && strlen(f[0]) <= 3 * SB_TUNABLE_NAME_MAX && get_name(f[0], false, e->name, sizeof e->name);
+    } else if (strcmp(kind, "take_back") == 0) {
+        e->kind = SB_INPUT_TAKE_BACK;
+        *what = "take_back";
+        ok = fields == 0;
     } else {
-        *what = "key, button, move, wheel, drag, drag_to, release or tune";
+        *what = "key, button, move, wheel, drag, drag_to, release, tune, sketch or take_back";
         return false;
     }
     e->world = (int)world;
@@ -380,7 +398,7 @@ sb_input_log *sb_input_log_read(const char *path, char *why, size_t n)
             snprintf(why, n, "out of memory");
             ok = false;
         }
-        last = e.frame;
+        last = draws(&e) ? 0 : e.frame; // (frames may start over after a drawn line)
     }
     if (ok && ferror(f)) {
         snprintf(why, n, "%s: %s", path, strerror(errno));
@@ -434,5 +452,14 @@ void sb_input_apply(sb_scene *scene, const sb_input_event *e, sb_reload_event *r
             sb_world_drag_end(w);
         break;
     case SB_INPUT_TUNE: *reload = sb_scene_set_tunable(scene, e->name, e->value); break;
+    case SB_INPUT_SKETCH:
+    case SB_INPUT_TAKE_BACK: { // the scene file changes as draw mode changed it, and reloads
+        char line[SB_TUNABLE_NAME_MAX + 1];
+        const bool done = e->kind == SB_INPUT_SKETCH ? sb_scene_sketch_write(scene, e->name, line, sizeof line, error, n)
+                                                     : sb_scene_sketch_take_back(scene, line, sizeof line, error, n);
+        if (done)
+            *reload = sb_scene_reload(scene);
+        break;
+    }
     }
 }

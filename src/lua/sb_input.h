@@ -1,5 +1,5 @@
 // What a designer did to a running scene, against the frame it happened at:
-// the scene's keys, clicks, moves and wheel, the window's drag, and slider moves. A log is kept
+// the scene's keys, clicks, moves and wheel, the window's drag, slider moves and draw mode's lines. A log is kept
 // while the window runs, written with --record-input FILE, and replayed with --replay FILE (in
 // the window or headless) or from the window's replay key, so the same hands can be tried
 // against a new tuning.
@@ -21,13 +21,15 @@ typedef enum sb_input_kind {
     SB_INPUT_DRAG_TO,    ///< world, x, y
     SB_INPUT_RELEASE,    ///< world
     SB_INPUT_TUNE,       ///< name, value: a slider let go (a hot reload of that tunable)
+    SB_INPUT_SKETCH,     ///< name: the line draw mode wrote into the scene file (sb_scene_sketch_write)
+    SB_INPUT_TAKE_BACK,  ///< draw mode's Ctrl+Z: the last drawn line out of the scene file
 } sb_input_kind;
 
 /// One thing done, after `frame` steps of the scene's first world.
 typedef struct sb_input_event {
     long frame;
     sb_input_kind kind;
-    char name[SB_TUNABLE_NAME_MAX + 1]; ///< a key's or a tunable's
+    char name[SB_TUNABLE_NAME_MAX + 1]; ///< a key's or a tunable's, or a drawn line
     bool pressed;
     int button, world;
     unsigned particle;
@@ -43,11 +45,12 @@ typedef struct sb_input_log sb_input_log;
 sb_input_log *sb_input_log_create(void);
 void sb_input_log_free(sb_input_log *log);
 /// Adds an event at the end. Events come in frame order: one at an earlier frame than the last
-/// (the run went back, a rewind) first forgets those after its frame. False without memory.
+/// (the run went back, a rewind) first forgets those after its frame, back to the last drawn
+/// line (after which the run may have restarted). False without memory.
 bool sb_input_log_add(sb_input_log *log, const sb_input_event *event);
 int sb_input_log_count(const sb_input_log *log);
 const sb_input_event *sb_input_log_event(const sb_input_log *log, int i);
-/// Forgets the events after `frame` (a rewound run that goes on from there).
+/// Forgets the events after `frame` (a rewound run that goes on from there), back to the last drawn line.
 void sb_input_log_cut(sb_input_log *log, long frame);
 void sb_input_log_clear(sb_input_log *log);
 /// Writes the log as text, one event per line; false with the reason in `why`.
