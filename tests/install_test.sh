@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs springbox into a staging directory (DESTDIR, prefix /usr/local) and uses it from its
 # installed places only: the program headless on an installed scene and on its default scene,
-# the Lua module from the stock lua5.4 at the path lua5.4 searches under /usr/local, a C program
-# built against the installed core through pkg-config, and the man page, desktop entry, icon
+# the Lua module from the stock lua5.4 at the path lua5.4 searches under /usr/local, a C and a C++
+# program built against the installed core through pkg-config, and the man page, desktop entry, icon
 # and LuaLS definitions where a desktop and an editor look for them.
 . "$(dirname "$0")/shell_preamble.sh"
 build="$1"
@@ -42,6 +42,40 @@ pkg-config --modversion springbox | grep -qx "$version" || fail "springbox.pc ve
 flags=$(pkg-config --define-variable=prefix="$root" --cflags --libs springbox) || fail "pkg-config springbox"
 cc "$tmp/prog.c" $flags -o "$tmp/prog" 2>"$tmp/cc.log" || fail "building against the installed core: $(cat "$tmp/cc.log")"
 "$tmp/prog" >/dev/null || fail "the program built against the installed core"
+# the same core from C++: the headers declare it extern "C", and <springbox/...> finds them
+cat >"$tmp/prog.cpp" <<'CPP'
+#include <springbox/sb_structure.h>
+#include <springbox/sb_trig.h>
+#include <springbox/sb_tuning.h>
+#include <springbox/sb_world.h>
+#include <cstdio>
+
+int main()
+{
+    sb_world_def def = sb_default_world_def();
+    sb_world *w = sb_world_create(&def);
+    sb_particle_def p = sb_default_particle_def();
+    p.fixed = true;
+    sb_particle_id top = sb_world_add_particle(w, &p, nullptr);
+    p.fixed = false;
+    p.position.x = 1.0;
+    sb_particle_id bob = sb_world_add_particle(w, &p, nullptr);
+    sb_spring_def s = sb_default_spring_def();
+    s.a = top;
+    s.b = bob;
+    s.tuning = sb_tuning_hertz(2.0, 0.1);
+    sb_world_add_spring(w, &s, nullptr, nullptr);
+    for (int i = 0; i < 60; ++i)
+        sb_world_step(w);
+    sb_particle_def now;
+    sb_particle_get(w, bob, &now);
+    std::printf("%g %g\n", now.position.y, sb_sin(0.5));
+    sb_world_destroy(w);
+    return now.position.y < 0.0 ? 0 : 1;
+}
+CPP
+c++ "$tmp/prog.cpp" $flags -o "$tmp/progpp" 2>"$tmp/cxx.log" || fail "building C++ against the installed core: $(cat "$tmp/cxx.log")"
+"$tmp/progpp" >/dev/null || fail "the C++ program built against the installed core"
 
 for f in share/man/man1/springbox.1 share/applications/springbox.desktop share/icons/hicolor/scalable/apps/springbox.svg \
          share/springbox/springbox.meta.lua share/springbox/scripts/screenshots/bridge.png include/springbox/sb_world.h \

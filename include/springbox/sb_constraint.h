@@ -8,6 +8,10 @@
 
 #include "sb_types.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /// A constraint handle, with the same staleness rules as particles.
 typedef struct sb_constraint_id { uint32_t index, generation; } sb_constraint_id;
 
@@ -62,5 +66,9 @@ bool sb_world_next_constraint(const sb_world *world, sb_constraint_id *it);
 int sb_world_constraint_break_events(const sb_world *world, const sb_constraint_break_event **events);
 /// The kind's name ("rope", "strut", "angle", "area").
 const char *sb_constraint_kind_name(sb_constraint_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,6 +6,10 @@
 
 #include "sb_types.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /// A built-in scene.
 typedef struct sb_sample {
     const char *name;
@@ -28,5 +32,9 @@ typedef struct sb_rng { uint64_t state; } sb_rng;
 sb_rng sb_rng_seed(uint64_t seed);
 /// Uniform in [lo, hi).
 double sb_rng_uniform(sb_rng *rng, double lo, double hi);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,6 +2,10 @@
 // libraries' sin, cos and atan2 differ in their last bits (glibc against musl in emscripten).
 #pragma once
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /// sin(x), within an ulp or two of the true value for |x| up to 1.6e6; past it the argument is
 /// reduced by a double's 2 pi, the same bits everywhere but no longer as close.
 double sb_sin(double x);
@@ -17,3 +21,7 @@ double sb_atan2(double y, double x);
 double sb_asin(double x);
 /// acos(x) for x in [-1, 1], NaN outside.
 double sb_acos(double x);
+
+#ifdef __cplusplus
+}
+#endif

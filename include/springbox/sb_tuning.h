@@ -6,6 +6,10 @@
 
 #include "sb_types.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /// Hertz tuning: frequency in Hz (0 = rigid) and damping ratio (1 = critical).
 sb_tuning sb_tuning_hertz(double hertz, double damping_ratio);
 /// Nissen's coefficients (seed 002): Cs and Cd, fractions of one-step rigidity in [0,1].
@@ -104,5 +108,9 @@ typedef struct sb_release {
 } sb_release;
 /// Fits n samples x taken every dt seconds, x[0] at the release (at rest there).
 sb_release sb_measure_release(const double *x, int n, double dt);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

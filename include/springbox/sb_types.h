@@ -6,6 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /// A 2D vector in metres (or metres per second).
 typedef struct sb_vec2 { double x, y; } sb_vec2;
 
@@ -206,5 +210,9 @@ typedef struct sb_stats {
     sb_spring_id bad_spring;  ///< the most stretched spring on bad_particle, if any
     char message[160];
 } sb_stats;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /// Defaults: gravity (0,-9.81), 60 Hz, 6 sub-steps, 4 iterations, soft method, collisions on, tethers on.
 sb_world_def sb_default_world_def(void);
 /// Defaults: at the origin, at rest, 1 kg, radius 0.05 m (beads 0.1 m apart touch), free,
@@ -236,5 +240,9 @@ const char *sb_status_string(sb_status status);
 
 /// FNV-1a hash of every live particle's position and velocity bits, for determinism checks.
 uint64_t sb_world_state_hash(const sb_world *world);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
