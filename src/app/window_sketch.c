@@ -77,7 +77,7 @@ static bool sketch_write(app *a, const char *call, bool redo)
     add_notice(a, COLOR_DRAG, "drew: %s", written);
     if (strlen(written) <= SB_TUNABLE_NAME_MAX) { // --record-input keeps it, and --replay writes it again
         sb_input_event e = {.kind = SB_INPUT_SKETCH};
-        snprintf(e.name, sizeof e.name, "%s", written);
+        memcpy(e.name, written, strlen(written) + 1); // (it fits: measured above)
         record_input(a, e);
     } else if (a->input) {
         add_notice(a, COLOR_WARN, "not in the input recording: the line is longer than %d characters", SB_TUNABLE_NAME_MAX);
