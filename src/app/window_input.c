@@ -140,14 +140,7 @@ void write_back(app *a)
         }
         if (shown == declared || s[i].value == declared)
             continue; // not moved
-        snprintf(numbers[count], sizeof numbers[count], "%.*f", slider_decimals(&s[i], w), shown);
-        if (strchr(numbers[count], '.')) { // as a person writes it: 5, 5.5, 5.05 (not 5.00)
-            char *end = numbers[count] + strlen(numbers[count]) - 1;
-            while (*end == '0')
-                *end-- = '\0';
-            if (*end == '.')
-                *end = '\0';
-        }
+        sb_scene_number_text(numbers[count], sizeof numbers[count], shown, slider_decimals(&s[i], w));
         names[count] = s[i].name;
         texts[count] = numbers[count];
         count += 1;

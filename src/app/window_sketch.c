@@ -27,16 +27,7 @@ static void sketch_number(const app *a, char *out, size_t size, double v)
 {
     int decimals;
     const double g = sketch_grid(a, &decimals);
-    snprintf(out, size, "%.*f", decimals, round(v / g) * g);
-    if (strchr(out, '.')) { // 3, not 3.0
-        char *end = out + strlen(out) - 1;
-        while (*end == '0')
-            *end-- = '\0';
-        if (*end == '.')
-            *end = '\0';
-    }
-    if (strspn(out, "-0.") == strlen(out))
-        snprintf(out, size, "0");
+    sb_scene_number_text(out, size, round(v / g) * g, decimals);
 }
 
 void sketch_toggle(app *a)

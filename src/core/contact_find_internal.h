@@ -197,6 +197,20 @@ static inline sb_contact contact_of(int a)
     return c;
 }
 
+/// The first of the last step's warm starts (sorted by key) whose key is `key` or after it.
+static inline int warm_lower_bound(const sb_world *w, uint64_t key)
+{
+    int lo = 0, hi = w->contact_count;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (w->warm[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /// Whether contacts_next (sorted by key) holds `key`.
 static inline bool listed(const sb_world *w, uint64_t key)
 {

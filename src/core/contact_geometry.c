@@ -161,7 +161,7 @@ void corner_geometry(const sb_world *w, sb_contact *c)
     t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
     c->t = t;
     const sb_vec2 q = v2_mad(e0, t, d), to = v2_sub(corner, q);
-    const double len = v2_len(to), reach = (1.0 - t) * w->radius[c->a] + t * w->radius[c->b2];
+    const double len = v2_len(to), reach = radius_a(w, c);
     // a one-sided wall is solid from the left of a -> b: a spring that comes to its corner from
     // behind passes it, as a particle passes the wall
     if (c->side == 0 && w->w_one_sided[k] && v2_dot(v2_sub(q, corner), wall_normal(w->wall_a[k], w->wall_b[k])) < 0.0) {

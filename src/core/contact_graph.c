@@ -28,16 +28,7 @@ static void warm_range(void *ctx, int from, int to)
     if (from >= to)
         return;
     const sb_warm *warm = w->warm;
-    int old = 0, hi = w->contact_count;
-    const uint64_t first = w->contacts_next[from].key;
-    while (old < hi) {
-        int mid = (old + hi) / 2;
-        if (warm[mid].key < first)
-            old = mid + 1;
-        else
-            hi = mid;
-    }
-    int unmatched = 0;
+    int old = warm_lower_bound(w, w->contacts_next[from].key), unmatched = 0;
     for (int k = from; k < to; ++k) {
         sb_contact *c = &w->contacts_next[k];
         while (old < w->contact_count && warm[old].key < c->key)

@@ -39,10 +39,8 @@ static inline void pair_geometry(const sb_world *w, sb_contact *c)
 
 static inline void contact_geometry(const sb_world *w, sb_contact *c)
 {
-    if (c->corner)
-        corner_geometry(w, c);
-    else if (c->b2 >= 0)
-        segment_geometry(w, c);
+    if (c->b2 >= 0) // a solid spring's: a particle or a wall's corner against it
+        c->corner ? corner_geometry(w, c) : segment_geometry(w, c);
     else if (c->b >= 0)
         pair_geometry(w, c);
     else

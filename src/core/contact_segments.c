@@ -182,15 +182,8 @@ static bool corner_owned(const sb_world *w, int k, int end)
 /// The side of its spring a contact took in the last step (sb_warm.side), or 0 where it had none.
 static int kept_side(const sb_world *w, uint64_t key)
 {
-    int lo = 0, hi = w->contact_count;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (w->warm[mid].key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < w->contact_count && w->warm[lo].key == key ? w->warm[lo].side : 0;
+    const int at = warm_lower_bound(w, key);
+    return at < w->contact_count && w->warm[at].key == key ? w->warm[at].side : 0;
 }
 
 /// The corners of the walls near solid segment c->a .. c->b2 (the template's shape code in

@@ -107,10 +107,13 @@ static void break_springs(sb_world *w)
 
 // ---------------------------------------------------------------- contacts
 
+/// The particle a contact's events name first: its own, or at a wall's corner the spring's nearer end.
+static int event_particle(const sb_contact *c) { return c->corner && c->t > 0.5 ? c->b2 : c->a; }
+
 static sb_contact_event event_of(const sb_world *w, const sb_contact *c)
 {
     sb_contact_event e;
-    const int a = c->corner && c->t > 0.5 ? c->b2 : c->a; // at a wall's corner, the spring's nearer end
+    const int a = event_particle(c);
     e.a = (sb_particle_id){(uint32_t)a, w->p_gen[a]};
     e.b = sb_null_particle();
     e.wall = sb_null_wall();
@@ -162,8 +165,8 @@ static bool still_alive(const sb_world *w, const sb_contact_event *e)
 /// surface.
 static uint64_t event_key(const sb_world *w, const sb_contact *c)
 {
-    if (c->b < 0 && c->shape < SHAPE_BOUND) // (a corner's: its spring's nearer end, as event_of names it)
-        return ((uint64_t)(uint32_t)(c->corner && c->t > 0.5 ? c->b2 : c->a) << 32) | (uint32_t)w->wall_chain[c->shape];
+    if (c->b < 0 && c->shape < SHAPE_BOUND)
+        return ((uint64_t)(uint32_t)event_particle(c) << 32) | (uint32_t)w->wall_chain[c->shape];
     return c->key;
 }
 

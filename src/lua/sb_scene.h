@@ -93,6 +93,9 @@ int sb_scene_tunables(const sb_scene *scene, sb_tunable *out, int max);
 /// springbox.tune{ name = {<number>, min, max} } in one of the scene's files, with *declared the
 /// value written there; false when it is not (declared through a variable or an expression).
 bool sb_scene_tunable_declared(sb_scene *scene, const char *name, double *declared);
+/// A number as a person writes it, with at most `decimals` decimals: 5, 5.5, 5.05 (not 5.00), 0
+/// (not -0). What W and draw mode write into a scene file.
+void sb_scene_number_text(char *out, size_t size, double v, int decimals);
 /// W: writes `texts[i]` (a number, as the slider shows it) in place of the number written for
 /// tunable `names[i]`, and changes nothing else, byte for byte. Each file is written atomically
 /// (a temporary file beside it, then rename), only while it is plain UTF-8 text and still what

@@ -199,6 +199,20 @@ static bool plain_text(const char *text, size_t len, size_t *bad)
     return true;
 }
 
+void sb_scene_number_text(char *out, size_t size, double v, int decimals)
+{
+    snprintf(out, size, "%.*f", decimals, v);
+    if (strchr(out, '.')) {
+        char *end = out + strlen(out) - 1;
+        while (*end == '0')
+            *end-- = '\0';
+        if (*end == '.')
+            *end = '\0';
+    }
+    if (strcmp(out, "-0") == 0)
+        snprintf(out, size, "0");
+}
+
 bool scene_replace_in_file(const char *path, const scene_edit *edits, int count, const char *expected_text,
                            size_t expected_len, char *why, size_t why_size)
 {

@@ -107,19 +107,6 @@ static bool built_at(const sb_scene *scene, unsigned long slot, sb_vec2 *at)
     return false;
 }
 
-/// A coordinate as a person writes it: millimetres at most, no trailing zeros.
-static void number(char *out, size_t size, double v)
-{
-    snprintf(out, size, "%.3f", v);
-    char *end = out + strlen(out) - 1;
-    while (*end == '0')
-        *end-- = '\0';
-    if (*end == '.')
-        *end = '\0';
-    if (strcmp(out, "-0") == 0)
-        snprintf(out, size, "0");
-}
-
 /// The call with the world variable and the particles put in; false (said) where a particle is
 /// not one the scene built.
 static bool expand(const sb_scene *scene, const char *call, const char *var, char *out, size_t size, char *message,
@@ -140,8 +127,8 @@ static bool expand(const sb_scene *scene, const char *call, const char *var, cha
                 return false;
             }
             char x[32], y[32];
-            number(x, sizeof x, at.x);
-            number(y, sizeof y, at.y);
+            sb_scene_number_text(x, sizeof x, at.x, 3); // millimetres at most
+            sb_scene_number_text(y, sizeof y, at.y, 3);
             used += (size_t)snprintf(out + used, size - used, "%s:pick(%s, %s)", var, x, y);
             s = end + 1;
         } else {
