@@ -73,6 +73,13 @@ async function edit(page, from, to) {
   }, [from, to]);
 }
 
+// Waits for `n` of the page's animation frames (its window draws one each): a wait counted in
+// frames drawn, which a busy machine slows as it slows the window, not in seconds.
+const drawnFrames = (p, n) => p.evaluate((k) => new Promise((done) => {
+  const tick = () => (--k <= 0 ? done() : requestAnimationFrame(tick));
+  requestAnimationFrame(tick);
+}), n);
+
 // The canvas drawn: many distinct colours, not a blank or a single fill.
 async function canvasDrawn(page) {
   const png = await page.locator('#canvas').screenshot();
@@ -300,11 +307,10 @@ async function main() {
     said.on('pageerror', (e) => errors.push(e.message));
     await said.goto(base + link);
     await ready(said);
-    await said.waitForTimeout(2500);
+    await drawnFrames(said, 120); // the window has run a while, and said its own things
     const text = await said.textContent('#status');
     check(why.test(text) && await canvasDrawn(said), `a link ${link.slice(0, 40)}${link.length > 40 ? '...' : ''} is said and stays said: "${text.slice(0, 110)}"`);
-    await edit(said, 'local', 'local ');
-    await said.waitForTimeout(200);
+    await edit(said, 'local', 'local '); // (the editor's change ends the saying at once)
     check(!why.test(await said.textContent('#status')), 'typing in the editor ends the saying');
     await said.close();
   }
@@ -343,7 +349,7 @@ async function main() {
   await edit(typist, 'local sb = require "springbox"', 'local sb = require "springbox"\nwhile true do end');
   const typedWorst = await answers(typist, 5);
   const typedFrames = [await typist.evaluate(() => springbox.stats().frame)];
-  await typist.waitForTimeout(500);
+  await typist.waitForFunction((f) => springbox.stats().frame > f + 10, typedFrames[0], { timeout: 10000 }).catch(() => {});
   typedFrames.push(await typist.evaluate(() => springbox.stats().frame));
   check(typedWorst < 1000 && /not run: it did not load/.test(await typist.textContent('#status')) && typedFrames[1] > typedFrames[0],
     `a loop typed into the editor never holds the tab (slowest answer ${typedWorst} ms), and the last good scene runs on (frames ${typedFrames.join(' -> ')})`);
@@ -384,15 +390,14 @@ async function main() {
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: cx - 30, y: cy, id: 1 }, { x: cx + 30, y: cy, id: 2 }] });
   for (let k = 1; k <= 10; ++k)
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: cx - 30 - 6 * k, y: cy + 4 * k, id: 1 }, { x: cx + 30 + 6 * k, y: cy + 4 * k, id: 2 }] });
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  await mobile.waitForTimeout(300);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] }); // (the view moves as each touch comes)
   const zoomed = await mobile.evaluate(() => springbox.view());
   check(zoomed.scale / zoomedFrom.scale > 2.5 && zoomed.scale / zoomedFrom.scale < 3.5 && zoomed.cy > zoomedFrom.cy,
     `two fingers spread 60 -> 180 px zoom the view 3 times and pan it (${(zoomed.scale / zoomedFrom.scale).toFixed(2)}x; centre y ${zoomedFrom.cy.toFixed(2)} -> ${zoomed.cy.toFixed(2)})`);
   await mobile.tap('#controls button[data-key="Pause"]');
-  await mobile.waitForTimeout(500);
+  await drawnFrames(mobile, 10);
   const pausedAt = await mobile.evaluate(() => springbox.stats().frame);
-  await mobile.waitForTimeout(800);
+  await drawnFrames(mobile, 60); // a second of frames drawn, none stepped
   const stillAt = await mobile.evaluate(() => springbox.stats().frame);
   await mobile.tap('#controls button[data-key="Pause"]');
   await mobile.waitForFunction((f) => springbox.stats().frame > f + 10, stillAt, { timeout: 10000 }).catch(() => {});
