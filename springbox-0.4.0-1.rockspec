@@ -24,6 +24,7 @@ build = {
         "src/lua/sb_lua_world.c",
         "src/lua/sb_lua_particle.c",
         "src/lua/sb_lua_spring.c",
+        "src/lua/sb_lua_build.c",
         "src/lua/sb_lua_constraint.c",
         "src/lua/sb_lua_snapshot.c",
         "src/lua/sb_lua_host.c",

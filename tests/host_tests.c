@@ -3,6 +3,7 @@
 // itself into the next, or loses the designer's file. Each test is a class of the issue's
 // findings; both CI builds run them (the sanitizers catch what a release build survives).
 #define _DEFAULT_SOURCE
+#include "sb_input.h"
 #include "sb_scene.h"
 
 #include <errno.h>
@@ -533,7 +534,7 @@ TEST(nothing_leaks_from_one_version_into_the_next)
                                   "return { world = w, update = function() for i = 1, 12 do sb.plot('a' .. i, i) end end }\n");
     sb_scene *p = open_scene("p.lua", error, sizeof error);
     ENSURE(p && sb_scene_frame(p, error, sizeof error));
-    write_text(in_scene("p.lua"), "local sb = require 'springbox'\nlocal w = sb.world{}\nw:particle{}\nw:particle{ x = 1 }\n"
+    write_text(in_scene("p.lua"), "local sb = require 'springbox'\nlocal w = sb.world{}\nw:particle{ x = 1 }\nw:particle{}\n"
                                   "return { world = w, update = function() for i = 1, 12 do sb.plot('b' .. i, i) end end }\n");
     ENSURE(sb_scene_reload(p).result == SB_RELOAD_RESTARTED);
     ENSURE(sb_scene_frame(p, error, sizeof error));
@@ -805,10 +806,17 @@ TEST(draw_mode_writes_lines_into_the_scene_file)
     static const char scene[] = "-- mine\nlocal sb = require 'springbox'\nlocal world = sb.world{}\n"
                                 "local a = world:particle{ x = 1, y = 2 }\nworld:wall(-1, 0, 1, 0)\n"
                                 "return { world = world }\n";
-    char error[4096], written[1024], taken[1024];
+    char error[4096], written[SB_INPUT_LINE_MAX + 1], taken[SB_INPUT_LINE_MAX + 1];
     write_text(in_scene("draw.lua"), scene);
     sb_scene *s = open_scene("draw.lua", error, sizeof error);
     ENSURE(s);
+    for (int f = 0; f < 20; ++f)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    sb_particle_def falling;
+    sb_particle_id first = sb_null_particle();
+    ENSURE(sb_world_next_particle(sb_scene_world(s, 0), &first));
+    sb_particle_get(sb_scene_world(s, 0), first, &falling);
+    ENSURE(falling.position.y < 1.9 && falling.velocity.y < -1.0);
     ENSURE(sb_scene_sketch_write(s, "%W:particle{ x = 0.5, y = 3 }", written, sizeof written, error, sizeof error));
     ENSURE(strcmp(written, "world:particle{ x = 0.5, y = 3 }") == 0);
     size_t len = 0;
@@ -818,11 +826,24 @@ TEST(draw_mode_writes_lines_into_the_scene_file)
     ENSURE(got && want && strcmp(got, want) == 0);
     free(got);
     free(want);
-    ENSURE(sb_scene_reload(s).result == SB_RELOAD_RESTARTED);
+    // the reload keeps the falling particle's state; the drawn one starts where it was drawn
+    sb_reload_event e = sb_scene_reload(s);
+    printf("drew: %s\n", e.message);
+    ENSURE(e.result == SB_RELOAD_KEPT && e.reshaped && strstr(e.message, "1 particle added"));
+    sb_particle_def kept, drawn;
+    first = sb_null_particle();
+    ENSURE(sb_world_next_particle(sb_scene_world(s, 0), &first));
+    sb_particle_get(sb_scene_world(s, 0), first, &kept);
+    ENSURE(kept.position.x == falling.position.x && kept.position.y == falling.position.y &&
+           kept.velocity.y == falling.velocity.y);
+    ENSURE(sb_world_next_particle(sb_scene_world(s, 0), &first));
+    sb_particle_get(sb_scene_world(s, 0), first, &drawn);
+    ENSURE(drawn.position.x == 0.5 && drawn.position.y == 3.0 && drawn.velocity.y == 0.0);
     // particle slot 0 was built at (1, 2): a spring to it names it there
     ENSURE(sb_scene_sketch_write(s, "%W:spring(%P0;, %P1;)", written, sizeof written, error, sizeof error));
     ENSURE(strcmp(written, "world:spring(world:pick(1, 2), world:pick(0.5, 3))") == 0);
-    ENSURE(sb_scene_reload(s).result == SB_RELOAD_RESTARTED);
+    e = sb_scene_reload(s);
+    ENSURE(e.result == SB_RELOAD_KEPT && strstr(e.message, "1 spring added"));
     ENSURE(sb_world_spring_count(sb_scene_world(s, 0)) == 1);
     ENSURE(!sb_scene_sketch_write(s, "%W:spring(%P7;, %P1;)", written, sizeof written, error, sizeof error) &&
            strstr(error, "did not build"));
@@ -838,6 +859,26 @@ TEST(draw_mode_writes_lines_into_the_scene_file)
     ENSURE(got && want && strcmp(got, want) == 0);
     free(got);
     free(want);
+    // a long stroke's line (a polyline of 300 points) goes into a recording and back whole,
+    // and its replay writes it into the file again
+    char stroke[SB_INPUT_LINE_MAX + 1];
+    size_t used = (size_t)snprintf(stroke, sizeof stroke, "%%W:polyline{ 0, 0");
+    for (int i = 1; i < 300; ++i)
+        used += (size_t)snprintf(stroke + used, sizeof stroke - used, ", %d.5, %d", i, i % 7);
+    snprintf(stroke + used, sizeof stroke - used, " }");
+    sb_input_log *hands = sb_input_log_create();
+    ENSURE(hands && sb_input_log_add(hands, &(sb_input_event){.frame = 3, .kind = SB_INPUT_SKETCH, .line = stroke}));
+    char why[512];
+    ENSURE(sb_input_log_write(hands, in_scene("hands.txt"), why, sizeof why));
+    sb_input_log_free(hands);
+    hands = sb_input_log_read(in_scene("hands.txt"), why, sizeof why);
+    ENSURE(hands && sb_input_log_count(hands) == 1 && strcmp(sb_input_log_event(hands, 0)->line, stroke) == 0);
+    sb_reload_event replayed;
+    sb_input_apply(s, sb_input_log_event(hands, 0), &replayed, error, sizeof error);
+    sb_input_log_free(hands);
+    ENSURE(replayed.result == SB_RELOAD_KEPT && sb_world_wall_count(sb_scene_world(s, 0)) == 300);
+    ENSURE(sb_scene_sketch_take_back(s, taken, sizeof taken, error, sizeof error));
+    sb_scene_reload(s);
     // changed on disk since the load: refused, the other writer's text kept
     write_text(in_scene("draw.lua"), scene);
     ENSURE(!sb_scene_sketch_write(s, "%W:particle{ x = 0, y = 0 }", written, sizeof written, error, sizeof error));

@@ -4,16 +4,17 @@
 #   tuning change -> kept (the clock carries on, nothing jumps)
 #   syntax error  -> failed (file:line reported), the last good scene keeps running
 #   fixed file    -> kept again
-#   new particle  -> restarted, with the reason
+#   new particle first -> restarted, with the reason (one added after the rest keeps the state)
 . "$(dirname "$0")/shell_preamble.sh"
 bin="$1"
 trap 'kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; echo "--- stats events:"; grep event "$tmp/stats.jsonl"; echo "--- output:"; cat "$tmp/out"; exit 1; }
 
-scene() { # $1 = deck hertz, $2 = extra line; logs the wall-clock time of the save
+scene() { # $1 = deck hertz, $2 = extra line, $3 = a line before the rest; logs the wall-clock time of the save
   cat >"$tmp/next.lua" <<LUA
 local sb = require "springbox"
 local w = sb.world{ method = "soft", collisions = false }
+${3:-}
 local prev = w:particle{ x = 0, y = 0, fixed = true }
 for i = 1, 10 do
   local p = w:particle{ x = i * 0.3, y = 0 }
@@ -36,18 +37,18 @@ pid=$!
 sleep 1.5
 scene 12 ""                                   # tuning only
 sleep 1.2
-scene 12 "local broken = = 1"                 # syntax error on line 9
+scene 12 "local broken = = 1"                 # syntax error on line 10
 sleep 1.2
 scene 20 ""                                   # fixed
 sleep 1.2
-scene 20 "w:particle{ x = 5, y = 5 }"         # structure changed
+scene 20 "" "w:particle{ x = 5, y = 5 }"      # structure changed before the rest
 wait $pid || fail "runner exited $?"
 
 events=$(grep -c '"event":"reload"' "$tmp/stats.jsonl")
 [ "$events" -eq 4 ] || fail "expected 4 reload events, got $events"
 results=$(grep '"event":"reload"' "$tmp/stats.jsonl" | sed 's/.*"result":"\([a-z]*\)".*/\1/' | tr '\n' ' ')
 [ "$results" = "kept failed kept restarted " ] || fail "reload results were: $results"
-grep '"result":"failed"' "$tmp/stats.jsonl" | grep -q 'scene.lua:9:' || fail "the syntax error does not name scene.lua:9"
+grep '"result":"failed"' "$tmp/stats.jsonl" | grep -q 'scene.lua:10:' || fail "the syntax error does not name scene.lua:10"
 grep '"result":"restarted"' "$tmp/stats.jsonl" | grep -q '12 particles, was 11' || fail "the restart does not say why"
 # latency from each save (logged here) to its reload (stamped by the runner)
 grep '"event":"reload"' "$tmp/stats.jsonl" | sed 's/.*"wall":\([0-9.]*\),.*/\1/' >"$tmp/reloads"

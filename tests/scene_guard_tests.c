@@ -278,22 +278,26 @@ static void write_counter(int extra, double hz, bool fail)
              "local sb = require 'springbox'\n"
              "local state = sb.state{ frames = 0, cut = false }\n"
              "local w = sb.world{ gravity = {0, 0}, collisions = false }\n"
+             "for i = 1, %d do w:particle{ x = i, y = 6 } end\n"
              "local counter = w:particle{ x = 0, y = 0, fixed = true }\n"
              "w:spring(w:particle{ x = 0, y = 1, fixed = true }, w:particle{ x = 1, y = 1 }, { hertz = %g })\n"
              "for i = 1, %d do w:particle{ x = i, y = 5 } end\n"
              "%s"
              "return { world = w, update = function() state.frames = state.frames + 1; counter.x = state.frames;"
              " assert(sb.state() == state) end }\n",
-             hz, extra, fail ? "state.frames = -1000\nerror('after touching the state')\n" : "");
+             extra < 0 ? -extra : 0, hz, extra > 0 ? extra : 0, fail ? "state.frames = -1000\nerror('after touching the state')\n" : "");
     write_file("counter.lua", text);
 }
 
 static double counter_x(sb_scene *s)
 {
     sb_particle_id p = sb_null_particle();
-    sb_world_next_particle(sb_scene_world(s, 0), &p);
-    sb_particle_def d;
-    sb_particle_get(sb_scene_world(s, 0), p, &d);
+    sb_particle_def d = {0};
+    while (sb_world_next_particle(sb_scene_world(s, 0), &p)) { // the counter is the one on y = 0
+        sb_particle_get(sb_scene_world(s, 0), p, &d);
+        if (d.position.y == 0.0)
+            break;
+    }
     return d.position.x;
 }
 
@@ -321,7 +325,12 @@ TEST(scene_state_survives_reloads)
     for (int f = 0; f < 5; ++f)
         ENSURE(sb_scene_frame(s, error, sizeof error));
     ENSURE(counter_x(s) == 20);
-    write_counter(3, 6, false); // structure changed: restarted, and so is the count
+    write_counter(3, 6, false); // particles added after the rest: the state carries on
+    ENSURE(sb_scene_reload(s).result == SB_RELOAD_KEPT);
+    for (int f = 0; f < 5; ++f)
+        ENSURE(sb_scene_frame(s, error, sizeof error));
+    ENSURE(counter_x(s) == 25);
+    write_counter(-3, 6, false); // structure changed before the rest: restarted, and so is the count
     ENSURE(sb_scene_reload(s).result == SB_RELOAD_RESTARTED);
     for (int f = 0; f < 5; ++f)
         ENSURE(sb_scene_frame(s, error, sizeof error));

@@ -24,12 +24,14 @@
 // of the hot-reload claim. Every spring has frequency `hertz` and damping ratio 1.
 // It is triangulated, so every mode stretches a spring and the damping reaches it (a bare
 // deck would swing like a pendulum, which no axial damping can stop).
+/// The truss, with `extra_particles` more after it (before it when negative).
 static void write_deck(const char *name, double hertz, int extra_particles)
 {
     char text[2048];
     snprintf(text, sizeof text,
              "local sb = require 'springbox'\n"
              "local w = sb.world{ method = 'soft', substeps = 4, iterations = 8, collisions = false }\n"
+             "for i = 1, %d do w:particle{ x = i, y = 6 } end\n"
              "local link = { hertz = %.17g, damping_ratio = 1 }\n"
              "local top, bottom = {}, {}\n"
              "for i = 0, 12 do\n"
@@ -44,7 +46,7 @@ static void write_deck(const char *name, double hertz, int extra_particles)
              "end\n"
              "for i = 1, %d do w:particle{ x = i, y = 5 } end\n"
              "return { world = w, title = 'truss' }\n",
-             hertz, extra_particles);
+             extra_particles < 0 ? -extra_particles : 0, hertz, extra_particles > 0 ? extra_particles : 0);
     write_file(name, text);
 }
 
@@ -191,11 +193,25 @@ TEST(reload_kinds)
     e = sb_scene_reload(s);
     ENSURE(e.result == SB_RELOAD_KEPT);
     ENSURE(deck_middle_y(s) == before);
-    // structure changed: restarts and says why
+    // things added after the rest: the old ones keep their state, the new ones start as built
+    const double time = sb_world_get_stats(sb_scene_world(s, 0))->time;
     write_deck("kinds.lua", 9.0, 2);
     e = sb_scene_reload(s);
+    printf("added: %s\n", e.message);
+    ENSURE(e.result == SB_RELOAD_KEPT && e.reshaped && strstr(e.message, "2 particles added") != NULL);
+    ENSURE(deck_middle_y(s) == before && sb_world_get_stats(sb_scene_world(s, 0))->time == time);
+    ENSURE(sb_world_particle_count(sb_scene_world(s, 0)) == 28);
+    // and taken away again
+    write_deck("kinds.lua", 9.0, 1);
+    e = sb_scene_reload(s);
+    ENSURE(e.result == SB_RELOAD_KEPT && e.reshaped && strstr(e.message, "1 particle taken away") != NULL);
+    ENSURE(deck_middle_y(s) == before && sb_world_particle_count(sb_scene_world(s, 0)) == 27);
+    // structure changed before the rest: restarts and says why
+    write_deck("kinds.lua", 9.0, -2);
+    e = sb_scene_reload(s);
+    printf("restarted: %s\n", e.message);
     ENSURE(e.result == SB_RELOAD_RESTARTED);
-    ENSURE(strstr(e.message, "28 particles, was 26") != NULL);
+    ENSURE(strstr(e.message, "28 particles, was 27") != NULL);
     ENSURE(sb_world_get_stats(sb_scene_world(s, 0))->time == 0.0);
     sb_scene_close(s);
     return 0;

@@ -307,7 +307,7 @@ TEST(what_is_not_a_recording_is_refused_at_its_first_bad_line)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         write_bytes(cases[i].name, cases[i].bytes, strlen(cases[i].bytes));
-    char long_line[4096];
+    char long_line[40000]; // longer than a drawn line of SB_INPUT_LINE_MAX bytes, each written as %XX
     memset(long_line, 'x', sizeof long_line);
     memcpy(long_line, "springbox-input 1\n5 key ", 24);
     write_bytes("long.txt", long_line, sizeof long_line);

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Draw mode in the real window: D, then a click on empty space adds a particle (shift: fixed), a drag from one
 # particle to another a spring, a stroke over empty space a ground line, each a line of Lua in the
-# scene file's drawn block, which the window reloads; Ctrl+Z takes the last back out of the file
-# and Ctrl+Y puts it back; the designer's own lines stay byte for byte, and the file runs on its
-# own; --record-input keeps the drawing and --replay draws it again headless. A scene draw mode
-# cannot edit safely is refused with nothing written.
+# scene file's drawn block, which the window reloads with the running particles' state kept;
+# Ctrl+Z takes the last back out of the file and Ctrl+Y puts it back. Tab's tools draw a rope
+# along a stroke, a jelly box corner to corner and a ball centre to radius. The designer's own
+# lines stay byte for byte, and the file runs on its own; --record-input keeps the drawing and
+# --replay draws it again headless. A scene draw mode cannot edit safely is refused with nothing
+# written.
 set -u
 bin="$1"
 tools="cmp"
 displays="$(seq 271 300)"
 . "$(dirname "$0")/xvfb_window.sh"
+eval "harness_$(declare -f fail)"
+fail() { echo "--- the drawn block:"; sed -n '/^-- drawn in/,/^-- end of drawn/p' "$tmp/scene.lua" 2>/dev/null; harness_fail "$@"; }
 
 cat >"$tmp/scene.lua" <<'LUA'
 -- a scene to draw in
@@ -55,6 +59,34 @@ wait_for "Ctrl+Z again takes the spring out, and the world loses it" '! has "w:s
 xdotool key --window "$wid" ctrl+y
 wait_for "Ctrl+Y puts the spring back" 'has "w:spring(w:pick(-1, 1), w:pick(1, 1))" && [ "$(field springs)" = 1 ]'
 echo "ok   Ctrl+Z takes the last drawn line out of the file, Ctrl+Y puts it back"
+# the tools: a rope along a stroke, a jelly box corner to corner, a ball centre to radius; the
+# world runs on through each (its clock is not reset: the running particles keep their state)
+stroke() { # from (x1, y1) to (x2, y2) in pixels, in 8 moves
+  xdotool mousemove --window "$wid" "$1" "$2" mousedown 1
+  for i in $(seq 1 8); do xdotool mousemove --window "$wid" $(($1 + ($3 - $1) * i / 8)) $(($2 + ($4 - $2) * i / 8)); sleep 0.03; done
+  xdotool mouseup 1
+}
+before=$(field time)
+xdotool key --window "$wid" Tab
+stroke 170 100 570 100
+wait_for "a stroke with the rope tool is a chain of beads 0.2 m apart" \
+  'has "w:chain({ -2, 2.5, 2, 2.5 }, { spacing = 0.2 })" && [ "$(field particles)" = 24 ] && [ "$(field springs)" = 21 ]'
+awk -v a="$(field time)" -v b="$before" 'BEGIN { exit !(a > b) }' || fail "the rope's reload restarted the clock ($before -> $(field time))"
+grep '"result":"kept"' "$tmp/s.jsonl" | grep -q '21 particles and 20 springs added: state kept' ||
+  { grep '"event":"reload"' "$tmp/s.jsonl"; fail "the rope's reload does not say it kept the state"; }
+echo "ok   the rope tool adds $(grep -F 'w:chain' "$tmp/scene.lua"), the running world keeps its state"
+xdotool key --window "$wid" Tab
+stroke 170 450 370 350
+wait_for "a drag with the box tool is a jelly box tuned as a structure" \
+  'has "w:box(-1, -0.5, 2, 1, { hertz = 3, damping_ratio = 0.5 })" && [ "$(field particles)" = 69 ]'
+echo "ok   the box tool adds $(grep -F 'w:box' "$tmp/scene.lua")"
+xdotool key --window "$wid" Tab
+stroke 570 450 600 410
+wait_for "a drag with the ball tool is a particle of that radius" 'has "w:particle{ x = 2, y = -1, radius = 0.5 }" && [ "$(field particles)" = 70 ]'
+echo "ok   the ball tool adds $(grep -F 'radius = 0.5' "$tmp/scene.lua")"
+for k in 1 2 3; do xdotool key --window "$wid" ctrl+z; done
+wait_for "Ctrl+Z takes the ball, the box and the rope back" '! has "w:chain" && ! has "w:box" && [ "$(field particles)" = 3 ]'
+xdotool key --window "$wid" Tab # back to the first tool
 # the designer's lines, byte for byte: the file without the drawn block is the file as written
 sed '/^-- drawn in the window/,/^-- end of drawn$/d' "$tmp/scene.lua" | sed '/^$/N;/^\n$/D' >"$tmp/undrawn.lua"
 cmp -s "$tmp/undrawn.lua" "$tmp/designed.lua" || { diff "$tmp/designed.lua" "$tmp/undrawn.lua"; fail "draw mode changed the designer's own lines"; }

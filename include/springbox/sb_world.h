@@ -183,6 +183,13 @@ sb_status sb_world_copy_state(sb_world *dst, const sb_world *src);
 /// True when sb_world_copy_state(dst, src) would copy: the same particle and spring slots,
 /// live and joined the same way.
 bool sb_world_can_copy_state(const sb_world *dst, const sb_world *src);
+/// Copies the dynamic state of `src` into the slots `dst` shares with it, where one world's slots
+/// begin with all of the other's (a scene file that added things after the rest, or took its
+/// last ones away): those take src's positions, velocities, warm starts and ramps, dst's others
+/// keep theirs; contacts carry only when dst has every slot of src's. SB_ERR_INVALID otherwise.
+sb_status sb_world_carry_state(sb_world *dst, const sb_world *src);
+/// True when sb_world_carry_state(dst, src) would copy.
+bool sb_world_can_carry_state(const sb_world *dst, const sb_world *src);
 
 /// A world as it stood: every particle, spring, constraint, wall, contact, warm start, ramp,
 /// event, drag and setting (snapshot.c). Owned by the caller; independent of the world.

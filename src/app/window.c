@@ -143,6 +143,11 @@ static void key_redo(app *a, SDL_Keysym k, SDL_Renderer *r)
         revision_go(a, a->revision_at + 1);
 }
 static void key_sketch(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; sketch_toggle(a); }
+static void key_sketch_tool(app *a, SDL_Keysym k, SDL_Renderer *r)
+{
+    (void)r;
+    sketch_next_tool(a, (k.mod & KMOD_SHIFT) ? -1 : 1);
+}
 static void key_back(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)r; rewind_step(a, k.mod & KMOD_SHIFT ? -60 : -1); }
 static void key_forward(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)r; rewind_step(a, k.mod & KMOD_SHIFT ? 60 : 1); }
 static void key_compare(app *a, SDL_Keysym k, SDL_Renderer *r) { (void)k, (void)r; toggle_compare(a); }
@@ -197,6 +202,8 @@ static const window_key window_keys[] = {
     {SDLK_v, 0, 0, 0, KEY_SCENE_FIRST, key_clean, "V", "clean view: the scene alone, for screenshots and GIFs (V again: back)"},
     {SDLK_d, 0, 0, 0, KEY_SCENE_FIRST, key_sketch, "D",
      "draw mode: click a particle (shift: fixed), drag a spring between two, stroke a ground line; each a line in the scene file, Ctrl+Z takes it back"},
+    {SDLK_TAB, 0, 0, 0, KEY_SCENE_FIRST, key_sketch_tool, "Tab",
+     "draw mode's next tool (shift: the one before): draw; rope, a stroke of beads (shift: pinned); jelly box, corner to corner; ball, centre to radius"},
     {SDLK_h, 0, SDLK_F1, 0, KEY_SCENE_FIRST, key_help, "H", "this help"},
     {SDLK_q, 0, SDLK_ESCAPE, 0, KEY_SCENE_FIRST, key_quit, "Q / Esc", "quit"},
 };
@@ -262,7 +269,7 @@ static bool window_help_entry(int i, const char **name, const char **help)
     if (++n != i)
         return false;
     *name = "a save";
-    *help = "reloads the scene file; the state is kept if only tuning changed";
+    *help = "reloads the scene file; the state is kept if only tuning changed or things were added after the rest";
     return true;
 }
 

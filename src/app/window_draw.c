@@ -38,8 +38,10 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
     const sb_stats *st = sb_world_get_stats(w);
     int lh = render_line_height(a->rc, false);
     char first[256], second[256];
-    snprintf(first, sizeof first, "%s%s%s  it %d  sub %d  dt %.1f ms  tethers %s", a->sketching ? "DRAW MODE  " : "",
-             prefix, sb_method_name(d.method), d.iterations, d.substeps, d.dt * 1e3, d.tethers ? "on" : "off");
+    char drawing[48] = "";
+    if (a->sketching)
+        snprintf(drawing, sizeof drawing, "DRAW MODE: %s (Tab)  ", sketch_tool_name(a));
+    snprintf(first, sizeof first, "%s%s%s  it %d  sub %d  dt %.1f ms  tethers %s", drawing, prefix, sb_method_name(d.method), d.iterations, d.substeps, d.dt * 1e3, d.tethers ? "on" : "off");
     // the counts of the world as it is (a restart while paused has run no step to count them)
     snprintf(second, sizeof second, "particles %d  springs %d  contacts %d  physics %.2f ms  stretch %.2f%%",
              sb_world_particle_count(w), sb_world_spring_count(w), st->contacts, st->step_ms * sb_scene_world_count(s->scene),
@@ -273,8 +275,10 @@ void draw(app *a)
                 marks.dragging = sb_world_drag_info(w, &marks.drag, &marks.drag_target, &hz, &zeta);
             render_world(rc, &v, w, &marks);
         }
-        if (i == 0)
+        if (i == 0) {
             draw_ghost(a, &v);
+            sketch_draw(a, &v);
+        }
         // The HUD's lines laid out first, so that the scene's screen text starts under them as
         // they are this frame (laid out from the last frame's, a frame whose warning had just
         // appeared, or the only frame --screenshot renders, printed the scene's text over it),

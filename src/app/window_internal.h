@@ -115,10 +115,10 @@ typedef struct app {
     double drag_hertz, drag_zeta;
     int drag_slider;            // index of the slider being moved, -1 if none
     int panel_scroll;           // pixels the sliders are scrolled up by (the wheel over the panel)
-    // draw mode (D, window_sketch.c): the stroke the left button is drawing, from particle slot
-    // sketch_from (-1: empty space), and the lines Ctrl+Z took back, for Ctrl+Y
+    // draw mode (D, window_sketch.c): the tool (Tab), the stroke the left button is drawing, from
+    // particle slot sketch_from (-1: empty space), and the lines Ctrl+Z took back, for Ctrl+Y
     bool sketching, sketch_down, sketch_reloading; // (reloading: a drawn line's reload, no new run)
-    int sketch_from, sketch_count, sketch_redo_count;
+    int sketch_tool, sketch_from, sketch_count, sketch_redo_count;
     sb_vec2 sketch_points[SKETCH_POINTS];
     char *sketch_redo[SKETCH_REDO];
     bool panning;
@@ -284,6 +284,9 @@ void toggle_compare(app *a);
 void input_mouse(app *a, const SDL_Event *e);
 // window_sketch.c: draw mode (D)
 void sketch_toggle(app *a);
+void sketch_next_tool(app *a, int step); // Tab: the next tool (shift: the one before)
+const char *sketch_tool_name(const app *a);
+void sketch_draw(app *a, const sb_view *v); // the stroke being drawn, as what it will write
 void sketch_press(app *a, sb_vec2 at);   // the left button down, in draw mode
 void sketch_move(app *a, sb_vec2 at);
 void sketch_release(app *a, sb_vec2 at); // the thing drawn is written into the scene file

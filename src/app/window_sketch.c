@@ -1,8 +1,12 @@
-// Draw mode (D): the left button draws into the scene's file instead of dragging. A click on
-// empty space adds a particle (shift+click a fixed one), a drag from one particle to another a spring, a stroke over empty
-// space a ground line (a polyline simplified to a handful of points). Each is one line of Lua in
-// the file's drawn block (sb_scene_sketch_write), its numbers on a grid the zoom sets, and the
-// scene reloads as a save makes it. Ctrl+Z takes the last line back out, Ctrl+Y puts it back.
+// Draw mode (D): the left button draws into the scene's file instead of dragging. With the first
+// tool a click on empty space adds a particle (shift+click a fixed one), a drag from one particle
+// to another a spring, a stroke over empty space a ground line (a polyline simplified to a
+// handful of points); Tab picks the others: a rope of beads along a stroke (w:chain; shift: its
+// start pinned), a jelly box dragged corner to corner (w:box, tuned as a structure) and a ball
+// dragged from its centre to its radius. Each is one line of Lua in the file's drawn block
+// (sb_scene_sketch_write), its numbers on a grid the zoom sets, and the scene reloads as a save
+// makes it, the running particles keeping their state. Ctrl+Z takes the last line back out,
+// Ctrl+Y puts it back.
 #include "window_internal.h"
 
 #include <math.h>
@@ -10,17 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// The grid drawn things snap to: the smallest of 1, 2 and 5 times a power of ten that is at
-/// least 8 pixels at the zoom now.
-static double sketch_grid(const app *a, int *decimals)
+/// The smallest of 1, 2 and 5 times a power of ten that is at least `pixels` at the zoom now.
+static double sketch_step(const app *a, double pixels, int *decimals)
 {
-    const double want = 8.0 / a->view.scale;
+    const double want = pixels / a->view.scale;
     double g = pow(10.0, floor(log10(want)));
     g = g >= want ? g : 2.0 * g >= want ? 2.0 * g : 5.0 * g >= want ? 5.0 * g : 10.0 * g;
     const int d = (int)ceil(-log10(g) - 1e-9);
     *decimals = d > 0 ? d : 0;
     return g;
 }
+
+/// The grid drawn things snap to: 8 pixels or more.
+static double sketch_grid(const app *a, int *decimals) { return sketch_step(a, 8.0, decimals); }
 
 /// A coordinate on the grid, as a person writes it.
 static void sketch_number(const app *a, char *out, size_t size, double v)
@@ -30,16 +36,51 @@ static void sketch_number(const app *a, char *out, size_t size, double v)
     sb_scene_number_text(out, size, round(v / g) * g, decimals);
 }
 
+/// A length on the grid, at least one step of it, as a person writes it; returns the length.
+static double sketch_length(const app *a, char *out, size_t size, double v)
+{
+    int decimals;
+    const double g = sketch_grid(a, &decimals), on = fmax(g, round(v / g) * g);
+    sb_scene_number_text(out, size, on, decimals);
+    return on;
+}
+
+enum { TOOL_DRAW, TOOL_ROPE, TOOL_BOX, TOOL_BALL, TOOLS };
+
+static const struct { const char *name, *help; } tools[TOOLS] = {
+    {"draw", "a click adds a particle (shift: fixed), a drag from a particle to another a spring, a stroke a ground line"},
+    {"rope", "a stroke lays a rope of beads along it (shift: its start pinned)"},
+    {"jelly box", "a drag from corner to corner fills a box with braced beads, tuned as a structure"},
+    {"ball", "a drag from the centre sets the radius of a ball"},
+};
+
+const char *sketch_tool_name(const app *a) { return tools[a->sketch_tool].name; }
+
+static void say_tool(app *a)
+{
+    add_notice(a, COLOR_DRAG, "draw mode, %s: %s; each a line in %s. Tab: the next tool; Ctrl+Z takes the last back; D ends it",
+               tools[a->sketch_tool].name, tools[a->sketch_tool].help, a->opt.scene_path);
+}
+
 void sketch_toggle(app *a)
 {
     a->sketching = !a->sketching;
     a->sketch_down = false;
     if (a->sketching)
-        add_notice(a, COLOR_DRAG, "draw mode: click adds a particle (shift: fixed), a drag from a particle to another a "
-                                  "spring, a stroke a ground line; each a line in %s. Ctrl+Z takes the last back; D ends it",
-                   a->opt.scene_path);
+        say_tool(a);
     else
         add_notice(a, COLOR_DRAG, "draw mode off");
+}
+
+void sketch_next_tool(app *a, int step)
+{
+    if (!a->sketching) { // Tab outside draw mode starts it, with the tool it had
+        sketch_toggle(a);
+        return;
+    }
+    a->sketch_tool = (a->sketch_tool + step + TOOLS) % TOOLS;
+    a->sketch_down = false;
+    say_tool(a);
 }
 
 /// The drawn line written: the scene reloads as after a save.
@@ -66,13 +107,7 @@ static bool sketch_write(app *a, const char *call, bool redo)
         a->sketch_redo_count = 0;
     }
     add_notice(a, COLOR_DRAG, "drew: %s", written);
-    if (strlen(written) <= SB_TUNABLE_NAME_MAX) { // --record-input keeps it, and --replay writes it again
-        sb_input_event e = {.kind = SB_INPUT_SKETCH};
-        memcpy(e.name, written, strlen(written) + 1); // (it fits: measured above)
-        record_input(a, e);
-    } else if (a->input) {
-        add_notice(a, COLOR_WARN, "not in the input recording: the line is longer than %d characters", SB_TUNABLE_NAME_MAX);
-    }
+    record_input(a, (sb_input_event){.kind = SB_INPUT_SKETCH, .line = written}); // --replay writes it again
     sketch_reload(a);
     return true;
 }
@@ -118,18 +153,42 @@ static void sketch_simplify(const sb_vec2 *p, int first, int last, double tolera
     sketch_simplify(p, far, last, tolerance, keep);
 }
 
-void sketch_release(app *a, sb_vec2 at)
+/// The stroke's points that keep its shape within 4 pixels, on the grid, as "x1, y1, x2, y2, ..."
+/// into `out`; returns how many (two on one grid point count once).
+static int sketch_stroke(app *a, char *out, size_t size)
 {
-    if (!a->sketch_down)
-        return;
-    a->sketch_down = false;
-    sketch_move(a, at);
+    bool keep[SKETCH_POINTS] = {false};
+    const int n = a->sketch_count;
+    keep[0] = keep[n - 1] = true;
+    sketch_simplify(a->sketch_points, 0, n - 1, 4.0 / a->view.scale, keep);
+    char last[80] = "", x[32], y[32];
+    size_t used = 0;
+    int points = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n && used + 80 < size; ++i) {
+        if (!keep[i])
+            continue;
+        char pair[80];
+        sketch_number(a, x, sizeof x, a->sketch_points[i].x);
+        sketch_number(a, y, sizeof y, a->sketch_points[i].y);
+        snprintf(pair, sizeof pair, "%s, %s", x, y);
+        if (strcmp(pair, last) == 0)
+            continue;
+        used += (size_t)snprintf(out + used, size - used, "%s%s", points ? ", " : "", pair);
+        snprintf(last, sizeof last, "%s", pair);
+        points += 1;
+    }
+    return points;
+}
+
+/// The first tool: a particle, a spring or a ground line.
+static void sketch_draw_tool(app *a, sb_vec2 at, double moved)
+{
     const sb_vec2 from = a->sketch_points[0];
     char call[8192], x[32], y[32];
     int world = 0;
     uint32_t index = 0;
     const int to = side_pick(a, at, &world, &index, NULL) && world == 0 ? (int)index : -1;
-    const double moved = hypot(at.x - from.x, at.y - from.y) * a->view.scale;
     if (a->sketch_from >= 0) { // from a particle: a spring to the one let go on, or nothing
         if (to >= 0 && to != a->sketch_from) {
             snprintf(call, sizeof call, "%%W:spring(%%P%d;, %%P%d;)", a->sketch_from, to);
@@ -147,32 +206,113 @@ void sketch_release(app *a, sb_vec2 at)
         sketch_write(a, call, false);
         return;
     }
-    // a stroke: a ground line through the points that keep its shape within 4 pixels
-    bool keep[SKETCH_POINTS] = {false};
-    const int n = a->sketch_count;
-    keep[0] = keep[n - 1] = true;
-    sketch_simplify(a->sketch_points, 0, n - 1, 4.0 / a->view.scale, keep);
-    size_t used = (size_t)snprintf(call, sizeof call, "%%W:polyline{");
-    char last[80] = "";
-    int points = 0;
-    for (int i = 0; i < n && used < sizeof call - 64; ++i) {
-        if (!keep[i])
-            continue;
-        char pair[80];
-        sketch_number(a, x, sizeof x, a->sketch_points[i].x);
-        sketch_number(a, y, sizeof y, a->sketch_points[i].y);
-        snprintf(pair, sizeof pair, "%s, %s", x, y);
-        if (strcmp(pair, last) == 0)
-            continue; // two points on one grid point
-        used += (size_t)snprintf(call + used, sizeof call - used, "%s %s", points ? "," : "", pair);
-        snprintf(last, sizeof last, "%s", pair);
-        points += 1;
-    }
-    snprintf(call + used, sizeof call - used, " }");
-    if (points < 2)
+    char points[7900];
+    if (sketch_stroke(a, points, sizeof points) < 2) {
         add_notice(a, COLOR_DRAG, "draw mode: the stroke is shorter than the grid (zoom in to draw finer)");
-    else
-        sketch_write(a, call, false);
+        return;
+    }
+    snprintf(call, sizeof call, "%%W:polyline{ %s }", points);
+    sketch_write(a, call, false);
+}
+
+/// A rope of beads along the stroke, about 16 pixels apart (shift: its start pinned).
+static void sketch_rope(app *a)
+{
+    char points[7800], call[8192], spacing[32], radius[64] = "";
+    if (sketch_stroke(a, points, sizeof points) < 2) {
+        add_notice(a, COLOR_DRAG, "draw mode: a rope is a stroke longer than the grid (zoom in to draw finer)");
+        return;
+    }
+    int decimals;
+    const double step = sketch_step(a, 16.0, &decimals);
+    sb_scene_number_text(spacing, sizeof spacing, step, decimals);
+    if (step < 0.2) { // the beads' default radius (5 cm) would overlap: a quarter of the spacing
+        char r[32];
+        sb_scene_number_text(r, sizeof r, step / 4.0, decimals + 1);
+        snprintf(radius, sizeof radius, ", bead = { radius = %s }", r);
+    }
+    snprintf(call, sizeof call, "%%W:chain({ %s }, { spacing = %s%s%s })", points, spacing, radius,
+             (SDL_GetModState() & KMOD_SHIFT) ? ", pin = \"first\"" : "");
+    sketch_write(a, call, false);
+}
+
+/// A jelly box from the stroke's first corner to `at`, tuned as a structure.
+static void sketch_box(app *a, sb_vec2 at, double moved)
+{
+    const sb_vec2 from = a->sketch_points[0];
+    if (moved < 6.0) {
+        add_notice(a, COLOR_DRAG, "draw mode: a jelly box is dragged from one corner to the other");
+        return;
+    }
+    char x[32], y[32], width[32], height[32], spacing[64] = "", call[512];
+    sketch_number(a, x, sizeof x, (from.x + at.x) / 2);
+    sketch_number(a, y, sizeof y, (from.y + at.y) / 2);
+    const double wide = sketch_length(a, width, sizeof width, fabs(at.x - from.x));
+    const double high = sketch_length(a, height, sizeof height, fabs(at.y - from.y));
+    if (fmin(wide, high) < 0.5) { // two cells at least across its narrow side
+        int decimals;
+        const double fine = sketch_step(a, 1.0, &decimals), step = fmax(fine, floor(fmin(wide, high) / 2 / fine) * fine);
+        char s[32];
+        sb_scene_number_text(s, sizeof s, step, decimals);
+        snprintf(spacing, sizeof spacing, "spacing = %s, ", s);
+    }
+    snprintf(call, sizeof call, "%%W:box(%s, %s, %s, %s, { %shertz = 3, damping_ratio = 0.5 })", x, y, width, height, spacing);
+    sketch_write(a, call, false);
+}
+
+/// A ball centred where the stroke began, its radius out to `at`.
+static void sketch_ball(app *a, sb_vec2 at, double moved)
+{
+    const sb_vec2 from = a->sketch_points[0];
+    if (moved < 6.0) {
+        add_notice(a, COLOR_DRAG, "draw mode: a ball is dragged from its centre out to its radius");
+        return;
+    }
+    char x[32], y[32], radius[32], call[256];
+    sketch_number(a, x, sizeof x, from.x);
+    sketch_number(a, y, sizeof y, from.y);
+    sketch_length(a, radius, sizeof radius, hypot(at.x - from.x, at.y - from.y));
+    snprintf(call, sizeof call, "%%W:particle{ x = %s, y = %s, radius = %s }", x, y, radius);
+    sketch_write(a, call, false);
+}
+
+void sketch_release(app *a, sb_vec2 at)
+{
+    if (!a->sketch_down)
+        return;
+    a->sketch_down = false;
+    sketch_move(a, at);
+    const sb_vec2 from = a->sketch_points[0];
+    const double moved = hypot(at.x - from.x, at.y - from.y) * a->view.scale;
+    switch (a->sketch_tool) {
+    case TOOL_ROPE: sketch_rope(a); break;
+    case TOOL_BOX: sketch_box(a, at, moved); break;
+    case TOOL_BALL: sketch_ball(a, at, moved); break;
+    default: sketch_draw_tool(a, at, moved); break;
+    }
+}
+
+void sketch_draw(app *a, const sb_view *v)
+{
+    if (!a->sketching || !a->sketch_down || a->sketch_count < 1)
+        return;
+    SDL_SetRenderDrawColor(render_renderer(a->rc), COLOR_DRAG.r, COLOR_DRAG.g, COLOR_DRAG.b, 255);
+    const sb_vec2 p = a->sketch_points[0], q = a->sketch_points[a->sketch_count - 1];
+    if (a->sketch_tool == TOOL_BOX) {
+        const sb_vec2 c[4] = {p, {q.x, p.y}, q, {p.x, q.y}};
+        for (int i = 0; i < 4; ++i)
+            render_line(a->rc, v, c[i], c[(i + 1) % 4]);
+    } else if (a->sketch_tool == TOOL_BALL) {
+        const double r = hypot(q.x - p.x, q.y - p.y);
+        for (int i = 0; i < 48; ++i) {
+            const double t0 = 6.283185307179586 * i / 48, t1 = 6.283185307179586 * (i + 1) / 48;
+            render_line(a->rc, v, (sb_vec2){p.x + r * cos(t0), p.y + r * sin(t0)}, (sb_vec2){p.x + r * cos(t1), p.y + r * sin(t1)});
+        }
+        render_line(a->rc, v, p, q);
+    } else {
+        for (int i = 1; i < a->sketch_count; ++i)
+            render_line(a->rc, v, a->sketch_points[i - 1], a->sketch_points[i]);
+    }
 }
 
 bool sketch_undo(app *a, bool redo)

@@ -43,6 +43,11 @@ void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
         revision_note(a);
     if (e.result == SB_RELOAD_KEPT) {
         add_notice_as(a, which[0] ? which : NOTICE_RELOAD, COLOR_DRAG, "%s%s", which, e.message);
+        if (e.reshaped) { // the moments were of the old structure (sb_scene_history_clear), as the ghost's slots
+            s->history = 0;
+            a->rewinding = false;
+            trace_free(&a->ghost);
+        }
     } else {
         add_notice_as(a, which[0] ? which : NOTICE_RELOAD, COLOR_WARN, "%s%s", which, e.message);
         s->history = 0;

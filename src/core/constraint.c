@@ -435,11 +435,12 @@ bool sb_world_next_constraint(const sb_world *w, sb_constraint_id *it)
     return false;
 }
 
-bool constraints_same_shape(const sb_world *a, const sb_world *b)
+bool constraints_same_shape(const sb_world *a, const sb_world *b, bool exactly)
 {
-    if (a->c_high != b->c_high)
+    if (exactly && a->c_high != b->c_high)
         return false;
-    for (int c = 0; c < a->c_high; ++c) {
+    const int both = a->c_high < b->c_high ? a->c_high : b->c_high;
+    for (int c = 0; c < both; ++c) {
         if (a->c_kind[c] != b->c_kind[c] || a->c_count[c] != b->c_count[c])
             return false;
         for (int i = 0; i < a->c_count[c]; ++i)

@@ -33,7 +33,8 @@ void constraints_break(sb_world *w);
 /// Removes every constraint that holds particle slot i.
 void constraints_remove_particle(sb_world *w, int i);
 void constraints_free(sb_world *w);
-/// Same constraint slots over the same particles (sb_world_can_copy_state).
-bool constraints_same_shape(const sb_world *a, const sb_world *b);
+/// The constraint slots both worlds have hold the same kinds over the same particles, and (`exactly`)
+/// neither has more (sb_world_can_copy_state, sb_world_can_carry_state).
+bool constraints_same_shape(const sb_world *a, const sb_world *b, bool exactly);
 
 #endif

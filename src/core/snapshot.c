@@ -312,46 +312,73 @@ void sb_snapshot_destroy(sb_snapshot *s)
 
 // ---------------------------------------------------------------- state copies between worlds
 
-bool sb_world_can_copy_state(const sb_world *dst, const sb_world *src)
+/// Whether the particle, spring and constraint slots both worlds have are live alike and joined
+/// alike, and (`exactly`) neither has more.
+static bool slots_agree(const sb_world *dst, const sb_world *src, bool exactly)
 {
-    if (dst->p_high != src->p_high || dst->s_high != src->s_high)
+    if (exactly && (dst->p_high != src->p_high || dst->s_high != src->s_high))
         return false;
-    for (int i = 0; i < src->p_high; ++i)
+    const int particles = dst->p_high < src->p_high ? dst->p_high : src->p_high;
+    const int springs = dst->s_high < src->s_high ? dst->s_high : src->s_high;
+    for (int i = 0; i < particles; ++i)
         if ((dst->p_flags[i] & PARTICLE_ALIVE) != (src->p_flags[i] & PARTICLE_ALIVE))
             return false;
-    for (int s = 0; s < src->s_high; ++s)
+    for (int s = 0; s < springs; ++s)
         if (dst->s_a[s] != src->s_a[s] || dst->s_b[s] != src->s_b[s])
             return false;
-    return constraints_same_shape(dst, src);
+    return constraints_same_shape(dst, src, exactly);
 }
+
+bool sb_world_can_copy_state(const sb_world *dst, const sb_world *src) { return slots_agree(dst, src, true); }
+
+bool sb_world_can_carry_state(const sb_world *dst, const sb_world *src) { return slots_agree(dst, src, false); }
 
 sb_status sb_world_copy_state(sb_world *dst, const sb_world *src)
 {
-    if (!sb_world_can_copy_state(dst, src))
+    return sb_world_can_copy_state(dst, src) ? sb_world_carry_state(dst, src) : SB_ERR_INVALID;
+}
+
+sb_status sb_world_carry_state(sb_world *dst, const sb_world *src)
+{
+    if (!sb_world_can_carry_state(dst, src))
         return SB_ERR_INVALID;
-    if (!array_reserve((void **)&dst->contacts, &dst->contact_cap, src->contact_count, sizeof *dst->contacts) ||
-        !array_reserve((void **)&dst->warm, &dst->warm_cap, src->contact_count, sizeof *dst->warm))
+    // Contacts name particles, springs, constraints and walls by slot: they carry only into a
+    // world that has every slot of the source's (the step finds the others' afresh).
+    const bool contacts = dst->p_high >= src->p_high && dst->s_high >= src->s_high && dst->c_high >= src->c_high &&
+                          dst->w_high >= src->w_high;
+    const int count = contacts ? src->contact_count : 0;
+    if (!array_reserve((void **)&dst->contacts, &dst->contact_cap, count, sizeof *dst->contacts) ||
+        !array_reserve((void **)&dst->warm, &dst->warm_cap, count, sizeof *dst->warm))
         return SB_ERR_NO_MEMORY;
-    copy_array(dst->pos, src->pos, sizeof *src->pos * (size_t)src->p_high);
-    copy_array(dst->vel, src->vel, sizeof *src->vel * (size_t)src->p_high);
-    copy_array(dst->angle, src->angle, sizeof *src->angle * (size_t)src->p_high);
-    copy_array(dst->omega, src->omega, sizeof *src->omega * (size_t)src->p_high);
-    copy_array(dst->impulse, src->impulse, sizeof *src->impulse * (size_t)src->s_high);
-    copy_array(dst->axis_prev, src->axis_prev, sizeof *src->axis_prev * (size_t)src->s_high);
+    const size_t particles = (size_t)(dst->p_high < src->p_high ? dst->p_high : src->p_high);
+    const size_t springs = (size_t)(dst->s_high < src->s_high ? dst->s_high : src->s_high);
+    copy_array(dst->pos, src->pos, sizeof *src->pos * particles);
+    copy_array(dst->vel, src->vel, sizeof *src->vel * particles);
+    copy_array(dst->angle, src->angle, sizeof *src->angle * particles);
+    copy_array(dst->omega, src->omega, sizeof *src->omega * particles);
+    copy_array(dst->impulse, src->impulse, sizeof *src->impulse * springs);
+    copy_array(dst->axis_prev, src->axis_prev, sizeof *src->axis_prev * springs);
     if (!ramps_copy(dst, src))
         return SB_ERR_NO_MEMORY;
-    copy_array(dst->contacts, src->contacts, sizeof *src->contacts * (size_t)src->contact_count);
-    copy_array(dst->warm, src->warm, sizeof *src->warm * (size_t)src->contact_count);
-    dst->contact_count = src->contact_count;
+    copy_array(dst->contacts, src->contacts, sizeof *src->contacts * (size_t)count);
+    copy_array(dst->warm, src->warm, sizeof *src->warm * (size_t)count);
+    dst->contact_count = count;
     dst->last_method = src->last_method; // warm starts stay valid only for the method that made them
-    dst->drag_active = src->drag_active;
-    dst->drag_id.index = src->drag_id.index;
-    dst->drag_id.generation = src->drag_active ? dst->p_gen[src->drag_id.index] : 0;
-    dst->drag_target = src->drag_target;
-    dst->drag_hertz = src->drag_hertz;
-    dst->drag_damping_ratio = src->drag_damping_ratio;
     dst->stats.steps = src->stats.steps;
     dst->stats.time = src->stats.time;
+    if (src->drag_active && (int)src->drag_id.index < dst->p_high && (dst->p_flags[src->drag_id.index] & PARTICLE_ALIVE)) {
+        dst->drag_active = true;
+        dst->drag_id.index = src->drag_id.index;
+        dst->drag_id.generation = dst->p_gen[src->drag_id.index];
+        dst->drag_target = src->drag_target;
+        dst->drag_hertz = src->drag_hertz;
+        dst->drag_damping_ratio = src->drag_damping_ratio;
+    } else {
+        dst->drag_active = false;
+        dst->drag_id.generation = 0;
+    }
+    if (!contacts)
+        return SB_OK;
     // Contacts touching and particles outside the region stay so: without them a kept reload
     // began every resting contact again (a ball on a wall, three reloads: 4 begins, no end)
     // and left the region again. Same slots; the destination's generations.

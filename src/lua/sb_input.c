@@ -3,7 +3,7 @@
 //   <frame> move <x> <y> <dx> <dy>       <frame> wheel <dx> <dy>
 //   <frame> drag <world> <particle> <x> <y> <hertz> <damping_ratio>
 //   <frame> drag_to <world> <x> <y>      <frame> release <world>
-//   <frame> tune <name> <value>
+//   <frame> tune <name> <value>         <frame> sketch <line>      <frame> take_back
 // Coordinates are in metres, so a replay does not depend on the window's size or camera.
 // Numbers are written with 17 significant digits: a replay reads back the very doubles.
 
@@ -30,23 +30,35 @@ sb_input_log *sb_input_log_create(void) { return calloc(1, sizeof(sb_input_log))
 
 void sb_input_log_free(sb_input_log *log)
 {
-    if (log)
+    if (log) {
+        sb_input_log_clear(log);
         free(log->events);
+    }
     free(log);
 }
 
 bool sb_input_log_add(sb_input_log *log, const sb_input_event *e)
 {
     sb_input_log_cut(log, e->frame); // the run went back to this frame: what came after is not its past
+    char *line = NULL;
+    if (e->kind == SB_INPUT_SKETCH) {
+        const size_t length = e->line ? strlen(e->line) : 0;
+        if (length > SB_INPUT_LINE_MAX || !(line = malloc(length + 1)))
+            return false;
+        memcpy(line, e->line ? e->line : "", length + 1);
+    }
     if (log->count == log->cap) {
         int cap = log->cap ? 2 * log->cap : 256;
         sb_input_event *n = realloc(log->events, sizeof *n * (size_t)cap);
-        if (!n)
+        if (!n) {
+            free(line);
             return false;
+        }
         log->events = n;
         log->cap = cap;
     }
-    log->events[log->count++] = *e;
+    log->events[log->count] = *e;
+    log->events[log->count++].line = line;
     return true;
 }
 
@@ -64,10 +76,15 @@ static bool draws(const sb_input_event *e) { return e->kind == SB_INPUT_SKETCH |
 void sb_input_log_cut(sb_input_log *log, long frame)
 {
     while (log->count > 0 && log->events[log->count - 1].frame > frame && !draws(&log->events[log->count - 1]))
-        log->count -= 1;
+        log->count -= 1; // (a drawn line, the only event with a copy to free, is never cut)
 }
 
-void sb_input_log_clear(sb_input_log *log) { log->count = 0; }
+void sb_input_log_clear(sb_input_log *log)
+{
+    for (int i = 0; i < log->count; ++i)
+        free((char *)log->events[i].line);
+    log->count = 0;
+}
 
 /// Names go in the file as one word: bytes that would end or break it (spaces, control bytes,
 /// '%', bytes past ASCII) as %XX, so that a tunable named "deck hz" or in any script comes back
@@ -143,7 +160,7 @@ bool sb_input_log_write_file(const sb_input_log *log, FILE *f, char *why, size_t
             break;
         case SB_INPUT_SKETCH:
             fputs("sketch ", f);
-            put_name(f, e->name, false);
+            put_name(f, e->line, false);
             fputc('\n', f);
             break;
         case SB_INPUT_TAKE_BACK: fputs("take_back\n", f); break;
@@ -228,13 +245,12 @@ static bool word_pressed(const char *word, bool *pressed)
 #define TUNABLE_LIMIT 1e300         ///< a slider's value: finite (the tunable's range is the scene's)
 
 /// One event from a line; false with what was expected in `what`.
-static bool parse_line(const char *text, sb_input_event *e, long last_frame, const char **what)
+static bool parse_line(char *line, sb_input_event *e, long last_frame, const char **what, char *drawn)
 {
-    char line[1024], *w[10];
+    char *w[10];
     int n = 0;
     long long v = 0;
     memset(e, 0, sizeof *e);
-    snprintf(line, sizeof line, "%s", text);
     *what = "a frame number and an event";
     if (!split_words(line, w, 10, &n) || n < 2)
         return false;
@@ -293,7 +309,8 @@ static bool parse_line(const char *text, sb_input_event *e, long last_frame, con
     } else if (strcmp(kind, "sketch") == 0) {
         e->kind = SB_INPUT_SKETCH;
         *what = "sketch <line> (a line of Lua, as draw mode wrote it)";
-        ok = fields == 1 && strlen(f[0]) <= 3 * SB_TUNABLE_NAME_MAX && get_name(f[0], false, e->name, sizeof e->name);
+        ok = fields == 1 && get_name(f[0], false, drawn, SB_INPUT_LINE_MAX + 1);
+        e->line = drawn;
     } else if (strcmp(kind, "take_back") == 0) {
         e->kind = SB_INPUT_TAKE_BACK;
         *what = "take_back";
@@ -364,16 +381,18 @@ sb_input_log *sb_input_log_read(const char *path, char *why, size_t n)
         printable(why);
         return NULL;
     }
+    // A line holds at most a drawn line, every byte written as %XX, and its frame and kind.
+    enum { LINE_SIZE = 3 * SB_INPUT_LINE_MAX + 64 };
     sb_input_log *log = sb_input_log_create();
-    char line[1024];
+    char *line = malloc(LINE_SIZE), *words = malloc(LINE_SIZE), *drawn = malloc(SB_INPUT_LINE_MAX + 1);
     int number = 0;
     long last = 0;
-    bool ok = log != NULL;
-    if (!log)
+    bool ok = log && line && words && drawn;
+    if (!ok)
         snprintf(why, n, "out of memory");
     // Line by line, refusing at the first that is not an event: a NUL byte, a line longer than
     // any event, or one that does not parse. Nothing past it is read.
-    for (line_read r; ok && (r = read_line(f, line, sizeof line)) != LINE_END;) {
+    for (line_read r; ok && (r = read_line(f, line, LINE_SIZE)) != LINE_END;) {
         number += 1;
         if (r != LINE_OK) {
             snprintf(why, n, "%s:%d: not an input recording (%s)", path, number,
@@ -391,7 +410,8 @@ sb_input_log *sb_input_log_read(const char *path, char *why, size_t n)
             continue;
         sb_input_event e;
         const char *what = "";
-        if (!parse_line(line, &e, last, &what)) {
+        memcpy(words, line, strlen(line) + 1);
+        if (!parse_line(words, &e, last, &what, drawn)) {
             snprintf(why, n, "%s:%d: cannot read '%.200s' (expected <frame> %s)", path, number, line, what);
             ok = false;
         } else if (!sb_input_log_add(log, &e)) {
@@ -409,6 +429,9 @@ sb_input_log *sb_input_log_read(const char *path, char *why, size_t n)
         ok = false;
     }
     fclose(f);
+    free(line);
+    free(words);
+    free(drawn);
     if (!ok) {
         printable(why);
         sb_input_log_free(log);
@@ -454,8 +477,8 @@ void sb_input_apply(sb_scene *scene, const sb_input_event *e, sb_reload_event *r
     case SB_INPUT_TUNE: *reload = sb_scene_set_tunable(scene, e->name, e->value); break;
     case SB_INPUT_SKETCH:
     case SB_INPUT_TAKE_BACK: { // the scene file changes as draw mode changed it, and reloads
-        char line[SB_TUNABLE_NAME_MAX + 1];
-        const bool done = e->kind == SB_INPUT_SKETCH ? sb_scene_sketch_write(scene, e->name, line, sizeof line, error, n)
+        char line[SB_INPUT_LINE_MAX + 1];
+        const bool done = e->kind == SB_INPUT_SKETCH ? sb_scene_sketch_write(scene, e->line ? e->line : "", line, sizeof line, error, n)
                                                      : sb_scene_sketch_take_back(scene, line, sizeof line, error, n);
         if (done)
             *reload = sb_scene_reload(scene);

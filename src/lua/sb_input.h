@@ -21,7 +21,7 @@ typedef enum sb_input_kind {
     SB_INPUT_DRAG_TO,    ///< world, x, y
     SB_INPUT_RELEASE,    ///< world
     SB_INPUT_TUNE,       ///< name, value: a slider let go (a hot reload of that tunable)
-    SB_INPUT_SKETCH,     ///< name: the line draw mode wrote into the scene file (sb_scene_sketch_write)
+    SB_INPUT_SKETCH,     ///< line: the line draw mode wrote into the scene file (sb_scene_sketch_write)
     SB_INPUT_TAKE_BACK,  ///< draw mode's Ctrl+Z: the last drawn line out of the scene file
 } sb_input_kind;
 
@@ -29,7 +29,8 @@ typedef enum sb_input_kind {
 typedef struct sb_input_event {
     long frame;
     sb_input_kind kind;
-    char name[SB_TUNABLE_NAME_MAX + 1]; ///< a key's or a tunable's, or a drawn line
+    char name[SB_TUNABLE_NAME_MAX + 1]; ///< a key's or a tunable's
+    const char *line;                   ///< a drawn line (at most SB_INPUT_LINE_MAX bytes); the log keeps its own copy
     bool pressed;
     int button, world;
     unsigned particle;
@@ -38,13 +39,16 @@ typedef struct sb_input_event {
 
 typedef struct sb_input_log sb_input_log;
 
+/// The longest drawn line a recording keeps, bytes.
+#define SB_INPUT_LINE_MAX 8191
+
 /// The largest recording sb_input_log_read takes, bytes (about a million events).
 #define SB_INPUT_FILE_MAX (64 << 20)
 
 /// An empty log; NULL without memory.
 sb_input_log *sb_input_log_create(void);
 void sb_input_log_free(sb_input_log *log);
-/// Adds an event at the end. Events come in frame order: one at an earlier frame than the last
+/// Adds an event at the end, copying its drawn line. Events come in frame order: one at an earlier frame than the last
 /// (the run went back, a rewind) first forgets those after its frame, back to the last drawn
 /// line (after which the run may have restarted). False without memory.
 bool sb_input_log_add(sb_input_log *log, const sb_input_event *event);

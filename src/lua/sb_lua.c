@@ -15,6 +15,7 @@ static const luaL_Reg world_methods[] = {
     {"area", l_world_area},         {"constraints", l_world_constraints},
     {"snapshot", l_world_snapshot}, {"restore", l_world_restore},
     {"tune_structure", l_world_tune_structure}, {"structure_mode", l_world_structure_mode},
+    {"chain", l_world_chain},       {"box", l_world_box},
     {NULL, NULL},
 };
 

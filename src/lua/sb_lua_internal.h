@@ -107,6 +107,17 @@ extern const char *const spring_fields[];
 int l_world_spring(lua_State *L);
 int l_world_structure_mode(lua_State *L);
 int l_world_tune_structure(lua_State *L);
+int l_world_chain(lua_State *L);
+int l_world_box(lua_State *L);
+/// A particle's def from the table at idx (world:particle's fields), errors on argument `arg`.
+sb_particle_def sb_lua_check_particle_def(lua_State *L, int idx, int arg);
+/// A spring's def from the options at idx (world:spring's fields; nil: the defaults), errors on argument `arg`.
+sb_spring_def sb_lua_check_spring_def(lua_State *L, int idx, int arg);
+/// A StructureMode table: what a tune (asked_hertz > 0) or a reading found.
+int sb_lua_push_mode(lua_State *L, const sb_structure_mode *m, double asked_hertz, double asked_zeta);
+/// Raises what the core's refusal of a structure means (springs at `arg`, the tuning at `tuning_arg`).
+int sb_lua_structure_error(lua_State *L, int arg, int tuning_arg, sb_status st, const char *field, double hertz,
+                           const sb_structure_mode *m);
 int l_spring_index(lua_State *L);
 int l_spring_newindex(lua_State *L);
 int l_spring_tostring(lua_State *L);

@@ -70,22 +70,29 @@ static void particle_field(lua_State *L, sb_particle_def *d, const char *key, in
     lua_pop(L, 1);
 }
 
+sb_particle_def sb_lua_check_particle_def(lua_State *L, int idx, int arg)
+{
+    luaL_checktype(L, idx, LUA_TTABLE);
+    check_keys(L, idx, arg, "particle", particle_fields);
+    sb_particle_def d = sb_default_particle_def();
+    for (const char *const *f = particle_fields; *f; ++f) {
+        if (lua_getfield(L, idx, *f) != LUA_TNIL)
+            particle_field(L, &d, *f, -1, arg);
+        lua_pop(L, 1);
+    }
+    const char *field = NULL;
+    if (sb_particle_def_check(&d, &field) != SB_OK)
+        def_error(L, arg, "particle", field, SB_ERR_INVALID);
+    return d;
+}
+
 // world:particle{ x =, y =, vx =, vy =, mass = 1, radius = 0.05, fixed = false, ... }
 int l_world_particle(lua_State *L)
 {
     sb_world *world = check_world(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    check_keys(L, 2, 2, "particle", particle_fields);
-    sb_particle_def d = sb_default_particle_def();
-    for (const char *const *f = particle_fields; *f; ++f) {
-        if (lua_getfield(L, 2, *f) != LUA_TNIL)
-            particle_field(L, &d, *f, -1, 2);
-        lua_pop(L, 1);
-    }
+    sb_particle_def d = sb_lua_check_particle_def(L, 2, 2);
     sb_status st;
     const char *field = NULL;
-    if (sb_particle_def_check(&d, &field) != SB_OK)
-        return def_error(L, 2, "particle", field, SB_ERR_INVALID);
     sb_particle_id id = sb_world_add_particle(world, &d, &st);
     if (st != SB_OK)
         return def_error(L, 2, "particle", field, st);

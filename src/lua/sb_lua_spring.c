@@ -43,6 +43,26 @@ static bool check_collide(lua_State *L, int idx, int arg)
     return lua_toboolean(L, idx);
 }
 
+sb_spring_def sb_lua_check_spring_def(lua_State *L, int idx, int arg)
+{
+    sb_spring_def d = sb_default_spring_def();
+    if (lua_isnoneornil(L, idx))
+        return d;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    check_keys(L, idx, arg, "spring", spring_fields);
+    d.tuning = check_tuning(L, idx, arg, d.tuning);
+    if (opt_number_field(L, idx, arg, "rest_length", &d.rest_length) && d.rest_length < 0.0)
+        luaL_argerror(L, arg, lua_pushfstring(L, "field 'rest_length' must be >= 0, got %f", d.rest_length));
+    if (lua_getfield(L, idx, "collide") != LUA_TNIL)
+        d.collide = check_collide(L, -1, arg);
+    lua_pop(L, 1);
+    if (lua_getfield(L, idx, "solid") != LUA_TNIL)
+        d.solid = check_bool_at(L, -1, arg, "spring.solid");
+    lua_pop(L, 1);
+    spring_extras(L, idx, arg, &d);
+    return d;
+}
+
 // world:spring(a, b [, {hertz =, damping_ratio =} | {stiffness =, damping =} | {k =, c =}, rest_length =])
 int l_world_spring(lua_State *L)
 {
@@ -55,23 +75,9 @@ int l_world_spring(lua_State *L)
         return luaL_argerror(L, 3, "particle belongs to another world");
     if (a.index == b.index)
         return luaL_argerror(L, 3, "a spring needs two different particles, got the same one twice");
-    sb_spring_def d = sb_default_spring_def();
+    sb_spring_def d = sb_lua_check_spring_def(L, 4, 4);
     d.a = a;
     d.b = b;
-    if (!lua_isnoneornil(L, 4)) {
-        luaL_checktype(L, 4, LUA_TTABLE);
-        check_keys(L, 4, 4, "spring", spring_fields);
-        d.tuning = check_tuning(L, 4, 4, d.tuning);
-        if (opt_number_field(L, 4, 4, "rest_length", &d.rest_length) && d.rest_length < 0.0)
-            return luaL_argerror(L, 4, lua_pushfstring(L, "field 'rest_length' must be >= 0, got %f", d.rest_length));
-        if (lua_getfield(L, 4, "collide") != LUA_TNIL)
-            d.collide = check_collide(L, -1, 4);
-        lua_pop(L, 1);
-        if (lua_getfield(L, 4, "solid") != LUA_TNIL)
-            d.solid = check_bool_at(L, -1, 4, "spring.solid");
-        lua_pop(L, 1);
-        spring_extras(L, 4, 4, &d);
-    }
     sb_status st;
     const char *field = NULL;
     sb_spring_id id = sb_world_add_spring(world, &d, &st, &field);
@@ -355,7 +361,7 @@ static sb_spring_id *check_spring_list(lua_State *L, sb_world *world, int arg, i
 /// free motions it counted; for a tune (`asked` > 0), what the stepped world delivers: measured,
 /// delivered, delivered_hertz, delivered_damping_ratio, substeps_needed and, where it is not
 /// delivered, a warning in the structure's terms.
-static int push_mode(lua_State *L, const sb_structure_mode *m, double asked_hertz, double asked_zeta)
+int sb_lua_push_mode(lua_State *L, const sb_structure_mode *m, double asked_hertz, double asked_zeta)
 {
     const char *const numbers[] = {"hertz", "damping_ratio", "scale"}, *const counts[] = {"particles", "springs", "free"};
     const double number_values[] = {m->hertz, m->damping_ratio, m->scale};
@@ -402,9 +408,9 @@ static int push_mode(lua_State *L, const sb_structure_mode *m, double asked_hert
     return 1;
 }
 
-/// What the core's refusal of a structure means, as an error on argument `arg` (the springs;
-/// arg + 1 is the tuning), in the structure's own terms: `m` says what the core found.
-static int structure_error(lua_State *L, int arg, sb_status st, const char *field, double hertz, const sb_structure_mode *m)
+/// What the core's refusal of a structure means, as an error on argument `arg` (the springs) or
+/// `tuning_arg`, in the structure's own terms: `m` says what the core found.
+int sb_lua_structure_error(lua_State *L, int arg, int tuning_arg, sb_status st, const char *field, double hertz, const sb_structure_mode *m)
 {
     if (st == SB_ERR_NO_MEMORY)
         return luaL_error(L, "not enough memory for the structure");
@@ -421,12 +427,12 @@ static int structure_error(lua_State *L, int arg, sb_status st, const char *fiel
                                                         "a smaller group",
                                                      SB_STRUCTURE_MAX_PARTICLES));
     if (strcmp(field, "hertz") == 0)
-        return luaL_argerror(L, arg + 1, lua_pushfstring(L, "its lowest mode runs at %f Hz or more with the group's "
+        return luaL_argerror(L, tuning_arg, lua_pushfstring(L, "its lowest mode runs at %f Hz or more with the group's "
                                                             "springs as soft as they go: the springs outside the group "
                                                             "alone hold it faster than %f Hz; ask for more, or add them "
                                                             "to the group", m->hertz, hertz));
     if (strcmp(field, "ceiling") == 0)
-        return luaL_argerror(L, arg + 1, lua_pushfstring(L, "its lowest mode cannot go past %f Hz, however stiff the "
+        return luaL_argerror(L, tuning_arg, lua_pushfstring(L, "its lowest mode cannot go past %f Hz, however stiff the "
                                                             "group's springs: in it the group moves as a whole against "
                                                             "springs outside the group, which keep their stiffness; ask "
                                                             "for less than %f Hz, or add those springs to the group",
@@ -449,7 +455,7 @@ int l_world_structure_mode(lua_State *L)
     sb_lua_world_guarded(L, world, true); // a scene's time limit reaches a long solve
     sb_status st = sb_structure_mode_of(world, ids, n, &m, &field);
     sb_lua_world_guarded(L, world, false);
-    return st == SB_OK ? push_mode(L, &m, 0.0, 0.0) : structure_error(L, 2, st, field, 0.0, &m);
+    return st == SB_OK ? sb_lua_push_mode(L, &m, 0.0, 0.0) : sb_lua_structure_error(L, 2, 3, st, field, 0.0, &m);
 }
 
 /// Raises "field 'name' must be in RANGE, got V" on argument arg unless `ok`.
@@ -482,5 +488,5 @@ int l_world_tune_structure(lua_State *L)
     sb_lua_world_guarded(L, world, true);
     sb_status st = sb_structure_tune(world, ids, n, hertz, zeta, seconds, &m, &field);
     sb_lua_world_guarded(L, world, false);
-    return st == SB_OK ? push_mode(L, &m, hertz, zeta) : structure_error(L, 2, st, field, hertz, &m);
+    return st == SB_OK ? sb_lua_push_mode(L, &m, hertz, zeta) : sb_lua_structure_error(L, 2, 3, st, field, hertz, &m);
 }

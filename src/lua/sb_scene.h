@@ -34,6 +34,8 @@ typedef enum sb_reload_result {
 typedef struct sb_reload_event {
     sb_reload_result result;
     double latency_ms;       ///< from the file's modification time to the reload
+    bool reshaped;           ///< kept, with things added after the rest or the last ones taken away:
+                             ///< the time machine's moments, of the old structure, are gone
     char message[1024];      ///< "tuning applied, state kept", the restart reason, or file:line: error
 } sb_reload_event;
 

@@ -464,6 +464,22 @@ bool scene_shape_differs(const world_shape *old, const world_shape *new_, int wo
     return false;
 }
 
+bool scene_shape_extends(const world_shape *old, const world_shape *new_)
+{
+    if (old->particles < 0 || new_->particles < 0)
+        return false;
+    const int particles = old->particles < new_->particles ? old->particles : new_->particles;
+    const int springs = old->springs < new_->springs ? old->springs : new_->springs;
+    for (int i = 0; i < particles; ++i)
+        if (old->p_index[i] != new_->p_index[i] || old->start[i].x != new_->start[i].x ||
+            old->start[i].y != new_->start[i].y)
+            return false;
+    for (int i = 0; i < springs; ++i)
+        if (old->s_index[i] != new_->s_index[i] || old->s_a[i] != new_->s_a[i] || old->s_b[i] != new_->s_b[i])
+            return false;
+    return true;
+}
+
 
 // ---------------------------------------------------------------- carrying state over
 
@@ -487,8 +503,9 @@ int scene_carry_over(sb_scene *scene, sb_world *dst, const sb_world *src)
 {
     const double T = scene->opt.ramp_seconds;
     int started = 0;
-    sb_world_copy_state(dst, src);
-    // The structures match slot for slot (checked by the caller); each world has its own handles.
+    sb_world_carry_state(dst, src);
+    // The structures match slot for slot where both have them (checked by the caller); each world
+    // has its own handles.
     sb_spring_id s = sb_null_spring(), t = sb_null_spring();
     while (sb_world_next_spring(dst, &s) && sb_world_next_spring(src, &t)) {
         sb_spring_def now, was;

@@ -187,6 +187,9 @@ void scene_shape_of(const sb_world *w, world_shape *s);
 bool scene_shape_changed_while_running(const world_shape *built, const sb_world *w, int world, char *why, size_t n);
 /// Whether a new build's structure differs from the running one's; why, if so.
 bool scene_shape_differs(const world_shape *old, const world_shape *new_, int world, char *why, size_t n);
+/// Whether one of two structures begins with all of the other's particles (built where they
+/// were) and springs: a file that added things after the rest, or took its last ones away.
+bool scene_shape_extends(const world_shape *old, const world_shape *new_);
 /// The running state of src into dst, its tuning ramped in; returns how many changes ramp.
 int scene_carry_over(sb_scene *scene, sb_world *dst, const sb_world *src);
 // scene_reload.c: the reload pipeline.

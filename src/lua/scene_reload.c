@@ -7,6 +7,7 @@
 
 #include <lauxlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /// Keeps the running scene's tunable declarations (springbox.tune) while a load runs: a load
@@ -106,34 +107,44 @@ static sb_reload_event keep_last_good(sb_scene *scene, scene_build *b, const cha
     return e;
 }
 
-/// Compare: whether build `b` must restart rather than take the running state, and why.
-static bool must_restart(sb_scene *scene, const scene_build *b, bool force_restart, char *why, size_t n)
+/// What a reload does with the running state.
+typedef enum reload_way { CARRY, RESHAPE, RESTART } reload_way;
+
+/// Compare: whether build `b` takes the running state as it is (CARRY), takes it into the slots
+/// it shares with the running worlds (RESHAPE: the file added things after the rest or took its
+/// last ones away), or must restart, and why.
+static reload_way compare(sb_scene *scene, const scene_build *b, bool force_restart, char *why, size_t n)
 {
     if (force_restart) {
         snprintf(why, n, "asked for");
-        return true;
+        return RESTART;
     }
     if (b->world_count != scene->cur.world_count) {
         snprintf(why, n, "%d worlds, was %d", b->world_count, scene->cur.world_count);
-        return true;
+        return RESTART;
     }
     for (int i = 0; i < b->world_count; ++i)
         if (scene->shapes && scene_shape_changed_while_running(&scene->shapes[i], scene->cur.worlds[i], i, why, n))
-            return true;
+            return RESTART;
+    reload_way way = CARRY;
     for (int i = 0; i < b->world_count; ++i) {
         world_shape s;
         scene_shape_of(b->worlds[i], &s);
         bool differs = scene_shape_differs(&scene->shapes[i], &s, i, why, n);
+        bool extends = differs && scene_shape_extends(&scene->shapes[i], &s) &&
+                       sb_world_can_carry_state(b->worlds[i], scene->cur.worlds[i]);
         scene_shape_free(&s);
-        if (differs)
-            return true;
+        if (differs && !extends)
+            return RESTART;
+        if (extends)
+            way = RESHAPE;
     }
-    for (int i = 0; i < b->world_count; ++i)
+    for (int i = 0; way == CARRY && i < b->world_count; ++i)
         if (!sb_world_can_copy_state(b->worlds[i], scene->cur.worlds[i])) { // slots emptied and refilled at run time
             snprintf(why, n, "world %d: the running scene added or removed particles or springs since it was loaded", i + 1);
-            return true;
+            return RESTART;
         }
-    return false;
+    return way;
 }
 
 /// Restart: the file runs again with an empty springbox.state (the load above saw the old one);
@@ -165,17 +176,61 @@ static sb_reload_event restart(sb_scene *scene, scene_build *b, bool force_resta
     return scene_event(SB_RELOAD_RESTARTED, "structure changed: restarted (%s)", why);
 }
 
+/// "2 particles and 1 spring added", "1 spring taken away": how the new worlds' structure
+/// differs in size from the running ones', after `text`.
+static void say_reshaped(sb_scene *scene, const scene_build *b, char *text, size_t n)
+{
+    int particles = 0, springs = 0, constraints = 0;
+    for (int i = 0; i < b->world_count; ++i) {
+        particles += sb_world_particle_count(b->worlds[i]) - scene->shapes[i].particles;
+        springs += sb_world_spring_count(b->worlds[i]) - scene->shapes[i].springs;
+        constraints += sb_world_constraint_count(b->worlds[i]) - scene->shapes[i].constraints;
+    }
+    const struct { int count; const char *name; } parts[] = {
+        {particles, "particle"}, {springs, "spring"}, {constraints, "constraint"}};
+    size_t used = 0;
+    for (int sign = 1; sign >= -1; sign -= 2) { // "2 particles and 1 spring added; 1 constraint taken away"
+        int listed = 0, left = 0;
+        for (int k = 0; k < 3; ++k)
+            left += parts[k].count * sign > 0;
+        for (int k = 0; k < 3 && used < n; ++k) {
+            const int count = parts[k].count * sign;
+            if (count <= 0)
+                continue;
+            left -= 1;
+            used += (size_t)snprintf(text + used, n - used, "%s%d %s%s", listed ? (left ? ", " : " and ") : used ? "; " : "",
+                                     count, parts[k].name, count == 1 ? "" : "s");
+            listed += 1;
+        }
+        if (listed && used < n)
+            used += (size_t)snprintf(text + used, n - used, " %s", sign > 0 ? "added" : "taken away");
+    }
+    if (used == 0)
+        snprintf(text, n, "walls changed");
+}
+
 /// Carry over: the new worlds take over the running state and their tuning ramps in; the
 /// recorded shapes (start positions) stay, with the new worlds' handle generations (which
 /// scene_shape_changed_while_running compares at the next reload); then the build is committed.
-static sb_reload_event carry_over(sb_scene *scene, scene_build *b)
+/// Reshaped, the new worlds' own shapes are recorded (taken as built, before the state comes
+/// in), and the time machine's moments, of the old structure, are forgotten.
+static sb_reload_event carry_over(sb_scene *scene, scene_build *b, bool reshaped)
 {
+    world_shape *built = reshaped ? calloc((size_t)b->world_count, sizeof *built) : NULL;
+    if (reshaped && !built)
+        return restart(scene, b, false, "out of memory");
+    char what[256] = "";
+    if (reshaped) {
+        say_reshaped(scene, b, what, sizeof what);
+        for (int i = 0; i < b->world_count; ++i)
+            scene_shape_of(b->worlds[i], &built[i]);
+    }
     int ramps = 0;
     for (int i = 0; i < b->world_count; ++i)
         ramps += scene_carry_over(scene, b->worlds[i], scene->cur.worlds[i]);
     world_shape *shapes = scene->shapes;
     scene->shapes = NULL;
-    for (int i = 0; i < b->world_count; ++i) {
+    for (int i = 0; i < b->world_count && !reshaped; ++i) {
         world_shape fresh;
         scene_shape_of(b->worlds[i], &fresh);
         if (fresh.particles < 0) // out of memory: the next reload restarts, which is safe
@@ -189,15 +244,31 @@ static sb_reload_event carry_over(sb_scene *scene, scene_build *b)
         fresh.s_gen = sg;
         scene_shape_free(&fresh);
     }
+    if (reshaped) {
+        for (int i = 0; i < b->world_count; ++i) {
+            built[i].broken_total = sb_world_get_stats(b->worlds[i])->broken_springs_total; // (carried)
+            scene_shape_free(&shapes[i]);
+        }
+        free(shapes);
+        shapes = built;
+        sb_scene_history_clear(scene); // its moments are of worlds built another way
+    }
     scene_adopt(scene, b, shapes);
+    char detail[320];
+    if (ramps == 0 && reshaped) {
+        sb_reload_event e = scene_event(SB_RELOAD_KEPT, "%s: state kept", what);
+        e.reshaped = true;
+        return e;
+    }
     // Only what is true: a save that changed no spring, mass or gravity (a comment, a colour,
     // a solver setting) is not a tuning
     if (ramps == 0)
         return scene_event(SB_RELOAD_KEPT, "reloaded, state kept: no spring, mass or gravity changed%s", NULL);
-    char detail[64];
-    snprintf(detail, sizeof detail, "%d change%s ramp in over %.2g s", ramps, ramps == 1 ? "" : "s",
-             scene->opt.ramp_seconds);
-    return scene_event(SB_RELOAD_KEPT, "tuning applied, state kept (%s)", detail);
+    snprintf(detail, sizeof detail, "%s%s%d change%s ramp in over %.2g s", what, what[0] ? "; " : "", ramps,
+             ramps == 1 ? "" : "s", scene->opt.ramp_seconds);
+    sb_reload_event e = scene_event(SB_RELOAD_KEPT, "tuning applied, state kept (%s)", detail);
+    e.reshaped = reshaped;
+    return e;
 }
 
 /// The pipeline: load -> (failed: keep the last good) -> compare -> restart or carry over.
@@ -210,9 +281,10 @@ static sb_reload_event reload(sb_scene *scene, bool force_restart)
     if (!load(scene, &b, error, sizeof error))
         return keep_last_good(scene, &b, error);
     char why[512] = "";
-    if (must_restart(scene, &b, force_restart, why, sizeof why))
+    const reload_way way = compare(scene, &b, force_restart, why, sizeof why);
+    if (way == RESTART)
         return say_file_won(scene, restart(scene, &b, force_restart, why));
-    return say_file_won(scene, carry_over(scene, &b));
+    return say_file_won(scene, carry_over(scene, &b, way == RESHAPE));
 }
 
 typedef struct reload_job { bool force_restart; sb_reload_event event; } reload_job;

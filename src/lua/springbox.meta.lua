@@ -298,6 +298,27 @@ function World:structure_mode(springs) end
 ---@field substeps_needed? integer a tune not delivered: the sub-steps found to deliver it (0: none up to 64)
 ---@field warning? string a tune not delivered as asked: what it delivers, in the structure's terms
 
+---Beads every `spacing` (default 0.2 m) along the polyline through the points {x1, y1, x2, y2,
+---...}, the first and last on its ends, each linked to the next by a spring (rigid unless `link`
+---tunes it); `bead` gives every bead's particle fields (but x and y), `pin` fixes the first, the
+---last or both. What draw mode writes for a rope.
+---@param points number[]
+---@param def? {spacing: number, bead: springbox.ParticleDef, link: springbox.SpringDef, pin: "first"|"last"|"both"}
+---@return springbox.Particle[] beads
+---@return springbox.Spring[] links
+function World:chain(points, def) end
+
+---A grid of beads about `spacing` (default 0.25 m) apart filling the box of that width and height
+---centred on (x, y), braced along every cell's sides and both its diagonals. With `hertz` the
+---whole is tuned as a structure (World:tune_structure: its lowest mode at that frequency and
+---damping ratio, default 1), otherwise its braces are rigid. Beads are listed row by row from the
+---lower left. What draw mode writes for a jelly box.
+---@param def? {spacing: number, bead: springbox.ParticleDef, hertz: number, damping_ratio: number}
+---@return springbox.Particle[] beads
+---@return springbox.Spring[] braces
+---@return springbox.StructureMode? mode
+function World:box(x, y, width, height, def) end
+
 ---Adds a static two-sided wall segment; returns its number.
 ---@param options? {one_sided: boolean} one_sided: solid only from the left of (x1, y1) -> (x2, y2)
 ---@return integer
