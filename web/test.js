@@ -194,7 +194,9 @@ async function main() {
   check(kept.result === 'kept', `springbox.edit() of a tuning: ${JSON.stringify(kept)}`);
   const failed = await api.evaluate((t) => springbox.edit(t), source + '\nlocal = 1\n');
   check(failed.result === 'failed' && /bridge\.lua:\d+:/.test(failed.message), `springbox.edit() of a syntax error: ${failed.result}, ${failed.message.split('\n')[0]}`);
-  const restarted = await api.evaluate((t) => springbox.edit(t), source.replace('return {', 'w:particle{ x = 0, y = 9 }\nreturn {'));
+  const added = await api.evaluate((t) => springbox.edit(t), source.replace('return {', 'w:particle{ x = 0, y = 9 }\nreturn {'));
+  check(added.result === 'kept' && /1 particle added/.test(added.message), `springbox.edit() adding a particle after the rest: ${added.result}, ${added.message}`);
+  const restarted = await api.evaluate((t) => springbox.edit(t), source.replace(/(local w = sb\.world[^\n]*\n)/, '$1w:particle{ x = 0, y = 9 }\n'));
   check(restarted.result === 'restarted', `springbox.edit() of a structure: ${restarted.result}, ${restarted.message}`);
   await api.waitForTimeout(500);
   const s1 = await api.evaluate(() => springbox.stats());
@@ -371,6 +373,16 @@ async function main() {
     null, { timeout: 10000 }).then(() => true, () => false);
   const drawnText = await drawer.evaluate(() => document.querySelector('.CodeMirror').CodeMirror.getValue());
   check(drawn, `the draw button and a stroke write a ground line into the editor's code (${(drawnText.match(/w:polyline[^\n]*/) || ['none'])[0]})`);
+  // the tool button: the rope, a stroke of beads
+  await drawer.click('#controls button[data-key="Tab"]');
+  await drawer.mouse.move(stage.x + 60, stage.y + stage.height * 0.3);
+  await drawer.mouse.down();
+  for (let k = 1; k <= 10; ++k) await drawer.mouse.move(stage.x + 60 + 20 * k, stage.y + stage.height * 0.3);
+  await drawer.mouse.up();
+  const roped = await drawer.waitForFunction(() => /\nw:chain\(\{[^}]+\}, \{ spacing = [0-9.]+ \}\)\n-- end of drawn/.test(document.querySelector('.CodeMirror').CodeMirror.getValue()),
+    null, { timeout: 10000 }).then(() => true, () => false);
+  const ropeText = await drawer.evaluate(() => document.querySelector('.CodeMirror').CodeMirror.getValue());
+  check(roped, `the tool button and a stroke write a rope of beads into the code (${(ropeText.match(/w:chain[^\n]*/) || ['none'])[0]})`);
   await drawer.close();
 
   // a phone: the window first, the whole width; its keys as buttons; two fingers pan and zoom;
