@@ -158,7 +158,8 @@ static inline void box_take(velocity_box *a, velocity_box b)
 /// joined to nothing). The narrow phase has already left out pairs that are both fixed.
 static inline bool pair_may_touch(const sb_world *w, int i, int j)
 {
-    return particles_should_collide(w, i, j) && !(w->degree[i] > 0 && w->degree[j] > 0 && joined_by_spring(w, i, j));
+    return particles_should_collide(w, i, j) &&
+           !(w->degree[i] > 0 && w->degree[j] > 0 && joined_by_spring(w, i < j ? i : j, i < j ? j : i));
 }
 
 /// How far a particle reaches to the walls and the bounds: its own reach, or all that its speed

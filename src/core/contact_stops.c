@@ -349,7 +349,7 @@ static bool paths_meet(const sb_world *w, int i, int j, double span, double slop
 }
 
 /// Particle i's sweep meets particle j: their pair is listed, unless it is already.
-static void sweep_candidate(sb_world *w, const narrow_job *job, int i, int j, int *count)
+static void sweep_candidate(const sb_world *w, const narrow_job *job, int i, int j, contact_buffer *out)
 {
     if (j == i || (w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0) || !pair_may_touch(w, i, j) ||
         !paths_meet(w, i, j, job->twice_dt, job->slop))
@@ -365,41 +365,51 @@ static void sweep_candidate(sb_world *w, const narrow_job *job, int i, int j, in
     const double len = v2_len(d);
     c.normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1);
     c.separation = len - w->radius[a] - w->radius[b];
-    push_to(&(contact_buffer){&w->stop_contacts, count, &w->stop_contact_cap}, &c);
+    push_to(out, &c);
 }
 
-/// A particle whose speed closes more than the pairs' margin cap over the frame could go through
-/// what it meets unlisted (the pairs' margins are capped, so that one fast ball does not list
-/// every pair around it): its path over twice the frame (a partner as fast, coming the other way,
-/// is met halfway) is walked cell by cell through the grid, and every particle whose own motion
-/// brings it within reach of it in that time is listed as a speculative contact, which the
-/// collisions and the solve then take as any other (continuous collision, as the walls have).
-void sweeps_list_pairs(sb_world *w, const narrow_job *job)
+/// Whether grid entry e moves fast enough against velocity v to close more than the pairs'
+/// margin cap over the sweep: a slower pair that can meet is within its own margin, which the
+/// narrow phase listed it by (pair_margin), so the sweep need not test it.
+static inline bool outruns_margin(const grid_entry *e, sb_vec2 v, double most2)
 {
-    if (w->grid_cell <= 0.0)
-        return;
+    const double dx = e->vx - v.x, dy = e->vy - v.y;
+    return dx * dx + dy * dy > most2;
+}
+
+/// The sweeps of particles [from, to): chunk 0 writes into stop_contacts, the others into the
+/// narrow phase's chunk buffers (free again once it has appended them), joined afterwards.
+static void sweeps_range(void *ctx, int chunk, int from, int to)
+{
+    const narrow_job *job = ctx;
+    sb_world *w = job->w;
+    contact_buffer buffer = chunk == 0 ? (contact_buffer){&w->stop_contacts, &w->stop_contact_count, &w->stop_contact_cap}
+                                       : (contact_buffer){&w->chunk_contacts[chunk], &w->chunk_contact_count[chunk],
+                                                          &w->chunk_contact_cap[chunk]};
+    contact_buffer *out = &buffer;
     const double span = job->twice_dt, cell = w->grid_cell, inv_cell = 1.0 / cell;
+    const double most = job->cap / span, most2 = most * most;
     const int entries = w->grid_start[w->grid_size];
-    int count = 0;
-    for (int i = 0; i < w->p_high; ++i) {
+    for (int i = from; i < to; ++i) {
         if (!in_grid(w, i) || v2_len(w->vel[i]) * span <= job->cap)
             continue;
-        const sb_vec2 from = w->pos[i], to = v2_mad(from, span, w->vel[i]);
+        const sb_vec2 vi = w->vel[i], start = w->pos[i], end = v2_mad(start, span, vi);
         const double inflate = w->radius[i] + job->rmax + job->cap + job->slop;
         const int n = (int)ceil(inflate * inv_cell);
         // the cells along the path, a cell a step (a step of half a cell at the least): each
         // visited with the n around it, the partners tested once a cell; or every particle in the
         // grid, where there are fewer of them than cells to visit
-        const double walk = ceil(v2_len(v2_sub(to, from)) / (0.5 * cell)) + 1.0; // (a path may be far longer than an int counts)
+        const double walk = ceil(v2_len(v2_sub(end, start)) / (0.5 * cell)) + 1.0; // (a path may be far longer than an int counts)
         if ((walk + 1.0) * (2.0 * n + 1.0) * (2.0 * n + 1.0) > (double)entries) {
             for (int k = 0; k < entries; ++k)
-                sweep_candidate(w, job, i, w->grid_entries[k].index, &count);
+                if (outruns_margin(&w->grid_entries[k], vi, most2))
+                    sweep_candidate(w, job, i, w->grid_entries[k].index, out);
             continue;
         }
         const int steps = (int)walk;
         int last_cx = INT_MIN, last_cy = INT_MIN;
         for (int s = 0; s <= steps; ++s) {
-            const sb_vec2 at = v2_mad(from, (double)s / steps, v2_sub(to, from));
+            const sb_vec2 at = v2_mad(start, (double)s / steps, v2_sub(end, start));
             const int ccx = cell_coord(at.x, inv_cell), ccy = cell_coord(at.y, inv_cell);
             if (ccx == last_cx && ccy == last_cy)
                 continue;
@@ -412,12 +422,38 @@ void sweeps_list_pairs(sb_world *w, const narrow_job *job)
                     const unsigned hsh = grid_bucket(w, cx, cy);
                     for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
                         const grid_entry *e = &w->grid_entries[k];
-                        if (e->cx == cx && e->cy == cy)
-                            sweep_candidate(w, job, i, e->index, &count);
+                        if (e->cx == cx && e->cy == cy && outruns_margin(e, vi, most2))
+                            sweep_candidate(w, job, i, e->index, out);
                     }
                 }
             last_cx = ccx;
             last_cy = ccy;
+        }
+    }
+}
+
+/// A particle whose speed closes more than the pairs' margin cap over the frame could go through
+/// what it meets unlisted (the pairs' margins are capped, so that one fast ball does not list
+/// every pair around it): its path over twice the frame (a partner as fast, coming the other way,
+/// is met halfway) is walked cell by cell through the grid, and every particle moving fast
+/// against it whose own motion brings it within reach of it in that time is listed as a
+/// speculative contact, which the collisions and the solve then take as any other (continuous
+/// collision, as the walls have). A swinging cloth's beads are fast, but their neighbours move
+/// with them: those are passed over at the cost of reading their velocities.
+/// The particles are swept on every thread, a chunk each.
+void sweeps_list_pairs(sb_world *w, const narrow_job *job)
+{
+    if (w->grid_cell <= 0.0)
+        return;
+    w->stop_contact_count = 0;
+    memset(w->chunk_contact_count, 0, sizeof w->chunk_contact_count);
+    const int chunks = sb_pool_for_chunks(w->pool, w->p_high, 512, sweeps_range, (void *)job);
+    int count = w->stop_contact_count;
+    for (int k = 1; k < chunks; ++k) {
+        const int n = w->chunk_contact_count[k];
+        if (n > 0 && array_reserve((void **)&w->stop_contacts, &w->stop_contact_cap, count + n, sizeof *w->stop_contacts)) {
+            memcpy(w->stop_contacts + count, w->chunk_contacts[k], sizeof *w->stop_contacts * (size_t)n);
+            count += n;
         }
     }
     merge_stop_contacts(w, count); // (two fast particles may both find a pair: merged once)
