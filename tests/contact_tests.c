@@ -2625,7 +2625,80 @@ TEST(joined_particles_are_never_contacts)
     return 0;
 }
 
+// Particles all of one negative collision group never collide with each other, so the broad
+// phase is skipped for them: a cloth of 2 cm beads in group -1 falling onto a wall moves bit for
+// bit as the same cloth beside a far ball of another group (which turns the pairs back on), in
+// every method at 1 and 4 sub-steps, and still lands on the wall rather than through it.
+TEST(one_negative_group_skips_the_pairs_and_nothing_else)
+{
+    const int substeps[] = {1, 4};
+    for (int m = 0; m < SB_METHOD_COUNT; ++m)
+        for (int si = 0; si < 2; ++si) {
+            sb_world *w[2];
+            for (int k = 0; k < 2; ++k) {
+                sb_world_def d = sb_default_world_def();
+                d.method = (sb_method)m;
+                d.substeps = substeps[si];
+                w[k] = sb_world_create(&d);
+                sb_world_add_wall(w[k], v2(-5, 0), v2(5, 0), NULL);
+                enum { N = 12 };
+                sb_particle_id bead[N * N];
+                for (int j = 0; j < N; ++j)
+                    for (int i = 0; i < N; ++i) {
+                        sb_particle_def p = sb_default_particle_def();
+                        p.position = v2(0.05 * i + 0.015 * j, 1.0 - 0.05 * j);
+                        p.radius = 0.02;
+                        p.mass = 0.01;
+                        p.group = -1;
+                        bead[j * N + i] = sb_world_add_particle(w[k], &p, NULL);
+                        sb_spring_def s = sb_default_spring_def();
+                        s.tuning = (sb_tuning){.mode = SB_TUNE_HERTZ, .hertz = 20, .damping_ratio = 0.5};
+                        s.b = bead[j * N + i];
+                        if (i > 0) {
+                            s.a = bead[j * N + i - 1];
+                            sb_world_add_spring(w[k], &s, NULL, NULL);
+                        }
+                        if (j > 0) {
+                            s.a = bead[(j - 1) * N + i];
+                            sb_world_add_spring(w[k], &s, NULL, NULL);
+                        }
+                    }
+                if (k == 1) { // a bead of another group, far away (as large: the margins follow the largest)
+                    sb_particle_def p = sb_default_particle_def();
+                    p.position = v2(100, 100);
+                    p.radius = 0.02;
+                    p.group = -2;
+                    p.fixed = true;
+                    sb_world_add_particle(w[k], &p, NULL);
+                }
+            }
+            for (int f = 0; f < 120; ++f) {
+                sb_world_step(w[0]);
+                sb_world_step(w[1]);
+            }
+            sb_particle_id a = sb_null_particle(), b = sb_null_particle();
+            double lowest = INFINITY;
+            int same = 0, count = 0;
+            while (sb_world_next_particle(w[0], &a) && sb_world_next_particle(w[1], &b)) {
+                const sb_particle_def pa = particle_now(w[0], a), pb = particle_now(w[1], b);
+                same += pa.position.x == pb.position.x && pa.position.y == pb.position.y &&
+                        pa.velocity.x == pb.velocity.x && pa.velocity.y == pb.velocity.y;
+                count += 1;
+                lowest = pa.position.y < lowest ? pa.position.y : lowest;
+            }
+            if (same != count || lowest < 0.0)
+                printf("  %s at %d sub-steps: %d of %d beads as beside the far ball, lowest at %.4f m\n",
+                       sb_method_name((sb_method)m), substeps[si], same, count, lowest);
+            ENSURE(same == count && count == 144);
+            ENSURE(lowest > 0.0);
+            sb_world_destroy(w[0]);
+            sb_world_destroy(w[1]);
+        }
+    return 0;
+}
+
 static const test_entry tests[] = {
+    ENTRY(one_negative_group_skips_the_pairs_and_nothing_else),
     ENTRY(joined_particles_are_never_contacts),
     ENTRY(a_bounce_is_one_begin_and_one_end),
     ENTRY(restitution_one_makes_no_energy),

@@ -74,7 +74,8 @@ double contact_combined_rolling_resistance(const sb_world *w, int a, int b)
 // driven wheel) and is not turned by contacts.
 /// What each chunk of a particle pass found (its own slot: combined in chunk order afterwards,
 /// and only exact operations combine them: counts, maxima, and and or).
-typedef struct particle_scan { double vmax, rmax; int colliders; bool any; } particle_scan;
+/// group_lo and group_hi: the lowest and highest collision group among the colliders.
+typedef struct particle_scan { double vmax, rmax; int colliders, group_lo, group_hi; bool any; } particle_scan;
 typedef struct scan_job { sb_world *w; particle_scan part[SB_POOL_MAX_THREADS]; } scan_job;
 
 static void turning_range(void *ctx, int from, int to)
@@ -509,7 +510,7 @@ static void speeds_range(void *ctx, int chunk, int from, int to)
 {
     scan_job *job = ctx;
     sb_world *w = job->w;
-    particle_scan found = {0.0, 0.0, 0, false};
+    particle_scan found = {0.0, 0.0, 0, INT_MAX, INT_MIN, false};
     for (int i = from; i < to; ++i) {
         double speed = w->reach[i] = v2_len(w->vel[i]);
         if (!particle_alive(w, i))
@@ -518,6 +519,8 @@ static void speeds_range(void *ctx, int chunk, int from, int to)
             found.vmax = speed;
         if ((w->p_flags[i] & PARTICLE_COLLIDE) && w->radius[i] > 0.0) {
             found.colliders += 1;
+            found.group_lo = w->group[i] < found.group_lo ? w->group[i] : found.group_lo;
+            found.group_hi = w->group[i] > found.group_hi ? w->group[i] : found.group_hi;
             if (w->radius[i] > found.rmax)
                 found.rmax = w->radius[i];
         }
@@ -569,19 +572,24 @@ static void append_chunk_contacts(sb_world *w, int chunks)
 }
 
 /// The frame's scan of the particles: the fastest speed, the largest collider and how many
-/// collide; each particle's reach follows from them (reach_range).
-typedef struct frame_scan { double rmax, vmax; int colliders; } frame_scan;
+/// collide, and whether they are all of one negative group (so none collides with another);
+/// each particle's reach follows from them (reach_range).
+typedef struct frame_scan { double rmax, vmax; int colliders; bool one_negative_group; } frame_scan;
 
 static frame_scan scan_particles(sb_world *w)
 {
-    frame_scan f = {0.0, 0.0, 0};
+    frame_scan f = {0.0, 0.0, 0, false};
     scan_job job = {.w = w};
     const int chunks = sb_pool_for_chunks(w->pool, w->p_high, PARTICLES_PER_THREAD, speeds_range, &job);
+    int lo = INT_MAX, hi = INT_MIN;
     for (int k = 0; k < chunks; ++k) {
         f.vmax = job.part[k].vmax > f.vmax ? job.part[k].vmax : f.vmax;
         f.rmax = job.part[k].rmax > f.rmax ? job.part[k].rmax : f.rmax;
         f.colliders += job.part[k].colliders;
+        lo = job.part[k].group_lo < lo ? job.part[k].group_lo : lo;
+        hi = job.part[k].group_hi > hi ? job.part[k].group_hi : hi;
     }
+    f.one_negative_group = f.colliders > 0 && lo == hi && lo < 0;
     return f;
 }
 
@@ -696,7 +704,8 @@ void contacts_build(sb_world *w)
     reach_job reaches = {w, twice_dt, margin_cap, slop};
     sb_pool_for(w->pool, w->p_high, 1, PARTICLES_PER_THREAD, reach_range, &reaches);
 
-    const bool pairs = w->def.collisions && scan.colliders > 1;
+    // (particles all of one negative group never collide with each other: no grid, no pairs)
+    const bool pairs = w->def.collisions && scan.colliders > 1 && !scan.one_negative_group;
     // Solid springs take their candidates from the grid, so with any the grid runs every step.
     const bool list_kept = pairs && w->solid_springs == 0 && w->solid_constraints == 0;
     const bool reuse = list_kept && margin_cap + slop <= w->pairs_reach_cap && pairs_list_holds(w);
