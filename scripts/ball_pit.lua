@@ -1,5 +1,6 @@
--- Ball pit (seed 004): Verlet circles with the two-pass collide. The first pass cancels the
--- acceleration of balls at rest, the second keeps the impulse of real collisions.
+-- Ball pit (Boesch, "Verlet collision with impulse preservation"): Verlet circles with the
+-- two-pass collide. The first pass cancels the acceleration of balls at rest, the second keeps
+-- the impulse of real collisions.
 local sb = require "springbox"
 local tune = sb.tune{ count = {300, 10, 4000}, restitution = {0.6, 0, 1} }
 

@@ -1,5 +1,6 @@
--- Suspension bridge (Nissen's demo, seed 000): cables hang from two towers, hangers carry
--- a deck. Tune the deck's frequency live: hot reload ramps it in without a jolt.
+-- Suspension bridge (the demo of Nissen's "Stable Rigid Springs with Sequential Impulses"):
+-- cables hang from two towers, hangers carry a deck. Tune the deck's frequency live: hot reload
+-- ramps it in without a jolt.
 local sb = require "springbox"
 local tune = sb.tune{ deck_hz = {10, 0.5, 60}, deck_zeta = {1, 0, 2} }
 

@@ -1,6 +1,6 @@
 -- Cloth: a grid of particles pinned along its top row, built sheared by 30% so it swings.
 -- Each particle has up to four springs, the case where naive springs need
--- Cs <= 1/(n+1) = 0.2 (seed 002). Switch methods (keys 1-6) to see who holds it.
+-- Cs <= 1/(n+1) = 0.2 (Nissen's "Developing a rigid, stable spring"). Switch methods (keys 1-6) to see who holds it.
 local sb = require "springbox"
 local tune = sb.tune{ size = {24, 4, 64}, hertz = {0, 0, 120} }
 

@@ -1,5 +1,5 @@
 -- Settle: the same 800 balls poured into three boxes, solved by soft (Catto's soft contacts),
--- verlet (seed 004's two-pass collide) and xpbd, side by side. At the default 6 sub-steps every
+-- verlet (Boesch's Verlet article's two-pass collide) and xpbd, side by side. At the default 6 sub-steps every
 -- pile comes to rest within seconds; the plot shows each box's kinetic energy falling away (log10
 -- of joules) and the numbers above the boxes are the step time, the contacts touching and the
 -- kinetic energy. Slide the sub-steps to 1 or 2 and pour again (O): soft's pile still rests;

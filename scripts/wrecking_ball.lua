@@ -1,5 +1,6 @@
--- Wrecking ball (Nissen's demo, seed 000): 40 rigid links and a 100 kg ball released from
--- horizontal. A mass ratio of 100 is the classic way to stretch an iterative solver.
+-- Wrecking ball (the demo of Nissen's "Stable Rigid Springs with Sequential Impulses"): 40
+-- rigid links and a 100 kg ball released from horizontal. A mass ratio of 100 is the classic way
+-- to stretch an iterative solver.
 local sb = require "springbox"
 
 local w = sb.world{ method = "soft", substeps = 8, iterations = 8, collisions = false }

@@ -345,7 +345,7 @@ static double drop_two_balls(sb_method method, int substeps, double upper, doubl
 // sub-steps. Verlet's second collide pass once changed only the velocity of every contact,
 // impacts as well: the 10 kg ball of a stack 1 cm apart landing from 2 m at six sub-steps left
 // with 22% more energy than the fall's (its overlap, left in px, became speed in the next
-// sub-step); an impact now moves px with its push, as seed 004 does. xpbd gained 22% in one case
+// sub-step); an impact now moves px with its push, as Boesch's "Verlet collision with impulse preservation" does. xpbd gained 22% in one case
 // until the stops travelled (contact_stops.c): the two, 1 cm apart and falling together, were not
 // listed as a pair, so when the floor stopped the lower ball the upper one went 7 cm into it
 // within the frame, and xpbd pushed that overlap out as speed.

@@ -1,4 +1,4 @@
-// Core tests: each asserts a claim from the articles in shared/seeds or a property the
+// Core tests: each asserts a claim from the articles in docs/references.md or a property the
 // issue asks for. Run one by name (core_tests impulse_one_step) or all with no argument.
 #include "sb_samples.h"
 #include "sb_trig.h"
@@ -29,7 +29,7 @@ static void set_radius(sb_world *w, sb_particle_id id, double radius)
 TEST(tuning_formulas)
 {
     const double h = 1.0 / 240.0, m = 2.5;
-    // Cs = (w h)^2 and Cd = 2 zeta w h (seed 002 with k = m w^2, c = 2 m zeta w from seed 003).
+    // Cs = (w h)^2 and Cd = 2 zeta w h (Nissen's "Developing a rigid, stable spring" with k = m w^2, c = 2 m zeta w from Catto's "Soft Constraints").
     sb_tuning t = sb_tuning_hertz(5.0, 0.7);
     double cs, cd, k, c;
     sb_tuning_to_coefficients(&t, m, h, &cs, &cd);
@@ -60,7 +60,7 @@ TEST(tuning_formulas)
             ENSURE_NEAR(beta, erp, 1e-15);
         }
     }
-    // Stiff limit: gamma -> 0, beta -> 1 (seed 003).
+    // Stiff limit: gamma -> 0, beta -> 1 (Catto's "Soft Constraints").
     double beta, gamma;
     sb_softness_from_kc(1e15, 1.0, h, &beta, &gamma);
     ENSURE(gamma < 1e-12 && beta > 0.999999);
@@ -73,7 +73,7 @@ TEST(tuning_formulas)
     return 0;
 }
 
-// ---------------------------------------------------------------- impulse (seed 002)
+// ---------------------------------------------------------------- impulse (Nissen's "Developing a rigid, stable spring")
 
 // "The spring reaches rest length and stops dead without any oscillation in one loop"
 // with Cs = Cd = 1, and "particle mass or simulation time step has literally no influence".
@@ -124,7 +124,7 @@ TEST(impulse_one_step)
     return 0;
 }
 
-// ---------------------------------------------------------------- soft (seed 003)
+// ---------------------------------------------------------------- soft (Catto's "Soft Constraints")
 
 // One sub-step of a soft constraint on a single mass gives the implicit-Euler velocity
 // v2 = (v1 - h k/m x1) / (1 + h c/m + h^2 k/m) for the k and c it is given ("identical to the
@@ -165,7 +165,7 @@ TEST(soft_matches_implicit_euler)
     return 0;
 }
 
-// ---------------------------------------------------------------- sequential (seed 000)
+// ---------------------------------------------------------------- sequential (Nissen's "Stable Rigid Springs with Sequential Impulses")
 
 static double hanging_chain_stretch(int iterations, double warmstart)
 {
@@ -226,7 +226,7 @@ TEST(sequential_iterations_and_warm_start)
     return 0;
 }
 
-// ---------------------------------------------------------------- force (seed 001)
+// ---------------------------------------------------------------- force (the "Mass spring algorithm" note)
 
 static double force_spring_peak(double omega_h, double zeta, int *clamped, sb_method method)
 {
@@ -256,7 +256,7 @@ static double force_spring_peak(double omega_h, double zeta, int *clamped, sb_me
     return peak > early_peak * 1.0001 ? INFINITY : peak;
 }
 
-// Seed 001: explicit springs are "only conditionally stable"; seed 003: "take at least 4 time
+// the "Mass spring algorithm" note: explicit springs are "only conditionally stable"; Catto's "Soft Constraints": "take at least 4 time
 // steps per period". Plugging k and c into symplectic Euler diverges past w h = 2 (and 0.9
 // of it was the most the old force method could take). Now a lone spring is delivered exactly
 // up to four sub-steps per period, and past it the force method reports the spring and runs it
@@ -305,7 +305,7 @@ TEST(force_stability_limit)
     return 0;
 }
 
-// ---------------------------------------------------------------- verlet (seed 004)
+// ---------------------------------------------------------------- verlet (Boesch's "Verlet collision with impulse preservation")
 
 static double verlet_bounce_height(bool preserve)
 {

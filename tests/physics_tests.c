@@ -172,7 +172,7 @@ TEST(coefficients_give_nissens_motion_in_every_method)
     return 0;
 }
 
-// Past four sub-steps per period (seed 003's rule of thumb) a frequency cannot be delivered:
+// Past four sub-steps per period (Catto's soft-constraint talk's rule of thumb) a frequency cannot be delivered:
 // the world names the spring, says what it asks and what it gets, and the motion is what it
 // says it gets. With more sub-steps the same spring is no longer clamped.
 TEST(undeliverable_frequency_is_named_and_delivered_as_said)
@@ -666,7 +666,7 @@ TEST(suspension_bridge_comes_to_rest)
 
 // ---------------------------------------------------------------- what a game meets
 
-// Nissen's one-step spring (seed 002: Cs = Cd = 1 "corrects the error in one step") released at
+// Nissen's one-step spring (Nissen's "Developing a rigid, stable spring": Cs = Cd = 1 "corrects the error in one step") released at
 // 40% stretch reaches its rest length within two frames and stays, without halting the world, in
 // every method at 1, 2 and 6 sub-steps and for masses of 0.1 to 10 kg. xpbd halted at its first
 // step (a division by the pole at 0) and stayed at 40% with nothing said.

@@ -35,7 +35,7 @@ TEST(applied_force_acts_on_every_substep)
             double t = frames * dt, a = f / 2.0;
             ENSURE_NEAR(particle_now(w, p).velocity.x, a * t, 1e-9);
             // symplectic Euler: x = a t (t + h) / 2. Verlet's accelerate step (x += a h^2, which
-            // inertia then doubles; seed 004) runs 1.5 sub-steps of velocity ahead, as under gravity.
+            // inertia then doubles: Boesch's Verlet article) runs 1.5 sub-steps of velocity ahead, as under gravity.
             double lead = 0.5;
             ENSURE_NEAR(particle_now(w, p).position.x, 0.5 * a * t * t + lead * a * t * h, 1e-9);
             ENSURE(sb_world_step(w) == SB_OK); // no force this frame: it was for one frame only
@@ -545,7 +545,7 @@ TEST(ropes_pull_only_and_struts_push_only)
                     double r = dist(w, ends[0], ends[1]);
                     worst = r > worst ? r : worst;
                 }
-                // explicit methods hold a rigid one as Nissen's safe spring (seed 002), as they hold
+                // explicit methods hold a rigid one as Nissen's safe spring (Nissen's "Developing a rigid, stable spring"), as they hold
                 // rigid springs: a few percent at one sub-step under this jerk
                 bool explicit_method = m == SB_METHOD_FORCE || m == SB_METHOD_IMPULSE;
                 double give = explicit_method && sub[si] == 1 ? 0.04 : 0.01;

@@ -6,10 +6,6 @@ set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-# No X input method: with one, a key brings in SDL's input-method code (over D-Bus), and when
-# a sanitizer build then exits, LeakSanitizer on Debian 12 reads a dynamic TLS block at a bogus
-# address ("DTLS 12 at 0x...ff3") and dies ("Tracer caught signal 11").
-export XMODIFIERS=@im=none
 need() {
   for tool in "$@"; do
     command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }

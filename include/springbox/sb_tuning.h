@@ -1,6 +1,6 @@
 // springbox core: the one tuning model. Every conversion between a designer's
 // tuning (hertz + damping ratio, Nissen's Cs/Cd, or raw k/c) and what a solver
-// needs lives here and nowhere else. Each formula cites its article in shared/seeds.
+// needs lives here and nowhere else. Each formula cites its article in docs/references.md.
 #ifndef SB_TUNING_H
 #define SB_TUNING_H
 
@@ -12,7 +12,7 @@ extern "C" {
 
 /// Hertz tuning: frequency in Hz (0 = rigid) and damping ratio (1 = critical).
 sb_tuning sb_tuning_hertz(double hertz, double damping_ratio);
-/// Nissen's coefficients (seed 002): Cs and Cd, fractions of one-step rigidity in [0,1].
+/// Nissen's coefficients (Nissen's "Developing a rigid, stable spring"): Cs and Cd, fractions of one-step rigidity in [0,1].
 sb_tuning sb_tuning_coefficients(double stiffness, double damping);
 /// Raw Hooke constants: k in N/m, c in N s/m.
 sb_tuning sb_tuning_raw(double k, double c);
@@ -22,27 +22,27 @@ bool sb_tuning_is_rigid(const sb_tuning *t);
 /// Checks ranges and finiteness; on failure sets *bad_field to the offending field name.
 sb_status sb_tuning_check(const sb_tuning *t, const char **bad_field);
 
-/// Reduced mass of a pair, 1/(1/ma + 1/mb), from inverse masses; 0 when both are fixed (seed 002).
+/// Reduced mass of a pair, 1/(1/ma + 1/mb), from inverse masses; 0 when both are fixed (Nissen's "Developing a rigid, stable spring").
 double sb_reduced_mass(double inv_mass_a, double inv_mass_b);
 
 /// Spring constant and damper of a non-rigid tuning for a pair of reduced mass m at sub-step h.
-/// Hertz: k = m w^2, c = 2 m zeta w (seed 003, "use the effective mass to compute the
-/// spring-damper coefficients"). Coefficients: k = Cs m / h^2, c = Cd m / h (seed 002).
+/// Hertz: k = m w^2, c = 2 m zeta w (Catto, "use the effective mass to compute the
+/// spring-damper coefficients"). Coefficients: k = Cs m / h^2, c = Cd m / h (Nissen's "Developing a rigid, stable spring").
 void sb_tuning_to_kc(const sb_tuning *t, double m, double h, double *k, double *c);
 
 /// Nissen's coefficients for a non-rigid tuning: Cs = k h^2 / m = (w h)^2 and
-/// Cd = c h / m = 2 zeta w h, each capped at 1, the one-step limit (seed 002).
+/// Cd = c h / m = 2 zeta w h, each capped at 1, the one-step limit (Nissen's "Developing a rigid, stable spring").
 void sb_tuning_to_coefficients(const sb_tuning *t, double m, double h, double *cs, double *cd);
 
-/// Catto's softness (seed 003): gamma = 1/(c + h k) and beta = h k/(c + h k),
+/// Catto's softness (Catto's "Soft Constraints"): gamma = 1/(c + h k) and beta = h k/(c + h k),
 /// which are ODE's CFM and ERP. gamma is force-level; divide by h for impulses.
 void sb_softness_from_kc(double k, double c, double h, double *beta, double *gamma);
 
 /// Largest stable w*h of a damped spring under symplectic Euler: the step matrix of
 /// x'' = -w^2 x - 2 zeta w x' has trace 2 - (wh)^2 - 2 zeta wh and determinant
 /// 1 - 2 zeta wh, and the Jury test gives (wh)^2 + 4 zeta wh < 4, so
-/// wh < 2 (sqrt(zeta^2 + 1) - zeta). Zero damping gives the familiar wh < 2 (seed 001 is
-/// "only conditionally stable"; seed 003 gives the undamped rule of thumb).
+/// wh < 2 (sqrt(zeta^2 + 1) - zeta). Zero damping gives the familiar wh < 2 (the "Mass spring algorithm" note is
+/// "only conditionally stable"; Catto's "Soft Constraints" gives the undamped rule of thumb).
 double sb_symplectic_omega_h_limit(double damping_ratio);
 
 /// Angular frequency and damping ratio seen by a pair of reduced mass m for given k and c.
@@ -56,16 +56,16 @@ void sb_kc_to_hertz_zeta(double k, double c, double m, double *hertz, double *ze
 typedef struct sb_poles { double trace, det; } sb_poles;
 
 /// Largest damped angle per sub-step a tuning may ask for: omega_d h <= pi/2, four sub-steps
-/// per period (seed 003: "take at least 4 time steps per period of oscillation").
+/// per period (Catto's "Soft Constraints": "take at least 4 time steps per period of oscillation").
 #define SB_MAX_OMEGA_H 1.5707963267948966
 
 /// The poles a non-rigid tuning asks for at sub-step h, for a pair of reduced mass m: hertz and
 /// raw tunings give exp(s h) for the roots s of m x'' + c x' + k x = 0, so that every method
 /// can deliver the continuous motion exactly; Nissen's coefficients are discrete already and
-/// give the poles of his impulse spring at this step (trace 2 - Cs - Cd, det 1 - Cd; seed 002).
+/// give the poles of his impulse spring at this step (trace 2 - Cs - Cd, det 1 - Cd; Nissen's "Developing a rigid, stable spring").
 /// A frequency past SB_MAX_OMEGA_H is lowered to it (same damping ratio) and *limited is set.
 sb_poles sb_tuning_poles(const sb_tuning *t, double m, double h, bool *limited);
-/// The poles of Nissen's impulse spring (seed 002) with coefficients Cs and Cd: its map moves
+/// The poles of Nissen's impulse spring (Nissen's "Developing a rigid, stable spring") with coefficients Cs and Cd: its map moves
 /// (x, h v) by [[1 - Cs, 1 - Cd], [-Cs, 1 - Cd]], trace 2 - Cs - Cd and determinant 1 - Cd. The
 /// force method's symplectic Euler step is the same map with Cs = k h^2/m, Cd = c h/m.
 sb_poles sb_nissen_poles(double cs, double cd);
@@ -76,7 +76,7 @@ sb_poles sb_poles_from_omega_zeta(double omega, double zeta, double h);
 void sb_poles_to_hertz_zeta(sb_poles p, double h, double *hertz, double *zeta);
 
 /// Nissen's safe coefficient for a naive (non-iterative) spring network: 1/(n+1),
-/// n = most springs on either end (seed 002, "Limitations and pitfalls").
+/// n = most springs on either end (Nissen, "Limitations and pitfalls").
 double sb_nissen_safe_coefficient(int springs_on_busiest_end);
 
 /// The static stiffness h^2 k / m of the continuous spring whose motion poles p sample:

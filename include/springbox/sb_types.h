@@ -48,13 +48,13 @@ typedef enum sb_status {
     SB_ERR_INTERRUPTED,  ///< the interrupt callback stopped the step; the frame was not taken
 } sb_status;
 
-/// How springs are solved. Each follows one article in shared/seeds (docs/methods.md).
+/// How springs are solved. Each follows one article in docs/references.md (docs/methods.md).
 typedef enum sb_method {
-    SB_METHOD_FORCE = 0, ///< explicit Hooke forces, symplectic Euler (seed 001)
-    SB_METHOD_IMPULSE,   ///< Nissen's impulse spring, one Jacobi pass (seed 002)
-    SB_METHOD_SEQUENTIAL,///< Nissen's sequential impulses with warm start (seed 000)
-    SB_METHOD_SOFT,      ///< Catto's soft constraints, sequential impulses (seed 003)
-    SB_METHOD_VERLET,    ///< Verlet, projection, two-pass collide (seed 004)
+    SB_METHOD_FORCE = 0, ///< explicit Hooke forces, symplectic Euler (the "Mass spring algorithm" note)
+    SB_METHOD_IMPULSE,   ///< Nissen's impulse spring, one Jacobi pass (Nissen's "Developing a rigid, stable spring")
+    SB_METHOD_SEQUENTIAL,///< Nissen's sequential impulses with warm start (Nissen's "Stable Rigid Springs with Sequential Impulses")
+    SB_METHOD_SOFT,      ///< Catto's soft constraints, sequential impulses (Catto's "Soft Constraints")
+    SB_METHOD_VERLET,    ///< Verlet, projection, two-pass collide (Boesch's "Verlet collision with impulse preservation")
     SB_METHOD_XPBD,      ///< extended position based dynamics (springbox's own)
     SB_METHOD_COUNT
 } sb_method;

@@ -147,7 +147,7 @@ uint64_t sb_world_walls_version(const sb_world *world);
 bool sb_world_next_wall(const sb_world *world, sb_wall_id *it);
 
 /// Starts dragging a particle toward `target` with a soft point constraint of the given
-/// frequency and damping ratio (seed 003). Fixed particles are moved kinematically. The target
+/// frequency and damping ratio (Catto's "Soft Constraints"). Fixed particles are moved kinematically. The target
 /// must lie within 1e12 m of the origin, hertz in [1e-6, 1e6], damping ratio in [0, 1e6].
 sb_status sb_world_drag_begin(sb_world *world, sb_particle_id id, sb_vec2 target, double hertz, double damping_ratio);
 /// Moves the drag target; a target past 1e12 m from the origin (or not finite) is ignored.

@@ -11,7 +11,7 @@
 //
 // What: the rigid springs of the structure and the heavy contacts on it are solved together,
 // directly, as one system (constrained dynamics with Lagrange multipliers: Baraff, "Linear-Time
-// Dynamics using Lagrange Multipliers", SIGGRAPH 1996; Catto's J M^-1 J^T of seed 000 for all of
+// Dynamics using Lagrange Multipliers", SIGGRAPH 1996; Catto's J M^-1 J^T of Nissen's "Stable Rigid Springs with Sequential Impulses" for all of
 // the rows at once). With the springs' rows L (unit axis u, u . (x_b - x_a)) and the contacts'
 // rows C (normal and tangent of each), W the inverse masses and inertias:
 //     [A  B] [lambda_L]   [r_L]      A = L W L^T, B = L W C^T, D = C W C^T,
@@ -886,7 +886,7 @@ typedef struct velocity_pass { double h; bool use_bias; } velocity_pass;
 
 // The velocity methods: the links close their stretch and the contacts their overlap at the
 // contacts' soft rate (contact_hertz), a speculative contact lets its gap close
-// (seed 003's speculative contacts), and the relax targets no push-out at all (Box2D v3).
+// (Catto's soft-constraint talk's speculative contacts), and the relax targets no push-out at all (Box2D v3).
 static void solve_velocities(sb_world *w, int id, art_row *rows, sb_contact **contacts, int k, void *ctx)
 {
     const velocity_pass *pass = ctx;

@@ -6,7 +6,7 @@
 // place of the reduced mass, and the same constants from the same target poles
 // (method_coefficients, each method's file derives them). A tuning therefore gives the
 // constrained quantity the motion it gives a spring's length: m C'' = -k C - c C' with k and c
-// from the hertz and damping ratio at the effective mass (Catto, seed 003, builds every soft
+// from the hertz and damping ratio at the effective mass (Catto's "Soft Constraints" builds every soft
 // joint that way, and Box2D v3's joints read their hertz the same way). A rigid one is the
 // method's rigid spring. Ropes and struts are one-sided, as contacts are: a rope's accumulated
 // impulse can only pull, a strut's only push, and a slack one is not solved unless it is rigid
@@ -566,7 +566,7 @@ void constraints_begin_substep(sb_world *w, double h)
     }
 }
 
-// force, impulse (seed 001, 002) and verlet's tuned ones (seed 004): -(stiff C + damp C') from
+// force, impulse (the "Mass spring algorithm" note, Nissen's rigid-spring article) and verlet's tuned ones (Boesch's "Verlet collision with impulse preservation"): -(stiff C + damp C') from
 // the velocities before the pass, all at once, as springs_jacobi_pass.
 static void explicit_pass(sb_world *w, bool rigid)
 {
@@ -597,7 +597,7 @@ void constraints_explicit_rigid_pass(sb_world *w, double h)
     explicit_pass(w, true); // Nissen's safe spring (force, impulse); verlet projects them
 }
 
-// sequential (seed 000): the rest velocity C'_0 - (Cs C / h + Cd C'_0) once, then corrections
+// sequential (Nissen's "Stable Rigid Springs with Sequential Impulses"): the rest velocity C'_0 - (Cs C / h + Cd C'_0) once, then corrections
 // for the rigid ones; a tuned one gives its whole rest impulse once, from the sub-step's starting
 // velocities, as a tuned spring does (method_sequential.c says why).
 void constraints_sequential_prepare(sb_world *w, double h)
@@ -646,7 +646,7 @@ void constraints_sequential_iterate(sb_world *w, double h)
     }
 }
 
-// soft (seed 003): P = -(m_soft C' + m_soft (beta/h) C) - (gamma/h) m_soft P_acc (method_soft.c);
+// soft (Catto's "Soft Constraints"): P = -(m_soft C' + m_soft (beta/h) C) - (gamma/h) m_soft P_acc (method_soft.c);
 // a rigid rope's or strut's bias also asks the rate its turn needs, as a rigid spring's does.
 void constraints_soft_iterate(sb_world *w, double h)
 {

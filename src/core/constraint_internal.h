@@ -13,7 +13,7 @@ void constraints_begin_substep(sb_world *w, double h);
 /// the tuned ones (before the sub-step's kicks) and of the rigid ones (after them; not verlet's).
 void constraints_explicit_tuned_pass(sb_world *w, double h);
 void constraints_explicit_rigid_pass(sb_world *w, double h);
-/// sequential: the rest velocity of seed 000, then one corrective iteration.
+/// sequential: the rest velocity of Nissen's "Stable Rigid Springs with Sequential Impulses", then one corrective iteration.
 void constraints_sequential_prepare(sb_world *w, double h);
 void constraints_sequential_iterate(sb_world *w, double h);
 /// soft: one sequential-impulse iteration of the soft constraint; the relax of rigid ones.

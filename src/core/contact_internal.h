@@ -47,7 +47,7 @@ typedef struct sb_contact {
 #define SHAPE_BOUND 0x7FFFFFF0u
 #define SHAPE_PARTICLE 0x80000000u
 
-/// Softness in Box2D v3's impulse form of Catto's gamma/beta (seed 003): see method_soft.c.
+/// Softness in Box2D v3's impulse form of Catto's gamma/beta (Catto's "Soft Constraints"): see method_soft.c.
 typedef struct sb_soft { double bias_rate, mass_scale, impulse_scale; } sb_soft;
 
 /// A particle in the broad phase's grid, with what the narrow phase reads of it, so that a
@@ -147,7 +147,7 @@ void contacts_restitution(sb_world *w);
 // contact_impact.c
 /// Impacts, one pair at a time, before the sub-step's solve: ends closing faster than the
 /// restitution threshold that will touch within `window` seconds collide: the sub-step, or for
-/// verlet, whose collide passes act a sub-step ahead (seed 004's x), two. The contacts' geometry
+/// verlet, whose collide passes act a sub-step ahead (Boesch's Verlet article's x), two. The contacts' geometry
 /// is found here unless `geometry_current` (prepare found it).
 void contacts_collide(sb_world *w, double window, bool geometry_current);
 
@@ -156,7 +156,7 @@ void contacts_collide(sb_world *w, double window, bool geometry_current);
 /// particle made inside another or a wall, or moved there) is moved apart by position alone, so
 /// that it never becomes velocity, as Box2D's relax removes the push velocity.
 void contacts_settle_overlaps(sb_world *w, double h, bool geometry_current);
-void contacts_project(sb_world *w, bool preserve_impulse, double h); // verlet second pass (seed 004)
+void contacts_project(sb_world *w, bool preserve_impulse, double h); // verlet second pass (Boesch's "Verlet collision with impulse preservation")
 void contacts_warm_push(sb_world *w);  // verlet and xpbd: a share of the last sub-step's push
 void contacts_project_by_position(sb_world *w, double h); // verlet and xpbd: a projection pass, then friction
 void contacts_keep_anchor(sb_world *w); // verlet and xpbd: static friction's slip, after their passes

@@ -1,5 +1,5 @@
 // The position methods' contacts: overlaps a new contact starts with settled by position,
-// verlet's two-pass collide (seed 004) and xpbd's projections with friction by position and the
+// verlet's two-pass collide (Boesch's "Verlet collision with impulse preservation") and xpbd's projections with friction by position and the
 // anchor static friction keeps, the warm push, and xpbd's velocity pass (restitution, friction).
 #include "contact_kernels.h"
 
@@ -94,7 +94,7 @@ static inline double separate(sb_world *w, sb_contact *c, double h)
     return push_out(w, c, h);
 }
 
-// Verlet collide (seed 004). Without impulse preservation it only moves positions, which
+// Verlet collide (Boesch's "Verlet collision with impulse preservation"). Without impulse preservation it only moves positions, which
 // cancels the acceleration of bodies at rest. With it, the velocity held in prev is first
 // recorded, then the normal velocities exchanged as in a collision (restitution e; the article's
 // swap is the equal-mass case with e = 1), friction limiting the tangential exchange. An impact
@@ -317,7 +317,7 @@ static void friction_range(void *ctx, int from, int to)
 /// 0.017 J.
 static const double position_warm_push = 0.3;
 
-// The position methods' normal projection (verlet's first collide pass, seed 004, without
+// The position methods' normal projection (verlet's first collide pass, Boesch's "Verlet collision with impulse preservation", without
 // impulse preservation; xpbd's contacts): pushes apart what overlaps, which cancels the
 // acceleration of a body at rest, and pulls back what the warm start pushed too far.
 // normal_impulse holds the sub-step's push; tangent_impulse what the friction sweep that follows
@@ -340,7 +340,7 @@ static void project_by_position_range(void *ctx, int from, int to)
     }
 }
 
-// The position form of warm starting (seed 000's sequential impulses start from the last
+// The position form of warm starting (Nissen's sequential-impulse article's sequential impulses start from the last
 // step's), for verlet and xpbd: the ends of each contact are pushed apart by position_warm_push
 // of the last sub-step's push (normal_impulse) before the sub-step projects, so a resting pile's
 // prediction already carries most of its support and the projections only mend the rest

@@ -1,4 +1,4 @@
-// The velocity methods' contact solver: the contacts' softness (seed 003, tuned as Box2D v3's
+// The velocity methods' contact solver: the contacts' softness (Catto's "Soft Constraints", tuned as Box2D v3's
 // soft step), their masses and levers each sub-step, the warm start, the solve with friction and
 // rolling (four contacts at a time with AVX2 or WebAssembly SIMD, f4.h), the relax and
 // restitution. The position methods' projections are contact_project.c; impacts between two
@@ -324,7 +324,7 @@ F4_TARGET static void solve4(const contact_job *job, sb_contact *const *c)
 #undef LANES
 #endif
 
-// Soft non-penetration (seed 003's soft constraint, tuned as in Box2D v3): a speculative
+// Soft non-penetration (Catto's soft-constraint talk's soft constraint, tuned as in Box2D v3): a speculative
 // contact (separation > 0) lets the gap close in one sub-step; an overlap is pushed out
 // softly while use_bias is on; the relax pass (use_bias off) removes that push velocity.
 // The velocity methods call it once per sub-step plus the relax pass, as Box2D v3's soft
@@ -470,7 +470,7 @@ void contacts_solve(sb_world *w, double h, bool skip_joined)
     solve_pass(w, h, true, skip_joined && joined_contacts(w) > 0 ? CONTACTS_FREE : CONTACTS_ALL);
 }
 
-// Nissen's sequential impulses iterate every constraint together (seed 000). With the contacts
+// Nissen's sequential impulses iterate every constraint together (Nissen's "Stable Rigid Springs with Sequential Impulses"). With the contacts
 // solved once after the spring iterations, a bead wheel on rigid spokes resting on the ground at
 // one sub-step took the contacts' push apart and rang (0.3 J without friction), and with friction
 // it rolled off by itself at 0.3 m/s (scripts/car.lua drove off the floor's end); with the

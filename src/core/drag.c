@@ -1,5 +1,5 @@
 // Dragging: the one particle a host's mouse holds, pulled toward a target by a soft point
-// constraint (seed 003) once per sub-step.
+// constraint (Catto's "Soft Constraints") once per sub-step.
 #include "sb_tuning.h"
 #include "sb_pool.h"
 #include "world_internal.h"
@@ -54,7 +54,7 @@ bool sb_world_drag_info(const sb_world *w, sb_particle_id *id, sb_vec2 *target, 
 }
 
 /// The drag is one soft point constraint on one particle, solved exactly once per
-/// sub-step: with gamma and beta from seed 003 the velocity update equals implicit
+/// sub-step: with gamma and beta from Catto's "Soft Constraints" the velocity update equals implicit
 /// Euler of a spring-damper toward the target, so it is stable at any frequency.
 void drag_apply(sb_world *w, double h)
 {

@@ -22,7 +22,7 @@
 // fixed particle, a tuned constraint (whose energy the ledger does not count), or any change
 // made between steps by the scene (the step measures before and after itself) ends the run;
 // the next undisturbed step starts a new one. The implicit and position methods are
-// unconditionally stable (seed 003) and only lose energy; they keep no ledger.
+// unconditionally stable (Catto's "Soft Constraints") and only lose energy; they keep no ledger.
 
 /// The step's own energy (below), and the ledger's scale. With `damping`, also the change the
 /// step's damping makes to it (below), from the state before the step.

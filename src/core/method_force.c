@@ -1,5 +1,5 @@
-// The force method: explicit Hooke springs f = -k x - c v under symplectic Euler (seed 001,
-// "Mass spring algorithm"). Seed 001 and seed 003 both say what limits it: it is "only
+// The force method: explicit Hooke springs f = -k x - c v under symplectic Euler (the "Mass
+// spring algorithm" note). That note and Catto's "Soft Constraints" both say what limits it: it is "only
 // conditionally stable", and a stiff spring "may not be stable" at a given step. springbox keeps
 // the method and its limits visible, but never lets it blow up: a spring it cannot hold is
 // clamped to the stiffest setting its neighbourhood keeps stable, and reported (solver.c).
@@ -58,7 +58,7 @@ coef_result explicit_scaled(double a, double b, double load, double allowed_load
         b *= f;
         r.clamped = true;
     }
-    r.delivered = sb_nissen_poles(a, b); // the map above is Nissen's (seed 002)
+    r.delivered = sb_nissen_poles(a, b); // the map above is Nissen's (Nissen's "Developing a rigid, stable spring")
     out->stiff = a * m / h;
     out->damp = b * m;
     out->scale = 0.0;

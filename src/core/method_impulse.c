@@ -1,4 +1,4 @@
-// The impulse method: Nissen's impulse spring (seed 002, "Developing a rigid, stable spring"),
+// The impulse method: Nissen's impulse spring (Nissen, "Developing a rigid, stable spring"),
 // J = -(Cs x / h + Cd v) m_reduced with Cs and Cd in [0, 1]. Nissen shows it gives "the
 // numerically exact same result" as the force spring with k = Cs m / h^2 and c = Cd m / h, so it
 // shares the force method's Jacobi pass and discrete map (method_force.c); what it adds is the
@@ -35,7 +35,7 @@ coef_result impulse_coefficients(sb_poles target, double m, double h, double all
 }
 
 // A rigid spring in a naive network: Nissen's safe coefficient 1/(n+1) for both Cs and Cd,
-// n the most springs on either end (seed 002, "Limitations and pitfalls"). Returns its load.
+// n the most springs on either end (Nissen, "Limitations and pitfalls"). Returns its load.
 double impulse_rigid_coefficients(int springs_on_busiest_end, double m, double h, spring_coef *out)
 {
     double coef = sb_nissen_safe_coefficient(springs_on_busiest_end);

@@ -15,7 +15,7 @@ typedef struct spring_coef { double stiff, damp, scale; } spring_coef;
 /// and whether it had to move them from the target (a limit of the method at this step).
 typedef struct coef_result { sb_poles delivered; bool clamped; } coef_result;
 
-// Networks. A network can be unstable where a lone spring is not (seed 002, "Limitations and
+// Networks. A network can be unstable where a lone spring is not (Nissen, "Limitations and
 // pitfalls"). Every method's update flips sign and grows (a pole at -1) once a matrix of the form
 // 4 M - sum_s m_s load_s J_s^T J_s stops being positive definite; the Gershgorin rows of M^-1
 // times that sum bound it, so solver.c adds up each spring's `load` at its free ends and gives
@@ -38,7 +38,7 @@ typedef void sb_pass(sb_world *w, double h);
 typedef enum sb_step_order {
     SB_ORDER_VELOCITIES, ///< impulses on velocities, then integrate (seeds 000-003, Box2D v3's soft step)
     SB_ORDER_POSITIONS,  ///< predict positions, project, velocities from the move (XPBD)
-    SB_ORDER_VERLET,     ///< seed 004's loop: accelerate, collide, inertia, collide with impulse kept
+    SB_ORDER_VERLET,     ///< Boesch's Verlet article's loop: accelerate, collide, inertia, collide with impulse kept
 } sb_step_order;
 
 /// What a method hands the solver (Chipmunk's constraint class; Box2D v3's joint functions):
@@ -102,7 +102,7 @@ double method_rigid_coefficients(sb_method method, int busiest_degree, double m,
 extern const sb_method_kernels force_method, impulse_method, sequential_method, soft_method, verlet_method,
     xpbd_method;
 
-// method_force.c (seed 001)
+// method_force.c (the "Mass spring algorithm" note)
 /// An explicit method's a and b, scaled down together until `load` fits `allowed_load` (the
 /// stiffest stable setting), as constants; returns the poles they deliver alone.
 coef_result explicit_scaled(double a, double b, double load, double allowed_load, double m, double h,
@@ -116,12 +116,12 @@ void springs_jacobi_pass_start_axis(sb_world *w, double h);
 void springs_rigid_jacobi_pass(sb_world *w, double h);
 /// delivered_spring of constants stored as stiff = a m / h, damp = b m (force, impulse): stiff / h, b.
 double explicit_delivered_spring(const sb_world *w, int k, double h, double *step_damping);
-// method_impulse.c (seed 002)
+// method_impulse.c (Nissen's "Developing a rigid, stable spring")
 double impulse_load(sb_poles target);
 coef_result impulse_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out);
 /// Nissen's safe coefficient for a rigid spring in a naive network; returns its load.
 double impulse_rigid_coefficients(int springs_on_busiest_end, double m, double h, spring_coef *out);
-// method_soft.c (seed 003)
+// method_soft.c (Catto's "Soft Constraints")
 double implicit_euler_load(sb_poles target);
 sb_poles implicit_euler_poles_within(sb_poles target, double allowed_load, bool *clamped);
 sb_poles poles_without_negative_damping(sb_poles target, bool *clamped);

@@ -1,5 +1,5 @@
-// The sequential method: Nissen's iterative solver with warm start (seed 000, "Stable rigid
-// springs with sequential impulses"). The rest impulse of the impulse spring (seed 002) is
+// The sequential method: Nissen's iterative solver with warm start (Nissen, "Stable rigid
+// springs with sequential impulses"). The rest impulse of the impulse spring (Nissen's "Developing a rigid, stable spring") is
 // computed once per sub-step; each iteration applies `correction` times the difference between
 // it and what the neighbours have already applied along the axis.
 #include "springs_kernels.h"
@@ -18,7 +18,7 @@
 // is 2.71 Hz, ran at 4.99 Hz at 6 sub-steps, and at 2.37 to 3.37 Hz from 1 to 8 iterations at one
 // sub-step; a hanging 3 Hz chain sagged half as far as it should). A tuned spring therefore gives
 // its rest impulse once per sub-step, J = -(Cs x / h + Cd vn0) m, from the sub-step's starting
-// velocities: Nissen's impulse spring (seed 002), which he shows is "numerically exact" the force
+// velocities: Nissen's impulse spring (Nissen's "Developing a rigid, stable spring"), which he shows is "numerically exact" the force
 // spring with k = Cs m / h^2, c = Cd m / h, so a network of them has the modes its k and c give
 // whatever the iteration count. The iterations then correct the rigid springs, the constraints
 // and the contacts against it. It carries the impulse method's network load.
@@ -36,14 +36,14 @@ static coef_result sequential_coefficients(sb_poles target, double m, double h, 
     return r;
 }
 
-/// Nissen's k = Cs m / h^2 and b = Cd (seed 002), for the energy ledger.
+/// Nissen's k = Cs m / h^2 and b = Cd (Nissen's "Developing a rigid, stable spring"), for the energy ledger.
 static double sequential_delivered_spring(const sb_world *w, int k, double h, double *step_damping)
 {
     *step_damping = w->kdamp[k];
     return w->kstiff[k] * w->kmass[k] / (h * h);
 }
 
-/// A rigid spring is the one-step spring of seed 002: Cs = Cd = 1, iterated to convergence with no load.
+/// A rigid spring is the one-step spring of Nissen's "Developing a rigid, stable spring": Cs = Cd = 1, iterated to convergence with no load.
 static double sequential_rigid_coefficients(int springs_on_busiest_end, double m, double h, spring_coef *out)
 {
     (void)springs_on_busiest_end;
@@ -55,7 +55,7 @@ static double sequential_rigid_coefficients(int springs_on_busiest_end, double m
     return 0.0;
 }
 
-// Warm start (seed 000): the impulse of the previous sub-step projected onto the new axis,
+// Warm start (Nissen's "Stable Rigid Springs with Sequential Impulses"): the impulse of the previous sub-step projected onto the new axis,
 // scaled by the warm start coefficient; if the axis turned by 90 degrees or more it is zero.
 // Nissen's listing differs from a textbook warm start in two ways, and both matter:
 //  - the accumulator keeps only the step's corrective impulses, not the warm start itself,

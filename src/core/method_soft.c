@@ -1,4 +1,4 @@
-// The soft method: Catto's soft constraints (seed 003, "Soft Constraints: Reinventing the
+// The soft method: Catto's soft constraints (Catto, "Soft Constraints: Reinventing the
 // Spring"), Jv + (beta/h) C + gamma lambda = 0, solved by sequential impulses. With
 // gamma = 1/(c + h k) and beta = h k/(c + h k) "we can get a solution to the soft constraint
 // system that is identical to the implicit Euler solution of the harmonic oscillator".
@@ -21,7 +21,7 @@ void implicit_euler_kc(sb_poles p, double m, double h, double *k, double *c)
     *c = m * (p.trace - 2.0 * p.det) / (p.det * h);
 }
 
-// Why implicit Euler is "always stable" (seed 003), and how far a negative c may go. A network's
+// Why implicit Euler is "always stable" (Catto's "Soft Constraints"), and how far a negative c may go. A network's
 // update has a pole at -1 once 4 M + 2 h C + h^2 K stops being positive definite; a spring adds
 // m (2 e + g) J^T J to it, with g = h^2 k / m and e = h c / m. Every spring with 2 c + h k >= 0
 // (any positive c) only helps, which is the article's unconditional stability. A light damping
@@ -168,7 +168,7 @@ static coef_result soft_coefficients(sb_poles target, double m, double h, double
     return r;
 }
 
-// A rigid spring is the soft constraint's stiff limit (seed 003: "when k becomes really stiff:
+// A rigid spring is the soft constraint's stiff limit (Catto's "Soft Constraints": "when k becomes really stiff:
 // gamma goes to zero and beta goes to one"): no softness, full position feedback.
 static double soft_rigid_coefficients(int springs_on_busiest_end, double m, double h, spring_coef *out)
 {

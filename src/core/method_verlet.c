@@ -1,4 +1,4 @@
-// The verlet method: Verlet circles with the two-pass collide of seed 004 ("Verlet collision
+// The verlet method: Verlet circles with the two-pass collide of Boesch ("Verlet collision
 // with impulse preservation"). The article's loop is accelerate; collide without impulse
 // preservation; inertia; collide with it. Velocity lives in the previous position; velocities
 // are stored between sub-steps so the method can change between frames (prev = pos - v h

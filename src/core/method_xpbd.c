@@ -9,7 +9,7 @@
 // discrete map is the soft method's (method_soft.c): the same matching and the same network
 // limit. Constants: stiff = alpha~ = 1/(k h^2), damp = gamma = c/(k h), with k and c those of
 // implicit_euler_kc (method_soft.c), written with the delivered poles so that they stay finite at a pole at 0
-// (Nissen's Cs = Cd = 1, seed 002's one-step spring, where k and c are infinite; through them the
+// (Nissen's Cs = Cd = 1, Nissen's rigid-spring article's one-step spring, where k and c are infinite; through them the
 // two read 0 and NaN, the world halted at its first step and the spring stayed at 40% stretch):
 // alpha~ = det / ((1 + det - trace) m), gamma = (trace - 2 det) / (1 + det - trace).
 // 1 + gamma = (c + h k)/(h k) stays positive: c + h k = m (1 - det)/(det h) > 0.

@@ -76,7 +76,7 @@ static sb_world *rigid_chain(const sb_world_def *base, int links, double length,
 }
 
 /// Wrecking ball: `size` links of 0.25 m, first particle fixed, chain horizontal,
-/// a 100 kg ball at the end and 1 kg elsewhere; rigid links (Nissen's demo, seed 000).
+/// a 100 kg ball at the end and 1 kg elsewhere; rigid links (Nissen's demo, Nissen's "Stable Rigid Springs with Sequential Impulses").
 static sb_world *build_wrecking_ball(const sb_world_def *base, int size)
 {
     return rigid_chain(base, size, 0.25, 100.0, 0.5);
@@ -169,7 +169,7 @@ static sb_world *build_ball_pit(const sb_world_def *base, int size)
     return w;
 }
 
-/// A column of equal circles resting on the floor: the jitter test of seed 004.
+/// A column of equal circles resting on the floor: the jitter test of Boesch's "Verlet collision with impulse preservation".
 static sb_world *build_stack(const sb_world_def *base, int size)
 {
     sb_world_def def = *base;
@@ -185,11 +185,11 @@ static sb_world *build_stack(const sb_world_def *base, int size)
 }
 
 static const sb_sample samples[] = {
-    {"wrecking_ball", "40 rigid links and a 100 kg ball swinging down from horizontal (seed 000's demo)", 40, 100000, build_wrecking_ball},
-    {"bridge", "a pinned truss bridge with a hanging load (seed 000's demo)", 16, 255, build_bridge},
+    {"wrecking_ball", "40 rigid links and a 100 kg ball swinging down from horizontal (Nissen's sequential-impulse article's demo)", 40, 100000, build_wrecking_ball},
+    {"bridge", "a pinned truss bridge with a hanging load (Nissen's sequential-impulse article's demo)", 16, 255, build_bridge},
     {"rope", "a rigid rope falling from horizontal", 30, 100000, build_rope},
     {"cloth", "an N x N cloth pinned along its top row, sheared so it swings", 32, 1000, build_cloth},
-    {"ball_pit", "N circles of mixed sizes dropped into a 10 m box (seed 004's demo)", 400, 1000000, build_ball_pit},
+    {"ball_pit", "N circles of mixed sizes dropped into a 10 m box (Boesch's Verlet article's demo)", 400, 1000000, build_ball_pit},
     {"stack", "a column of circles resting on the floor", 6, 10000, build_stack},
 };
 

@@ -491,7 +491,7 @@ static void substep_positions(sb_world *w, const sb_method_kernels *m, double h,
     run_pass(m->springs_end, w, h);
 }
 
-/// Seed 004's loop: accelerate; collide without impulse preservation; inertia; collide with it.
+/// Boesch's Verlet article's loop: accelerate; collide without impulse preservation; inertia; collide with it.
 /// The article's state is a position x and a previous position px, velocity being x - px. Its
 /// accelerate step moves x by a h^2 and inertia then adds x - px again, so x runs one step ahead
 /// of the motion: px follows Stoermer-Verlet (px' = px + u', u' = u + a h^2) and x = px + u is
@@ -533,7 +533,7 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
     }
     tethers_project(w, false);
     // Ropes and struts are one-sided, as contacts are, and get the contacts' second pass after
-    // inertia (seed 004): without it a strut hit at 3 m/s gave way by v h, 5 cm at one sub-step.
+    // inertia (Boesch's "Verlet collision with impulse preservation"): without it a strut hit at 3 m/s gave way by v h, 5 cm at one sub-step.
     constraints_project_rigid(w, 0.0, true);
     contacts_project(w, w->def.verlet_preserve_impulse, h);
     articulations_project(w, h, w->def.verlet_preserve_impulse);

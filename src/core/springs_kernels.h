@@ -10,25 +10,25 @@
 // relative velocity along its axis; a constraint (constraint.c) to its C, its rate sum g . v and
 // its effective mass. The method files say where each comes from and derive the constants.
 
-/// force, impulse and verlet's tuned springs: -(k x + c v) h written with the packed constants (seed 001).
+/// force, impulse and verlet's tuned springs: -(k x + c v) h written with the packed constants (the "Mass spring algorithm" note).
 static inline double explicit_impulse(double stiff, double damp, double error, double rate)
 {
     return -(stiff * error + damp * rate);
 }
 
-/// sequential: the rest velocity of seed 000, rate - (Cs C / h + Cd rate), asked once per sub-step.
+/// sequential: the rest velocity of Nissen's "Stable Rigid Springs with Sequential Impulses", rate - (Cs C / h + Cd rate), asked once per sub-step.
 static inline double sequential_rest_rate(double cs, double cd, double error, double rate, double h)
 {
     return rate - (cs * error / h + cd * rate);
 }
 
-/// sequential: one corrective impulse toward the rest velocity (seed 000's correction factor).
+/// sequential: one corrective impulse toward the rest velocity (Nissen's sequential-impulse article's correction factor).
 static inline double sequential_impulse(double rate, double rest_rate, double mass, double correction)
 {
     return -(rate - rest_rate) * mass * correction;
 }
 
-/// soft: one sequential-impulse update of the soft constraint (seed 003, method_soft.c),
+/// soft: one sequential-impulse update of the soft constraint (Catto's "Soft Constraints", method_soft.c),
 /// P = -(m_soft rate + m_soft (beta/h) C) - (gamma/h) m_soft P_acc, with the bias term precomputed.
 static inline double soft_impulse(double mass, double bias, double scale, double rate, double accumulated)
 {

@@ -16,7 +16,7 @@
 
 // ------------------------------------------------------------------ one spring at a time
 
-// Geometry, the bias impulse m_soft (beta/h) C, and the warm start (a rigid spring by seed 000's
+// Geometry, the bias impulse m_soft (beta/h) C, and the warm start (a rigid spring by Nissen's sequential-impulse article's
 // listing, a hertz spring with its total, as Box2D).
 static inline void prepare_one(sb_world *w, int k, double rigid_fraction, double tuned_fraction)
 {

@@ -56,7 +56,7 @@ sb_status sb_tuning_check(const sb_tuning *t, const char **bad_field)
             return SB_ERR_INVALID;
         return SB_OK;
     case SB_TUNE_COEFFICIENTS:
-        // Nissen: above 1 the spring overshoots and gets less stable, so [0,1] (seed 002).
+        // Nissen: above 1 the spring overshoots and gets less stable, so [0,1] (Nissen's "Developing a rigid, stable spring").
         if (bad(t->stiffness, 0.0, 1.0, "stiffness", bad_field) ||
             bad(t->damping, 0.0, 1.0, "damping", bad_field))
             return SB_ERR_INVALID;

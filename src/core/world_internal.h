@@ -315,7 +315,7 @@ void apply_gravity_and_drag(sb_world *w, double h);
 double particle_spin_energy(const sb_world *w, int i);
 int particle_slot(const sb_world *w, sb_particle_id id);
 /// The drag is one soft point constraint on one particle, solved exactly once per
-/// sub-step: with gamma and beta from seed 003 the velocity update equals implicit
+/// sub-step: with gamma and beta from Catto's "Soft Constraints" the velocity update equals implicit
 /// Euler of a spring-damper toward the target, so it is stable at any frequency.
 void drag_apply(sb_world *w, double h);
 #endif
