@@ -2,6 +2,7 @@
 // second of simulated time and, with --stats, writes one JSON object per frame and one per
 // reload event. Watches the scene's files and hot-reloads them while it runs.
 #define _POSIX_C_SOURCE 200809L
+#include "options.h"
 #include "output_file.h"
 #include "sb_input.h"
 #include "sb_lua.h"
@@ -23,53 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/// The methods' names from the core's registry, joined by '|'.
-static const char *method_names(void)
-{
-    static char list[128];
-    if (!list[0])
-        for (int m = 0; m < SB_METHOD_COUNT; ++m)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", m ? "|" : "", sb_method_name((sb_method)m));
-    return list;
-}
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: springbox [options] [scene.lua]\n"
-            "  scene.lua      a Lua scene (default: scripts/default.lua); reloaded when saved\n"
-            "  (no option)    open the window; H in the window lists the keys\n"
-            "  --keys         the window's keys and mouse as a Markdown table (as docs/window.md has it)\n"
-            "  --headless     run without a window, printing diagnostics\n"
-            "  --screenshot F render frame --frames N without a display and write PNG F\n"
-            "  --record DIR   render every frame up to --frames N as DIR/frame_NNNNN.png\n"
-            "  --gif F        render every second frame up to --frames N as an animated GIF F\n"
-            "  --record-input F  write what was done in the window (drags, clicks, keys, sliders) to F\n"
-            "  --replay F     do a recorded input again, at the same frames (window or --headless)\n"
-            "  --window WxH   window or image size (default 1280x720)\n"
-            "  --view X,Y,S   camera centre (m) and scale (pixels per metre) instead of fitting\n"
-            "  --frames N     frames to run (default 300; 0 with --realtime runs until killed)\n"
-            "  --realtime     pace frames to wall-clock time, so a hot reload can be watched\n"
-            "  --stats FILE   write diagnostics as JSON lines: one per frame, one per reload\n"
-            "  --trusted      give the scene the full standard library (io, os.execute, ...)\n"
-            "  --method M     %s, for every world at start\n"
-            "  --substeps N, --iterations N   solver settings at start\n"
-            "  --threads N    threads a world steps on when the scene does not say (default: the machine's cores);\n"
-            "                 the results are the same bits for any N\n"
-            "  --scene NAME   a built-in C sample instead of a file (--size N); --list shows them\n"
-            "  --version      print the version and exit\n",
-            method_names());
-}
-
-static bool parse_int(const char *text, int lo, int hi, int *out)
-{
-    char *end = NULL;
-    long v = strtol(text, &end, 10);
-    if (!text[0] || *end || v < lo || v > hi)
-        return false;
-    *out = (int)v;
-    return true;
-}
 
 /// A JSON number, or null for what JSON cannot hold (an overflowed energy is inf).
 static void json_number(FILE *f, const char *key, double v, const char *format)
@@ -600,123 +554,20 @@ static int run_sample(const char *scene_name, int size, int threads, const run_o
 
 int main(int argc, char **argv)
 {
-    const char *scene_name = NULL, *stats_path = NULL, *method_name = NULL, *scene_file = NULL;
-    int size = -1, frames = 300, substeps = -1, iterations = -1, threads = sb_machine_threads();
-    bool realtime = false, trusted = false, headless = false;
-    const char *screenshot = NULL, *record_dir = NULL, *gif = NULL, *record_input = NULL, *replay_path = NULL;
-    int win_w = 1280, win_h = 720;
-    double view[3] = {0, 0, 0};
-    bool view_given = false, frames_given = false;
-    for (int i = 1; i < argc; ++i) {
-        const char *arg = argv[i];
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
-        if (strcmp(arg, "--headless") == 0) {
-            headless = true;
-            continue;
-        } else if (strcmp(arg, "--realtime") == 0) {
-            realtime = true;
-            continue;
-        } else if (strcmp(arg, "--trusted") == 0) {
-            trusted = true;
-            continue;
-        } else if (arg[0] != '-') {
-            if (scene_file) {
-                fprintf(stderr, "springbox: one scene file at a time, got '%s' and '%s'\n", scene_file, arg);
-                return 2;
-            }
-            scene_file = arg;
-            continue;
-        } else if (strcmp(arg, "--version") == 0) {
-            printf("springbox %s\n", SPRINGBOX_VERSION);
-            return 0;
-        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(arg, "--keys") == 0) {
-#ifdef SPRINGBOX_HAVE_SDL
-            window_print_keys(stdout);
-            return 0;
-#else
-            fprintf(stderr, "springbox: built without the window (libsdl2-dev): no keys to list\n");
-            return 2;
-#endif
-        } else if (strcmp(arg, "--list") == 0) {
-            int n;
-            const sb_sample *all = sb_samples(&n);
-            for (int k = 0; k < n; ++k)
-                printf("%-14s %s\n", all[k].name, all[k].description);
-            return 0;
-        } else if (!value) {
-            ok = false;
-        } else if (strcmp(arg, "--scene") == 0) {
-            scene_name = value;
-            ok = sb_sample_find(value) != NULL;
-        } else if (strcmp(arg, "--method") == 0) {
-            method_name = value;
-        } else if (strcmp(arg, "--stats") == 0) {
-            stats_path = value;
-            ok = value[0] != '\0'; // a file name
-        } else if (strcmp(arg, "--size") == 0) {
-            ok = parse_int(value, 1, 1000000, &size);
-        } else if (strcmp(arg, "--frames") == 0) {
-            ok = parse_int(value, 0, 100000000, &frames);
-            frames_given = true;
-        } else if (strcmp(arg, "--screenshot") == 0) {
-            screenshot = value;
-            ok = value[0] != '\0'; // a file name
-        } else if (strcmp(arg, "--record") == 0) {
-            record_dir = value;
-            ok = value[0] != '\0'; // a file name
-        } else if (strcmp(arg, "--gif") == 0) {
-            gif = value;
-            ok = value[0] != '\0'; // a file name
-        } else if (strcmp(arg, "--record-input") == 0) {
-            record_input = value;
-            ok = value[0] != '\0'; // a file name
-        } else if (strcmp(arg, "--replay") == 0) {
-            replay_path = value;
-            ok = value[0] != '\0'; // a file name
-        } else if (strcmp(arg, "--window") == 0) {
-            char *end;
-            long w = strtol(value, &end, 10);
-            long h = *end == 'x' ? strtol(end + 1, &end, 10) : 0;
-            ok = !*end && w >= 320 && w <= 8192 && h >= 240 && h <= 8192;
-            win_w = (int)w;
-            win_h = (int)h;
-        } else if (strcmp(arg, "--view") == 0) {
-            // three finite numbers and nothing after them; the scale positive
-            int used = 0;
-            ok = sscanf(value, "%lf,%lf,%lf%n", &view[0], &view[1], &view[2], &used) == 3 && value[used] == '\0' &&
-                 isfinite(view[0]) && isfinite(view[1]) && isfinite(view[2]) && fabs(view[0]) <= 1e12 &&
-                 fabs(view[1]) <= 1e12 && view[2] > 0 && view[2] <= 1e9;
-            view_given = true;
-        } else if (strcmp(arg, "--substeps") == 0) {
-            ok = parse_int(value, 1, 1000, &substeps);
-        } else if (strcmp(arg, "--iterations") == 0) {
-            ok = parse_int(value, 1, 1000, &iterations);
-        } else if (strcmp(arg, "--threads") == 0) {
-            ok = parse_int(value, 1, SB_POOL_MAX_THREADS, &threads);
-        } else {
-            fprintf(stderr, "springbox: unknown option '%s'\n", arg);
-            usage(stderr);
-            return 2;
-        }
-        if (!ok && strcmp(arg, "--scene") == 0) {
-            fprintf(stderr, "springbox: bad value for --scene: '%s' is not a built-in sample (--list shows them)\n", value);
-            return 2;
-        }
-        if (!ok) {
-            fprintf(stderr, "springbox: bad value for %s: '%s'\n", arg, value ? value : "(missing)");
-            return 2;
-        }
-        i += 1;
-    }
+    cli c = cli_defaults();
+    const int parsed = cli_parse(&c, argc, argv);
+    if (parsed != CLI_GO_ON)
+        return parsed;
+    const char *scene_name = c.scene_name, *stats_path = c.stats_path, *method_name = c.method_name, *scene_file = c.scene_file;
+    const int size = c.size, frames = c.frames, substeps = c.substeps, iterations = c.iterations, threads = c.threads;
+    const bool realtime = c.realtime, trusted = c.trusted, headless = c.headless;
+    const char *screenshot = c.screenshot, *record_dir = c.record_dir, *gif = c.gif, *record_input = c.record_input,
+               *replay_path = c.replay_path;
 
     sb_lua_set_default_threads(threads);
     run_options ro = {frames, substeps, iterations, realtime, trusted, false, SB_METHOD_SOFT, NULL, NULL, NULL, NULL};
     if (method_name && !sb_method_from_name(method_name, &ro.method)) {
-        fprintf(stderr, "springbox: unknown method '%s' (%s)\n", method_name, method_names());
+        fprintf(stderr, "springbox: unknown method '%s' (%s)\n", method_name, cli_method_names());
         return 2;
     }
     ro.method_given = method_name != NULL;
@@ -792,13 +643,13 @@ int main(int argc, char **argv)
         memset(&wo, 0, sizeof wo);
         wo.scene_path = scene_file;
         wo.trusted = trusted;
-        wo.frames = frames_given ? frames : (offscreen ? 60 : 0);
-        wo.width = win_w;
-        wo.height = win_h;
-        wo.view_given = view_given;
-        wo.view_cx = view[0];
-        wo.view_cy = view[1];
-        wo.view_scale = view[2];
+        wo.frames = c.frames_given ? frames : (offscreen ? 60 : 0);
+        wo.width = c.win_w;
+        wo.height = c.win_h;
+        wo.view_given = c.view_given;
+        wo.view_cx = c.view[0];
+        wo.view_cy = c.view[1];
+        wo.view_scale = c.view[2];
         wo.record_dir = record_dir;
         wo.record_input = record_input;
         wo.stats_path = stats_path;
