@@ -235,7 +235,7 @@ SDL_Color rgba(uint32_t c)
 
 // Geometry far off the view never reaches SDL: a scene's camera may zoom to 1e9 pixels per metre
 // at 1e12 m, and SDL's software renderer allocates by a triangle's size and walks its whole box,
-// clip rectangle or not (a filled circle as big as the band took 80 ms). Everything drawn is
+// clip rectangle or not, so a filled circle as big as the band stalls a frame. Everything drawn is
 // clipped to this band around the view, wider than half the widest line and its feather, so that
 // what is cut off lies outside the view.
 enum { guard_band = 64 };

@@ -8,8 +8,8 @@
 // gives way under a deep pile (300 layers in the 20000-ball pit pushed 18 circles through
 // the floor), a bound must not let a particle out. Velocity into the wall is removed, as a
 // rigid wall would. Only the centre is held, not the whole circle: the soft contact owns
-// the overlap, and moving circles out of it by position would kick their neighbours
-// (measured: a 300-ball pit that had come to rest kept popping, 0.6 J every few seconds).
+// the overlap, and moving circles out of it by position would kick their neighbours (a pile at
+// rest would keep popping).
 // One axis of the box: a coordinate past [lo, hi] goes back onto the wall and stops
 // moving outward.
 static inline void confine_axis(double *p, double *v, double lo, double hi)

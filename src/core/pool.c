@@ -44,8 +44,7 @@ struct sb_pool {
 
 /// Spins before sleeping: about 50 microseconds on a current core, giving the core away every
 /// 64 (with more threads than cores, a spinning worker would hold up the ones with work) and
-/// pausing in between (each give-away is a system call: the caller's wait giving it away at every
-/// spin took 16% of a two-thread cloth step; pausing instead made two threads 10% faster).
+/// pausing in between, since each give-away is a system call.
 enum { SPINS_BEFORE_SLEEP = 20000, SPINS_PER_YIELD = 64 };
 
 /// A spin's pause: lets the other hyper-thread run and saves power while waiting.

@@ -102,9 +102,8 @@ void ramps_advance(sb_world *w)
 }
 
 // Re-basing: a new stiffness applied to a spring that is stretched would change its force at
-// once, and a structure that sagged under soft springs would be thrown up by stiff ones
-// (measured on a truss going from 3 Hz to 30 Hz: 7736 J and 106% overshoot at once, still 72%
-// when the frequency is ramped over 0.5 s, because the soft structure cannot follow). So the new
+// once, and a structure that sagged under soft springs would be thrown up by stiff ones, even
+// with the frequency ramped, because the soft structure cannot follow the ramp. So the new
 // tuning applies at once with a rest length R at which the spring's force is what it was,
 // k_new (L - R) = k_old (L - L0), and R then ramps to the real rest length: the structure moves
 // under its new, stiff dynamics, which follow the ramp closely, with settling damping so that its

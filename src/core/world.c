@@ -54,10 +54,8 @@ sb_world_def sb_default_world_def(void)
     d.gravity = v2(0.0, -9.81);
     d.dt = 1.0 / 60.0;
     // More sub-steps with fewer iterations converge rigid chains faster per solve (small
-    // steps, Mueller et al. 2020), while contacts cost one pass per sub-step. Measured with
-    // bench/ (cloth 128: largest stretch at the end; ball pit 4000: ms per step):
-    // 4x8 1.55%, 2.5 ms; 6x4 0.98%, 3.0 ms; 8x2 0.75%, 3.6 ms; 4x12 0.68%, 2.5 ms but
-    // 4.9 ms on the cloth against 4.1 for 6x4.
+    // steps, Mueller et al. 2020), while contacts cost one pass per sub-step: 6 x 4 is the
+    // balance of a cloth's stretch against a pile's cost (docs/decisions/2026-11-29-figures-behind-the-constants.md).
     d.substeps = 6;
     d.iterations = 4;
     d.method = SB_METHOD_SOFT;

@@ -35,10 +35,8 @@ typedef struct sb_ramp {
 } sb_ramp;
 
 /// The least work a thread takes in a split pass (sb_pool.h): waking a worker costs about what
-/// this many items do, so a smaller range runs on the caller. A job costs about 0.45 us with the
-/// workers spinning (about 50 contacts' pass); at 256 contacts the 4000-ball pit's sixth colour
-/// (445 of its 8700 contacts) ran on the caller alone in every pass, and two threads took 1.15 ms
-/// a step against 1.09 at 128 and 1.08 at 64 (six alternating runs each).
+/// this many items do, so a smaller range runs on the caller; small enough that a pile's colours
+/// of a few hundred contacts still split.
 enum { CONTACTS_PER_THREAD = 128, SPRINGS_PER_THREAD = 256, PARTICLES_PER_THREAD = 1024 };
 
 /// The step's articulated contacts and the structures they push on (articulation.c).
