@@ -47,6 +47,9 @@ void handle_reload(app *a, side *s, sb_reload_event e, const char *which)
             s->history = 0;
             a->rewinding = false;
             trace_free(&a->ghost);
+            if (a->dragging && a->drag_world < sb_scene_world_count(s->scene) &&
+                !sb_world_drag_particle(side_world(s, a->drag_world)).generation)
+                a->dragging = false; // the particle held was taken away
         }
     } else {
         add_notice_as(a, which[0] ? which : NOTICE_RELOAD, COLOR_WARN, "%s%s", which, e.message);

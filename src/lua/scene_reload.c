@@ -246,7 +246,7 @@ static sb_reload_event carry_over(sb_scene *scene, scene_build *b, bool reshaped
     }
     if (reshaped) {
         for (int i = 0; i < b->world_count; ++i) {
-            built[i].broken_total = sb_world_get_stats(b->worlds[i])->broken_springs_total; // (carried)
+            built[i].broken_total = sb_world_get_stats(b->worlds[i])->broken_springs_total;
             scene_shape_free(&shapes[i]);
         }
         free(shapes);
