@@ -242,6 +242,8 @@ function says(what, text) {
   } else if (what === 'error') {
     status('a scene function failed: the scene runs on without it', true);
     showProblem(text);
+  } else if (what === 'draw') { // draw mode's tool, which the clean view shows nowhere else
+    status(text);
   } else {
     clearProblem();
     status((what === 'kept' ? 'reloaded: ' : 'restarted: ') + text);

@@ -373,8 +373,10 @@ async function main() {
     null, { timeout: 10000 }).then(() => true, () => false);
   const drawnText = await drawer.evaluate(() => document.querySelector('.CodeMirror').CodeMirror.getValue());
   check(drawn, `the draw button and a stroke write a ground line into the editor's code (${(drawnText.match(/w:polyline[^\n]*/) || ['none'])[0]})`);
-  // the tool button: the rope, a stroke of beads
+  // the tool button: the rope, a stroke of beads; the status line names the tool
   await drawer.click('#controls button[data-key="Tab"]');
+  const toolSaid = await drawer.textContent('#status');
+  check(/^draw mode, rope: /.test(toolSaid), `the status line names draw mode's tool ("${toolSaid}")`);
   await drawer.mouse.move(stage.x + 60, stage.y + stage.height * 0.3);
   await drawer.mouse.down();
   for (let k = 1; k <= 10; ++k) await drawer.mouse.move(stage.x + 60 + 20 * k, stage.y + stage.height * 0.3);

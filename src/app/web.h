@@ -1,5 +1,5 @@
 // What the browser page hears from the window, for the editor beside it: each reload's result
-// and message, and a scene function's error. Nothing outside a browser.
+// and message, a scene function's error, and draw mode's tool. Nothing outside a browser.
 #pragma once
 
 #ifdef __EMSCRIPTEN__

@@ -7,6 +7,7 @@
 // (sb_scene_sketch_write), its numbers on a grid the zoom sets, and the scene reloads as a save
 // makes it, the running particles keeping their state. Ctrl+Z takes the last line back out,
 // Ctrl+Y puts it back.
+#include "web.h"
 #include "window_internal.h"
 
 #include <math.h>
@@ -56,10 +57,15 @@ static const struct { const char *name, *help; } tools[TOOLS] = {
 
 const char *sketch_tool_name(const app *a) { return tools[a->sketch_tool].name; }
 
+/// The tool and what it does, in the window's notices and, in a page, its status line (where the
+/// clean view shows no HUD).
 static void say_tool(app *a)
 {
     add_notice(a, COLOR_DRAG, "draw mode, %s: %s; each a line in %s. Tab: the next tool; Ctrl+Z takes the last back; D ends it",
                tools[a->sketch_tool].name, tools[a->sketch_tool].help, a->opt.scene_path);
+    char told[256];
+    snprintf(told, sizeof told, "draw mode, %s: %s", tools[a->sketch_tool].name, tools[a->sketch_tool].help);
+    web_tell("draw", told);
 }
 
 void sketch_toggle(app *a)
@@ -68,8 +74,10 @@ void sketch_toggle(app *a)
     a->sketch_down = false;
     if (a->sketching)
         say_tool(a);
-    else
+    else {
         add_notice(a, COLOR_DRAG, "draw mode off");
+        web_tell("draw", "draw mode off");
+    }
 }
 
 void sketch_next_tool(app *a, int step)
