@@ -36,7 +36,7 @@ build = {
         "src/core/method_soft.c", "src/core/method_verlet.c", "src/core/method_xpbd.c",
         "src/core/springs_simd.c", "src/core/contact_solver.c", "src/core/contact_geometry.c",
         "src/core/contact_bounds.c", "src/core/contact_impact.c", "src/core/contact_project.c", "src/core/contact_find.c", "src/core/contact_segments.c",
-        "src/core/contact_stops.c", "src/core/contact_graph.c", "src/core/tether.c", "src/core/bending.c", "src/core/articulation.c", "src/core/samples.c",
+        "src/core/contact_stops.c", "src/core/contact_graph.c", "src/core/tether.c", "src/core/bending.c", "src/core/articulation.c", "src/core/articulation_solve.c", "src/core/samples.c",
         "src/core/events.c", "src/core/query.c", "src/core/constraint.c", "src/core/pool.c", "src/core/trig.c",
         "src/core/structure.c", "src/core/structure_delivery.c", "src/core/oscillation.c",
         "src/core/structure_record.c",

@@ -43,11 +43,11 @@ flags=$(pkg-config --define-variable=prefix="$root" --cflags --libs springbox) |
 cc "$tmp/prog.c" $flags -o "$tmp/prog" 2>"$tmp/cc.log" || fail "building against the installed core: $(cat "$tmp/cc.log")"
 "$tmp/prog" >/dev/null || fail "the program built against the installed core"
 # the same core from C++: the headers declare it extern "C", and <springbox/...> finds them
-cat >"$tmp/prog.cpp" <<'CPP'
-#include <springbox/sb_structure.h>
-#include <springbox/sb_trig.h>
-#include <springbox/sb_tuning.h>
-#include <springbox/sb_world.h>
+# (every installed header, each function in it marked SB_API, the export mark)
+unmarked=$(grep -nE '^[a-z_][a-z_0-9 *]+\(' "$root"/include/springbox/*.h | grep -vE ':(typedef|static|extern) ' || true)
+[ -z "$unmarked" ] || fail "public functions without SB_API: $unmarked"
+for h in "$root"/include/springbox/*.h; do echo "#include <springbox/$(basename "$h")>"; done >"$tmp/prog.cpp"
+cat >>"$tmp/prog.cpp" <<'CPP'
 #include <cstdio>
 
 int main()

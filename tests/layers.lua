@@ -1,6 +1,6 @@
 -- The layers call only downward: the core includes nothing of the bindings, the app, Lua or
 -- SDL; the bindings nothing of the app or SDL; and the window's files call only the files below
--- them: window.c, then window_draw.c, window_input.c, window_sketch.c, window_time.c, window_sides.c.
+-- them: window.c, then window_keys.c, window_draw.c, window_input.c, window_sketch.c, window_time.c, window_sides.c.
 --   lua5.4 tests/layers.lua [ROOT]
 local root = arg[1] or "."
 local failures = 0
@@ -48,7 +48,7 @@ for dir, rule in pairs(above) do
 end
 
 -- the window's files, highest first: a file may call the functions of the files after it only
-local order = { "window.c", "window_draw.c", "window_input.c", "window_sketch.c", "window_time.c", "window_sides.c" }
+local order = { "window.c", "window_keys.c", "window_draw.c", "window_input.c", "window_sketch.c", "window_time.c", "window_sides.c" }
 local code, defined = {}, {}
 for level, name in ipairs(order) do
   local text = read("src/app/" .. name):gsub("/%*.-%*/", ""):gsub("//[^\n]*", ""):gsub('"[^"\n]*"', '""')

@@ -1,10 +1,10 @@
 -- Prints each source file's lines and its first sentence: a map of the code for a newcomer.
 --   lua5.4 tests/source_map.lua [ROOT]
--- Every file opens with a comment that says what it holds; one that does not is named, and the
--- exit status is 1.
+-- Every file opens with a comment that says what it holds and none is over 900 lines: one that
+-- is not so is named, and the exit status is 1.
 local root = arg[1] or "."
 local dirs = { "include/springbox", "src/core", "src/lua", "src/app", "web" }
-local silent = 0
+local silent, long = 0, {}
 for _, dir in ipairs(dirs) do
   local list = io.popen('ls "' .. root .. "/" .. dir .. '" 2>/dev/null')
   for name in list:lines() do
@@ -31,11 +31,15 @@ for _, dir in ipairs(dirs) do
         sentence = "(NO OPENING SENTENCE)"
       end
       print(string.format("%-40s %5d  %s", path, lines, sentence))
+      if lines > 900 then long[#long + 1] = string.format("%s (%d lines)", path, lines) end
     end
   end
   list:close()
 end
 if silent > 0 then
   io.stderr:write(silent .. " file(s) do not open with a sentence saying what they hold\n")
-  os.exit(1)
 end
+if #long > 0 then
+  io.stderr:write("over 900 lines: " .. table.concat(long, ", ") .. "\n")
+end
+if silent > 0 or #long > 0 then os.exit(1) end

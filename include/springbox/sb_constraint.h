@@ -6,6 +6,8 @@
 #ifndef SB_CONSTRAINT_H
 #define SB_CONSTRAINT_H
 
+#include "sb_api.h"
+
 #include "sb_types.h"
 
 #ifdef __cplusplus
@@ -44,28 +46,28 @@ typedef struct sb_constraint_break_event {
 } sb_constraint_break_event;
 
 /// Defaults: a rigid rope with no particles and the rest taken from the current positions.
-sb_constraint_def sb_default_constraint_def(void);
+SB_API sb_constraint_def sb_default_constraint_def(void);
 /// Adds a constraint. Rejects stale or repeated particles, a wrong count, and bad tuning;
 /// *bad_field names what was wrong.
-sb_constraint_id sb_world_add_constraint(sb_world *world, const sb_constraint_def *def, sb_status *status, const char **bad_field);
+SB_API sb_constraint_id sb_world_add_constraint(sb_world *world, const sb_constraint_def *def, sb_status *status, const char **bad_field);
 /// Removes a constraint (removing one of its particles removes it too).
-sb_status sb_world_remove_constraint(sb_world *world, sb_constraint_id id);
+SB_API sb_status sb_world_remove_constraint(sb_world *world, sb_constraint_id id);
 /// True if the handle names a live constraint of this world.
-bool sb_constraint_is_valid(const sb_world *world, sb_constraint_id id);
+SB_API bool sb_constraint_is_valid(const sb_world *world, sb_constraint_id id);
 /// Kind, particles (up to `capacity` into `particles`), rest and tuning; returns the particle count, -1 if stale.
-int sb_constraint_get(const sb_world *world, sb_constraint_id id, sb_constraint_def *out, sb_particle_id *particles, int capacity);
+SB_API int sb_constraint_get(const sb_world *world, sb_constraint_id id, sb_constraint_def *out, sb_particle_id *particles, int capacity);
 /// Changes the rest value and tuning.
-sb_status sb_constraint_set(sb_world *world, sb_constraint_id id, double rest, const sb_tuning *tuning, const char **bad_field);
+SB_API sb_status sb_constraint_set(sb_world *world, sb_constraint_id id, double rest, const sb_tuning *tuning, const char **bad_field);
 /// The constrained quantity now: a length, an angle or an area.
-double sb_constraint_value(const sb_world *world, sb_constraint_id id);
+SB_API double sb_constraint_value(const sb_world *world, sb_constraint_id id);
 /// Number of live constraints.
-int sb_world_constraint_count(const sb_world *world);
+SB_API int sb_world_constraint_count(const sb_world *world);
 /// Iterates live constraints in slot order: pass a null id to start; returns false at the end.
-bool sb_world_next_constraint(const sb_world *world, sb_constraint_id *it);
+SB_API bool sb_world_next_constraint(const sb_world *world, sb_constraint_id *it);
 /// The ropes and struts that broke in the last step (sb_world_step); valid until the next step.
-int sb_world_constraint_break_events(const sb_world *world, const sb_constraint_break_event **events);
+SB_API int sb_world_constraint_break_events(const sb_world *world, const sb_constraint_break_event **events);
 /// The kind's name ("rope", "strut", "angle", "area").
-const char *sb_constraint_kind_name(sb_constraint_kind kind);
+SB_API const char *sb_constraint_kind_name(sb_constraint_kind kind);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,8 @@
 #ifndef SB_SAMPLES_H
 #define SB_SAMPLES_H
 
+#include "sb_api.h"
+
 #include "sb_types.h"
 
 #ifdef __cplusplus
@@ -22,16 +24,16 @@ typedef struct sb_sample {
 } sb_sample;
 
 /// All built-in scenes; *count receives their number.
-const sb_sample *sb_samples(int *count);
+SB_API const sb_sample *sb_samples(int *count);
 /// The scene of that name, or NULL.
-const sb_sample *sb_sample_find(const char *name);
+SB_API const sb_sample *sb_sample_find(const char *name);
 
 /// Deterministic pseudo-random numbers (xorshift64*), so scenes are the same on every run.
 typedef struct sb_rng { uint64_t state; } sb_rng;
 /// Seeds a generator; any seed, 0 included, is valid.
-sb_rng sb_rng_seed(uint64_t seed);
+SB_API sb_rng sb_rng_seed(uint64_t seed);
 /// Uniform in [lo, hi).
-double sb_rng_uniform(sb_rng *rng, double lo, double hi);
+SB_API double sb_rng_uniform(sb_rng *rng, double lo, double hi);
 
 #ifdef __cplusplus
 }

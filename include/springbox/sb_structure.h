@@ -15,6 +15,8 @@
 #ifndef SB_STRUCTURE_H
 #define SB_STRUCTURE_H
 
+#include "sb_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -60,7 +62,7 @@ typedef struct sb_structure_mode {
 /// shorter than they rest) or "free" (no spring resists any of its motions); *mode, if given,
 /// then says its particles. SB_ERR_INTERRUPTED when the world's interrupt (a scene's time limit)
 /// stopped it.
-sb_status sb_structure_mode_of(const sb_world *world, const sb_spring_id *springs, int n, sb_structure_mode *mode,
+SB_API sb_status sb_structure_mode_of(const sb_world *world, const sb_spring_id *springs, int n, sb_structure_mode *mode,
                                const char **bad_field);
 
 /// Tunes the group so that its lowest mode has this frequency and damping ratio: every spring's
@@ -72,20 +74,20 @@ sb_status sb_structure_mode_of(const sb_world *world, const sb_spring_id *spring
 /// alone hold the mode faster than asked, or "ceiling" where no stiffness of the group's lifts it
 /// that far (it moves the group as a whole against springs outside it): *mode's hertz is then
 /// that floor or ceiling.
-sb_status sb_structure_tune(sb_world *world, const sb_spring_id *springs, int n, double hertz, double damping_ratio,
+SB_API sb_status sb_structure_tune(sb_world *world, const sb_spring_id *springs, int n, double hertz, double damping_ratio,
                             double seconds, sb_structure_mode *mode, const char **bad_field);
 
 /// The lowest mode's shape: the group's moving particles (at most `capacity`) and each one's
 /// displacement in the mode (x and y), scaled so that the sum of m |d|^2 is 1. A motion's share of
 /// the mode is then q = sum of m (d . x) over those particles. *count says how many.
-sb_status sb_structure_mode_shape(const sb_world *world, const sb_spring_id *springs, int n, sb_particle_id *particles,
+SB_API sb_status sb_structure_mode_shape(const sb_world *world, const sb_spring_id *springs, int n, sb_particle_id *particles,
                                   double *shape, int capacity, int *count);
 
 /// The first of the world's tuned structures whose mode the world, stepped as it was when tuned,
 /// does not deliver as asked (or could not measure), in the structure's own terms ("a structure
 /// of 6 springs asks 3 Hz at damping ratio 0.05 and delivers 2.24 Hz at 0.017 with impulse at 6
 /// sub-steps: 48 would do"), into buf; 0 (buf empty) when every one delivers.
-int sb_world_structure_message(const sb_world *world, char *buf, size_t size);
+SB_API int sb_world_structure_message(const sb_world *world, char *buf, size_t size);
 
 /// Where the structure spring was last tuned in stands along its tuned mode now: the mode's
 /// coordinate, a number that swings at the mode's frequency alone. A mode that mostly stretches
@@ -93,11 +95,11 @@ int sb_world_structure_message(const sb_world *world, char *buf, size_t size);
 /// the whole (a pendulum) leaves as they are; one that moves across them (a string's, a
 /// trampoline's) from its particles' positions along the shape the tune found. *by_stretch says
 /// which. False if the spring was never tuned as one.
-bool sb_structure_coordinate(const sb_world *world, sb_spring_id spring, double *q, bool *by_stretch);
+SB_API bool sb_structure_coordinate(const sb_world *world, sb_spring_id spring, double *q, bool *by_stretch);
 
 /// The structure spring was last tuned in (sb_structure_tune): what it asked, and its springs
 /// (the world's: valid until the next tune or the world's end). False if it was never tuned as one.
-bool sb_structure_of(const sb_world *world, sb_spring_id spring, double *hertz, double *damping_ratio,
+SB_API bool sb_structure_of(const sb_world *world, sb_spring_id spring, double *hertz, double *damping_ratio,
                      const sb_spring_id **springs, int *count);
 
 #ifdef __cplusplus

@@ -4,6 +4,8 @@
 #ifndef SB_TUNING_H
 #define SB_TUNING_H
 
+#include "sb_api.h"
+
 #include "sb_types.h"
 
 #ifdef __cplusplus
@@ -11,44 +13,44 @@ extern "C" {
 #endif
 
 /// Hertz tuning: frequency in Hz (0 = rigid) and damping ratio (1 = critical).
-sb_tuning sb_tuning_hertz(double hertz, double damping_ratio);
+SB_API sb_tuning sb_tuning_hertz(double hertz, double damping_ratio);
 /// Nissen's coefficients (Nissen's "Developing a rigid, stable spring"): Cs and Cd, fractions of one-step rigidity in [0,1].
-sb_tuning sb_tuning_coefficients(double stiffness, double damping);
+SB_API sb_tuning sb_tuning_coefficients(double stiffness, double damping);
 /// Raw Hooke constants: k in N/m, c in N s/m.
-sb_tuning sb_tuning_raw(double k, double c);
+SB_API sb_tuning sb_tuning_raw(double k, double c);
 
 /// True when the tuning asks for a rigid constraint (hertz mode with hertz 0).
-bool sb_tuning_is_rigid(const sb_tuning *t);
+SB_API bool sb_tuning_is_rigid(const sb_tuning *t);
 /// Checks ranges and finiteness; on failure sets *bad_field to the offending field name.
-sb_status sb_tuning_check(const sb_tuning *t, const char **bad_field);
+SB_API sb_status sb_tuning_check(const sb_tuning *t, const char **bad_field);
 
 /// Reduced mass of a pair, 1/(1/ma + 1/mb), from inverse masses; 0 when both are fixed (Nissen's "Developing a rigid, stable spring").
-double sb_reduced_mass(double inv_mass_a, double inv_mass_b);
+SB_API double sb_reduced_mass(double inv_mass_a, double inv_mass_b);
 
 /// Spring constant and damper of a non-rigid tuning for a pair of reduced mass m at sub-step h.
 /// Hertz: k = m w^2, c = 2 m zeta w (Catto, "use the effective mass to compute the
 /// spring-damper coefficients"). Coefficients: k = Cs m / h^2, c = Cd m / h (Nissen's "Developing a rigid, stable spring").
-void sb_tuning_to_kc(const sb_tuning *t, double m, double h, double *k, double *c);
+SB_API void sb_tuning_to_kc(const sb_tuning *t, double m, double h, double *k, double *c);
 
 /// Nissen's coefficients for a non-rigid tuning: Cs = k h^2 / m = (w h)^2 and
 /// Cd = c h / m = 2 zeta w h, each capped at 1, the one-step limit (Nissen's "Developing a rigid, stable spring").
-void sb_tuning_to_coefficients(const sb_tuning *t, double m, double h, double *cs, double *cd);
+SB_API void sb_tuning_to_coefficients(const sb_tuning *t, double m, double h, double *cs, double *cd);
 
 /// Catto's softness (Catto's "Soft Constraints"): gamma = 1/(c + h k) and beta = h k/(c + h k),
 /// which are ODE's CFM and ERP. gamma is force-level; divide by h for impulses.
-void sb_softness_from_kc(double k, double c, double h, double *beta, double *gamma);
+SB_API void sb_softness_from_kc(double k, double c, double h, double *beta, double *gamma);
 
 /// Largest stable w*h of a damped spring under symplectic Euler: the step matrix of
 /// x'' = -w^2 x - 2 zeta w x' has trace 2 - (wh)^2 - 2 zeta wh and determinant
 /// 1 - 2 zeta wh, and the Jury test gives (wh)^2 + 4 zeta wh < 4, so
 /// wh < 2 (sqrt(zeta^2 + 1) - zeta). Zero damping gives the familiar wh < 2 (the "Mass spring algorithm" note is
 /// "only conditionally stable"; Catto's "Soft Constraints" gives the undamped rule of thumb).
-double sb_symplectic_omega_h_limit(double damping_ratio);
+SB_API double sb_symplectic_omega_h_limit(double damping_ratio);
 
 /// Angular frequency and damping ratio seen by a pair of reduced mass m for given k and c.
-void sb_kc_to_omega_zeta(double k, double c, double m, double *omega, double *zeta);
+SB_API void sb_kc_to_omega_zeta(double k, double c, double m, double *omega, double *zeta);
 /// The same as a frequency in Hz: the hertz/damping_ratio tuning equivalent to k and c.
-void sb_kc_to_hertz_zeta(double k, double c, double m, double *hertz, double *zeta);
+SB_API void sb_kc_to_hertz_zeta(double k, double c, double m, double *hertz, double *zeta);
 
 /// A spring's discrete motion over one sub-step: the update of (length error, velocity) of
 /// an isolated pair is a 2x2 map with characteristic polynomial z^2 - trace z + det, and its
@@ -64,29 +66,29 @@ typedef struct sb_poles { double trace, det; } sb_poles;
 /// can deliver the continuous motion exactly; Nissen's coefficients are discrete already and
 /// give the poles of his impulse spring at this step (trace 2 - Cs - Cd, det 1 - Cd; Nissen's "Developing a rigid, stable spring").
 /// A frequency past SB_MAX_OMEGA_H is lowered to it (same damping ratio) and *limited is set.
-sb_poles sb_tuning_poles(const sb_tuning *t, double m, double h, bool *limited);
+SB_API sb_poles sb_tuning_poles(const sb_tuning *t, double m, double h, bool *limited);
 /// The poles of Nissen's impulse spring (Nissen's "Developing a rigid, stable spring") with coefficients Cs and Cd: its map moves
 /// (x, h v) by [[1 - Cs, 1 - Cd], [-Cs, 1 - Cd]], trace 2 - Cs - Cd and determinant 1 - Cd. The
 /// force method's symplectic Euler step is the same map with Cs = k h^2/m, Cd = c h/m.
-sb_poles sb_nissen_poles(double cs, double cd);
+SB_API sb_poles sb_nissen_poles(double cs, double cd);
 /// Poles of a continuous angular frequency and damping ratio at sub-step h: exp(s h).
-sb_poles sb_poles_from_omega_zeta(double omega, double zeta, double h);
+SB_API sb_poles sb_poles_from_omega_zeta(double omega, double zeta, double h);
 /// The natural frequency (Hz, as hertz tunings give it) and damping ratio that poles give at
 /// sub-step h; a root on the negative real axis (no continuous equivalent) reads as Nyquist.
-void sb_poles_to_hertz_zeta(sb_poles p, double h, double *hertz, double *zeta);
+SB_API void sb_poles_to_hertz_zeta(sb_poles p, double h, double *hertz, double *zeta);
 
 /// Nissen's safe coefficient for a naive (non-iterative) spring network: 1/(n+1),
 /// n = most springs on either end (Nissen, "Limitations and pitfalls").
-double sb_nissen_safe_coefficient(int springs_on_busiest_end);
+SB_API double sb_nissen_safe_coefficient(int springs_on_busiest_end);
 
 /// The static stiffness h^2 k / m of the continuous spring whose motion poles p sample:
 /// ln z1 ln z2 (omega^2 h^2 for z = exp((-zeta +- i sqrt(1 - zeta^2)) omega h)). False for a pole
 /// at 0 or none inside the unit circle.
-bool sb_poles_static_stiffness(sb_poles p, double *x2);
+SB_API bool sb_poles_static_stiffness(sb_poles p, double *x2);
 
 /// What a tuning asks for as a frequency and damping ratio, at reduced mass m and sub-step h
 /// (Nissen's coefficients: the motion they give at that step).
-void sb_tuning_hertz_zeta(const sb_tuning *t, double m, double h, double *hertz, double *zeta);
+SB_API void sb_tuning_hertz_zeta(const sb_tuning *t, double m, double h, double *hertz, double *zeta);
 
 /// What sampled motion shows: its damped frequency (from the zero crossings) and damping ratio
 /// (from the decay of its peaks), and how many of each it had to go on.
@@ -96,7 +98,7 @@ typedef struct sb_oscillation {
 } sb_oscillation;
 /// Measures n samples x taken every dt seconds about zero (subtract the rest value first);
 /// hertz is 0 below three crossings, zeta 0 below two peaks.
-sb_oscillation sb_measure_oscillation(const double *x, int n, double dt);
+SB_API sb_oscillation sb_measure_oscillation(const double *x, int n, double dt);
 
 /// What a release shows where it swings too little to count (a damping ratio near or past 1, a
 /// door closer): the natural frequency and damping ratio whose closed-form response from rest
@@ -107,7 +109,7 @@ typedef struct sb_release {
     double hertz, zeta, amplitude, offset, fit;
 } sb_release;
 /// Fits n samples x taken every dt seconds, x[0] at the release (at rest there).
-sb_release sb_measure_release(const double *x, int n, double dt);
+SB_API sb_release sb_measure_release(const double *x, int n, double dt);
 
 #ifdef __cplusplus
 }

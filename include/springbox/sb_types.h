@@ -3,6 +3,8 @@
 #ifndef SB_TYPES_H
 #define SB_TYPES_H
 
+#include "sb_api.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 

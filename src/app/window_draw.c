@@ -3,6 +3,11 @@
 // state and calls window_input.c, window_time.c and window_sides.c, never window.c.
 #define _POSIX_C_SOURCE 200809L
 #include "window_internal.h"
+#include "window_draw.h"
+#include "window_input.h"
+#include "window_sides.h"
+#include "window_sketch.h"
+#include "window_time.h"
 
 // ---------------------------------------------------------------- drawing
 

@@ -4,6 +4,10 @@
 // window_sides.c, never a file above it.
 #define _POSIX_C_SOURCE 200809L
 #include "window_internal.h"
+#include "window_input.h"
+#include "window_sides.h"
+#include "window_sketch.h"
+#include "window_time.h"
 
 // ---------------------------------------------------------------- sliders
 

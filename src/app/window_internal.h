@@ -1,8 +1,8 @@
 // What the window's files share: the app's state (its worlds side by side, the view, the
-// sliders, notices, traces, revisions, rewind and GIF buffers) and each file's functions. window.c
-// runs the loop (window.h is the API); the files below it call only downward, in the order their
-// functions are listed here from the bottom up: window_draw.c, window_input.c, window_time.c,
-// window_sides.c (tests/layers_test.sh checks it).
+// sliders, notices, traces, revisions, rewind and GIF buffers). window.c runs the loop (window.h
+// is the API); the files below it call only downward, each with its own header:
+// window_keys.c, window_draw.c, window_input.c, window_sketch.c, window_time.c, window_sides.c
+// (tests/layers.lua checks it).
 #ifndef SB_WINDOW_INTERNAL_H
 #define SB_WINDOW_INTERNAL_H
 
@@ -196,123 +196,5 @@ typedef struct inspection {
     float ideal[HISTORY], motion[HISTORY];
 } inspection;
 typedef struct slider { char name[SB_TUNABLE_NAME_MAX + 1]; double value, min, max; bool app; } slider;
-// ---------------------------------------------------------------- window_sides.c: the sides, their history and traces, notices (it calls none of the others)
-
-double now_seconds(void);
-/// A notice over the scene for a few seconds, in `color` (printf-style).
-void add_notice(app *a, SDL_Color color, const char *fmt, ...);
-/// A notice of a kind ("reload"): it takes the place of the last one of that kind still shown, so
-/// that a run of saves shows one line, the latest.
-void add_notice_as(app *a, const char *kind, SDL_Color color, const char *fmt, ...);
-void apply_overrides(side *s);
-bool side_open(app *a, side *s, char *error, size_t error_size);
-sb_world *side_world(const side *s, int i);
-int side_count(const app *a);
-/// The left side's particle whose circle (grown by a few pixels) holds the point, nearest first;
-/// *gap, if given, how far the point is outside its circle (0 inside it).
-bool side_pick(const app *a, sb_vec2 at, int *world, uint32_t *index, double *gap);
-/// The run's frame: steps of the left side's first world (a rewind takes it back, a restart to 0).
-long run_frame(const app *a);
-/// A scene callback raised: shown over the scene until the next reload; that callback stays off.
-void callback_failed(side *s, const char *error);
-/// The panel series p is drawn in: the order its panel name first appears among the series.
-int plot_panel_index(const side *s, int p);
-/// How many panels the series take.
-int plot_panels(const side *s);
-void record_history(side *s);
-void trace_free(run_trace *t);
-/// Keeps the frame the run has just made (frame f at index f - 1; a rewound run overwrites).
-void trace_record(app *a);
-/// The run before the replay, faint, where it was at this frame: its springs and particles.
-void draw_ghost(app *a, const sb_view *v);
-/// The ghost's series aligned with a graph's window, which ends at this frame; NAN where none.
-void ghost_series(const app *a, const float *of, int count, float *out);
-
-// ---------------------------------------------------------------- window_time.c: reloads and the tuning history, the input recording, rewind, replays
-
-void handle_reload(app *a, side *s, sb_reload_event e, const char *which);
-void record_input(app *a, sb_input_event e);
-void record_drag(app *a, sb_input_kind kind, sb_vec2 target);
-void drag_end(app *a);
-/// After a reload that took (a save, a slider let go): a new revision if the values changed. A
-/// change made while an earlier revision is in force drops the ones after it, as an editor's
-/// undo does.
-void revision_note(app *a);
-int moments(const app *a);
-/// The timeline in the tuning panel, above its key hints: a bar as wide as a slider.
-SDL_Rect timeline_rect(const app *a);
-void scrub_to(app *a, int x);
-void draw_timeline(app *a);
-void restart(app *a);
-/// Out of a pause or a rewind: the run goes on from the moment shown.
-void run_on(app *a);
-void revision_go(app *a, int to);
-/// Frees the tuning history (the app's end).
-void revisions_free(app *a);
-void rewind_step(app *a, int frames);
-void rewind_resume(app *a);
-void replay_run(app *a);
-void toggle_clean(app *a);
-void pause_toggle(app *a);
-void step_frame(app *a);
-
-// ---------------------------------------------------------------- window_input.c: the mouse, the sliders, picking, dragging and inspecting, captures
-
-/// The inspected spring's stretch this frame joins its history; it stops when the spring goes.
-void inspect_record(app *a);
-/// A spring was picked: its structure, if it was tuned as one, is what the view reads.
-void inspect_pick(app *a);
-bool inspect_read(app *a, inspection *in);
-void set_method(app *a, int which, sb_method m);
-void toggle_tethers(app *a);
-void change_solver(app *a, int d_iterations, int d_substeps);
-/// Keeps every second physics frame of the view in the ring (the view as drawn, before it is
-/// shown), remade when the window's size changes.
-void capture_gif_frame(app *a, SDL_Renderer *r);
-/// G: the last seconds of the view as a GIF (a notice says where, or why not).
-void save_gif(app *a);
-void screenshot(app *a, SDL_Renderer *r);
-/// Fits `v` to the scene in the part of its rectangle that the HUD leaves clear: below the
-/// status lines and above the graphs (the scene's own plots add rows), so no text covers it.
-void fit_clear_of_hud(app *a, sb_view *v);
-/// The part of the view's rectangle the HUD's lines and the graphs leave clear (all of it in the
-/// clean view): where a scene's camera centres what it looks at and fits its height.
-SDL_Rect clear_area(const app *a, SDL_Rect rect);
-void fit_view(app *a);
-void toggle_compare(app *a);
-/// A mouse event (window.c takes the keys and the window's own events to its key table).
-void input_mouse(app *a, const SDL_Event *e);
-// window_sketch.c: draw mode (D)
-void sketch_toggle(app *a);
-void sketch_next_tool(app *a, int step); // Tab: the next tool (shift: the one before)
-const char *sketch_tool_name(const app *a);
-void sketch_draw(app *a, const sb_view *v); // the stroke being drawn, as what it will write
-void sketch_press(app *a, sb_vec2 at);   // the left button down, in draw mode
-void sketch_move(app *a, sb_vec2 at);
-void sketch_release(app *a, sb_vec2 at); // the thing drawn is written into the scene file
-/// Ctrl+Z (Ctrl+Y: redo) in draw mode: the last drawn line out of the file (back in); false when
-/// draw mode is off (the key is the tuning history's).
-bool sketch_undo(app *a, bool redo);
-void sketch_free(app *a);
-
-/// Two fingers on the view: pan by (dx, dy) window pixels, then zoom by `factor` at (x, y).
-void input_view_gesture(app *a, double dx, double dy, double factor, double x, double y);
-int sliders(const app *a, slider *out, int max);
-double slider_round(const slider *s, double value, int bar_width);
-/// The decimals a slider's label shows: as many as its step (slider_round) has.
-int slider_decimals(const slider *s, int bar_width);
-SDL_Rect slider_rect(const app *a, int i);
-/// The part of the panel the sliders scroll in (under the title, over the tuning revision).
-SDL_Rect sliders_area(const app *a);
-/// Whether slider i's label and bar lie wholly in the sliders' area (the others are scrolled away).
-bool slider_shown(const app *a, int i);
-/// Scrolls the sliders by `pixels` (down: positive), kept between the first and the last.
-void sliders_scroll(app *a, int pixels);
-void slider_set(app *a, int i, double value);
-void write_back(app *a);
-
-// ---------------------------------------------------------------- window_draw.c: drawing
-
-void draw(app *a);
 
 #endif

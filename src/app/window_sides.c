@@ -3,6 +3,7 @@
 // others.
 #define _POSIX_C_SOURCE 200809L
 #include "window_internal.h"
+#include "window_sides.h"
 #include "web.h"
 
 // ---------------------------------------------------------------- notices

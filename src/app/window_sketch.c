@@ -9,6 +9,9 @@
 // Ctrl+Y puts it back.
 #include "web.h"
 #include "window_internal.h"
+#include "window_sides.h"
+#include "window_sketch.h"
+#include "window_time.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,6 +3,8 @@
 // window_sides.c only.
 #define _POSIX_C_SOURCE 200809L
 #include "window_internal.h"
+#include "window_sides.h"
+#include "window_time.h"
 #include "web.h"
 
 // ---------------------------------------------------------------- reloads and the recording

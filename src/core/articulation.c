@@ -45,8 +45,8 @@
 // Limits: a straight taut chain between two fixed particles cannot take a load at all without
 // stretching (a ball dropped on one rocks on it); at one sub-step a net stretches under a heavy
 // ball and xpbd drops it. Ropes are not links (taking them as links threw the ball in xpbd).
+#include "articulation_internal.h"
 #include "springs_kernels.h"
-#include "world_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -63,81 +63,12 @@ static const double structure_cost_max = 2e7;
 /// (band 1 or 2) of thousands of links, a small net; a tearable cloth is left to the springs' own
 /// passes.
 static const double whole_cost_max = 2e5;
-/// Contacts a structure solves together; further ones are solved as the others are.
-enum { STRUCTURE_CONTACTS_MAX = 32, ROWS_MAX = 2 * STRUCTURE_CONTACTS_MAX };
-/// The springs one contact row can meet: three particles' (a particle with more is cut there).
-enum { ROW_LINKS_MAX = 48 };
-/// Projected Gauss-Seidel sweeps over the contacts' Schur complement (a few dozen rows).
-static const int schur_sweeps = 40;
 /// Newton steps a position pass takes at most (it stops once the errors are a hundred-thousandth
 /// of the shortest spring), each at most this share of the shortest spring for any particle, and
 /// halved up to three times where it made the errors worse (a line search: a full step overshot
 /// near a straight stretch of net). The steps and shares tried are in the decision record.
 enum { newton_steps = 8 };
 static const double newton_step_most = 0.5;
-
-/// A rigid spring of a structure: its ends' indices in the structure (-1: a fixed end), their
-/// world slots, its spring slot, its rest length, its unit axis a -> b at the last solve, and the
-/// impulse the structure's solves gave it in this sub-step (negative: a pull, as ktension).
-typedef struct art_link {
-    int a, b, slot_a, slot_b, spring;
-    double rest;
-    sb_vec2 u;
-    double impulse;      // the structure's solves' in this sub-step
-    double step_impulse; // its own passes' and the solves' in this step's sub-steps
-    int kernel;          // its packed index (solver.c), found at the first sub-step's end
-} art_link;
-
-/// A contact's row, its normal or its tangent: up to three particles with their gradients (along
-/// x, y and the spin) and their index in the structure (-1: not in it).
-typedef struct art_row { int count, slot[3], local[3]; double gx[3], gy[3], gw[3]; } art_row;
-
-typedef struct art_structure {
-    int first_particle, particle_count; // art->particles (world slots), breadth-first
-    int first_link, link_count;         // art->links, breadth-first
-    int band;                           // A's half-bandwidth in that order
-    int first_factor;                   // art->factor: link_count * (band + 1)
-    bool usable;                        // small enough to factor
-    bool whole;                         // has a spring solved whole (spring_solved_whole): every sub-step, contacts or none
-    int contact_count;                  // marked this step (articulations_find)
-    double shortest;                    // its shortest spring's rest length
-    double max_move;                    // the most a Newton step moves a particle (structure_solve)
-} art_structure;
-
-struct sb_articulations {
-    art_structure *structures;
-    int structure_count, structure_cap;
-    int *particles, particle_count, particle_cap;
-    art_link *links;
-    int link_count, link_cap;
-    int *incident_first, incident_first_cap; // per structure particle_count + 1: its links in `incident`
-    int *incident, incident_cap;
-    double *factor;
-    int factor_count, factor_cap;
-    // per world particle slot: its structure this step (-1: none) and its index there
-    int *structure_of, *local_of, slots_cap;
-    // the world's rigid springs by particle (compressed rows), rebuilt each step it is needed
-    int *adj_first, *adj_spring, adj_first_cap, adj_spring_cap;
-    // a solve's scratch: B and A^-1 B (links x rows), the links' right side, a motion per slot
-    double *b, *y, *z;
-    int b_cap, y_cap, z_cap;
-    sb_vec2 *move; // per structure particle: a Newton step's move
-    int move_cap;
-    sb_vec2 *motion;
-    int motion_cap;
-    // per spring slot: its link (-1: none), to find the links' packed indices; sub-steps summed
-    int *link_of_spring, link_of_spring_cap;
-    bool kernels_found;
-    int substeps_done;
-    // rigid_graph_version + 1 when the world's breakable springs were last found to be in no
-    // structure small enough to solve (0: not known): a tearable cloth is not walked every step
-    uint64_t none_solvable_at;
-    // a position pass's particles, where they started, and where its last step started
-    int *moved;
-    sb_vec2 *origin, *step_from;
-    double *turn_from;
-    int moved_cap;
-};
 
 void articulations_free(sb_world *w)
 {
@@ -562,295 +493,6 @@ static void links_credit(sb_articulations *art, int id, double share)
         art->links[st->first_link + l].impulse += share * art->z[l];
 }
 
-// ------------------------------------------------------------------ one solve
-
-/// A = L W L^T of the structure at the positions now, in band storage (row l holds columns
-/// l - band .. l), factored in place: A = R R^T (Cholesky).
-static void structure_factor(sb_world *w, sb_articulations *art, int id)
-{
-    const art_structure *st = &art->structures[id];
-    art_link *links = art->links + st->first_link;
-    const int nl = st->link_count, band = st->band, width = band + 1;
-    double *L = art->factor + st->first_factor;
-    for (int l = 0; l < nl; ++l) {
-        sb_vec2 d = v2_sub(w->pos[links[l].slot_b], w->pos[links[l].slot_a]);
-        double len = v2_len(d);
-        links[l].u = len > 0.0 ? v2_scale(d, 1.0 / len) : v2(1.0, 0.0);
-    }
-    memset(L, 0, sizeof *L * (size_t)(nl * width));
-    const int *row = art->incident_first + st->first_particle + id;
-    for (int i = 0; i < st->particle_count; ++i) {
-        const double wi = w->inv_mass[art->particles[st->first_particle + i]];
-        for (int e = row[i]; e < row[i + 1]; ++e) {
-            const int l = art->incident[e];
-            const double sl = links[l].b == i ? 1.0 : -1.0;
-            for (int f = row[i]; f < row[i + 1]; ++f) {
-                const int m = art->incident[f];
-                if (m > l)
-                    continue;
-                const double sm = links[m].b == i ? 1.0 : -1.0;
-                L[l * width + (l - m)] += sl * sm * wi * v2_dot(links[l].u, links[m].u);
-            }
-        }
-    }
-    // A straight chain between two fixed particles has one spring more than it has coordinates
-    // along it, so A is singular there: a pivot is kept above a billionth of its diagonal (that
-    // direction asks a push no finite load does).
-    for (int i = 0; i < nl; ++i) {
-        const int j0 = i - band > 0 ? i - band : 0;
-        for (int j = j0; j <= i; ++j) {
-            double sum = L[i * width + (i - j)];
-            for (int k = j0; k < j; ++k)
-                sum -= L[i * width + (i - k)] * L[j * width + (j - k)];
-            if (j == i) {
-                const double floor = 1e-9 * L[i * width] + 1e-300;
-                L[i * width] = sqrt(sum > floor ? sum : floor);
-            } else {
-                L[i * width + (i - j)] = sum / L[j * width];
-            }
-        }
-    }
-}
-
-/// Solves A X = B in place for the m columns of X (row-major, nl x m) at once: each step is a
-/// row of m multiply-adds, where a column at a time was a chain of dependent ones read m apart
-/// (45% of a pile of balls on a cloth went to that loop).
-static void band_solve_rows(const sb_articulations *art, const art_structure *st, double *X, int m)
-{
-    const int nl = st->link_count, band = st->band, width = band + 1;
-    const double *L = art->factor + st->first_factor;
-    for (int i = 0; i < nl; ++i) {
-        double *xi = X + (size_t)i * m;
-        for (int k = i - band > 0 ? i - band : 0; k < i; ++k) {
-            const double l = L[i * width + (i - k)];
-            const double *xk = X + (size_t)k * m;
-            for (int c = 0; c < m; ++c)
-                xi[c] -= l * xk[c];
-        }
-        const double d = L[i * width];
-        for (int c = 0; c < m; ++c)
-            xi[c] /= d;
-    }
-    for (int i = nl - 1; i >= 0; --i) {
-        double *xi = X + (size_t)i * m;
-        for (int k = i + 1; k <= i + band && k < nl; ++k) {
-            const double l = L[k * width + (k - i)];
-            const double *xk = X + (size_t)k * m;
-            for (int c = 0; c < m; ++c)
-                xi[c] -= l * xk[c];
-        }
-        const double d = L[i * width];
-        for (int c = 0; c < m; ++c)
-            xi[c] /= d;
-    }
-}
-
-/// The normal and tangent rows of a contact (its geometry found): a's side has the gradient
-/// -n (-t, and -r_a on its spin where it rolls), b's side +n shared by (1 - t, t) on a solid
-/// spring (+t, and -r_b on a rolling particle's spin); spin_slip's convention (contact_kernels.h).
-static void contact_rows(const sb_world *w, const sb_articulations *art, int id, const sb_contact *c, art_row *rn, art_row *rt)
-{
-    const sb_vec2 n = c->normal, t = v2(-n.y, n.x);
-    int slots[3] = {c->a, c->b, c->b2};
-    double share[3] = {-1.0, c->b2 >= 0 ? 1.0 - c->t : 1.0, c->b2 >= 0 ? c->t : 0.0};
-    const int count = c->b < 0 ? 1 : c->b2 >= 0 ? 3 : 2; // a wall or a bound: its particle alone
-    rn->count = rt->count = count;
-    for (int e = 0; e < count; ++e) {
-        const int p = slots[e];
-        const bool turns = w->inv_inertia[p] > 0.0 && (e == 0 || c->b2 < 0);
-        rn->slot[e] = rt->slot[e] = p;
-        rn->local[e] = rt->local[e] = art->structure_of[p] == id ? art->local_of[p] : -1;
-        rn->gx[e] = share[e] * n.x;
-        rn->gy[e] = share[e] * n.y;
-        rn->gw[e] = 0.0;
-        rt->gx[e] = share[e] * t.x;
-        rt->gy[e] = share[e] * t.y;
-        rt->gw[e] = turns ? -w->radius[p] : 0.0;
-    }
-}
-
-static double row_dot(const sb_world *w, const art_row *r, const sb_vec2 *x, const double *spin)
-{
-    double v = 0.0;
-    for (int e = 0; e < r->count; ++e) {
-        v += r->gx[e] * x[r->slot[e]].x + r->gy[e] * x[r->slot[e]].y;
-        if (spin && r->gw[e] != 0.0)
-            v += r->gw[e] * spin[r->slot[e]];
-    }
-    (void)w;
-    return v;
-}
-
-/// What the solve works on: the velocities and spins, or the positions and turns (a position
-/// pass turns the moves into velocity itself, from the whole of them: project_positions).
-typedef struct solve_input {
-    sb_vec2 *x;
-    double *spin;         // NULL: spins take no part
-    // positions: the targets are the rows' errors to undo (-C), not values of J x to reach
-    bool errors;
-    // the position methods' friction: the tangent rows target the slide since these positions
-    // and turns (the sub-step's start); NULL: the tangent rows target no slip of x itself
-    const sb_vec2 *slide_from;
-    const double *spin_from;
-} solve_input;
-
-/// One direct solve of structure `id` with its contacts: rows' targets in `target` (links first,
-/// then each contact's normal and tangent), the contacts' friction in `mu`. Returns each contact
-/// row's lambda in `lambda`.
-static bool structure_solve(sb_world *w, sb_articulations *art, int id, const solve_input *in, const art_row *rows,
-                            int m, const double *target_links, const double *target_rows, const double *mu, double *lambda)
-{
-    art_structure *st = &art->structures[id];
-    const art_link *links = art->links + st->first_link;
-    const int nl = st->link_count;
-    if (!array_reserve((void **)&art->b, &art->b_cap, nl * m + 1, sizeof *art->b) ||
-        !array_reserve((void **)&art->y, &art->y_cap, nl * m + 1, sizeof *art->y) ||
-        !array_reserve((void **)&art->z, &art->z_cap, nl + 1, sizeof *art->z) ||
-        !array_reserve((void **)&art->move, &art->move_cap, st->particle_count + 1, sizeof *art->move))
-        return false;
-    double *B = art->b, *Y = art->y, *z = art->z;
-    memset(B, 0, sizeof *B * (size_t)(nl * m));
-    const int *row = art->incident_first + st->first_particle + id;
-    // B is sparse: a contact's row meets the springs of its two or three particles only, so each
-    // row keeps the list of them, and S and the residuals read those, not every spring
-    int touched[ROWS_MAX][ROW_LINKS_MAX], touched_count[ROWS_MAX];
-    for (int r = 0; r < m; ++r) {
-        touched_count[r] = 0;
-        for (int e = 0; e < rows[r].count; ++e) {
-            const int i = rows[r].local[e];
-            if (i < 0)
-                continue;
-            const double wi = w->inv_mass[rows[r].slot[e]];
-            const sb_vec2 g = v2(rows[r].gx[e], rows[r].gy[e]);
-            for (int k = row[i]; k < row[i + 1]; ++k) {
-                const int l = art->incident[k];
-                bool listed = false;
-                for (int t = 0; t < touched_count[r]; ++t)
-                    listed = listed || touched[r][t] == l;
-                if (!listed && touched_count[r] < ROW_LINKS_MAX)
-                    touched[r][touched_count[r]++] = l;
-                B[l * m + r] += (links[l].b == i ? wi : -wi) * v2_dot(links[l].u, g);
-            }
-        }
-    }
-    memcpy(Y, B, sizeof *Y * (size_t)(nl * m));
-    band_solve_rows(art, st, Y, m);
-    // S = D - B' A^-1 B
-    double S[ROWS_MAX][ROWS_MAX];
-    for (int r = 0; r < m; ++r)
-        for (int q = 0; q <= r; ++q) {
-            double d = 0.0;
-            for (int e = 0; e < rows[r].count; ++e)
-                for (int f = 0; f < rows[q].count; ++f) {
-                    const int p = rows[r].slot[e];
-                    if (p != rows[q].slot[f])
-                        continue;
-                    d += w->inv_mass[p] * (rows[r].gx[e] * rows[q].gx[f] + rows[r].gy[e] * rows[q].gy[f]);
-                    if (in->spin)
-                        d += w->inv_inertia[p] * rows[r].gw[e] * rows[q].gw[f];
-                }
-            for (int t = 0; t < touched_count[r]; ++t)
-                d -= B[touched[r][t] * m + r] * Y[touched[r][t] * m + q];
-            S[r][q] = S[q][r] = d;
-        }
-    // the residuals: the links' (then A^-1 of it) and the contacts' less what the links take
-    for (int l = 0; l < nl; ++l)
-        z[l] = target_links[l] - (in->errors ? 0.0 : v2_dot(links[l].u, v2_sub(in->x[links[l].slot_b], in->x[links[l].slot_a])));
-    band_solve_rows(art, st, z, 1); // (one column)
-    double q[ROWS_MAX];
-    for (int r = 0; r < m; ++r) {
-        double v = 0.0;
-        if (!in->errors)
-            v = row_dot(w, &rows[r], in->x, in->spin);
-        else if (in->slide_from && (r & 1)) // the slide since the sub-step began
-            v = row_dot(w, &rows[r], in->x, in->spin) - row_dot(w, &rows[r], in->slide_from, in->spin_from);
-        q[r] = target_rows[r] - v;
-        for (int t = 0; t < touched_count[r]; ++t)
-            q[r] -= B[touched[r][t] * m + r] * z[touched[r][t]];
-        lambda[r] = 0.0;
-    }
-    // the contacts' bounds: pushes >= 0, friction within mu times the push (projected Gauss-Seidel)
-    for (int sweep = 0; sweep < schur_sweeps; ++sweep)
-        for (int r = 0; r < m; ++r) {
-            if (S[r][r] <= 0.0)
-                continue;
-            double res = q[r];
-            for (int c = 0; c < m; ++c)
-                res -= S[r][c] * lambda[c];
-            double next = lambda[r] + res / S[r][r];
-            if ((r & 1) == 0) {
-                next = next > 0.0 ? next : 0.0;
-            } else {
-                const double limit = mu[r / 2] * lambda[r - 1];
-                next = next < -limit ? -limit : next > limit ? limit : next;
-            }
-            lambda[r] = next;
-        }
-    // lambda_L = A^-1 r_L - A^-1 B lambda_C (into z), then x += W J^T lambda
-    for (int l = 0; l < nl; ++l)
-        for (int r = 0; r < m; ++r)
-            z[l] -= Y[l * m + r] * lambda[r];
-    double scale = 1.0;
-    if (in->errors) {
-        // A Newton step on positions is a linearisation: near a taut straight chain it asks for
-        // moves far larger than the errors (a stretched straight chain cannot be mended to first
-        // order), and taking them whole stretched the net further. The step is cut to a fifth of
-        // the structure's shortest spring; the next pass goes on from there.
-        double most = 0.0;
-        for (int i = 0; i < st->particle_count; ++i)
-            art->move[i] = v2(0.0, 0.0);
-        for (int l = 0; l < nl; ++l) {
-            const sb_vec2 p = v2_scale(links[l].u, z[l]);
-            if (links[l].a >= 0)
-                art->move[links[l].a] = v2_mad(art->move[links[l].a], -w->inv_mass[links[l].slot_a], p);
-            if (links[l].b >= 0)
-                art->move[links[l].b] = v2_mad(art->move[links[l].b], w->inv_mass[links[l].slot_b], p);
-        }
-        for (int r = 0; r < m; ++r)
-            for (int e = 0; e < rows[r].count; ++e) {
-                const int i = rows[r].local[e];
-                const double step = w->inv_mass[rows[r].slot[e]] * lambda[r];
-                if (i >= 0)
-                    art->move[i] = v2_add(art->move[i], v2(rows[r].gx[e] * step, rows[r].gy[e] * step));
-                else { // the heavy particle
-                    double d = fabs(step) * sqrt(rows[r].gx[e] * rows[r].gx[e] + rows[r].gy[e] * rows[r].gy[e]);
-                    most = d > most ? d : most;
-                }
-            }
-        for (int i = 0; i < st->particle_count; ++i) {
-            double d = v2_len(art->move[i]);
-            most = d > most ? d : most;
-        }
-        if (most > st->max_move)
-            scale = st->max_move / most;
-    }
-    for (int r = 0; r < m; ++r)
-        lambda[r] *= scale;
-    for (int l = 0; l < nl; ++l) {
-        z[l] *= scale; // (links_credit reads it)
-        const sb_vec2 p = v2_scale(links[l].u, z[l]);
-        const int ends[2] = {links[l].slot_a, links[l].slot_b};
-        for (int e = 0; e < 2; ++e) {
-            const int s = ends[e];
-            const double step = (e == 0 ? -1.0 : 1.0) * w->inv_mass[s];
-            if (step == 0.0) // a fixed particle is never written
-                continue;
-            in->x[s] = v2_mad(in->x[s], step, p);
-        }
-    }
-    for (int r = 0; r < m; ++r)
-        for (int e = 0; e < rows[r].count; ++e) {
-            const int s = rows[r].slot[e];
-            if (w->inv_mass[s] == 0.0)
-                continue;
-            const sb_vec2 p = v2(rows[r].gx[e] * lambda[r], rows[r].gy[e] * lambda[r]);
-            in->x[s] = v2_mad(in->x[s], w->inv_mass[s], p);
-            if (in->spin && rows[r].gw[e] != 0.0)
-                in->spin[s] += w->inv_inertia[s] * rows[r].gw[e] * lambda[r];
-        }
-    return true;
-}
-
 /// Runs `fn` on each structure with contacts this step, and each with a breakable spring, with
 /// the rows of its contacts (their geometry found now) and their positions in contacts_next.
 typedef void structure_fn(sb_world *w, int id, art_row *rows, sb_contact **contacts, int k, void *ctx);
@@ -872,7 +514,7 @@ static void for_each_structure(sb_world *w, structure_fn *fn, void *ctx)
             if (c->art != id + 1)
                 continue;
             contact_find_geometry(w, c);
-            contact_rows(w, art, id, c, &rows[2 * k], &rows[2 * k + 1]);
+            articulation_contact_rows(w, art, id, c, &rows[2 * k], &rows[2 * k + 1]);
             contacts[k++] = c;
         }
         if (k > 0 || st->whole)
@@ -903,7 +545,7 @@ static void solve_velocities(sb_world *w, int id, art_row *rows, sb_contact **co
     // springs' axes now and no speed along them (RATTLE's velocity step, as the springs' relax).
     const bool alone = k == 0;
     if (pass->use_bias || alone)
-        structure_factor(w, art, id);
+        articulation_factor(w, art, id);
     for (int l = 0; l < st->link_count; ++l) {
         const art_link *link = &art->links[st->first_link + l];
         const sb_vec2 rel = v2_sub(w->vel[link->slot_b], w->vel[link->slot_a]);
@@ -922,7 +564,7 @@ static void solve_velocities(sb_world *w, int id, art_row *rows, sb_contact **co
         mu[i] = contacts[i]->friction;
     }
     solve_input in = {w->vel, w->spinning ? w->omega : NULL, false, NULL, NULL};
-    const bool ok = structure_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda);
+    const bool ok = articulation_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda);
     if (ok)
         links_credit(art, id, 1.0);
     if (ok)
@@ -960,11 +602,11 @@ static double group_error(sb_world *w, const sb_articulations *art, int id, art_
     const bool friction = !pass->keep_motion && !pass->sweep;
     for (int i = 0; i < k; ++i) {
         contact_find_geometry(w, contacts[i]);
-        contact_rows(w, art, id, contacts[i], &rows[2 * i], &rows[2 * i + 1]);
+        articulation_contact_rows(w, art, id, contacts[i], &rows[2 * i], &rows[2 * i + 1]);
         double e = -contacts[i]->separation;
         if (friction && contacts[i]->friction > 0.0 && e > -1e-3 * st->shortest) // touching: its slide too
-            e = fmax(e, fabs(row_dot(w, &rows[2 * i + 1], w->pos, in->spin) -
-                             row_dot(w, &rows[2 * i + 1], w->prev, in->spin_from)));
+            e = fmax(e, fabs(articulation_row_dot(w, &rows[2 * i + 1], w->pos, in->spin) -
+                             articulation_row_dot(w, &rows[2 * i + 1], w->prev, in->spin_from)));
         worst = fmax(worst, e / st->shortest);
     }
     return worst;
@@ -999,8 +641,8 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
             mu[i] = contacts[i]->friction;
         }
         in = (solve_input){motion, NULL, false, NULL, NULL};
-        structure_factor(w, art, id);
-        if (!structure_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda)) {
+        articulation_factor(w, art, id);
+        if (!articulation_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda)) {
             free(target_links);
             return;
         }
@@ -1057,7 +699,7 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
                 step_from[q] = w->pos[moved[q]];
                 turn_from[q] = in.spin ? in.spin[moved[q]] : 0.0;
             }
-            structure_factor(w, art, id);
+            articulation_factor(w, art, id);
             for (int l = 0; l < st->link_count; ++l)
                 target_links[l] = -link_stretch(w, &art->links[st->first_link + l]);
             for (int i = 0; i < k; ++i) {
@@ -1065,7 +707,7 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
                 target[2 * i + 1] = 0.0;
                 mu[i] = pass->keep_motion || pass->sweep ? 0.0 : contacts[i]->friction;
             }
-            if (!structure_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda)) {
+            if (!articulation_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda)) {
                 free(target_links);
                 return;
             }

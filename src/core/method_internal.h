@@ -99,9 +99,6 @@ double method_rigid_coefficients(sb_method method, int busiest_degree, double m,
 /// position sweeps leave alone (springs_simd.c says why), and that the tethers leave them.
 #define SB_RIGID_SLOP 1e-3
 
-extern const sb_method_kernels force_method, impulse_method, sequential_method, soft_method, verlet_method,
-    xpbd_method;
-
 // method_force.c (the "Mass spring algorithm" note)
 /// An explicit method's a and b, scaled down together until `load` fits `allowed_load` (the
 /// stiffest stable setting), as constants; returns the poles they deliver alone.

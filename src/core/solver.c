@@ -69,7 +69,9 @@ static void build_order(sb_world *w)
 /// A particle's summed load may reach this (4 is where the pole reaches -1; the rest is margin).
 static const double load_limit = SB_LOAD_LIMIT;
 
-// The methods, one file each; a seventh is one more file and one more line here.
+// The methods, one file each; a seventh is one more file, and its table named here twice.
+extern const sb_method_kernels force_method, impulse_method, sequential_method, soft_method, verlet_method,
+    xpbd_method;
 static const sb_method_kernels *const methods[SB_METHOD_COUNT] = {
     [SB_METHOD_FORCE] = &force_method,   [SB_METHOD_IMPULSE] = &impulse_method,
     [SB_METHOD_SEQUENTIAL] = &sequential_method, [SB_METHOD_SOFT] = &soft_method,
