@@ -65,6 +65,19 @@ void make_cloth(bench_scene *s, int n)
     }
 }
 
+/// beaded cloth N: cloth N whose beads (radius 0.02 m) collide with every bead they are not
+/// joined to; with `group` -1 they are all of one negative group and never collide (Box2D's
+/// filter): the shapes are there and every engine's broad phase may skip them.
+static void make_beaded_cloth(bench_scene *s, int n, int group)
+{
+    make_cloth(s, n);
+    snprintf(s->name, sizeof s->name, "%s cloth %d", group < 0 ? "grouped" : "beaded", n);
+    s->collisions = 1;
+    s->no_box = 1;
+    s->group = group;
+    s->left_out = "Box2D 2.4.1"; // its pair search (b2ContactManager::AddPair) takes minutes a step here
+}
+
 /// wrecking ball: 40 links of 0.25 m, first particle fixed, chain horizontal, the last
 /// particle a 100 kg ball and the others 1 kg.
 static void make_wrecking_ball(bench_scene *s)
@@ -209,6 +222,7 @@ void *sb_create(const bench_scene *s)
         d.mass = p->mass;
         d.radius = p->radius;
         d.fixed = p->fixed != 0;
+        d.group = s->group;
         if (bench_no_rolling)
             d.rolling = SB_ROLLING_OFF;
         b->ids[i] = sb_world_add_particle(b->w, &d, NULL);
@@ -382,7 +396,7 @@ double run(const bench_engine *e, const bench_scene *s, int steps, double q[BENC
         q[0] = xy[2 * ball + 1] - s->particles[0].y;
         q[1] = peak;
         q[2] = 0.0;
-    } else if (s->collisions) {
+    } else if (s->nl == 0) { // a pile
         double ke = 0.0;
         int escaped = 0;
         for (int i = 0; i < s->np; ++i) {
@@ -467,7 +481,7 @@ static void fmt_quality(char *out, size_t n, const bench_scene *s, const double 
         snprintf(out, n, "top sinks %.1f mm, worst overlap %.1f%% of a radius", q[0], 100.0 * q[1]);
     else if (s->measure == BENCH_BELOW_NET)
         snprintf(out, n, "ball ends %.2f m from the net's ends, links stretched %.1f%% at worst", q[0], 100.0 * q[1]);
-    else if (s->collisions)
+    else if (s->nl == 0)
         snprintf(out, n, "KE %.3g J, overlap %.1f%%, escaped %d, %.2f contacts a circle, top %.2f m, packing %.3f",
                  q[0], 100.0 * q[1], (int)q[2], q[3], q[4], q[5]);
     else if (s->nl == 40)
@@ -476,13 +490,67 @@ static void fmt_quality(char *out, size_t n, const bench_scene *s, const double 
         snprintf(out, n, "end max %.2f%% mean %.3f%%, run max %.2f%%", 100.0 * q[0], 100.0 * q[1], 100.0 * q[2]);
 }
 
+/// The run as Markdown: a summary row per scene (springbox's default on one thread and on every
+/// core, the fastest peer, and the ratio of the two on this run's clock), then every engine's time
+/// and quality. bench/table.sh puts it in docs/performance.md.
+static void write_markdown(const char *path, const bench_scene *scenes, int scene_count, const char *const *only,
+                           int only_count, const engine_entry *engines, int ne, result (*results)[SB_METHOD_COUNT + 7],
+                           int repeats)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "springbox_bench: --markdown %s: cannot write it\n", path);
+        return;
+    }
+    int one = -1, many = -1; // springbox's default on one thread, and on every core
+    for (int e = 0; e < ne; ++e) {
+        if (engines[e].springbox && strstr(engines[e].e.name, "(default)"))
+            one = e;
+        if (engines[e].springbox && engines[e].threads > 1)
+            many = e;
+    }
+    fprintf(f, "| scene | springbox (default), ms/step | %s | fastest peer, ms/step | springbox / fastest peer |\n",
+            many >= 0 ? engines[many].e.name : "more threads");
+    fprintf(f, "|---|---|---|---|---|\n");
+    for (int sc = 0; sc < scene_count; ++sc) {
+        if (!selected(scenes[sc].name, only, only_count))
+            continue;
+        int peer = -1;
+        for (int e = 0; e < ne; ++e)
+            if (!engines[e].springbox && results[sc][e].runs > 0 && (peer < 0 || results[sc][e].median_ms < results[sc][peer].median_ms))
+                peer = e;
+        const double base = one >= 0 ? results[sc][one].median_ms : 0.0;
+        fprintf(f, "| %s | ", scenes[sc].name);
+        one >= 0 ? fprintf(f, "%.3g | ", base) : fprintf(f, "- | ");
+        many >= 0 && one >= 0 ? fprintf(f, "%.3g (%.2fx) | ", results[sc][many].median_ms, base / results[sc][many].median_ms)
+                              : fprintf(f, "- | ");
+        peer >= 0 ? fprintf(f, "%s %.3g | ", engines[peer].e.name, results[sc][peer].median_ms) : fprintf(f, "- | ");
+        peer >= 0 && one >= 0 ? fprintf(f, "%.2fx |\n", base / results[sc][peer].median_ms) : fprintf(f, "- |\n");
+    }
+    fprintf(f, "\n| scene | engine | ms/step | quality |\n|---|---|---|---|\n");
+    for (int sc = 0; sc < scene_count; ++sc) {
+        if (!selected(scenes[sc].name, only, only_count))
+            continue;
+        for (int e = 0; e < ne; ++e) {
+            if (results[sc][e].runs == 0)
+                continue;
+            char q[160];
+            fmt_quality(q, sizeof q, &scenes[sc], results[sc][e].q);
+            fprintf(f, "| %s | %s | %.3g | %s |\n", scenes[sc].name, engines[e].e.name, results[sc][e].median_ms, q);
+        }
+    }
+    fprintf(f, "\nMedians of %d run%s a scene and engine, engines interleaved; %d thread%s on this machine.\n", repeats,
+            repeats == 1 ? "" : "s", sb_machine_threads(), sb_machine_threads() == 1 ? "" : "s");
+    fclose(f);
+}
+
 int main(int argc, char **argv)
 {
     int repeats = 3;
     double step_scale = 1.0;
     const char *only_list[8], *engine_list[8];
     int only_count = 0, engine_count = 0;
-    const char *csv_path = "bench/results/results.csv", *plot_path = "bench/results/results.png";
+    const char *csv_path = "bench/results/results.csv", *plot_path = "bench/results/results.png", *markdown_path = NULL;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--guarantees") == 0) {
             return guarantees();
@@ -500,18 +568,20 @@ int main(int argc, char **argv)
             engine_list[engine_count++] = argv[++i]; // several: an engine matching any of them
         } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
             csv_path = argv[++i];
+        } else if (strcmp(argv[i], "--markdown") == 0 && i + 1 < argc) {
+            markdown_path = argv[++i];
         } else if (strcmp(argv[i], "--plot") == 0 && i + 1 < argc) {
             plot_path = argv[++i];
         } else {
             fprintf(stderr,
-                    "usage: springbox_bench [--quick] [--repeats N] [--only SUBSTRING]... [--engine SUBSTRING]... [--csv F] [--plot F]\n"
+                    "usage: springbox_bench [--quick] [--repeats N] [--only SUBSTRING]... [--engine SUBSTRING]... [--csv F] [--plot F] [--markdown F]\n"
                     "       springbox_bench --guarantees   (the README's table of what each method guarantees)\n"
                     "       springbox_bench --snapshots    (what a snapshot and a restore cost against a step)\n");
             return 2;
         }
     }
 
-    enum { SCENES = 12 };
+    enum { SCENES = 15 };
     bench_scene scenes[SCENES];
     int steps[SCENES];
     make_cloth(&scenes[0], 32), steps[0] = 300;
@@ -528,6 +598,9 @@ int main(int argc, char **argv)
     make_ball_pit(&scenes[11], 4000), steps[11] = 600;  // every engine builds the same pile
     scenes[11].friction = 0.0;
     snprintf(scenes[11].name, sizeof scenes[11].name, "frictionless pit 4000");
+    make_cloth(&scenes[12], 96), steps[12] = 300;
+    make_beaded_cloth(&scenes[13], 128, -1), steps[13] = 300;
+    make_beaded_cloth(&scenes[14], 128, 0), steps[14] = 300;
 
     sb_world_def defaults = sb_default_world_def();
     engine_entry engines[SB_METHOD_COUNT + 7];
@@ -599,6 +672,8 @@ int main(int argc, char **argv)
             for (int k = 0; k < ne; ++k) {
                 // interleave: rotate the order each repeat so no engine always runs first
                 int e = (k + r) % ne;
+                if (scenes[sc].left_out && strcmp(engines[e].e.name, scenes[sc].left_out) == 0)
+                    continue;
                 fprintf(stderr, "\r[%d/%d] %-14s %-28s repeat %d/%d   ", ++done, total, scenes[sc].name,
                         engines[e].e.name, r + 1, repeats);
                 bench_method = engines[e].method;
@@ -630,8 +705,10 @@ int main(int argc, char **argv)
         }
         for (int e = 0; e < ne; ++e) {
             result *res = &results[sc][e];
+            if (res->runs == 0)
+                continue; // left out of this scene
             char xb[16] = "-", xc[16] = "-", ns[16] = "-", q[128];
-            if (box2d >= 0)
+            if (box2d >= 0 && results[sc][box2d].runs > 0)
                 snprintf(xb, sizeof xb, "%.2f", res->median_ms / results[sc][box2d].median_ms);
             if (chipmunk >= 0)
                 snprintf(xc, sizeof xc, "%.2f", res->median_ms / results[sc][chipmunk].median_ms);
@@ -646,6 +723,8 @@ int main(int argc, char **argv)
         }
         printf("\n");
     }
+    if (markdown_path)
+        write_markdown(markdown_path, scenes, SCENES, only_list, only_count, engines, ne, results, repeats);
     if (csv) {
         fclose(csv);
         printf("wrote %s (%d repeats, medians; %s)\n", csv_path, repeats, step_scale < 1 ? "quick" : "full length");

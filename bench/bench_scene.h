@@ -20,6 +20,8 @@ typedef struct bench_scene {
     double box_width, box_height; // the box [0, width] x [0, height] when collisions are on
     int open_top;            // the box is a U of three walls: floor and sides, no lid
     int no_box;              // collisions between circles only: nothing to land on
+    const char *left_out;    // an engine not run on this scene (one that takes minutes on it), or NULL
+    int group;               // every circle's collision group (Box2D's rule): 0 none, -1 never with each other
     int measure;             // quality: 0 the default, BENCH_SINK the last particle's drop, BENCH_BELOW_NET the last particle's height
     double dt;               // 1/60
     double gravity;          // -10
@@ -43,6 +45,8 @@ extern const bench_engine bench_chipmunk;
 #endif
 #ifdef BENCH_HAVE_BOX2D
 extern const bench_engine bench_box2d;
+#endif
+#ifdef BENCH_HAVE_BOX2D_V3
 /// Box2D v3 built from source (cmake -DSPRINGBOX_BOX2D_V3=DIR): one worker, and two.
 extern const bench_engine bench_box2d_v3, bench_box2d_v3_2;
 #endif

@@ -38,6 +38,7 @@ void *b2_create(const bench_scene *s)
             fd.shape = &circle;
             fd.density = (float)(p.mass / (M_PI * p.radius * p.radius));
             fd.friction = (float)s->friction;
+            fd.filter.groupIndex = (int16)s->group;
             b->CreateFixture(&fd);
         } else if (!p.fixed) {
             b2MassData md;

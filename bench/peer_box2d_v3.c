@@ -1,6 +1,7 @@
 // Box2D v3 (built from source beside the project: cmake -DSPRINGBOX_BOX2D_V3=<its folder>, which
 // holds include/ and build/src/libbox2d.a) building the benchmark scenes as its samples would:
-// circles that rotate (as springbox's free particles roll), rigid distance joints, segments for
+// circles that rotate (as springbox's free particles roll; a scene without collisions has
+// shapeless bodies that do not turn, as springbox's particles there), rigid distance joints, segments for
 // the box, the scene's friction (0.3 unless it says) as every engine here, 4 sub-steps (its default), sleeping and continuous
 // collision off as for the other peers. One engine runs on one worker (Box2D's serial path), the
 // other on two, with Box2D's own scheduler (workerCount, no task callbacks).
@@ -36,14 +37,21 @@ static void *b3_create_with(const bench_scene *s, int workers)
         bd.type = p->fixed ? b2_staticBody : b2_dynamicBody;
         bd.position.x = (float)p->x;
         bd.position.y = (float)p->y;
-        b2BodyId body = b2CreateBody(w->world, &bd);
-        b2ShapeDef sd = b2DefaultShapeDef();
-        sd.density = (float)(p->mass / (3.14159265358979323846 * p->radius * p->radius));
-        sd.material.friction = (float)s->friction;
         if (!s->collisions)
-            sd.filter.maskBits = 0; // mass from the circle, no contacts
-        b2Circle circle = {{0.0f, 0.0f}, (float)p->radius};
-        b2CreateCircleShape(body, &sd, &circle);
+            bd.motionLocks.angularZ = true; // a cloth's beads do not turn, as in every engine here
+        b2BodyId body = b2CreateBody(w->world, &bd);
+        if (s->collisions) {
+            b2ShapeDef sd = b2DefaultShapeDef();
+            sd.density = (float)(p->mass / (3.14159265358979323846 * p->radius * p->radius));
+            sd.material.friction = (float)s->friction;
+            sd.filter.groupIndex = s->group;
+            b2Circle circle = {{0.0f, 0.0f}, (float)p->radius};
+            b2CreateCircleShape(body, &sd, &circle);
+        } else if (!p->fixed) {
+            // no shape: nothing for the broad phase to visit, the mass set directly
+            b2MassData md = {(float)p->mass, {0.0f, 0.0f}, 0.0f};
+            b2Body_SetMassData(body, md);
+        }
         w->bodies[i] = body;
     }
     for (int k = 0; k < s->nl; ++k) {

@@ -27,11 +27,14 @@ static void *cm_create(const bench_scene *s)
         if (s->collisions) {
             cpShape *c = cpSpaceAddShape(w->space, cpCircleShapeNew(b, p->radius, cpvzero));
             cpShapeSetFriction(c, s->friction);
+            if (s->group < 0) // one group: Chipmunk's shapes of a group never collide with each other
+                cpShapeSetFilter(c, cpShapeFilterNew(1, CP_ALL_CATEGORIES, CP_ALL_CATEGORIES));
         }
     }
     for (int k = 0; k < s->nl; ++k) {
         const bench_link *l = &s->links[k];
-        cpSpaceAddConstraint(w->space, cpPinJointNew(w->bodies[l->a], w->bodies[l->b], cpvzero, cpvzero));
+        cpConstraint *pin = cpSpaceAddConstraint(w->space, cpPinJointNew(w->bodies[l->a], w->bodies[l->b], cpvzero, cpvzero));
+        cpConstraintSetCollideBodies(pin, cpFalse); // joined beads do not collide, as in every engine here
     }
     if (s->collisions && !s->no_box) {
         cpBody *ground = cpSpaceGetStaticBody(w->space);
