@@ -206,6 +206,47 @@ TEST(the_pool_runs_every_item_once)
     return 0;
 }
 
+/// Notes each item's chunk number, and each chunk's range.
+typedef struct chunk_notes { int *chunk_of; int from[SB_POOL_MAX_THREADS], to[SB_POOL_MAX_THREADS]; } chunk_notes;
+
+static void note_chunk(void *ctx, int chunk, int from, int to)
+{
+    chunk_notes *n = ctx;
+    n->from[chunk] = from;
+    n->to[chunk] = to;
+    for (int i = from; i < to; ++i)
+        n->chunk_of[i] += chunk + 1; // each chunk writes only its own items
+}
+
+// A balanced range (work whose cost differs from item to item) runs every item once, in up to
+// four chunks a thread, none under its least size unless the range is that small, numbered in
+// the range's order: chunk k covers [from_k, from_k+1), so outputs joined in chunk order are in
+// item order. Ranges from 0 to 20000 on 1 (no pool), 2, 3 and 16 threads.
+TEST(a_balanced_range_runs_every_item_once_in_ordered_chunks)
+{
+    const int thread_counts[] = {1, 2, 3, 16};
+    for (int t = 0; t < 4; ++t) {
+        sb_pool *pool = thread_counts[t] > 1 ? sb_pool_create(thread_counts[t]) : NULL;
+        ENSURE(thread_counts[t] == 1 || pool);
+        for (int count = 0; count <= 20000; count += count < 20 ? 1 : 1999) {
+            chunk_notes n = {calloc((size_t)count + 1, sizeof(int)), {0}, {0}};
+            const int chunks = sb_pool_for_chunks_balanced(pool, count, 256, note_chunk, &n);
+            ENSURE(count == 0 ? chunks == 0 : chunks >= 1);
+            ENSURE(chunks <= 4 * thread_counts[t] && chunks <= SB_POOL_MAX_THREADS);
+            ENSURE(chunks <= 1 || count / chunks >= 256 - 1);
+            for (int k = 0; k < chunks; ++k) {
+                ENSURE(n.from[k] == (k == 0 ? 0 : n.to[k - 1]));
+                for (int i = n.from[k]; i < n.to[k]; ++i)
+                    ENSURE(n.chunk_of[i] == k + 1);
+            }
+            ENSURE(chunks == 0 || n.to[chunks - 1] == count);
+            free(n.chunk_of);
+        }
+        sb_pool_destroy(pool);
+    }
+    return 0;
+}
+
 /// Notes, for each item, the range [from, to) of the call that ran it.
 typedef struct ranges { int *from, *to; } ranges;
 
@@ -322,6 +363,7 @@ static const test_entry tests[] = {
     ENTRY(every_thread_count_gives_the_same_bits),
     ENTRY(threads_change_nothing_but_the_time),
     ENTRY(the_pool_runs_every_item_once),
+    ENTRY(a_balanced_range_runs_every_item_once_in_ordered_chunks),
     ENTRY(a_pass_over_segments_gives_each_item_the_chunk_its_segment_would),
     ENTRY(the_caller_finishes_what_no_worker_takes),
 };

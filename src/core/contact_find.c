@@ -658,7 +658,7 @@ static void narrow_phase(sb_world *w, const narrow_job *job)
         memset(w->chunk_pair_count, 0, sizeof w->chunk_pair_count);
         memset(w->chunk_pairs_overflow, 0, sizeof w->chunk_pairs_overflow);
     }
-    int chunks = sb_pool_for_chunks(w->pool, w->p_high, 512, narrow_range, (void *)job);
+    int chunks = sb_pool_for_chunks_balanced(w->pool, w->p_high, 512, narrow_range, (void *)job);
     for (int i = 0; job->block > 0 && i < w->p_high; ++i) // empty again, for the next step's blocks
         if (in_grid(w, i)) {
             int bx, by;

@@ -440,14 +440,16 @@ static void sweeps_range(void *ctx, int chunk, int from, int to)
 /// speculative contact, which the collisions and the solve then take as any other (continuous
 /// collision, as the walls have). A swinging cloth's beads are fast, but their neighbours move
 /// with them: those are passed over at the cost of reading their velocities.
-/// The particles are swept on every thread, a chunk each.
+/// The particles are swept on every thread, in chunks taken by whichever thread is free (the
+/// fast ones bunch: a cloth's swinging hem); the pairs are merged in key order, the same bits
+/// however they were cut.
 void sweeps_list_pairs(sb_world *w, const narrow_job *job)
 {
     if (w->grid_cell <= 0.0)
         return;
     w->stop_contact_count = 0;
     memset(w->chunk_contact_count, 0, sizeof w->chunk_contact_count);
-    const int chunks = sb_pool_for_chunks(w->pool, w->p_high, 512, sweeps_range, (void *)job);
+    const int chunks = sb_pool_for_chunks_balanced(w->pool, w->p_high, 256, sweeps_range, (void *)job);
     int count = w->stop_contact_count;
     for (int k = 1; k < chunks; ++k) {
         const int n = w->chunk_contact_count[k];

@@ -256,6 +256,20 @@ int sb_pool_for_chunks(sb_pool *p, int count, int min_per_thread, sb_chunk_fn *f
     return chunks;
 }
 
+int sb_pool_for_chunks_balanced(sb_pool *p, int count, int min_per_chunk, sb_chunk_fn *fn, void *ctx)
+{
+    if (count <= 0)
+        return 0;
+    int chunks = chunks_of(4 * sb_pool_threads(p), count, min_per_chunk);
+    chunks = !p ? 1 : chunks > SB_POOL_MAX_THREADS ? SB_POOL_MAX_THREADS : chunks;
+    if (chunks <= 1) {
+        fn(ctx, 0, 0, count);
+        return 1;
+    }
+    run_job(p, count, 1, chunks, NULL, fn, ctx);
+    return chunks;
+}
+
 typedef struct segments_job {
     int threads, segments, min_per_thread;
     const int *starts;

@@ -30,6 +30,10 @@ typedef void sb_chunk_fn(void *ctx, int chunk, int from, int to);
 /// sb_pool_for with the chunk's number, for work that writes each chunk's output apart and joins
 /// them in order afterwards; returns how many chunks there were (1 on the caller alone).
 int sb_pool_for_chunks(sb_pool *pool, int count, int min_per_thread, sb_chunk_fn *fn, void *ctx);
+/// sb_pool_for_chunks for work whose cost differs from item to item (a few fast particles among
+/// slow ones): up to four chunks a thread, none under `min_per_chunk` items, each taken by the
+/// first thread free, so one costly stretch does not keep the others waiting.
+int sb_pool_for_chunks_balanced(sb_pool *pool, int count, int min_per_chunk, sb_chunk_fn *fn, void *ctx);
 /// sb_pool_for over consecutive segments [starts[s], starts[s + 1]) for s < segments, in one run:
 /// each thread takes the chunk of every segment that sb_pool_for would give it for that segment
 /// alone, so a pass over a whole range touches, on each thread, what the segment-by-segment
