@@ -520,12 +520,16 @@ static void write_markdown(const char *path, const bench_scene *scenes, int scen
             if (!engines[e].springbox && results[sc][e].runs > 0 && (peer < 0 || results[sc][e].median_ms < results[sc][peer].median_ms))
                 peer = e;
         const double base = one >= 0 ? results[sc][one].median_ms : 0.0;
-        fprintf(f, "| %s | ", scenes[sc].name);
-        one >= 0 ? fprintf(f, "%.3g | ", base) : fprintf(f, "- | ");
-        many >= 0 && one >= 0 ? fprintf(f, "%.3g (%.2fx) | ", results[sc][many].median_ms, base / results[sc][many].median_ms)
-                              : fprintf(f, "- | ");
-        peer >= 0 ? fprintf(f, "%s %.3g | ", engines[peer].e.name, results[sc][peer].median_ms) : fprintf(f, "- | ");
-        peer >= 0 && one >= 0 ? fprintf(f, "%.2fx |\n", base / results[sc][peer].median_ms) : fprintf(f, "- |\n");
+        char own[32] = "-", threaded[48] = "-", fastest[96] = "-", ratio[32] = "-";
+        if (one >= 0)
+            snprintf(own, sizeof own, "%.3g", base);
+        if (one >= 0 && many >= 0)
+            snprintf(threaded, sizeof threaded, "%.3g (%.2fx)", results[sc][many].median_ms, base / results[sc][many].median_ms);
+        if (peer >= 0)
+            snprintf(fastest, sizeof fastest, "%s %.3g", engines[peer].e.name, results[sc][peer].median_ms);
+        if (one >= 0 && peer >= 0)
+            snprintf(ratio, sizeof ratio, "%.2fx", base / results[sc][peer].median_ms);
+        fprintf(f, "| %s | %s | %s | %s | %s |\n", scenes[sc].name, own, threaded, fastest, ratio);
     }
     fprintf(f, "\n| scene | engine | ms/step | quality |\n|---|---|---|---|\n");
     for (int sc = 0; sc < scene_count; ++sc) {
