@@ -619,6 +619,17 @@ static void grid_build(sb_world *w, double cell, int block)
     w->grid_y0 = y0;
     w->grid_nx = w->grid_dense ? x1 - x0 + 1 : 0;
     w->grid_ny = w->grid_dense ? y1 - y0 + 1 : 0;
+    w->block_nx = w->block_ny = 0;
+    if (block > 0 && x0 <= x1 && !w->grid_as_before) {
+        const int bx0 = floor_div(x0, block), by0 = floor_div(y0, block);
+        const int nbx = floor_div(x1, block) - bx0 + 1, nby = floor_div(y1, block) - by0 + 1;
+        if ((double)nbx * nby < size) { // (the last entry kept empty for the blocks outside)
+            w->block_x0 = bx0;
+            w->block_y0 = by0;
+            w->block_nx = nbx;
+            w->block_ny = nby;
+        }
+    }
     for (int i = 0; i < w->p_high; ++i)
         if (in_grid(w, i))
             w->grid_start[grid_bucket(w, w->cell_x[i], w->cell_y[i]) + 1] += 1;

@@ -207,7 +207,8 @@ struct sb_world {
     int *grid_start, *grid_items, *cell_x, *cell_y;
     int grid_items_cap;
     struct grid_entry *grid_entries; // grid_items with what the narrow phase reads of each, side by side
-    struct velocity_box *block_velocity; // grid_size: each block of cells' velocities, by hash, while things move fast
+    struct velocity_box *block_velocity; // grid_size: each block of cells' velocities, while things move fast
+    int block_x0, block_y0, block_nx, block_ny; // the blocks' box, row by row in block_velocity (nx 0: by hash)
     // The pairs list (a Verlet list): when the grid runs, each particle's partners j > i
     // within its reach plus `pair_skin`, sorted; a step reuses them, without the grid, while no
     // particle has moved, grown or widened its reach by half the skin since (contacts_build).
