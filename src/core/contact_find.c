@@ -622,12 +622,13 @@ static void grid_build(sb_world *w, double cell, int block)
     w->block_nx = w->block_ny = 0;
     if (block > 0 && x0 <= x1 && !w->grid_as_before) {
         const int bx0 = floor_div(x0, block), by0 = floor_div(y0, block);
-        const int nbx = floor_div(x1, block) - bx0 + 1, nby = floor_div(y1, block) - by0 + 1;
-        if ((double)nbx * nby < size) { // (the last entry kept empty for the blocks outside)
+        // (cells reach +-1e9: the box's sides are counted in long long)
+        const long long nbx = (long long)floor_div(x1, block) - bx0 + 1, nby = (long long)floor_div(y1, block) - by0 + 1;
+        if ((double)nbx * (double)nby < size) { // (the last entry kept empty for the blocks outside)
             w->block_x0 = bx0;
             w->block_y0 = by0;
-            w->block_nx = nbx;
-            w->block_ny = nby;
+            w->block_nx = (int)nbx;
+            w->block_ny = (int)nby;
         }
     }
     for (int i = 0; i < w->p_high; ++i)

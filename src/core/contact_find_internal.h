@@ -1,9 +1,10 @@
 // What the finding of contacts shares between its files (contact_find.c, contact_segments.c,
-// contact_stops.c, contact_graph.c): keys, the grid's cells, the narrow phase's job and buffers,
+// contact_stops.c, contact_graph.c): keys, the grid (contact_grid.h), the narrow phase's job and buffers,
 // pair margins, the walls and bounds near a particle, and a contact's beginning.
 #ifndef SB_CONTACT_FIND_INTERNAL_H
 #define SB_CONTACT_FIND_INTERNAL_H
 
+#include "contact_grid.h"
 #include "sb_pool.h"
 #include "world_internal.h"
 
@@ -11,34 +12,6 @@
 
 /// The key of particle a's contact with shape: the contact lists' order, by particle, then shape.
 static inline uint64_t contact_key(int a, uint32_t shape) { return ((uint64_t)a << 32) | shape; }
-
-static inline unsigned cell_hash(int cx, int cy, int size)
-{
-    return ((unsigned)cx * 73856093u ^ (unsigned)cy * 19349663u) & (unsigned)(size - 1);
-}
-
-/// The bucket of cell (cx, cy): while the occupied cells' box fits in the buckets, row by row
-/// (neighbouring cells side by side in memory, and no two cells sharing a bucket), with every
-/// cell outside the box in the last bucket, which stays empty; else hashed.
-static inline unsigned grid_bucket(const sb_world *w, int cx, int cy)
-{
-    if (!w->grid_dense)
-        return cell_hash(cx, cy, w->grid_size);
-    const long long x = (long long)cx - w->grid_x0, y = (long long)cy - w->grid_y0;
-    return x >= 0 && x < w->grid_nx && y >= 0 && y < w->grid_ny ? (unsigned)(y * w->grid_nx + x) : (unsigned)w->grid_size - 1;
-}
-
-static inline int cell_coord(double x, double inv_cell)
-{
-    double c = floor(x * inv_cell);
-    return c < -1e9 ? -1000000000 : c > 1e9 ? 1000000000 : (int)c;
-}
-
-/// A particle that collides with particles: alive, colliding and with a radius (the grid holds it).
-static inline bool in_grid(const sb_world *w, int i)
-{
-    return particle_alive(w, i) && (w->p_flags[i] & PARTICLE_COLLIDE) && w->radius[i] > 0.0;
-}
 
 /// A speculative margin: what closes at `closing` m over the frame, within reason (up to `cap`),
 /// plus the slop. A particle's own reach, the world's largest and a pair's take it (contacts_build).
@@ -119,35 +92,6 @@ static inline bool within_pair_margin(const narrow_job *job, double d2, double r
         return true;
     double reach = radii + pair_margin(job, va, vb);
     return d2 < reach * reach;
-}
-
-static inline int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
-/// The velocities of block (bx, by) of the grid: row by row while the occupied blocks' box fits
-/// (a block outside it has the last entry, which stays empty), else hashed like cells (colliding
-/// blocks share a box, which widens it: a particle searches farther, and finds the same pairs).
-static inline velocity_box *block_at(const sb_world *w, int bx, int by)
-{
-    if (w->block_nx == 0)
-        return &w->block_velocity[cell_hash(bx, by, w->grid_size)];
-    const long long x = (long long)bx - w->block_x0, y = (long long)by - w->block_y0;
-    return &w->block_velocity[x >= 0 && x < w->block_nx && y >= 0 && y < w->block_ny ? y * w->block_nx + x : w->grid_size - 1];
-}
-
-/// The block of cells that particle i is in, `block` cells a side.
-static inline void block_of(const sb_world *w, int i, int block, int *bx, int *by)
-{
-    *bx = floor_div(w->cell_x[i], block);
-    *by = floor_div(w->cell_y[i], block);
-}
-
-/// Widens box a to hold box b.
-static inline void box_take(velocity_box *a, velocity_box b)
-{
-    a->lo_x = b.lo_x < a->lo_x ? b.lo_x : a->lo_x;
-    a->hi_x = b.hi_x > a->hi_x ? b.hi_x : a->hi_x;
-    a->lo_y = b.lo_y < a->lo_y ? b.lo_y : a->lo_y;
-    a->hi_y = b.hi_y > a->hi_y ? b.hi_y : a->hi_y;
 }
 
 /// How many cells either side of its own particle i searches. Cells are at least as wide as two

@@ -49,11 +49,10 @@ static inline void contact_geometry(const sb_world *w, sb_contact *c)
 
 /// A contact between particles one of which springs join (a bead of a wheel, a cloth, a net)
 /// keeps the quarter-rate contact: the springs' position sweeps move their beads into what they
-/// touch, and the stiffer contact turned those moves into speed. At one sub-step a car of bead
-/// wheels on rigid spokes (scripts/car.lua) drove itself off at 2 to 6 J with the floor on every
-/// contact; with joined particles left at the quarter it stays at rest as before (1e-4 J). A
-/// particle on a solid spring keeps the floor: at the quarter, with the floor's passes, a 1 kg
-/// ball went through a solid bridge at one sub-step in soft.
+/// touch, and a stiffer contact turns those moves into speed (a car of bead wheels on rigid
+/// spokes drives itself off at one sub-step). A particle on a solid spring keeps the floor: at
+/// the quarter a ball goes through a solid bridge at one sub-step
+/// (docs/decisions/2026-11-24-contacts-at-a-quarter-of-the-substep-rate.md).
 static inline bool contact_joined(const sb_world *w, const sb_contact *c)
 {
     return w->degree[c->a] > 0 || (c->b >= 0 && c->b2 < 0 && w->degree[c->b] > 0);
