@@ -571,7 +571,7 @@ EMSCRIPTEN_KEEPALIVE const char *window_web_open(const char *path)
 EMSCRIPTEN_KEEPALIVE int window_web_key(const char *name, int mod)
 {
     SDL_Keysym k = {.scancode = SDL_SCANCODE_UNKNOWN, .sym = SDL_GetKeyFromName(name), .mod = (Uint16)mod};
-    return web_loop && window_keys_act(&web_loop->a, k, web_loop->r);
+    return web_loop && window_keys_press(&web_loop->a, k, web_loop->r);
 }
 
 /// The window resized to w x h pixels, as a desktop window is when dragged: the page's layout

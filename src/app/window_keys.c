@@ -124,6 +124,8 @@ _Static_assert((int)WINDOW_KEY_COUNT <= (int)MAX_HELP_LINES, "the help box has a
 /// The entry for this key press, or NULL.
 static const window_key *key_entry(SDL_Keysym k)
 {
+    if (k.sym == SDLK_UNKNOWN)
+        return NULL; // (an entry without a second key has alt 0: it is no key)
     for (int i = 0; i < WINDOW_KEY_COUNT; ++i) {
         const window_key *e = &window_keys[i];
         const bool in = e->key != 0 && (k.sym == e->key || k.sym == e->alt ||
@@ -134,11 +136,13 @@ static const window_key *key_entry(SDL_Keysym k)
     return NULL;
 }
 
-void window_keys_press(app *a, SDL_Keysym key, SDL_Renderer *r)
+bool window_keys_press(app *a, SDL_Keysym key, SDL_Renderer *r)
 {
     const window_key *e = key_entry(key); // ctrl+space is space's entry: pause / resume
-    if (e && e->action)
-        e->action(a, key, r);
+    if (!e || !e->action)
+        return false;
+    e->action(a, key, r);
+    return true;
 }
 
 /// Whether the window keeps this key from the scene (window_keys: ctrl+space and Pause always,
@@ -189,13 +193,4 @@ void window_print_keys(FILE *out)
     const char *name, *help;
     for (int i = 0; window_keys_help(i, &name, &help); ++i)
         fprintf(out, "| %s | %s |\n", name, help);
-}
-
-bool window_keys_act(app *a, SDL_Keysym key, SDL_Renderer *r)
-{
-    const window_key *e = key.sym != SDLK_UNKNOWN ? key_entry(key) : NULL;
-    if (!e || !e->action)
-        return false;
-    e->action(a, key, r);
-    return true;
 }

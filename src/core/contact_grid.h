@@ -13,6 +13,13 @@ static inline unsigned cell_hash(int cx, int cy, int size)
     return ((unsigned)cx * 73856093u ^ (unsigned)cy * 19349663u) & (unsigned)(size - 1);
 }
 
+/// Entry (x, y) of an nx x ny box kept row by row in `size` entries, or the last entry for a point
+/// outside the box (nx * ny < size keeps it empty).
+static inline unsigned row_or_last(long long x, long long y, int nx, int ny, int size)
+{
+    return x >= 0 && x < nx && y >= 0 && y < ny ? (unsigned)(y * nx + x) : (unsigned)size - 1;
+}
+
 /// The bucket of cell (cx, cy): while the occupied cells' box fits in the buckets, row by row
 /// (neighbouring cells side by side in memory, and no two cells sharing a bucket), with every
 /// cell outside the box in the last bucket, which stays empty; else hashed.
@@ -20,8 +27,7 @@ static inline unsigned grid_bucket(const sb_world *w, int cx, int cy)
 {
     if (!w->grid_dense)
         return cell_hash(cx, cy, w->grid_size);
-    const long long x = (long long)cx - w->grid_x0, y = (long long)cy - w->grid_y0;
-    return x >= 0 && x < w->grid_nx && y >= 0 && y < w->grid_ny ? (unsigned)(y * w->grid_nx + x) : (unsigned)w->grid_size - 1;
+    return row_or_last((long long)cx - w->grid_x0, (long long)cy - w->grid_y0, w->grid_nx, w->grid_ny, w->grid_size);
 }
 
 static inline int cell_coord(double x, double inv_cell)
@@ -45,8 +51,7 @@ static inline velocity_box *block_at(const sb_world *w, int bx, int by)
 {
     if (w->block_nx == 0)
         return &w->block_velocity[cell_hash(bx, by, w->grid_size)];
-    const long long x = (long long)bx - w->block_x0, y = (long long)by - w->block_y0;
-    return &w->block_velocity[x >= 0 && x < w->block_nx && y >= 0 && y < w->block_ny ? y * w->block_nx + x : w->grid_size - 1];
+    return &w->block_velocity[row_or_last((long long)bx - w->block_x0, (long long)by - w->block_y0, w->block_nx, w->block_ny, w->grid_size)];
 }
 
 /// The block of cells that particle i is in, `block` cells a side.

@@ -243,11 +243,11 @@ void sb_pool_for(sb_pool *p, int count, int align, int min_per_thread, sb_range_
     run_job(p, count, align, chunks, fn, NULL, ctx);
 }
 
-int sb_pool_for_chunks(sb_pool *p, int count, int min_per_thread, sb_chunk_fn *fn, void *ctx)
+/// Runs fn over [0, count) in `chunks` numbered chunks (on the caller alone for one); returns them.
+static int run_chunks(sb_pool *p, int count, int chunks, sb_chunk_fn *fn, void *ctx)
 {
     if (count <= 0)
         return 0;
-    int chunks = chunks_for(p, count, min_per_thread);
     if (chunks <= 1) {
         fn(ctx, 0, 0, count);
         return 1;
@@ -256,18 +256,15 @@ int sb_pool_for_chunks(sb_pool *p, int count, int min_per_thread, sb_chunk_fn *f
     return chunks;
 }
 
+int sb_pool_for_chunks(sb_pool *p, int count, int min_per_thread, sb_chunk_fn *fn, void *ctx)
+{
+    return run_chunks(p, count, chunks_for(p, count, min_per_thread), fn, ctx);
+}
+
 int sb_pool_for_chunks_balanced(sb_pool *p, int count, int min_per_chunk, sb_chunk_fn *fn, void *ctx)
 {
-    if (count <= 0)
-        return 0;
-    int chunks = chunks_of(4 * sb_pool_threads(p), count, min_per_chunk);
-    chunks = !p ? 1 : chunks > SB_POOL_MAX_THREADS ? SB_POOL_MAX_THREADS : chunks;
-    if (chunks <= 1) {
-        fn(ctx, 0, 0, count);
-        return 1;
-    }
-    run_job(p, count, 1, chunks, NULL, fn, ctx);
-    return chunks;
+    const int chunks = chunks_of(4 * sb_pool_threads(p), count, min_per_chunk);
+    return run_chunks(p, count, !p ? 1 : chunks > SB_POOL_MAX_THREADS ? SB_POOL_MAX_THREADS : chunks, fn, ctx);
 }
 
 typedef struct segments_job {
