@@ -534,7 +534,7 @@ TEST(stops_end_where_they_would_in_any_order)
                 def.has_bounds = true;
                 def.bounds = (sb_bounds){0.0, 0.0, 10.0, 40.0};
                 sb_world *w = worlds[k] = sb_world_create(&def);
-                w->stops_last_first = k == 1;
+                w->broad.stops_last_first = k == 1;
                 unsigned seed = 7;
                 for (int i = 0; i < 1000; ++i) {
                     const double r = 0.05 + 0.05 * next_unit(&seed);
@@ -1229,19 +1229,19 @@ TEST(pairs_list_finds_what_the_grid_finds)
             for (int f = 0; f < 1200; ++f) {
                 stir(kept, kept_ids, f);
                 stir(grid, grid_ids, f);
-                grid->pairs_valid = false; // the grid every step
+                grid->broad.pairs_valid = false; // the grid every step
                 sb_world_step(kept);
                 sb_world_step(grid);
                 differ += sb_world_state_hash(kept) != sb_world_state_hash(grid);
                 if (f == 1139)
-                    builds_at_rest = kept->pairs_builds;
+                    builds_at_rest = kept->broad.pairs_builds;
             }
             printf("  %-5s %d thread(s): %d of 1200 steps differ; the grid made the list %d times in 1200 steps, %d in the last 60\n",
-                   sb_method_name((sb_method)(methods[m])), threads, differ, kept->pairs_builds, kept->pairs_builds - builds_at_rest);
+                   sb_method_name((sb_method)(methods[m])), threads, differ, kept->broad.pairs_builds, kept->broad.pairs_builds - builds_at_rest);
             ENSURE(differ == 0);
-            ENSURE(kept->pairs_builds < 800);
+            ENSURE(kept->broad.pairs_builds < 800);
             // soft's pile rests; xpbd's still creeps and now and then moves a ball far enough
-            ENSURE(kept->pairs_builds - builds_at_rest <= (methods[m] == SB_METHOD_SOFT ? 0 : 20));
+            ENSURE(kept->broad.pairs_builds - builds_at_rest <= (methods[m] == SB_METHOD_SOFT ? 0 : 20));
             sb_world_destroy(kept);
             sb_world_destroy(grid);
         }
@@ -1272,7 +1272,7 @@ TEST(fast_things_in_a_pile_are_found_by_their_own_search)
                 def.has_bounds = true;
                 def.bounds = (sb_bounds){0.0, 0.0, 5.0, 40.0};
                 sb_world *w = worlds[k] = sb_world_create(&def);
-                w->grid_as_before = k == 1;
+                w->broad.grid_as_before = k == 1;
                 unsigned seed = 11;
                 for (int i = 0; i < N; ++i) {
                     double r = 0.02 + 0.08 * next_unit(&seed);
@@ -1303,14 +1303,14 @@ TEST(fast_things_in_a_pile_are_found_by_their_own_search)
                         p.radius = 0.15;
                         sb_particle_set(w, grower[k], &p, NULL);
                     }
-                    w->pairs_valid = false; // the grid every step
+                    w->broad.pairs_valid = false; // the grid every step
                     sb_world_step(w);
                 }
                 differ += sb_world_state_hash(worlds[0]) != sb_world_state_hash(worlds[1]);
-                wide += worlds[0]->wide_searches;
-                rows += worlds[0]->grid_dense;
-                steps_wide += worlds[0]->wide_searches > 0;
-                ENSURE(worlds[1]->wide_searches == 0);
+                wide += worlds[0]->broad.wide_searches;
+                rows += worlds[0]->broad.grid_dense;
+                steps_wide += worlds[0]->broad.wide_searches > 0;
+                ENSURE(worlds[1]->broad.wide_searches == 0);
             }
             printf("  %-5s %d thread(s): %d of 400 steps differ; %d steps had particles search past their 3 x 3 cells, %d searches in all; "
                    "%d steps with the cells in rows, %d hashed\n",
@@ -1338,7 +1338,7 @@ TEST(a_swinging_cloth_of_beads_searches_near)
         sb_world_def def = sb_default_world_def();
         def.gravity = (sb_vec2){0.0, -10.0};
         sb_world *w = worlds[k] = sb_world_create(&def);
-        w->grid_as_before = k == 1;
+        w->broad.grid_as_before = k == 1;
         sb_particle_id ids[N * N];
         for (int r = 0; r < N; ++r)
             for (int c = 0; c < N; ++c) {
@@ -1361,12 +1361,12 @@ TEST(a_swinging_cloth_of_beads_searches_near)
     int differ = 0;
     for (int f = 0; f < 240; ++f) {
         for (int k = 0; k < 2; ++k) {
-            worlds[k]->pairs_valid = false; // the grid every step
+            worlds[k]->broad.pairs_valid = false; // the grid every step
             sb_world_step(worlds[k]);
         }
         differ += sb_world_state_hash(worlds[0]) != sb_world_state_hash(worlds[1]);
         if (f >= 60) { // swinging
-            wide += worlds[0]->wide_searches;
+            wide += worlds[0]->broad.wide_searches;
             searched += N * (N - 1);
         }
     }
@@ -1407,7 +1407,7 @@ TEST(falling_piles_list_about_what_touches)
             sb_world_step(w);
             int touching = sb_world_get_stats(w)->contacts;
             touching_most = touching > touching_most ? touching : touching_most;
-            double beyond = (double)(w->contact_count - touching) / N;
+            double beyond = (double)(w->contact.count - touching) / N;
             if (beyond > most) {
                 most = beyond;
                 at = f;
@@ -1607,7 +1607,7 @@ static sb_world *walled_world(sb_method m, int substeps, int points, bool uninde
 {
     sb_world_def def = def_with(m, substeps);
     sb_world *w = sb_world_create(&def);
-    w->walls_unindexed = unindexed;
+    w->broad.walls_unindexed = unindexed;
     sb_vec2 *pts = malloc(sizeof *pts * (size_t)points);
     for (int k = 0; k < points; ++k) {
         double x = -6.0 + 12.0 * k / (points - 1);
@@ -1658,7 +1658,7 @@ TEST(walls_go_through_the_broad_phase)
     long most = 0;
     for (int f = 0; f < 120; ++f) {
         sb_world_step(w);
-        most = w->walls_met > most ? w->walls_met : most;
+        most = w->broad.walls_met > most ? w->broad.walls_met : most;
     }
     printf("a polyline of %ld walls under 60 balls: at most %ld walls met a step (every wall: %ld)\n", walls, most,
            60 * walls);

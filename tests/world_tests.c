@@ -358,11 +358,11 @@ TEST(broad_phase_matches_brute_force)
     // contacts share a particle that moves, so a colour's contacts may run on any thread
     int colored = 0;
     for (int color = 0; color < 64; ++color) {
-        int from = w->contact_color_start[color], to = w->contact_color_start[color + 1];
+        int from = w->contact.color_start[color], to = w->contact.color_start[color + 1];
         colored += to - from;
         for (int k = from; k < to && color < 63; ++k)
             for (int m = k + 1; m < to; ++m) {
-                const sb_contact *c = &w->contacts_next[k], *d = &w->contacts_next[m];
+                const sb_contact *c = &w->contact.next[k], *d = &w->contact.next[m];
                 ENSURE(c->color == color && d->color == color);
                 bool moves[4] = {w->inv_mass[c->a] > 0.0, c->b >= 0 && w->inv_mass[c->b] > 0.0,
                                  w->inv_mass[d->a] > 0.0, d->b >= 0 && w->inv_mass[d->b] > 0.0};
@@ -370,7 +370,7 @@ TEST(broad_phase_matches_brute_force)
                        !(moves[1] && moves[2] && c->b == d->a) && !(moves[1] && moves[3] && c->b == d->b));
             }
     }
-    ENSURE(colored == w->contact_next_count && w->contact_color_start[1] > 0);
+    ENSURE(colored == w->contact.next_count && w->contact.color_start[1] > 0);
     contacts_commit(w); // as the step commits them
     int overlapping = 0, found = 0;
     for (int i = 0; i < w->p_high; ++i) {
@@ -379,8 +379,8 @@ TEST(broad_phase_matches_brute_force)
                 continue;
             overlapping += 1;
             uint64_t key = ((uint64_t)i << 32) | SHAPE_PARTICLE | (uint32_t)j;
-            for (int k = 0; k < w->contact_count; ++k)
-                if (w->contacts[k].key == key) {
+            for (int k = 0; k < w->contact.count; ++k)
+                if (w->contact.list[k].key == key) {
                     found += 1;
                     break;
                 }
@@ -388,10 +388,10 @@ TEST(broad_phase_matches_brute_force)
     }
     ENSURE(overlapping > 100);
     ENSURE(found == overlapping);
-    for (int k = 0; k < w->contact_count; ++k) { // the warm starts sorted and unique, each naming its contact
-        ENSURE(k == 0 || w->warm[k - 1].key < w->warm[k].key);
-        ENSURE(w->warm[k].slot >= 0 && w->warm[k].slot < w->contact_count);
-        ENSURE(w->contacts[w->warm[k].slot].key == w->warm[k].key);
+    for (int k = 0; k < w->contact.count; ++k) { // the warm starts sorted and unique, each naming its contact
+        ENSURE(k == 0 || w->contact.warm[k - 1].key < w->contact.warm[k].key);
+        ENSURE(w->contact.warm[k].slot >= 0 && w->contact.warm[k].slot < w->contact.count);
+        ENSURE(w->contact.list[w->contact.warm[k].slot].key == w->contact.warm[k].key);
     }
     sb_world_destroy(w);
     return 0;

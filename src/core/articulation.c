@@ -72,7 +72,7 @@ static const double newton_step_most = 0.5;
 
 void articulations_free(sb_world *w)
 {
-    sb_articulations *art = w->art;
+    sb_articulations *art = w->contact.art;
     if (!art)
         return;
     free(art->structures);
@@ -96,7 +96,7 @@ void articulations_free(sb_world *w)
     free(art->turn_from);
     free(art->link_of_spring);
     free(art);
-    w->art = NULL;
+    w->contact.art = NULL;
 }
 
 static bool build_adjacency(sb_world *w, sb_articulations *art)
@@ -104,11 +104,11 @@ static bool build_adjacency(sb_world *w, sb_articulations *art)
     return rigid_links_by_particle(w, true, &art->adj_first, &art->adj_first_cap, &art->adj_spring, &art->adj_spring_cap);
 }
 
-bool articulations_any(const sb_world *w) { return w->art && w->art->structure_count > 0; }
+bool articulations_any(const sb_world *w) { return w->contact.art && w->contact.art->structure_count > 0; }
 
 bool articulation_holds(const sb_world *w, int i)
 {
-    const sb_articulations *art = w->art;
+    const sb_articulations *art = w->contact.art;
     if (!art || i >= art->slots_cap || art->structure_of[i] < 0)
         return false;
     return art->structures[art->structure_of[i]].contact_count > 0;
@@ -121,7 +121,7 @@ static bool has_links(const sb_articulations *art, int i) { return art->adj_firs
 static bool structure_walk(sb_world *w, sb_articulations *art, int id, int start)
 {
     art_structure *st = &art->structures[id];
-    if (!array_reserve((void **)&art->particles, &art->particle_cap, art->particle_count + 1, sizeof *art->particles))
+    if (!ARRAY_RESERVE(art->particles, art->particle_cap, art->particle_count + 1))
         return false;
     art->particles[art->particle_count++] = start;
     art->structure_of[start] = id;
@@ -133,7 +133,7 @@ static bool structure_walk(sb_world *w, sb_articulations *art, int id, int start
             const int o = w->s_a[s] == i ? w->s_b[s] : w->s_a[s];
             const bool fixed = w->inv_mass[o] == 0.0;
             if (!fixed && art->structure_of[o] != id) { // found: it joins the queue
-                if (!array_reserve((void **)&art->particles, &art->particle_cap, art->particle_count + 1, sizeof *art->particles))
+                if (!ARRAY_RESERVE(art->particles, art->particle_cap, art->particle_count + 1))
                     return false;
                 art->structure_of[o] = id;
                 art->local_of[o] = art->particle_count - st->first_particle;
@@ -142,7 +142,7 @@ static bool structure_walk(sb_world *w, sb_articulations *art, int id, int start
             // each spring once: from the end taken from the queue first (or its one free end)
             if (!fixed && art->local_of[o] < local_i)
                 continue;
-            if (!array_reserve((void **)&art->links, &art->link_cap, art->link_count + 1, sizeof *art->links))
+            if (!ARRAY_RESERVE(art->links, art->link_cap, art->link_count + 1))
                 return false;
             const bool i_is_a = w->s_a[s] == i;
             const int local_o = fixed ? -1 : art->local_of[o];
@@ -155,7 +155,7 @@ static bool structure_walk(sb_world *w, sb_articulations *art, int id, int start
 
 static int structure_build(sb_world *w, sb_articulations *art, int start)
 {
-    if (!array_reserve((void **)&art->structures, &art->structure_cap, art->structure_count + 1, sizeof *art->structures))
+    if (!ARRAY_RESERVE(art->structures, art->structure_cap, art->structure_count + 1))
         return -1;
     const int id = art->structure_count;
     art_structure *st = &art->structures[id];
@@ -180,9 +180,8 @@ static int structure_build(sb_world *w, sb_articulations *art, int start)
     // Each particle's springs, and the band: the farthest apart two springs of one particle are.
     const int np = st->particle_count, nl = st->link_count;
     const int first_incident = st->first_particle + id; // one more row start per structure
-    if (!array_reserve((void **)&art->incident_first, &art->incident_first_cap, first_incident + np + 1,
-                       sizeof *art->incident_first) ||
-        !array_reserve((void **)&art->incident, &art->incident_cap, 2 * (st->first_link + nl) + 1, sizeof *art->incident))
+    if (!ARRAY_RESERVE(art->incident_first, art->incident_first_cap, first_incident + np + 1) ||
+        !ARRAY_RESERVE(art->incident, art->incident_cap, 2 * (st->first_link + nl) + 1))
         return -1;
     int *row = art->incident_first + first_incident;
     memset(row, 0, sizeof *row * (size_t)(np + 1));
@@ -223,7 +222,7 @@ static int structure_build(sb_world *w, sb_articulations *art, int start)
     st->usable = nl > 0 && (double)nl * (band + 1.0) * (band + 1.0) <= structure_cost_max;
     if (st->usable) {
         st->first_factor = art->factor_count;
-        if (!array_reserve((void **)&art->factor, &art->factor_cap, art->factor_count + nl * (band + 1), sizeof *art->factor))
+        if (!ARRAY_RESERVE(art->factor, art->factor_cap, art->factor_count + nl * (band + 1)))
             return -1;
         art->factor_count += nl * (band + 1);
     }
@@ -237,9 +236,9 @@ static bool structure_solved(const art_structure *st) { return st->whole || st->
 
 static sb_articulations *articulations_get(sb_world *w)
 {
-    if (!w->art)
-        w->art = calloc(1, sizeof *w->art);
-    return w->art;
+    if (!w->contact.art)
+        w->contact.art = calloc(1, sizeof *w->contact.art);
+    return w->contact.art;
 }
 
 static bool reserve_slots(sb_world *w, sb_articulations *art)
@@ -247,10 +246,10 @@ static bool reserve_slots(sb_world *w, sb_articulations *art)
     if (art->slots_cap >= w->p_high)
         return true;
     int cap = art->slots_cap;
-    if (!array_reserve((void **)&art->structure_of, &cap, w->p_high, sizeof *art->structure_of))
+    if (!ARRAY_RESERVE(art->structure_of, cap, w->p_high))
         return false;
     cap = art->slots_cap;
-    if (!array_reserve((void **)&art->local_of, &cap, w->p_high, sizeof *art->local_of))
+    if (!ARRAY_RESERVE(art->local_of, cap, w->p_high))
         return false;
     for (int i = art->slots_cap; i < cap; ++i)
         art->structure_of[i] = -1;
@@ -349,21 +348,21 @@ static void wall_contacts_mark(sb_world *w, sb_articulations *art)
 {
     wall_candidate *list = NULL;
     int n = 0, cap = 0;
-    for (int k = 0; k < w->contact_next_count; ++k) {
-        const sb_contact *c = &w->contacts_next[k];
+    for (int k = 0; k < w->contact.next_count; ++k) {
+        const sb_contact *c = &w->contact.next[k];
         if (c->b >= 0 || c->corner || c->art) // (a corner's solid spring is solved as any other)
             continue;
         const int s = art->structure_of[c->a];
         if (s < 0 || !art->structures[s].whole)
             continue;
-        if (!array_reserve((void **)&list, &cap, n + 1, sizeof *list))
+        if (!ARRAY_RESERVE(list, cap, n + 1))
             break; // memory is short: the rest are solved as the others are
         list[n++] = (wall_candidate){(c->was_articulated ? 2.0 : 1.0) * c->normal_impulse, k};
     }
     if (n > 1)
         qsort(list, (size_t)n, sizeof *list, wall_candidate_order);
     for (int q = 0; q < n; ++q) {
-        sb_contact *c = &w->contacts_next[list[q].index];
+        sb_contact *c = &w->contact.next[list[q].index];
         art_structure *st = &art->structures[art->structure_of[c->a]];
         if (st->contact_count == STRUCTURE_CONTACTS_MAX)
             continue;
@@ -375,7 +374,7 @@ static void wall_contacts_mark(sb_world *w, sb_articulations *art)
 
 void articulations_find(sb_world *w)
 {
-    sb_articulations *art = w->art;
+    sb_articulations *art = w->contact.art;
     if (art) { // last step's marks go
         for (int k = 0; k < art->particle_count; ++k)
             if (art->particles[k] < art->slots_cap)
@@ -387,8 +386,8 @@ void articulations_find(sb_world *w)
     if (w->s_alive == 0)
         return;
     bool far_apart = false; // a contact of two particles far apart in mass first: the pits pay only this
-    for (int k = 0; k < w->contact_next_count && !far_apart; ++k) {
-        const sb_contact *c = &w->contacts_next[k];
+    for (int k = 0; k < w->contact.next_count && !far_apart; ++k) {
+        const sb_contact *c = &w->contact.next[k];
         if (c->b < 0)
             continue;
         const double wa = side_inverse_mass(w, c, 0), wb = side_inverse_mass(w, c, 1);
@@ -396,13 +395,13 @@ void articulations_find(sb_world *w)
     }
     // Without a heavy contact the walk starts from the same particles as last step, so a graph
     // that has not changed since none of its structures was small enough still has none.
-    const uint64_t graph = w->rigid_graph_version + 1;
+    const uint64_t graph = w->rigid.version + 1;
     const bool heavy_links = heavy_links_any(w); // masses change without the graph: looked for each step
     const bool whole = heavy_links || (w->breakable_springs > 0 && (far_apart || !art || art->none_solvable_at != graph));
     if ((!far_apart && !whole) || !(art = articulations_get(w)) || !reserve_slots(w, art) || !build_adjacency(w, art))
         return;
-    for (int k = 0; far_apart && k < w->contact_next_count; ++k) {
-        sb_contact *c = &w->contacts_next[k];
+    for (int k = 0; far_apart && k < w->contact.next_count; ++k) {
+        sb_contact *c = &w->contact.next[k];
         if (c->b < 0)
             continue;
         const int side = light_side(w, art, c);
@@ -433,7 +432,7 @@ void articulations_find(sb_world *w)
 
 void articulations_begin_substep(sb_world *w)
 {
-    sb_articulations *art = w->art;
+    sb_articulations *art = w->contact.art;
     for (int l = 0; art && l < art->link_count; ++l)
         art->links[l].impulse = 0.0;
 }
@@ -441,7 +440,7 @@ void articulations_begin_substep(sb_world *w)
 /// Each solved link's packed index; false when memory is short (the springs keep their own force).
 static bool find_kernels(sb_world *w, sb_articulations *art)
 {
-    if (!array_reserve((void **)&art->link_of_spring, &art->link_of_spring_cap, w->s_high + 1, sizeof *art->link_of_spring))
+    if (!ARRAY_RESERVE(art->link_of_spring, art->link_of_spring_cap, w->s_high + 1))
         return false;
     for (int s = 0; s < w->s_high; ++s)
         art->link_of_spring[s] = -1;
@@ -450,8 +449,8 @@ static bool find_kernels(sb_world *w, sb_articulations *art)
         for (int l = st->first_link; structure_solved(st) && l < st->first_link + st->link_count; ++l)
             art->link_of_spring[art->links[l].spring] = l;
     }
-    for (int k = 0; k < w->order_count; ++k) {
-        const int l = art->link_of_spring[w->order[k]];
+    for (int k = 0; k < w->pack.order_count; ++k) {
+        const int l = art->link_of_spring[w->pack.order[k]];
         if (l >= 0)
             art->links[l].kernel = k;
     }
@@ -461,7 +460,7 @@ static bool find_kernels(sb_world *w, sb_articulations *art)
 
 void articulations_end_substep(sb_world *w)
 {
-    sb_articulations *art = w->art;
+    sb_articulations *art = w->contact.art;
     if (!art || art->link_count == 0 || (!art->kernels_found && !find_kernels(w, art)))
         return;
     for (int l = 0; l < art->link_count; ++l) {
@@ -477,7 +476,7 @@ void articulations_end_substep(sb_world *w)
 // sub-step's force would miss it, where the step's impulse does not depend on the sub-steps.
 void articulations_add_tension(sb_world *w, double h)
 {
-    sb_articulations *art = w->art;
+    sb_articulations *art = w->contact.art;
     if (!art || art->substeps_done == 0)
         return;
     for (int l = 0; l < art->link_count; ++l)
@@ -494,12 +493,12 @@ static void links_credit(sb_articulations *art, int id, double share)
 }
 
 /// Runs `fn` on each structure with contacts this step, and each with a breakable spring, with
-/// the rows of its contacts (their geometry found now) and their positions in contacts_next.
+/// the rows of its contacts (their geometry found now) and their positions in contact.next.
 typedef void structure_fn(sb_world *w, int id, art_row *rows, sb_contact **contacts, int k, void *ctx);
 
 static void for_each_structure(sb_world *w, structure_fn *fn, void *ctx)
 {
-    sb_articulations *art = w->art;
+    sb_articulations *art = w->contact.art;
     if (!art || art->structure_count == 0)
         return;
     for (int id = 0; id < art->structure_count; ++id) {
@@ -509,8 +508,8 @@ static void for_each_structure(sb_world *w, structure_fn *fn, void *ctx)
         art_row rows[ROWS_MAX];
         sb_contact *contacts[STRUCTURE_CONTACTS_MAX];
         int k = 0;
-        for (int j = w->contact_color_start[63]; j < w->contact_next_count && k < STRUCTURE_CONTACTS_MAX; ++j) {
-            sb_contact *c = &w->contacts_next[j];
+        for (int j = w->contact.color_start[63]; j < w->contact.next_count && k < STRUCTURE_CONTACTS_MAX; ++j) {
+            sb_contact *c = &w->contact.next[j];
             if (c->art != id + 1)
                 continue;
             contact_find_geometry(w, c);
@@ -532,7 +531,7 @@ typedef struct velocity_pass { double h; bool use_bias; } velocity_pass;
 static void solve_velocities(sb_world *w, int id, art_row *rows, sb_contact **contacts, int k, void *ctx)
 {
     const velocity_pass *pass = ctx;
-    sb_articulations *art = w->art;
+    sb_articulations *art = w->contact.art;
     const art_structure *st = &art->structures[id];
     const sb_soft soft = contact_softness(pass->h, w->def.dt, CONTACT_JOINED); // a structure's beads are joined
     double *target_links = malloc(sizeof *target_links * (size_t)(st->link_count + 1));
@@ -563,7 +562,7 @@ static void solve_velocities(sb_world *w, int id, art_row *rows, sb_contact **co
         target[2 * i + 1] = 0.0;
         mu[i] = contacts[i]->friction;
     }
-    solve_input in = {w->vel, w->spinning ? w->omega : NULL, false, NULL, NULL};
+    solve_input in = {w->vel, w->scratch.spinning ? w->omega : NULL, false, NULL, NULL};
     const bool ok = articulation_solve(w, art, id, &in, rows, 2 * k, target_links, target, mu, lambda);
     if (ok)
         links_credit(art, id, 1.0);
@@ -606,7 +605,7 @@ static double group_error(sb_world *w, const sb_articulations *art, int id, art_
         double e = -contacts[i]->separation;
         if (friction && contacts[i]->friction > 0.0 && e > -1e-3 * st->shortest) // touching: its slide too
             e = fmax(e, fabs(articulation_row_dot(w, &rows[2 * i + 1], w->pos, in->spin) -
-                             articulation_row_dot(w, &rows[2 * i + 1], w->prev, in->spin_from)));
+                             articulation_row_dot(w, &rows[2 * i + 1], w->scratch.prev, in->spin_from)));
         worst = fmax(worst, e / st->shortest);
     }
     return worst;
@@ -620,7 +619,7 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
     // heavy hub's spin, half of it in 10 s at two sub-steps)
     if ((pass->keep_motion || pass->motion) && k == 0)
         return;
-    sb_articulations *art = w->art;
+    sb_articulations *art = w->contact.art;
     const art_structure *st = &art->structures[id];
     double *target_links = malloc(sizeof *target_links * (size_t)(st->link_count + 1));
     if (!target_links)
@@ -628,8 +627,8 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
     double target[ROWS_MAX] = {0}, mu[STRUCTURE_CONTACTS_MAX] = {0}, lambda[ROWS_MAX] = {0};
     // (verlet's second pass keeps the motion and leaves friction to the exchange; the velocity
     // methods' sweep has no friction either)
-    solve_input in = {w->pos, w->spinning ? w->angle : NULL, true, pass->keep_motion ? NULL : w->prev,
-                      w->spinning ? w->angle_prev : NULL};
+    solve_input in = {w->pos, w->scratch.spinning ? w->angle : NULL, true, pass->keep_motion ? NULL : w->scratch.prev,
+                      w->scratch.spinning ? w->scratch.angle_prev : NULL};
     if (pass->sweep)
         in = (solve_input){w->pos, NULL, true, NULL, NULL};
     if (pass->motion) { // verlet's exchange: the motion pos - prev keeps the links and closes no contact
@@ -731,7 +730,7 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
             if (pass->sweep && !settle)
                 w->vel[moved[q]] = v2_mad(w->vel[moved[q]], 1.0 / pass->h, d);
             else if (pass->keep_motion || (settle && !pass->sweep)) // verlet's second pass, a settle: the motion is kept
-                w->prev[moved[q]] = v2_add(w->prev[moved[q]], d);
+                w->scratch.prev[moved[q]] = v2_add(w->scratch.prev[moved[q]], d);
         }
         for (int i = 0; i < k && !pass->sweep; ++i) // the push (the next sub-step's warm start, the events)
             contacts[i]->normal_impulse = lambda[2 * i];
@@ -755,25 +754,25 @@ void articulations_sweep(sb_world *w, double h)
 void articulations_exchange_motion(sb_world *w, double h)
 {
     (void)h;
-    sb_articulations *art = w->art;
+    sb_articulations *art = w->contact.art;
     if (!art || art->structure_count == 0)
         return;
-    if (!array_reserve((void **)&art->motion, &art->motion_cap, w->p_high, sizeof *art->motion))
+    if (!ARRAY_RESERVE(art->motion, art->motion_cap, w->p_high))
         return;
     for (int i = 0; i < w->p_high; ++i)
-        art->motion[i] = v2_sub(w->pos[i], w->prev[i]);
+        art->motion[i] = v2_sub(w->pos[i], w->scratch.prev[i]);
     position_pass pass = {false, true, false, h};
     for_each_structure(w, project_positions, &pass);
     // prev follows the new motion where it changed: the structures' particles and their contacts' other ends
-    for (int j = w->contact_color_start[63]; j < w->contact_next_count; ++j) {
-        const sb_contact *c = &w->contacts_next[j];
+    for (int j = w->contact.color_start[63]; j < w->contact.next_count; ++j) {
+        const sb_contact *c = &w->contact.next[j];
         if (c->art && w->inv_mass[c->a] > 0.0)
-            w->prev[c->a] = v2_sub(w->pos[c->a], art->motion[c->a]);
+            w->scratch.prev[c->a] = v2_sub(w->pos[c->a], art->motion[c->a]);
         if (c->art && c->b >= 0 && w->inv_mass[c->b] > 0.0)
-            w->prev[c->b] = v2_sub(w->pos[c->b], art->motion[c->b]);
+            w->scratch.prev[c->b] = v2_sub(w->pos[c->b], art->motion[c->b]);
     }
     for (int k = 0; k < art->particle_count; ++k) {
         const int i = art->particles[k];
-        w->prev[i] = v2_sub(w->pos[i], art->motion[i]);
+        w->scratch.prev[i] = v2_sub(w->pos[i], art->motion[i]);
     }
 }

@@ -63,7 +63,7 @@ struct sb_articulations {
     int *link_of_spring, link_of_spring_cap;
     bool kernels_found;
     int substeps_done;
-    // rigid_graph_version + 1 when the world's breakable springs were last found to be in no
+    // rigid.version + 1 when the world's breakable springs were last found to be in no
     // structure small enough to solve (0: not known): a tearable cloth is not walked every step
     uint64_t none_solvable_at;
     // a position pass's particles, where they started, and where its last step started

@@ -103,7 +103,7 @@ void articulation_contact_rows(const sb_world *w, const sb_articulations *art, i
     rn->count = rt->count = count;
     for (int e = 0; e < count; ++e) {
         const int p = slots[e];
-        const bool turns = w->inv_inertia[p] > 0.0 && (e == 0 || c->b2 < 0);
+        const bool turns = w->scratch.inv_inertia[p] > 0.0 && (e == 0 || c->b2 < 0);
         rn->slot[e] = rt->slot[e] = p;
         rn->local[e] = rt->local[e] = art->structure_of[p] == id ? art->local_of[p] : -1;
         rn->gx[e] = share[e] * n.x;
@@ -137,10 +137,10 @@ bool articulation_solve(sb_world *w, sb_articulations *art, int id, const solve_
     art_structure *st = &art->structures[id];
     const art_link *links = art->links + st->first_link;
     const int nl = st->link_count;
-    if (!array_reserve((void **)&art->b, &art->b_cap, nl * m + 1, sizeof *art->b) ||
-        !array_reserve((void **)&art->y, &art->y_cap, nl * m + 1, sizeof *art->y) ||
-        !array_reserve((void **)&art->z, &art->z_cap, nl + 1, sizeof *art->z) ||
-        !array_reserve((void **)&art->move, &art->move_cap, st->particle_count + 1, sizeof *art->move))
+    if (!ARRAY_RESERVE(art->b, art->b_cap, nl * m + 1) ||
+        !ARRAY_RESERVE(art->y, art->y_cap, nl * m + 1) ||
+        !ARRAY_RESERVE(art->z, art->z_cap, nl + 1) ||
+        !ARRAY_RESERVE(art->move, art->move_cap, st->particle_count + 1))
         return false;
     double *B = art->b, *Y = art->y, *z = art->z;
     memset(B, 0, sizeof *B * (size_t)(nl * m));
@@ -181,7 +181,7 @@ bool articulation_solve(sb_world *w, sb_articulations *art, int id, const solve_
                         continue;
                     d += w->inv_mass[p] * (rows[r].gx[e] * rows[q].gx[f] + rows[r].gy[e] * rows[q].gy[f]);
                     if (in->spin)
-                        d += w->inv_inertia[p] * rows[r].gw[e] * rows[q].gw[f];
+                        d += w->scratch.inv_inertia[p] * rows[r].gw[e] * rows[q].gw[f];
                 }
             for (int t = 0; t < touched_count[r]; ++t)
                 d -= B[touched[r][t] * m + r] * Y[touched[r][t] * m + q];
@@ -280,7 +280,7 @@ bool articulation_solve(sb_world *w, sb_articulations *art, int id, const solve_
             const sb_vec2 p = v2(rows[r].gx[e] * lambda[r], rows[r].gy[e] * lambda[r]);
             in->x[s] = v2_mad(in->x[s], w->inv_mass[s], p);
             if (in->spin && rows[r].gw[e] != 0.0)
-                in->spin[s] += w->inv_inertia[s] * rows[r].gw[e] * lambda[r];
+                in->spin[s] += w->scratch.inv_inertia[s] * rows[r].gw[e] * lambda[r];
         }
     return true;
 }

@@ -26,7 +26,7 @@ static inline int other_end(const sb_world *w, int s, int at) { return w->s_a[s]
 /// found again when the rigid springs change. False without memory.
 static bool find_beads(sb_world *w)
 {
-    if (w->bend_version == w->rigid_graph_version + 1)
+    if (w->rigid.bend_version == w->rigid.version + 1)
         return true;
     uint8_t *count = calloc((size_t)(w->p_high > 0 ? w->p_high : 1), 1);
     int *links = malloc(sizeof *links * 2 * (size_t)(w->p_high > 0 ? w->p_high : 1));
@@ -45,24 +45,24 @@ static bool find_beads(sb_world *w)
     int beads = 0;
     for (int p = 0; ok && p < w->p_high; ++p)
         beads += count[p] == 2;
-    if (ok && beads > w->bend_cap) {
-        int *grown = realloc(w->bend_beads, sizeof *grown * 3 * (size_t)beads);
+    if (ok && beads > w->rigid.bend_cap) {
+        int *grown = realloc(w->rigid.bend_beads, sizeof *grown * 3 * (size_t)beads);
         ok = grown != NULL;
         if (ok) {
-            w->bend_beads = grown;
-            w->bend_cap = beads;
+            w->rigid.bend_beads = grown;
+            w->rigid.bend_cap = beads;
         }
     }
     if (ok) {
-        w->bend_count = 0;
+        w->rigid.bend_count = 0;
         for (int p = 0; p < w->p_high; ++p)
             if (count[p] == 2) {
-                int *b = &w->bend_beads[3 * w->bend_count++];
+                int *b = &w->rigid.bend_beads[3 * w->rigid.bend_count++];
                 b[0] = p;
                 b[1] = links[2 * p];
                 b[2] = links[2 * p + 1];
             }
-        w->bend_version = w->rigid_graph_version + 1;
+        w->rigid.bend_version = w->rigid.version + 1;
     }
     free(count);
     free(links);
@@ -73,8 +73,8 @@ void links_damp_bending(sb_world *w, double h)
 {
     if (!find_beads(w))
         return; // without memory a rope rings as it would undamped
-    for (int n = 0; n < w->bend_count; ++n) { // in slot order: the same bits on any machine
-        const int *bead = &w->bend_beads[3 * n];
+    for (int n = 0; n < w->rigid.bend_count; ++n) { // in slot order: the same bits on any machine
+        const int *bead = &w->rigid.bend_beads[3 * n];
         const int j = bead[0], s1 = bead[1], s2 = bead[2], i = other_end(w, s1, j), k = other_end(w, s2, j);
         const double zeta = fmin(w->tuning[s1].damping_ratio, w->tuning[s2].damping_ratio);
         if (w->inv_mass[j] == 0.0 || !(zeta > 0.0))

@@ -61,9 +61,9 @@ static double wrap_angle(double a)
 /// The constrained value and, when `grad` is given, its gradient for each particle.
 static double constraint_value(const sb_world *w, int c, sb_vec2 *grad)
 {
-    const int *p = w->c_parts[c];
+    const int *p = w->constraints.parts[c];
     const sb_vec2 *x = w->pos;
-    switch ((sb_constraint_kind)w->c_kind[c]) {
+    switch ((sb_constraint_kind)w->constraints.kind[c]) {
     case SB_CONSTRAINT_ROPE:
     case SB_CONSTRAINT_STRUT: {
         sb_vec2 d = v2_sub(x[p[1]], x[p[0]]);
@@ -88,7 +88,7 @@ static double constraint_value(const sb_world *w, int c, sb_vec2 *grad)
         return theta;
     }
     default: { // the shoelace formula; dA/dx_i = (y_{i+1} - y_{i-1}) / 2, dA/dy_i = (x_{i-1} - x_{i+1}) / 2
-        int n = w->c_count[c];
+        int n = w->constraints.part_count[c];
         double area = 0.0;
         for (int i = 0; i < n; ++i) {
             sb_vec2 a = x[p[i]], b = x[p[(i + 1) % n]];
@@ -106,8 +106,8 @@ static double constraint_value(const sb_world *w, int c, sb_vec2 *grad)
 /// The error C = value - rest; angles wrap to (-pi, pi].
 static double constraint_error(const sb_world *w, int c, double value)
 {
-    double e = value - w->c_rest[c];
-    return w->c_kind[c] == SB_CONSTRAINT_ANGLE ? wrap_angle(e) : e;
+    double e = value - w->constraints.rest[c];
+    return w->constraints.kind[c] == SB_CONSTRAINT_ANGLE ? wrap_angle(e) : e;
 }
 
 /// The least and the most accumulated impulse a kind allows (positive pushes a rope's ends apart).
@@ -115,32 +115,32 @@ static void impulse_range(const sb_world *w, int c, double *lo, double *hi)
 {
     *lo = -INFINITY;
     *hi = INFINITY;
-    if (w->c_kind[c] == SB_CONSTRAINT_ROPE)
+    if (w->constraints.kind[c] == SB_CONSTRAINT_ROPE)
         *hi = 0.0;
-    else if (w->c_kind[c] == SB_CONSTRAINT_STRUT)
+    else if (w->constraints.kind[c] == SB_CONSTRAINT_STRUT)
         *lo = 0.0;
 }
 
 /// True when a one-sided constraint holds with room to spare: C < 0 for a rope, C > 0 for a strut.
 static bool slack(const sb_world *w, int c, double err)
 {
-    return (w->c_kind[c] == SB_CONSTRAINT_ROPE && err < 0.0) || (w->c_kind[c] == SB_CONSTRAINT_STRUT && err > 0.0);
+    return (w->constraints.kind[c] == SB_CONSTRAINT_ROPE && err < 0.0) || (w->constraints.kind[c] == SB_CONSTRAINT_STRUT && err > 0.0);
 }
 
 /// sum_i g_i . v_i
 static double constraint_rate(const sb_world *w, int c, const sb_vec2 *g)
 {
     double r = 0.0;
-    for (int i = 0; i < w->c_count[c]; ++i)
-        r += v2_dot(g[i], w->vel[w->c_parts[c][i]]);
+    for (int i = 0; i < w->constraints.part_count[c]; ++i)
+        r += v2_dot(g[i], w->vel[w->constraints.parts[c][i]]);
     return r;
 }
 
 /// v_i += w_i g_i impulse, into `v` (velocities or the Jacobi accumulator).
 static void constraint_apply(sb_world *w, int c, const sb_vec2 *g, double impulse, sb_vec2 *v)
 {
-    for (int i = 0; i < w->c_count[c]; ++i) {
-        int p = w->c_parts[c][i];
+    for (int i = 0; i < w->constraints.part_count[c]; ++i) {
+        int p = w->constraints.parts[c][i];
         v[p] = v2_mad(v[p], w->inv_mass[p] * impulse, g[i]);
     }
 }
@@ -150,17 +150,17 @@ static double accumulate(sb_world *w, int c, double impulse)
 {
     double lo, hi;
     impulse_range(w, c, &lo, &hi);
-    double old = w->c_lambda[c], now = old + impulse;
+    double old = w->constraints.lambda[c], now = old + impulse;
     now = now < lo ? lo : (now > hi ? hi : now);
-    w->c_lambda[c] = now;
+    w->constraints.lambda[c] = now;
     return now - old;
 }
 
 static double inverse_mass_sum(const sb_world *w, int c, const sb_vec2 *g)
 {
     double s = 0.0;
-    for (int i = 0; i < w->c_count[c]; ++i)
-        s += w->inv_mass[w->c_parts[c][i]] * v2_dot(g[i], g[i]);
+    for (int i = 0; i < w->constraints.part_count[c]; ++i)
+        s += w->inv_mass[w->constraints.parts[c][i]] * v2_dot(g[i], g[i]);
     return s;
 }
 
@@ -170,27 +170,28 @@ static double inverse_mass_sum(const sb_world *w, int c, const sb_vec2 *g)
 
 static bool constraints_reserve(sb_world *w, int need)
 {
-    if (need <= w->c_cap)
+    if (need <= w->constraints.cap)
         return true;
-    int cap = w->c_cap ? w->c_cap * 2 : 16;
+    int cap = w->constraints.cap ? w->constraints.cap * 2 : 16;
     while (cap < need)
         cap *= 2;
-    if (!GROW(w->c_kind, cap) || !GROW(w->c_solid, cap) || !GROW(w->c_break_stretch, cap) || !GROW(w->c_parts, cap) || !GROW(w->c_count, cap) || !GROW(w->c_rest, cap) ||
-        !GROW(w->c_tuning, cap) || !GROW(w->c_gen, cap) || !GROW(w->c_next_free, cap) || !GROW(w->c_load, cap) ||
-        !GROW(w->c_err, cap) || !GROW(w->c_meff, cap) || !GROW(w->c_stiff, cap) || !GROW(w->c_damp, cap) ||
-        !GROW(w->c_scale, cap) || !GROW(w->c_target, cap) || !GROW(w->c_lambda, cap) || !GROW(w->c_active, cap) ||
-        !GROW(w->c_grad_first, cap))
+    sb_constraints *c = &w->constraints;
+    if (!GROW(c->kind, cap) || !GROW(c->solid, cap) || !GROW(c->break_stretch, cap) || !GROW(c->parts, cap) ||
+        !GROW(c->part_count, cap) || !GROW(c->rest, cap) || !GROW(c->tuning, cap) || !GROW(c->gen, cap) ||
+        !GROW(c->next_free, cap) || !GROW(c->load, cap) || !GROW(c->err, cap) || !GROW(c->meff, cap) ||
+        !GROW(c->stiff, cap) || !GROW(c->damp, cap) || !GROW(c->scale, cap) || !GROW(c->target, cap) ||
+        !GROW(c->lambda, cap) || !GROW(c->active, cap) || !GROW(c->grad_first, cap))
         return false;
-    w->c_cap = cap;
+    w->constraints.cap = cap;
     return true;
 }
 
 static int constraint_slot(const sb_world *w, sb_constraint_id id)
 {
-    if (id.index >= (uint32_t)w->c_high || id.generation == 0)
+    if (id.index >= (uint32_t)w->constraints.high || id.generation == 0)
         return -1;
     int c = (int)id.index;
-    return w->c_kind[c] != 0xFF && w->c_gen[c] == id.generation ? c : -1;
+    return w->constraints.kind[c] != 0xFF && w->constraints.gen[c] == id.generation ? c : -1;
 }
 
 bool sb_constraint_is_valid(const sb_world *w, sb_constraint_id id) { return constraint_slot(w, id) >= 0; }
@@ -254,15 +255,15 @@ sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d
         }
     }
     int c = -1;
-    if (st == SB_OK && !generations_reserve(&w->c_gens, w->c_high + 1))
+    if (st == SB_OK && !generations_reserve(&w->constraints.gens, w->constraints.high + 1))
         st = SB_ERR_NO_MEMORY;
     if (st == SB_OK) {
-        if (w->c_free >= 0) {
-            c = w->c_free;
-            w->c_free = w->c_next_free[c];
-        } else if (constraints_reserve(w, w->c_high + 1)) {
-            c = w->c_high++;
-            w->c_gen[c] = 0;
+        if (w->constraints.free_head >= 0) {
+            c = w->constraints.free_head;
+            w->constraints.free_head = w->constraints.next_free[c];
+        } else if (constraints_reserve(w, w->constraints.high + 1)) {
+            c = w->constraints.high++;
+            w->constraints.gen[c] = 0;
         } else {
             st = SB_ERR_NO_MEMORY;
         }
@@ -275,39 +276,39 @@ sb_constraint_id sb_world_add_constraint(sb_world *w, const sb_constraint_def *d
         free(parts);
         return none;
     }
-    w->c_gen[c] = generations_next(&w->c_gens, c);
-    w->c_kind[c] = (uint8_t)d->kind;
-    w->c_solid[c] = d->solid;
-    w->solid_constraints += d->solid;
-    w->c_break_stretch[c] = d->break_stretch;
-    w->breakable_constraints += d->break_stretch > 0.0;
-    w->c_parts[c] = parts;
-    w->c_count[c] = d->count;
-    w->c_tuning[c] = d->tuning;
-    w->c_rest[c] = isnan(d->rest) ? constraint_value(w, c, NULL) : d->rest;
-    w->c_load[c] = 0.0;
-    w->c_alive += 1;
-    w->coef_dirty = true; // its load joins the springs'
-    sb_constraint_id id = {(uint32_t)c, w->c_gen[c]};
+    w->constraints.gen[c] = generations_next(&w->constraints.gens, c);
+    w->constraints.kind[c] = (uint8_t)d->kind;
+    w->constraints.solid[c] = d->solid;
+    w->constraints.solid_count += d->solid;
+    w->constraints.break_stretch[c] = d->break_stretch;
+    w->constraints.breakable += d->break_stretch > 0.0;
+    w->constraints.parts[c] = parts;
+    w->constraints.part_count[c] = d->count;
+    w->constraints.tuning[c] = d->tuning;
+    w->constraints.rest[c] = isnan(d->rest) ? constraint_value(w, c, NULL) : d->rest;
+    w->constraints.load[c] = 0.0;
+    w->constraints.alive += 1;
+    w->pack.coef_dirty = true; // its load joins the springs'
+    sb_constraint_id id = {(uint32_t)c, w->constraints.gen[c]};
     return id;
 }
 
 static void constraint_free_slot(sb_world *w, int c)
 {
-    w->solid_constraints -= w->c_solid[c];
-    w->breakable_constraints -= w->c_break_stretch[c] > 0.0;
-    w->c_break_stretch[c] = 0.0;
-    w->c_solid[c] = 0;
-    w->c_active[c] = 0;
-    free(w->c_parts[c]);
-    w->c_parts[c] = NULL;
-    w->c_kind[c] = 0xFF;
-    w->c_count[c] = 0;
-    w->c_gen[c] = generations_next(&w->c_gens, c);
-    w->c_next_free[c] = w->c_free;
-    w->c_free = c;
-    w->c_alive -= 1;
-    w->coef_dirty = true;
+    w->constraints.solid_count -= w->constraints.solid[c];
+    w->constraints.breakable -= w->constraints.break_stretch[c] > 0.0;
+    w->constraints.break_stretch[c] = 0.0;
+    w->constraints.solid[c] = 0;
+    w->constraints.active[c] = 0;
+    free(w->constraints.parts[c]);
+    w->constraints.parts[c] = NULL;
+    w->constraints.kind[c] = 0xFF;
+    w->constraints.part_count[c] = 0;
+    w->constraints.gen[c] = generations_next(&w->constraints.gens, c);
+    w->constraints.next_free[c] = w->constraints.free_head;
+    w->constraints.free_head = c;
+    w->constraints.alive -= 1;
+    w->pack.coef_dirty = true;
 }
 
 sb_status sb_world_remove_constraint(sb_world *w, sb_constraint_id id)
@@ -321,11 +322,11 @@ sb_status sb_world_remove_constraint(sb_world *w, sb_constraint_id id)
 
 void constraints_remove_particle(sb_world *w, int i)
 {
-    for (int c = 0; c < w->c_high; ++c) {
-        if (w->c_kind[c] == 0xFF)
+    for (int c = 0; c < w->constraints.high; ++c) {
+        if (w->constraints.kind[c] == 0xFF)
             continue;
-        for (int k = 0; k < w->c_count[c]; ++k)
-            if (w->c_parts[c][k] == i) {
+        for (int k = 0; k < w->constraints.part_count[c]; ++k)
+            if (w->constraints.parts[c][k] == i) {
                 constraint_free_slot(w, c);
                 break;
             }
@@ -334,13 +335,13 @@ void constraints_remove_particle(sb_world *w, int i)
 
 void constraints_free(sb_world *w)
 {
-    for (int c = 0; c < w->c_high; ++c)
-        free(w->c_parts[c]);
-    void *arrays[] = {w->c_kind, w->c_solid, w->c_break_stretch, w->c_parts, w->c_count, w->c_rest, w->c_tuning, w->c_gen,
-                      w->c_next_free, w->c_load, w->c_err, w->c_meff, w->c_stiff, w->c_damp, w->c_scale, w->c_target,
-                      w->c_lambda, w->c_active, w->c_grad, w->c_grad_first, w->c_scratch, w->c_break_events};
-    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
-        free(arrays[k]);
+    sb_constraints *c = &w->constraints;
+    for (int k = 0; k < c->high; ++k)
+        free(c->parts[k]);
+    FREE_ARRAYS(c->kind, c->solid, c->break_stretch, c->parts, c->part_count, c->rest, c->tuning, c->gen, c->next_free,
+                c->load, c->err, c->meff, c->stiff, c->damp, c->scale, c->target, c->lambda, c->active, c->grad,
+                c->grad_first, c->scratch, c->break_events);
+    generations_free(&c->gens);
 }
 
 int sb_constraint_get(const sb_world *w, sb_constraint_id id, sb_constraint_def *out, sb_particle_id *particles, int capacity)
@@ -348,18 +349,18 @@ int sb_constraint_get(const sb_world *w, sb_constraint_id id, sb_constraint_def 
     int c = constraint_slot(w, id);
     if (c < 0)
         return -1;
-    out->kind = (sb_constraint_kind)w->c_kind[c];
-    out->count = w->c_count[c];
+    out->kind = (sb_constraint_kind)w->constraints.kind[c];
+    out->count = w->constraints.part_count[c];
     out->particles = NULL;
-    out->rest = w->c_rest[c];
-    out->tuning = w->c_tuning[c];
-    out->solid = w->c_solid[c];
-    out->break_stretch = w->c_break_stretch[c];
-    for (int i = 0; i < w->c_count[c] && i < capacity; ++i) {
-        int p = w->c_parts[c][i];
+    out->rest = w->constraints.rest[c];
+    out->tuning = w->constraints.tuning[c];
+    out->solid = w->constraints.solid[c];
+    out->break_stretch = w->constraints.break_stretch[c];
+    for (int i = 0; i < w->constraints.part_count[c] && i < capacity; ++i) {
+        int p = w->constraints.parts[c][i];
         particles[i] = (sb_particle_id){(uint32_t)p, w->p_gen[p]};
     }
-    return w->c_count[c];
+    return w->constraints.part_count[c];
 }
 
 sb_status sb_constraint_set(sb_world *w, sb_constraint_id id, double rest, const sb_tuning *tuning, const char **bad_field)
@@ -367,7 +368,7 @@ sb_status sb_constraint_set(sb_world *w, sb_constraint_id id, double rest, const
     int c = constraint_slot(w, id);
     if (c < 0)
         return SB_ERR_STALE;
-    bool one_sided = w->c_kind[c] == SB_CONSTRAINT_ROPE || w->c_kind[c] == SB_CONSTRAINT_STRUT;
+    bool one_sided = w->constraints.kind[c] == SB_CONSTRAINT_ROPE || w->constraints.kind[c] == SB_CONSTRAINT_STRUT;
     if (!isfinite(rest) || fabs(rest) > 1e12 || (one_sided && rest < 0.0)) {
         if (bad_field)
             *bad_field = "rest";
@@ -376,40 +377,40 @@ sb_status sb_constraint_set(sb_world *w, sb_constraint_id id, double rest, const
     sb_status st = sb_tuning_check(tuning, bad_field);
     if (st != SB_OK)
         return st;
-    w->c_rest[c] = rest;
-    w->c_tuning[c] = *tuning;
-    w->coef_dirty = true;
+    w->constraints.rest[c] = rest;
+    w->constraints.tuning[c] = *tuning;
+    w->pack.coef_dirty = true;
     return SB_OK;
 }
 
 int sb_world_constraint_break_events(const sb_world *w, const sb_constraint_break_event **events)
 {
-    *events = w->c_break_events;
-    return w->c_break_count;
+    *events = w->constraints.break_events;
+    return w->constraints.break_count;
 }
 
 // A rope or strut breaks on the step after the one that stretched it past its threshold, as a
 // spring does (events.c): the event keeps what it was, then it goes.
 void constraints_break(sb_world *w)
 {
-    w->c_break_count = 0;
-    if (w->breakable_constraints == 0)
+    w->constraints.break_count = 0;
+    if (w->constraints.breakable == 0)
         return;
-    for (int c = 0; c < w->c_high; ++c) {
-        if (w->c_kind[c] == 0xFF || !(w->c_break_stretch[c] > 0.0) || w->c_rest[c] <= 0.0)
+    for (int c = 0; c < w->constraints.high; ++c) {
+        if (w->constraints.kind[c] == 0xFF || !(w->constraints.break_stretch[c] > 0.0) || w->constraints.rest[c] <= 0.0)
             continue;
-        double stretch = fabs(constraint_value(w, c, NULL) / w->c_rest[c] - 1.0);
-        if (!(stretch > w->c_break_stretch[c]))
+        double stretch = fabs(constraint_value(w, c, NULL) / w->constraints.rest[c] - 1.0);
+        if (!(stretch > w->constraints.break_stretch[c]))
             continue;
-        if (!array_reserve((void **)&w->c_break_events, &w->c_break_cap, w->c_break_count + 1, sizeof *w->c_break_events))
+        if (!ARRAY_RESERVE(w->constraints.break_events, w->constraints.break_cap, w->constraints.break_count + 1))
             return; // out of memory: it breaks at the next step
-        sb_constraint_break_event *e = &w->c_break_events[w->c_break_count++];
-        int a = w->c_parts[c][0], b = w->c_parts[c][1];
-        e->constraint = (sb_constraint_id){(uint32_t)c, w->c_gen[c]};
-        e->kind = (sb_constraint_kind)w->c_kind[c];
+        sb_constraint_break_event *e = &w->constraints.break_events[w->constraints.break_count++];
+        int a = w->constraints.parts[c][0], b = w->constraints.parts[c][1];
+        e->constraint = (sb_constraint_id){(uint32_t)c, w->constraints.gen[c]};
+        e->kind = (sb_constraint_kind)w->constraints.kind[c];
         e->a = (sb_particle_id){(uint32_t)a, w->p_gen[a]};
         e->b = (sb_particle_id){(uint32_t)b, w->p_gen[b]};
-        e->rest = w->c_rest[c];
+        e->rest = w->constraints.rest[c];
         e->stretch = stretch;
         sb_world_remove_constraint(w, e->constraint);
     }
@@ -421,15 +422,15 @@ double sb_constraint_value(const sb_world *w, sb_constraint_id id)
     return c < 0 ? NAN : constraint_value(w, c, NULL);
 }
 
-int sb_world_constraint_count(const sb_world *w) { return w->c_alive; }
+int sb_world_constraint_count(const sb_world *w) { return w->constraints.alive; }
 
 bool sb_world_next_constraint(const sb_world *w, sb_constraint_id *it)
 {
     int c = it->index == SB_NULL_INDEX ? 0 : (int)it->index + 1;
-    for (; c < w->c_high; ++c)
-        if (w->c_kind[c] != 0xFF) {
+    for (; c < w->constraints.high; ++c)
+        if (w->constraints.kind[c] != 0xFF) {
             it->index = (uint32_t)c;
-            it->generation = w->c_gen[c];
+            it->generation = w->constraints.gen[c];
             return true;
         }
     return false;
@@ -437,14 +438,14 @@ bool sb_world_next_constraint(const sb_world *w, sb_constraint_id *it)
 
 bool constraints_same_shape(const sb_world *a, const sb_world *b, bool exactly)
 {
-    if (exactly && a->c_high != b->c_high)
+    if (exactly && a->constraints.high != b->constraints.high)
         return false;
-    const int both = a->c_high < b->c_high ? a->c_high : b->c_high;
+    const int both = a->constraints.high < b->constraints.high ? a->constraints.high : b->constraints.high;
     for (int c = 0; c < both; ++c) {
-        if (a->c_kind[c] != b->c_kind[c] || a->c_count[c] != b->c_count[c])
+        if (a->constraints.kind[c] != b->constraints.kind[c] || a->constraints.part_count[c] != b->constraints.part_count[c])
             return false;
-        for (int i = 0; i < a->c_count[c]; ++i)
-            if (a->c_parts[c][i] != b->c_parts[c][i])
+        for (int i = 0; i < a->constraints.part_count[c]; ++i)
+            if (a->constraints.parts[c][i] != b->constraints.parts[c][i])
                 return false;
     }
     return true;
@@ -456,14 +457,14 @@ bool constraints_same_shape(const sb_world *a, const sb_world *b, bool exactly)
 static bool gradients_reserve(sb_world *w)
 {
     int total = 0;
-    for (int c = 0; c < w->c_high; ++c) {
-        w->c_grad_first[c] = total;
-        total += w->c_kind[c] == 0xFF ? 0 : w->c_count[c];
+    for (int c = 0; c < w->constraints.high; ++c) {
+        w->constraints.grad_first[c] = total;
+        total += w->constraints.kind[c] == 0xFF ? 0 : w->constraints.part_count[c];
     }
-    if (total > w->c_grad_cap) {
-        if (!GROW(w->c_grad, total))
+    if (total > w->constraints.grad_cap) {
+        if (!GROW(w->constraints.grad, total))
             return false;
-        w->c_grad_cap = total;
+        w->constraints.grad_cap = total;
     }
     return true;
 }
@@ -471,8 +472,8 @@ static bool gradients_reserve(sb_world *w)
 static int busiest_degree(const sb_world *w, int c)
 {
     int d = 1;
-    for (int i = 0; i < w->c_count[c]; ++i)
-        d = w->degree[w->c_parts[c][i]] + 1 > d ? w->degree[w->c_parts[c][i]] + 1 : d;
+    for (int i = 0; i < w->constraints.part_count[c]; ++i)
+        d = w->degree[w->constraints.parts[c][i]] + 1 > d ? w->degree[w->constraints.parts[c][i]] + 1 : d;
     return d;
 }
 
@@ -480,43 +481,43 @@ static int busiest_degree(const sb_world *w, int c)
 static double allowed_share(const sb_world *w, int c, double load)
 {
     double busiest = 0.0;
-    for (int i = 0; i < w->c_count[c]; ++i) {
-        int p = w->c_parts[c][i];
-        if (w->inv_mass[p] > 0.0 && w->p_load[p] > busiest)
-            busiest = w->p_load[p];
+    for (int i = 0; i < w->constraints.part_count[c]; ++i) {
+        int p = w->constraints.parts[c][i];
+        if (w->inv_mass[p] > 0.0 && w->scratch.p_load[p] > busiest)
+            busiest = w->scratch.p_load[p];
     }
     return busiest > SB_LOAD_LIMIT ? load * SB_LOAD_LIMIT / busiest : load;
 }
 
 void constraints_add_loads(sb_world *w, double h)
 {
-    if (w->c_alive == 0 || !gradients_reserve(w))
+    if (w->constraints.alive == 0 || !gradients_reserve(w))
         return;
-    for (int c = 0; c < w->c_high; ++c) {
-        w->c_load[c] = 0.0;
-        if (w->c_kind[c] == 0xFF)
+    for (int c = 0; c < w->constraints.high; ++c) {
+        w->constraints.load[c] = 0.0;
+        if (w->constraints.kind[c] == 0xFF)
             continue;
-        sb_vec2 *g = w->c_grad + w->c_grad_first[c];
+        sb_vec2 *g = w->constraints.grad + w->constraints.grad_first[c];
         constraint_value(w, c, g);
         double wsum = inverse_mass_sum(w, c, g);
         if (wsum <= 0.0)
             continue;
         double m = 1.0 / wsum, load;
         spring_coef k;
-        if (sb_tuning_is_rigid(&w->c_tuning[c])) {
+        if (sb_tuning_is_rigid(&w->constraints.tuning[c])) {
             load = method_rigid_coefficients(w->def.method, busiest_degree(w, c), m, h, &k);
         } else {
             bool limited;
-            load = method_load(w->def.method, sb_tuning_poles(&w->c_tuning[c], m, h, &limited));
+            load = method_load(w->def.method, sb_tuning_poles(&w->constraints.tuning[c], m, h, &limited));
         }
-        w->c_load[c] = load;
+        w->constraints.load[c] = load;
         // each particle's Gershgorin row of M^-1/2 J^T m J M^-1/2 (solver.c's add_load for springs)
         double row_sum = 0.0;
-        for (int i = 0; i < w->c_count[c]; ++i)
-            row_sum += sqrt(w->inv_mass[w->c_parts[c][i]]) * v2_len(g[i]);
-        for (int i = 0; i < w->c_count[c]; ++i) {
-            int p = w->c_parts[c][i];
-            w->p_load[p] += load * m * sqrt(w->inv_mass[p]) * v2_len(g[i]) * row_sum;
+        for (int i = 0; i < w->constraints.part_count[c]; ++i)
+            row_sum += sqrt(w->inv_mass[w->constraints.parts[c][i]]) * v2_len(g[i]);
+        for (int i = 0; i < w->constraints.part_count[c]; ++i) {
+            int p = w->constraints.parts[c][i];
+            w->scratch.p_load[p] += load * m * sqrt(w->inv_mass[p]) * v2_len(g[i]) * row_sum;
         }
     }
 }
@@ -525,22 +526,22 @@ void constraints_begin_substep(sb_world *w, double h)
 {
     // Nothing is solved unless this sub-step says so: slots emptied since the last one (or all
     // of them, when the last constraint went) must not keep their flags.
-    if (w->c_high > 0)
-        memset(w->c_active, 0, (size_t)w->c_high);
-    if (w->c_alive == 0 || !gradients_reserve(w))
+    if (w->constraints.high > 0)
+        memset(w->constraints.active, 0, (size_t)w->constraints.high);
+    if (w->constraints.alive == 0 || !gradients_reserve(w))
         return;
     const sb_method method = w->def.method;
     w->stats.clamped_constraints = 0;
-    for (int c = 0; c < w->c_high; ++c) {
-        w->c_active[c] = 0;
-        w->c_lambda[c] = 0.0;
-        if (w->c_kind[c] == 0xFF)
+    for (int c = 0; c < w->constraints.high; ++c) {
+        w->constraints.active[c] = 0;
+        w->constraints.lambda[c] = 0.0;
+        if (w->constraints.kind[c] == 0xFF)
             continue;
-        sb_vec2 *g = w->c_grad + w->c_grad_first[c];
+        sb_vec2 *g = w->constraints.grad + w->constraints.grad_first[c];
         double err = constraint_error(w, c, constraint_value(w, c, g));
         double wsum = inverse_mass_sum(w, c, g);
-        bool rigid = sb_tuning_is_rigid(&w->c_tuning[c]);
-        w->c_err[c] = err;
+        bool rigid = sb_tuning_is_rigid(&w->constraints.tuning[c]);
+        w->constraints.err[c] = err;
         if (wsum <= 0.0 || (slack(w, c, err) && !rigid))
             continue; // nothing can move it, or a slack one-sided spring: no force
         double m = 1.0 / wsum;
@@ -548,21 +549,21 @@ void constraints_begin_substep(sb_world *w, double h)
         if (rigid) {
             method_rigid_coefficients(method, busiest_degree(w, c), m, h, &k);
             if (method_kernels(method)->rigid_springs_explicit) { // Nissen's safe spring, scaled as springs are
-                double share = w->c_load[c] > 0.0 ? allowed_share(w, c, w->c_load[c]) / w->c_load[c] : 1.0;
+                double share = w->constraints.load[c] > 0.0 ? allowed_share(w, c, w->constraints.load[c]) / w->constraints.load[c] : 1.0;
                 k.stiff *= share;
                 k.damp *= share;
             }
         } else {
             bool limited;
-            sb_poles target = sb_tuning_poles(&w->c_tuning[c], m, h, &limited);
+            sb_poles target = sb_tuning_poles(&w->constraints.tuning[c], m, h, &limited);
             coef_result r = method_coefficients(method, target, m, h, allowed_share(w, c, method_load(method, target)), &k);
             w->stats.clamped_constraints += r.clamped || limited; // as a spring would be (solver.c)
         }
-        w->c_meff[c] = m;
-        w->c_stiff[c] = k.stiff;
-        w->c_damp[c] = k.damp;
-        w->c_scale[c] = k.scale;
-        w->c_active[c] = 1;
+        w->constraints.meff[c] = m;
+        w->constraints.stiff[c] = k.stiff;
+        w->constraints.damp[c] = k.damp;
+        w->constraints.scale[c] = k.scale;
+        w->constraints.active[c] = 1;
     }
 }
 
@@ -570,18 +571,18 @@ void constraints_begin_substep(sb_world *w, double h)
 // the velocities before the pass, all at once, as springs_jacobi_pass.
 static void explicit_pass(sb_world *w, bool rigid)
 {
-    if (w->c_alive == 0)
+    if (w->constraints.alive == 0)
         return;
-    for (int c = 0; c < w->c_high; ++c) {
-        if (!w->c_active[c] || sb_tuning_is_rigid(&w->c_tuning[c]) != rigid)
+    for (int c = 0; c < w->constraints.high; ++c) {
+        if (!w->constraints.active[c] || sb_tuning_is_rigid(&w->constraints.tuning[c]) != rigid)
             continue;
-        const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
-        double impulse = explicit_impulse(w->c_stiff[c], w->c_damp[c], w->c_err[c], constraint_rate(w, c, g));
-        constraint_apply(w, c, g, accumulate(w, c, impulse), w->dv);
+        const sb_vec2 *g = w->constraints.grad + w->constraints.grad_first[c];
+        double impulse = explicit_impulse(w->constraints.stiff[c], w->constraints.damp[c], w->constraints.err[c], constraint_rate(w, c, g));
+        constraint_apply(w, c, g, accumulate(w, c, impulse), w->scratch.dv);
     }
     for (int i = 0; i < w->p_high; ++i) {
-        w->vel[i] = v2_add(w->vel[i], w->dv[i]);
-        w->dv[i] = v2(0.0, 0.0);
+        w->vel[i] = v2_add(w->vel[i], w->scratch.dv[i]);
+        w->scratch.dv[i] = v2(0.0, 0.0);
     }
 }
 
@@ -602,21 +603,21 @@ void constraints_explicit_rigid_pass(sb_world *w, double h)
 // velocities, as a tuned spring does (method_sequential.c says why).
 void constraints_sequential_prepare(sb_world *w, double h)
 {
-    if (w->c_alive == 0)
+    if (w->constraints.alive == 0)
         return;
-    for (int c = 0; c < w->c_high; ++c) {
-        if (!w->c_active[c])
+    for (int c = 0; c < w->constraints.high; ++c) {
+        if (!w->constraints.active[c])
             continue;
-        const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
+        const sb_vec2 *g = w->constraints.grad + w->constraints.grad_first[c];
         double rate = constraint_rate(w, c, g);
-        w->c_target[c] = sequential_rest_rate(w->c_stiff[c], w->c_damp[c], w->c_err[c], rate, h);
-        if (!sb_tuning_is_rigid(&w->c_tuning[c]))
-            constraint_apply(w, c, g, accumulate(w, c, sequential_impulse(rate, w->c_target[c], w->c_meff[c], 1.0)),
-                             w->dv);
+        w->constraints.target[c] = sequential_rest_rate(w->constraints.stiff[c], w->constraints.damp[c], w->constraints.err[c], rate, h);
+        if (!sb_tuning_is_rigid(&w->constraints.tuning[c]))
+            constraint_apply(w, c, g, accumulate(w, c, sequential_impulse(rate, w->constraints.target[c], w->constraints.meff[c], 1.0)),
+                             w->scratch.dv);
     }
     for (int i = 0; i < w->p_high; ++i) {
-        w->vel[i] = v2_add(w->vel[i], w->dv[i]);
-        w->dv[i] = v2(0.0, 0.0);
+        w->vel[i] = v2_add(w->vel[i], w->scratch.dv[i]);
+        w->scratch.dv[i] = v2(0.0, 0.0);
     }
 }
 
@@ -624,10 +625,10 @@ void constraints_sequential_prepare(sb_world *w, double h)
 /// its sub-step's axis g[1]; zero for the other kinds.
 static double constraint_turn_rate(const sb_world *w, int c, const sb_vec2 *g, double h)
 {
-    if (w->c_kind[c] != SB_CONSTRAINT_ROPE && w->c_kind[c] != SB_CONSTRAINT_STRUT)
+    if (w->constraints.kind[c] != SB_CONSTRAINT_ROPE && w->constraints.kind[c] != SB_CONSTRAINT_STRUT)
         return 0.0;
-    const sb_vec2 rel = v2_sub(w->vel[w->c_parts[c][1]], w->vel[w->c_parts[c][0]]);
-    const double turn = rigid_turn_factor(h, w->c_rest[c] + w->c_err[c]);
+    const sb_vec2 rel = v2_sub(w->vel[w->constraints.parts[c][1]], w->vel[w->constraints.parts[c][0]]);
+    const double turn = rigid_turn_factor(h, w->constraints.rest[c] + w->constraints.err[c]);
     return turn > 0.0 ? rigid_turn_rate(rel.x, rel.y, v2_dot(rel, g[1]), turn) : 0.0;
 }
 
@@ -636,12 +637,12 @@ static double constraint_turn_rate(const sb_world *w, int c, const sb_vec2 *g, d
 void constraints_sequential_iterate(sb_world *w, double h)
 {
     const double correction = w->def.correction;
-    for (int c = 0; c < w->c_high; ++c) {
-        if (!w->c_active[c] || !sb_tuning_is_rigid(&w->c_tuning[c]))
+    for (int c = 0; c < w->constraints.high; ++c) {
+        if (!w->constraints.active[c] || !sb_tuning_is_rigid(&w->constraints.tuning[c]))
             continue;
-        const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
-        const double target = w->c_target[c] + constraint_turn_rate(w, c, g, h);
-        double impulse = sequential_impulse(constraint_rate(w, c, g), target, w->c_meff[c], correction);
+        const sb_vec2 *g = w->constraints.grad + w->constraints.grad_first[c];
+        const double target = w->constraints.target[c] + constraint_turn_rate(w, c, g, h);
+        double impulse = sequential_impulse(constraint_rate(w, c, g), target, w->constraints.meff[c], correction);
         constraint_apply(w, c, g, accumulate(w, c, impulse), w->vel);
     }
 }
@@ -650,25 +651,26 @@ void constraints_sequential_iterate(sb_world *w, double h)
 // a rigid rope's or strut's bias also asks the rate its turn needs, as a rigid spring's does.
 void constraints_soft_iterate(sb_world *w, double h)
 {
-    for (int c = 0; c < w->c_high; ++c) {
-        if (!w->c_active[c])
+    for (int c = 0; c < w->constraints.high; ++c) {
+        if (!w->constraints.active[c])
             continue;
-        const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
-        double bias = w->c_stiff[c] * w->c_err[c];
-        if (sb_tuning_is_rigid(&w->c_tuning[c]))
-            bias -= w->c_damp[c] * constraint_turn_rate(w, c, g, h);
-        double impulse = soft_impulse(w->c_damp[c], bias, w->c_scale[c], constraint_rate(w, c, g), w->c_lambda[c]);
+        const sb_vec2 *g = w->constraints.grad + w->constraints.grad_first[c];
+        double bias = w->constraints.stiff[c] * w->constraints.err[c];
+        if (sb_tuning_is_rigid(&w->constraints.tuning[c]))
+            bias -= w->constraints.damp[c] * constraint_turn_rate(w, c, g, h);
+        const sb_constraints *cs = &w->constraints;
+        double impulse = soft_impulse(cs->damp[c], bias, cs->scale[c], constraint_rate(w, c, g), cs->lambda[c]);
         constraint_apply(w, c, g, accumulate(w, c, impulse), w->vel);
     }
 }
 
 /// Constraint c's gradients at the positions as they are now, for the position-level passes,
-/// in a scratch of the world's: the velocity solves keep the sub-step's own in c_grad.
+/// in a scratch of the world's: the velocity solves keep the sub-step's own in constraints.grad.
 static sb_vec2 *gradients_now(sb_world *w, int c)
 {
-    if (!array_reserve((void **)&w->c_scratch, &w->c_scratch_cap, w->c_count[c], sizeof *w->c_scratch))
+    if (!ARRAY_RESERVE(w->constraints.scratch, w->constraints.scratch_cap, w->constraints.part_count[c]))
         return NULL;
-    return w->c_scratch;
+    return w->constraints.scratch;
 }
 
 // A rope's or strut's relax is along its axis where the position update has put its ends, as a
@@ -676,40 +678,40 @@ static sb_vec2 *gradients_now(sb_world *w, int c)
 void constraints_soft_relax(sb_world *w, double h)
 {
     (void)h;
-    for (int c = 0; c < w->c_high; ++c) {
+    for (int c = 0; c < w->constraints.high; ++c) {
         // a slack rope or strut is left alone: the relax removes the bias's velocity, and a slack
         // one had only the speculative bound, which must still hold (Box2D keeps it in its relax)
-        if (!w->c_active[c] || !sb_tuning_is_rigid(&w->c_tuning[c]) || slack(w, c, w->c_err[c]))
+        if (!w->constraints.active[c] || !sb_tuning_is_rigid(&w->constraints.tuning[c]) || slack(w, c, w->constraints.err[c]))
             continue;
-        const sb_vec2 *g = w->c_grad + w->c_grad_first[c];
-        if (w->c_kind[c] == SB_CONSTRAINT_ROPE || w->c_kind[c] == SB_CONSTRAINT_STRUT) {
+        const sb_vec2 *g = w->constraints.grad + w->constraints.grad_first[c];
+        if (w->constraints.kind[c] == SB_CONSTRAINT_ROPE || w->constraints.kind[c] == SB_CONSTRAINT_STRUT) {
             sb_vec2 *now = gradients_now(w, c);
             if (now) {
                 constraint_value(w, c, now);
                 g = now;
             }
         }
-        constraint_apply(w, c, g, accumulate(w, c, -w->c_meff[c] * constraint_rate(w, c, g)), w->vel);
+        constraint_apply(w, c, g, accumulate(w, c, -w->constraints.meff[c] * constraint_rate(w, c, g)), w->vel);
     }
 }
 
 /// The scale of a constraint's value, for its slop: a length, one radian, or the area's square root.
 static double value_scale(const sb_world *w, int c)
 {
-    switch ((sb_constraint_kind)w->c_kind[c]) {
+    switch ((sb_constraint_kind)w->constraints.kind[c]) {
     case SB_CONSTRAINT_ANGLE: return 1.0;
-    case SB_CONSTRAINT_AREA: return fabs(w->c_rest[c]);
-    default: return w->c_rest[c];
+    case SB_CONSTRAINT_AREA: return fabs(w->constraints.rest[c]);
+    default: return w->constraints.rest[c];
     }
 }
 
 void constraints_project_rigid(sb_world *w, double slop, bool one_sided_only)
 {
-    if (w->c_alive == 0)
+    if (w->constraints.alive == 0)
         return;
-    for (int c = 0; c < w->c_high; ++c) {
-        if (w->c_kind[c] == 0xFF || !sb_tuning_is_rigid(&w->c_tuning[c]) ||
-            (one_sided_only && w->c_kind[c] != SB_CONSTRAINT_ROPE && w->c_kind[c] != SB_CONSTRAINT_STRUT))
+    for (int c = 0; c < w->constraints.high; ++c) {
+        if (w->constraints.kind[c] == 0xFF || !sb_tuning_is_rigid(&w->constraints.tuning[c]) ||
+            (one_sided_only && w->constraints.kind[c] != SB_CONSTRAINT_ROPE && w->constraints.kind[c] != SB_CONSTRAINT_STRUT))
             continue;
         sb_vec2 *grad = gradients_now(w, c);
         if (!grad)
@@ -723,8 +725,8 @@ void constraints_project_rigid(sb_world *w, double slop, bool one_sided_only)
         if (excess == 0.0 || wsum <= 0.0)
             continue;
         double step = -excess / wsum;
-        for (int i = 0; i < w->c_count[c]; ++i) {
-            int p = w->c_parts[c][i];
+        for (int i = 0; i < w->constraints.part_count[c]; ++i) {
+            int p = w->constraints.parts[c][i];
             w->pos[p] = v2_mad(w->pos[p], w->inv_mass[p] * step, grad[i]);
         }
     }
@@ -741,19 +743,19 @@ void constraints_project_rigid_pass(sb_world *w, double h)
 /// apply (other kinds, or shake_length_move says no). `grad` is overwritten with that axis.
 static bool shake_constraint(sb_world *w, int c, double wsum, sb_vec2 *grad)
 {
-    if (w->c_kind[c] != SB_CONSTRAINT_ROPE && w->c_kind[c] != SB_CONSTRAINT_STRUT)
+    if (w->constraints.kind[c] != SB_CONSTRAINT_ROPE && w->constraints.kind[c] != SB_CONSTRAINT_STRUT)
         return false;
-    const int a = w->c_parts[c][0], b = w->c_parts[c][1];
-    const sb_vec2 n0 = v2_sub(w->prev[b], w->prev[a]), d = v2_sub(w->pos[b], w->pos[a]);
+    const int a = w->constraints.parts[c][0], b = w->constraints.parts[c][1];
+    const sb_vec2 n0 = v2_sub(w->scratch.prev[b], w->scratch.prev[a]), d = v2_sub(w->pos[b], w->pos[a]);
     const double n = v2_len(n0);
     double move;
-    if (n < 1e-12 || !shake_length_move(d.x, d.y, n0.x / n, n0.y / n, w->c_rest[c], &move))
+    if (n < 1e-12 || !shake_length_move(d.x, d.y, n0.x / n, n0.y / n, w->constraints.rest[c], &move))
         return false;
     const double step = accumulate(w, c, move / wsum);
     grad[1] = v2_scale(n0, 1.0 / n);
     grad[0] = v2_scale(grad[1], -1.0);
     for (int i = 0; i < 2; ++i) {
-        int p = w->c_parts[c][i];
+        int p = w->constraints.parts[c][i];
         w->pos[p] = v2_mad(w->pos[p], w->inv_mass[p] * step, grad[i]);
     }
     return true;
@@ -764,34 +766,34 @@ static bool shake_constraint(sb_world *w, int c, double wsum, sb_vec2 *grad)
 void constraints_xpbd_iterate(sb_world *w, double h)
 {
     (void)h;
-    if (w->c_alive == 0)
+    if (w->constraints.alive == 0)
         return;
-    for (int c = 0; c < w->c_high; ++c) {
-        if (!w->c_active[c])
+    for (int c = 0; c < w->constraints.high; ++c) {
+        if (!w->constraints.active[c])
             continue;
         sb_vec2 *grad = gradients_now(w, c);
         if (!grad)
             continue; // out of memory: this one waits for the next pass
         double err = constraint_error(w, c, constraint_value(w, c, grad));
-        bool rigid = sb_tuning_is_rigid(&w->c_tuning[c]);
-        double alpha = rigid ? 0.0 : w->c_stiff[c]; // alpha~, from the effective mass (xpbd_coefficients)
-        double gamma = rigid ? 0.0 : w->c_damp[c];
+        bool rigid = sb_tuning_is_rigid(&w->constraints.tuning[c]);
+        double alpha = rigid ? 0.0 : w->constraints.stiff[c]; // alpha~, from the effective mass (xpbd_coefficients)
+        double gamma = rigid ? 0.0 : w->constraints.damp[c];
         if (!rigid && !isfinite(alpha))
             continue;
         double moved = 0.0, wsum = 0.0;
-        for (int i = 0; i < w->c_count[c]; ++i) {
-            int p = w->c_parts[c][i];
-            moved += v2_dot(grad[i], v2_sub(w->pos[p], w->prev[p]));
+        for (int i = 0; i < w->constraints.part_count[c]; ++i) {
+            int p = w->constraints.parts[c][i];
+            moved += v2_dot(grad[i], v2_sub(w->pos[p], w->scratch.prev[p]));
             wsum += w->inv_mass[p] * v2_dot(grad[i], grad[i]);
         }
         if (wsum <= 0.0)
             continue;
-        double d = xpbd_delta_lambda(err, alpha, w->c_lambda[c], gamma, moved, wsum);
+        double d = xpbd_delta_lambda(err, alpha, w->constraints.lambda[c], gamma, moved, wsum);
         if (rigid && !slack(w, c, err) && shake_constraint(w, c, wsum, grad))
             continue;
         d = accumulate(w, c, d);
-        for (int i = 0; i < w->c_count[c]; ++i) {
-            int p = w->c_parts[c][i];
+        for (int i = 0; i < w->constraints.part_count[c]; ++i) {
+            int p = w->constraints.parts[c][i];
             w->pos[p] = v2_mad(w->pos[p], w->inv_mass[p] * d, grad[i]);
         }
     }

@@ -42,7 +42,7 @@ void contacts_confine_to_bounds(sb_world *w)
         sb_pool_for(w->pool, w->p_high, 1, PARTICLES_PER_THREAD, confine_range, w);
 }
 
-// Continuous collision of centres with walls: a sub-step's path from w->start to the new position
+// Continuous collision of centres with walls: a sub-step's path from w->scratch.start to the new position
 // that crosses a wall's line between its ends stops just short of it, on the side it came from,
 // and loses its velocity into the wall. So no centre ever ends up on the other side of a wall,
 // however fast or however heavily pushed; the soft contact then sets the circle's overlap right.
@@ -52,24 +52,24 @@ void contacts_confine_to_bounds(sb_world *w)
 // Every method calls it at the end of each sub-step.
 void walls_hold_centres(sb_world *w)
 {
-    if (w->w_high == 0)
+    if (w->walls.high == 0)
         return;
-    if (w->walls_dirty || !w->wall_tree) // walls changed since the step's contacts were found
+    if (w->walls.dirty || !w->walls.tree) // walls changed since the step's contacts were found
         wall_tree_build(w);
     for (int i = 0; i < w->p_high; ++i) {
-        w->hold_frac[i] = 2.0;
-        w->hold_wall[i] = -1;
+        w->scratch.hold_frac[i] = 2.0;
+        w->scratch.hold_wall[i] = -1;
         if (w->inv_mass[i] == 0.0) // fixed (or dead) particles go where they are put
             continue;
-        const sb_vec2 p0 = w->start[i], p1 = w->pos[i];
+        const sb_vec2 p0 = w->scratch.start[i], p1 = w->pos[i];
         // the walls whose boxes the path's box meets, by number: the first crossing wins a tie
         walls_near near;
         const bool found = walls_near_find(w, fmin(p0.x, p1.x), fmin(p0.y, p1.y), fmax(p0.x, p1.x), fmax(p0.y, p1.y), &near);
-        for (int m = 0; m < (found ? near.count : w->w_high); ++m) { // out of memory: every wall
+        for (int m = 0; m < (found ? near.count : w->walls.high); ++m) { // out of memory: every wall
             const int k = found ? near.walls[m] : m;
-            if (!w->w_alive_flag[k])
+            if (!w->walls.alive_flag[k])
                 continue;
-            const sb_vec2 a = w->wall_a[k], b = w->wall_b[k], ab = v2_sub(b, a), n = wall_normal(a, b);
+            const sb_vec2 a = w->walls.a[k], b = w->walls.b[k], ab = v2_sub(b, a), n = wall_normal(a, b);
             const double len2 = v2_dot(ab, ab);
             if (len2 == 0.0)
                 continue;
@@ -81,26 +81,26 @@ void walls_hold_centres(sb_world *w)
             double d0 = v2_dot(v2_sub(p0, a), n), d1 = v2_dot(v2_sub(p1, a), n);
             if (d0 == 0.0 || (d0 > 0.0) == (d1 > 0.0))
                 continue; // no crossing of the line (a path starting on it picks its side now)
-            if (w->w_one_sided[k] && d0 < 0.0)
+            if (w->walls.one_sided[k] && d0 < 0.0)
                 continue; // through a one-sided wall from behind: it is not there
             double f = d0 / (d0 - d1); // where along the path
             sb_vec2 q = v2_mad(p0, f, v2_sub(p1, p0));
             double t = v2_dot(v2_sub(q, a), ab) / len2;
-            if (t < 0.0 || t > 1.0 || f >= w->hold_frac[i])
+            if (t < 0.0 || t > 1.0 || f >= w->scratch.hold_frac[i])
                 continue; // past the wall's ends, or after a crossing already found
-            w->hold_frac[i] = f;
-            w->hold_wall[i] = k;
+            w->scratch.hold_frac[i] = f;
+            w->scratch.hold_wall[i] = k;
         }
         walls_near_free(&near);
     }
     for (int i = 0; i < w->p_high; ++i) {
-        int k = w->hold_wall[i];
+        int k = w->scratch.hold_wall[i];
         if (k < 0)
             continue;
-        const sb_vec2 a = w->wall_a[k], n = wall_normal(a, w->wall_b[k]);
-        const sb_vec2 p0 = w->start[i];
+        const sb_vec2 a = w->walls.a[k], n = wall_normal(a, w->walls.b[k]);
+        const sb_vec2 p0 = w->scratch.start[i];
         const double d0 = v2_dot(v2_sub(p0, a), n), side = d0 > 0.0 ? 1.0 : -1.0;
-        const sb_vec2 q = v2_mad(p0, w->hold_frac[i], v2_sub(w->pos[i], p0));
+        const sb_vec2 q = v2_mad(p0, w->scratch.hold_frac[i], v2_sub(w->pos[i], p0));
         const double half = 0.5 * (d0 > 0.0 ? d0 : -d0), keep = half < 1e-6 ? half : 1e-6; // no libm in the loop
         w->pos[i] = v2_mad(q, side * keep, n); // just short of the line
         double vn = v2_dot(w->vel[i], n);

@@ -16,27 +16,27 @@ bool contacts_reserve(sb_world *w)
     int want = 16;
     while (want < 2 * w->p_high)
         want *= 2;
-    if (want > w->grid_size) {
-        if (!ARRAY_GROW(w->grid_start, want + 1) || !ARRAY_GROW(w->block_velocity, want))
+    if (want > w->broad.grid_size) {
+        if (!ARRAY_GROW(w->broad.grid_start, want + 1) || !ARRAY_GROW(w->broad.block_velocity, want))
             return false;
         for (int k = 0; k < want; ++k)
-            w->block_velocity[k] = empty_box;
-        w->grid_size = want;
+            w->broad.block_velocity[k] = empty_box;
+        w->broad.grid_size = want;
     }
-    if (w->p_high > w->grid_items_cap) {
-        if (!ARRAY_GROW(w->grid_items, w->p_cap) || !ARRAY_GROW(w->grid_entries, w->p_cap))
+    if (w->p_high > w->broad.grid_items_cap) {
+        if (!ARRAY_GROW(w->broad.grid_items, w->p_cap) || !ARRAY_GROW(w->broad.grid_entries, w->p_cap))
             return false;
-        w->grid_items_cap = w->p_cap;
+        w->broad.grid_items_cap = w->p_cap;
     }
-    if (w->p_high > w->pairs_cap) {
-        if (!ARRAY_GROW(w->pairs_start, w->p_cap + 1) || !ARRAY_GROW(w->pairs_pos, w->p_cap) ||
-            !ARRAY_GROW(w->pairs_reach, w->p_cap) || !ARRAY_GROW(w->pairs_radius, w->p_cap) ||
-            !ARRAY_GROW(w->pairs_collides, w->p_cap) || !ARRAY_GROW(w->stop, w->p_cap) ||
-            !ARRAY_GROW(w->stop_queue, w->p_cap) || !ARRAY_GROW(w->stop_queued, w->p_cap) ||
-            !ARRAY_GROW(w->stop_cand_at, w->p_cap) || !ARRAY_GROW(w->stop_cand_n, w->p_cap))
+    if (w->p_high > w->broad.pairs_cap) {
+        if (!ARRAY_GROW(w->broad.pairs_start, w->p_cap + 1) || !ARRAY_GROW(w->broad.pairs_pos, w->p_cap) ||
+            !ARRAY_GROW(w->broad.pairs_reach, w->p_cap) || !ARRAY_GROW(w->broad.pairs_radius, w->p_cap) ||
+            !ARRAY_GROW(w->broad.pairs_collides, w->p_cap) || !ARRAY_GROW(w->broad.stop, w->p_cap) ||
+            !ARRAY_GROW(w->broad.stop_queue, w->p_cap) || !ARRAY_GROW(w->broad.stop_queued, w->p_cap) ||
+            !ARRAY_GROW(w->broad.stop_cand_at, w->p_cap) || !ARRAY_GROW(w->broad.stop_cand_n, w->p_cap))
             return false;
-        w->pairs_cap = w->p_cap;
-        w->pairs_valid = false;
+        w->broad.pairs_cap = w->p_cap;
+        w->broad.pairs_valid = false;
     }
     return true;
 }
@@ -85,7 +85,7 @@ static void turning_range(void *ctx, int from, int to)
         const int mode = w->p_rolling[i];
         const double r = w->radius[i], wi = w->inv_mass[i];
         const bool rolls = wi > 0.0 && r > 0.0 && mode != SB_ROLLING_OFF && (mode == SB_ROLLING_ON || w->degree[i] == 0);
-        w->inv_inertia[i] = rolls ? wi / (w->inertia[i] * r * r) : 0.0;
+        w->scratch.inv_inertia[i] = rolls ? wi / (w->inertia[i] * r * r) : 0.0;
     }
 }
 
@@ -95,9 +95,9 @@ static void spinning_range(void *ctx, int chunk, int from, int to)
     sb_world *w = job->w;
     bool spinning = false;
     for (int i = from; i < to; ++i) {
-        if (w->inv_inertia[i] == 0.0 && w->inv_mass[i] > 0.0)
+        if (w->scratch.inv_inertia[i] == 0.0 && w->inv_mass[i] > 0.0)
             w->omega[i] = 0.0;
-        spinning = spinning || w->inv_inertia[i] > 0.0 || w->omega[i] != 0.0;
+        spinning = spinning || w->scratch.inv_inertia[i] > 0.0 || w->omega[i] != 0.0;
     }
     job->part[chunk].any = spinning;
 }
@@ -105,13 +105,13 @@ static void spinning_range(void *ctx, int chunk, int from, int to)
 static void rolling_prepare(sb_world *w)
 {
     sb_pool_for(w->pool, w->p_high, 1, PARTICLES_PER_THREAD, turning_range, w);
-    for (int c = 0; c < w->c_high; ++c) {
-        if (w->c_kind[c] == 0xFF)
+    for (int c = 0; c < w->constraints.high; ++c) {
+        if (w->constraints.kind[c] == 0xFF)
             continue;
-        for (int k = 0; k < w->c_count[c]; ++k) {
-            int p = w->c_parts[c][k];
+        for (int k = 0; k < w->constraints.part_count[c]; ++k) {
+            int p = w->constraints.parts[c][k];
             if (w->p_rolling[p] == SB_ROLLING_AUTO)
-                w->inv_inertia[p] = 0.0;
+                w->scratch.inv_inertia[p] = 0.0;
         }
     }
     scan_job job = {.w = w};
@@ -119,7 +119,7 @@ static void rolling_prepare(sb_world *w)
     bool spinning = false;
     for (int k = 0; k < chunks; ++k)
         spinning = spinning || job.part[k].any;
-    w->spinning = spinning;
+    w->scratch.spinning = spinning;
 }
 
 typedef struct wall_end { double x, y; int wall, end; } wall_end;
@@ -141,21 +141,21 @@ static int compare_ends(const void *p, const void *q)
 /// surface: its contact events name its first wall). A wall on its own is its own chain.
 static void chain_walls(sb_world *w)
 {
-    int *stack = malloc(sizeof *stack * (size_t)(w->w_high + 1));
-    for (int k = 0; k < w->w_high; ++k)
-        w->wall_chain[k] = stack ? -1 : k;
-    for (int k = 0; stack && k < w->w_high; ++k) {
-        if (w->wall_chain[k] >= 0)
+    int *stack = malloc(sizeof *stack * (size_t)(w->walls.high + 1));
+    for (int k = 0; k < w->walls.high; ++k)
+        w->walls.chain[k] = stack ? -1 : k;
+    for (int k = 0; stack && k < w->walls.high; ++k) {
+        if (w->walls.chain[k] >= 0)
             continue;
         int top = 0;
         stack[top++] = k;
-        w->wall_chain[k] = k;
+        w->walls.chain[k] = k;
         while (top > 0) {
             const int j = stack[--top];
             for (int end = 0; end < 2; ++end) {
-                const int nb = w->wall_nb[2 * j + end];
-                if (nb >= 0 && w->wall_chain[nb] < 0) {
-                    w->wall_chain[nb] = k;
+                const int nb = w->walls.nb[2 * j + end];
+                if (nb >= 0 && w->walls.chain[nb] < 0) {
+                    w->walls.chain[nb] = k;
                     stack[top++] = nb;
                 }
             }
@@ -166,20 +166,20 @@ static void chain_walls(sb_world *w)
 
 static void link_walls(sb_world *w)
 {
-    w->walls_dirty = false;
-    for (int k = 0; k < 2 * w->w_high; ++k)
-        w->wall_nb[k] = -1;
-    wall_end *ends = malloc(sizeof *ends * (size_t)(2 * w->w_high + 1));
+    w->walls.dirty = false;
+    for (int k = 0; k < 2 * w->walls.high; ++k)
+        w->walls.nb[k] = -1;
+    wall_end *ends = malloc(sizeof *ends * (size_t)(2 * w->walls.high + 1));
     if (!ends) {
         chain_walls(w); // no links: every joint a corner, as before chains existed
         return;
     }
     int n = 0;
-    for (int k = 0; k < w->w_high; ++k) {
-        if (!w->w_alive_flag[k])
+    for (int k = 0; k < w->walls.high; ++k) {
+        if (!w->walls.alive_flag[k])
             continue;
-        ends[n++] = (wall_end){w->wall_a[k].x, w->wall_a[k].y, k, 0};
-        ends[n++] = (wall_end){w->wall_b[k].x, w->wall_b[k].y, k, 1};
+        ends[n++] = (wall_end){w->walls.a[k].x, w->walls.a[k].y, k, 0};
+        ends[n++] = (wall_end){w->walls.b[k].x, w->walls.b[k].y, k, 1};
     }
     qsort(ends, (size_t)n, sizeof *ends, compare_ends);
     for (int i = 0; i < n;) {
@@ -187,8 +187,8 @@ static void link_walls(sb_world *w)
         while (j < n && ends[j].x == ends[i].x && ends[j].y == ends[i].y)
             j += 1;
         if (j - i == 2 && ends[i].wall != ends[i + 1].wall) {
-            w->wall_nb[2 * ends[i].wall + ends[i].end] = ends[i + 1].wall;
-            w->wall_nb[2 * ends[i + 1].wall + ends[i + 1].end] = ends[i].wall;
+            w->walls.nb[2 * ends[i].wall + ends[i].end] = ends[i + 1].wall;
+            w->walls.nb[2 * ends[i + 1].wall + ends[i + 1].end] = ends[i].wall;
         }
         i = j;
     }
@@ -232,11 +232,11 @@ static void push_partners(sb_world *w, int chunk, const int *partners, int n)
 {
     if (n == 0)
         return;
-    int **items = chunk == 0 ? &w->pairs_list : &w->chunk_pairs[chunk];
-    int *count = chunk == 0 ? &w->pairs_list_count : &w->chunk_pair_count[chunk];
-    int *cap = chunk == 0 ? &w->pairs_list_cap : &w->chunk_pair_cap[chunk];
+    int **items = chunk == 0 ? &w->broad.pairs_list : &w->broad.chunk_pairs[chunk];
+    int *count = chunk == 0 ? &w->broad.pairs_list_count : &w->broad.chunk_pair_count[chunk];
+    int *cap = chunk == 0 ? &w->broad.pairs_list_cap : &w->broad.chunk_pair_cap[chunk];
     if (!array_reserve((void **)items, cap, *count + n, sizeof **items)) {
-        w->chunk_pairs_overflow[chunk] = true; // out of memory: the list is incomplete, so not reused
+        w->broad.chunk_pairs_overflow[chunk] = true; // out of memory: the list is incomplete, so not reused
         return;
     }
     memcpy(*items + *count, partners, sizeof *partners * (size_t)n);
@@ -252,23 +252,23 @@ static int near_from_grid(const narrow_job *job, int chunk, int i, int near[NEAR
     const sb_vec2 vi = w->vel[i];
     int count = 0, kept = 0;
     int partners[PAIRS_PER_PARTICLE];
-    const double xi = w->pos[i].x, yi = w->pos[i].y, ri = w->radius[i], reach_i = w->reach[i];
+    const double xi = w->pos[i].x, yi = w->pos[i].y, ri = w->radius[i], reach_i = w->scratch.reach[i];
     const bool fixed_i = w->inv_mass[i] == 0.0;
-    const double skin = w->pair_skin;
-    const int cell_x = w->cell_x[i], cell_y = w->cell_y[i], n = scan_cells(job, i);
-    const bool dense = w->grid_dense;
-    w->chunk_wide_searches[chunk] += n > 1;
+    const double skin = w->broad.pair_skin;
+    const int cell_x = w->broad.cell_x[i], cell_y = w->broad.cell_y[i], n = scan_cells(job, i);
+    const bool dense = w->broad.grid_dense;
+    w->broad.chunk_wide_searches[chunk] += n > 1;
     for (int dy = -n; dy <= n; ++dy) {
         for (int dx = -n; dx <= n; ++dx) {
             int cx = cell_x + dx, cy = cell_y + dy;
             const unsigned hsh = grid_bucket(w, cx, cy);
-            const int k0 = w->grid_start[hsh], k1 = w->grid_start[hsh + 1];
+            const int k0 = w->broad.grid_start[hsh], k1 = w->broad.grid_start[hsh + 1];
             int k = k0;
             if (dense) // a bucket is one cell, its particles in index order: those after i at its end
-                for (k = k1; k > k0 && w->grid_items[k - 1] > i; --k) {
+                for (k = k1; k > k0 && w->broad.grid_items[k - 1] > i; --k) {
                 }
             for (; k < k1; ++k) {
-                const grid_entry *e = &w->grid_entries[k];
+                const grid_entry *e = &w->broad.grid_entries[k];
                 int j = e->index;
                 // j's own cell must be the one asked for: hashed buckets are shared by
                 // colliding cells, and this keeps every pair found exactly once.
@@ -280,7 +280,7 @@ static int near_from_grid(const narrow_job *job, int chunk, int i, int near[NEAR
                     if (kept < PAIRS_PER_PARTICLE)
                         partners[kept++] = j;
                     else
-                        w->chunk_pairs_overflow[chunk] = true;
+                        w->broad.chunk_pairs_overflow[chunk] = true;
                 }
                 if ((fixed_i && w->inv_mass[j] == 0.0) || d2 >= reach * reach ||
                     !within_pair_margin(job, d2, ri + e->radius, vi, v2(e->vx, e->vy)))
@@ -300,7 +300,7 @@ static int near_from_grid(const narrow_job *job, int chunk, int i, int near[NEAR
         partners[m] = j;
     }
     if (keep) {
-        w->pairs_start[i + 1] = kept;
+        w->broad.pairs_start[i + 1] = kept;
         push_partners(w, chunk, partners, kept);
     }
     return count;
@@ -313,11 +313,11 @@ static int near_from_pairs_list(const narrow_job *job, int i, int near[NEAR_MAX]
     const sb_world *w = job->w;
     const sb_vec2 vi = w->vel[i];
     int count = 0;
-    const double xi = w->pos[i].x, yi = w->pos[i].y, ri = w->radius[i], reach_i = w->reach[i];
+    const double xi = w->pos[i].x, yi = w->pos[i].y, ri = w->radius[i], reach_i = w->scratch.reach[i];
     const bool fixed_i = w->inv_mass[i] == 0.0;
-    for (int k = w->pairs_start[i]; k < w->pairs_start[i + 1]; ++k) {
-        int j = w->pairs_list[k];
-        double reach = ri + w->radius[j] + pair_reach(job, reach_i, w->reach[j]);
+    for (int k = w->broad.pairs_start[i]; k < w->broad.pairs_start[i + 1]; ++k) {
+        int j = w->broad.pairs_list[k];
+        double reach = ri + w->radius[j] + pair_reach(job, reach_i, w->scratch.reach[j]);
         double ddx = w->pos[j].x - xi, ddy = w->pos[j].y - yi, d2 = ddx * ddx + ddy * ddy;
         if ((fixed_i && w->inv_mass[j] == 0.0) || d2 >= reach * reach ||
             !within_pair_margin(job, d2, ri + w->radius[j], vi, w->vel[j]))
@@ -336,7 +336,7 @@ void static_shapes_near(const sb_world *w, sb_vec2 p, double reach, static_shape
     const double half = reach * (1.0 + 1e-6) + 1e-12 * (fabs(p.x) + fabs(p.y) + reach);
     s->near.walls = s->near.stack;
     s->near.count = 0;
-    s->every = w->w_alive > 0 && !walls_near_find(w, p.x - half, p.y - half, p.x + half, p.y + half, &s->near);
+    s->every = w->walls.alive > 0 && !walls_near_find(w, p.x - half, p.y - half, p.x + half, p.y + half, &s->near);
     s->at = s->bounds = 0;
 }
 
@@ -345,9 +345,9 @@ void static_shapes_near(const sb_world *w, sb_vec2 p, double reach, static_shape
 bool static_shapes_next(const sb_world *w, static_shapes *s, uint32_t *shape)
 {
     if (s->every) { // every wall
-        while (s->at < w->w_high && !w->w_alive_flag[s->at])
+        while (s->at < w->walls.high && !w->walls.alive_flag[s->at])
             s->at += 1;
-        if (s->at < w->w_high) {
+        if (s->at < w->walls.high) {
             *shape = (uint32_t)s->at++;
             return true;
         }
@@ -372,15 +372,15 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
     const narrow_job *job = ctx;
     sb_world *w = job->w;
     const bool pairs = job->pairs;
-    contact_buffer buffer = chunk == 0 ? (contact_buffer){&w->contacts_next, &w->contact_next_count, &w->contact_next_cap}
-                                       : (contact_buffer){&w->chunk_contacts[chunk], &w->chunk_contact_count[chunk],
-                                                          &w->chunk_contact_cap[chunk]};
+    contact_buffer buffer = chunk == 0 ? (contact_buffer){&w->contact.next, &w->contact.next_count, &w->contact.next_cap}
+                                       : (contact_buffer){&w->contact.chunks[chunk], &w->contact.chunk_count[chunk],
+                                                          &w->contact.chunk_cap[chunk]};
     contact_buffer *out = &buffer;
     int near[NEAR_MAX];
     sb_vec2 near_d[NEAR_MAX]; // from i to each candidate
     for (int i = from; i < to; ++i) {
         if (job->keep)
-            w->pairs_start[i + 1] = 0; // near_from_grid sets it where i has partners to look for
+            w->broad.pairs_start[i + 1] = 0; // near_from_grid sets it where i has partners to look for
         if (!particle_alive(w, i))
             continue;
         sb_contact c = contact_of(i);
@@ -388,7 +388,7 @@ static void narrow_range(void *ctx, int chunk, int from, int to)
             static_shapes s;
             const double reach = static_reach(w, i);
             static_shapes_near(w, w->pos[i], w->radius[i] + reach, &s);
-            w->chunk_walls_met[chunk] += s.every ? w->w_alive : s.near.count;
+            w->broad.chunk_walls_met[chunk] += s.every ? w->walls.alive : s.near.count;
             while (static_shapes_next(w, &s, &c.shape)) {
                 c.side = 0;
                 static_shape_geometry(w, &c);
@@ -446,15 +446,15 @@ static void holds_range(void *ctx, int chunk, int from, int to)
 {
     scan_job *job = ctx;
     const sb_world *w = job->w;
-    const double half_skin = 0.5 * w->pair_skin;
+    const double half_skin = 0.5 * w->broad.pair_skin;
     bool broken = false;
     for (int i = from; i < to && !broken; ++i) {
         bool collides = in_grid(w, i);
-        broken = collides != (bool)w->pairs_collides[i];
+        broken = collides != (bool)w->broad.pairs_collides[i];
         if (!collides || broken)
             continue;
-        double grew = w->radius[i] - w->pairs_radius[i], widened = w->reach[i] - w->pairs_reach[i];
-        double closed = v2_len(v2_sub(w->pos[i], w->pairs_pos[i])) + (grew > 0.0 ? grew : 0.0) +
+        double grew = w->radius[i] - w->broad.pairs_radius[i], widened = w->scratch.reach[i] - w->broad.pairs_reach[i];
+        double closed = v2_len(v2_sub(w->pos[i], w->broad.pairs_pos[i])) + (grew > 0.0 ? grew : 0.0) +
                         (widened > 0.0 ? widened : 0.0);
         broken = closed > half_skin;
     }
@@ -463,7 +463,7 @@ static void holds_range(void *ctx, int chunk, int from, int to)
 
 static bool pairs_list_holds(sb_world *w)
 {
-    if (!w->pairs_valid || w->pairs_p_high != w->p_high)
+    if (!w->broad.pairs_valid || w->broad.pairs_p_high != w->p_high)
         return false;
     scan_job job = {.w = w};
     const int chunks = sb_pool_for_chunks(w->pool, w->p_high, PARTICLES_PER_THREAD, holds_range, &job);
@@ -479,29 +479,29 @@ static void pairs_list_finish(sb_world *w, int chunks)
 {
     bool ok = true;
     for (int k = 0; k < chunks; ++k)
-        ok = ok && !w->chunk_pairs_overflow[k];
+        ok = ok && !w->broad.chunk_pairs_overflow[k];
     for (int k = 1; k < chunks && ok; ++k) {
-        int n = w->chunk_pair_count[k];
-        if (n > 0 && !array_reserve((void **)&w->pairs_list, &w->pairs_list_cap, w->pairs_list_count + n, sizeof *w->pairs_list))
+        int n = w->broad.chunk_pair_count[k];
+        if (n > 0 && !ARRAY_RESERVE(w->broad.pairs_list, w->broad.pairs_list_cap, w->broad.pairs_list_count + n))
             ok = false;
         else if (n > 0) {
-            memcpy(w->pairs_list + w->pairs_list_count, w->chunk_pairs[k], sizeof *w->pairs_list * (size_t)n);
-            w->pairs_list_count += n;
+            memcpy(w->broad.pairs_list + w->broad.pairs_list_count, w->broad.chunk_pairs[k], sizeof *w->broad.pairs_list * (size_t)n);
+            w->broad.pairs_list_count += n;
         }
     }
-    w->pairs_valid = ok;
-    w->pairs_builds += 1;
+    w->broad.pairs_valid = ok;
+    w->broad.pairs_builds += 1;
     if (!ok)
         return;
-    w->pairs_start[0] = 0;
+    w->broad.pairs_start[0] = 0;
     for (int i = 0; i < w->p_high; ++i) {
-        w->pairs_start[i + 1] += w->pairs_start[i];
-        w->pairs_pos[i] = w->pos[i];
-        w->pairs_reach[i] = w->reach[i];
-        w->pairs_radius[i] = w->radius[i];
-        w->pairs_collides[i] = in_grid(w, i);
+        w->broad.pairs_start[i + 1] += w->broad.pairs_start[i];
+        w->broad.pairs_pos[i] = w->pos[i];
+        w->broad.pairs_reach[i] = w->scratch.reach[i];
+        w->broad.pairs_radius[i] = w->radius[i];
+        w->broad.pairs_collides[i] = in_grid(w, i);
     }
-    w->pairs_p_high = w->p_high;
+    w->broad.pairs_p_high = w->p_high;
 }
 
 /// Each particle's speed (made its reach below, once rmax is known), and each chunk's fastest
@@ -512,7 +512,7 @@ static void speeds_range(void *ctx, int chunk, int from, int to)
     sb_world *w = job->w;
     particle_scan found = {0.0, 0.0, 0, INT_MAX, INT_MIN, false};
     for (int i = from; i < to; ++i) {
-        double speed = w->reach[i] = v2_len(w->vel[i]);
+        double speed = w->scratch.reach[i] = v2_len(w->vel[i]);
         if (!particle_alive(w, i))
             continue;
         if (speed > found.vmax)
@@ -533,7 +533,7 @@ typedef struct reach_job { sb_world *w; double twice_dt, cap, slop; } reach_job;
 static void reach_range(void *ctx, int from, int to)
 {
     const reach_job *job = ctx;
-    double *reach = job->w->reach;
+    double *reach = job->w->scratch.reach;
     for (int i = from; i < to; ++i)
         reach[i] = capped_margin(reach[i] * job->twice_dt, job->cap, job->slop);
 }
@@ -547,10 +547,10 @@ static void append_range(void *ctx, int chunk, int from, int to)
     sb_world *w = job->w;
     for (int k = from; k < to; ++k)
         if (job->at[k] >= 0)
-            memcpy(w->contacts_next + job->at[k], w->chunk_contacts[k], sizeof *w->contacts_next * (size_t)w->chunk_contact_count[k]);
+            memcpy(w->contact.next + job->at[k], w->contact.chunks[k], sizeof *w->contact.next * (size_t)w->contact.chunk_count[k]);
 }
 
-// The narrow phase's chunks after the first (which wrote into contacts_next) follow it in chunk
+// The narrow phase's chunks after the first (which wrote into contact.next) follow it in chunk
 // order, which is key order. Each chunk is copied on the thread that found it, where it is in
 // cache: copied on the caller, the 4000-ball pit's 1.7 MB of contacts a step were 1.5% of a
 // two-thread step and left the other thread waiting. A chunk with nothing to copy (empty, it may
@@ -558,17 +558,16 @@ static void append_range(void *ctx, int chunk, int from, int to)
 static void append_chunk_contacts(sb_world *w, int chunks)
 {
     append_job job = {.w = w, .at = {-1}};
-    int total = w->contact_next_count;
+    int total = w->contact.next_count;
     for (int k = 1; k < chunks; ++k) {
-        const int n = w->chunk_contact_count[k];
-        const bool fits = n > 0 && array_reserve((void **)&w->contacts_next, &w->contact_next_cap, total + n,
-                                                 sizeof *w->contacts_next);
+        const int n = w->contact.chunk_count[k];
+        const bool fits = n > 0 && ARRAY_RESERVE(w->contact.next, w->contact.next_cap, total + n);
         job.at[k] = fits ? total : -1;
         total += fits ? n : 0;
     }
-    if (total > w->contact_next_count)
+    if (total > w->contact.next_count)
         sb_pool_for_chunks(w->pool, chunks, 1, append_range, &job);
-    w->contact_next_count = total;
+    w->contact.next_count = total;
 }
 
 /// The frame's scan of the particles: the fastest speed, the largest collider and how many
@@ -599,56 +598,56 @@ static frame_scan scan_particles(sb_world *w)
 static void grid_build(sb_world *w, double cell, int block)
 {
     const double inv_cell = 1.0 / cell;
-    w->grid_cell = cell;
-    int size = w->grid_size;
-    memset(w->grid_start, 0, sizeof(int) * (size_t)(size + 1));
+    w->broad.grid_cell = cell;
+    int size = w->broad.grid_size;
+    memset(w->broad.grid_start, 0, sizeof(int) * (size_t)(size + 1));
     int x0 = INT_MAX, y0 = INT_MAX, x1 = INT_MIN, y1 = INT_MIN;
     for (int i = 0; i < w->p_high; ++i) {
         if (!in_grid(w, i))
             continue;
-        const int cx = w->cell_x[i] = cell_coord(w->pos[i].x, inv_cell);
-        const int cy = w->cell_y[i] = cell_coord(w->pos[i].y, inv_cell);
+        const int cx = w->broad.cell_x[i] = cell_coord(w->pos[i].x, inv_cell);
+        const int cy = w->broad.cell_y[i] = cell_coord(w->pos[i].y, inv_cell);
         x0 = cx < x0 ? cx : x0;
         x1 = cx > x1 ? cx : x1;
         y0 = cy < y0 ? cy : y0;
         y1 = cy > y1 ? cy : y1;
     }
     const double cells = ((double)x1 - x0 + 1.0) * ((double)y1 - y0 + 1.0);
-    w->grid_dense = x0 <= x1 && cells < size && !w->grid_as_before; // (the last bucket kept empty for the cells outside)
-    w->grid_x0 = x0;
-    w->grid_y0 = y0;
-    w->grid_nx = w->grid_dense ? x1 - x0 + 1 : 0;
-    w->grid_ny = w->grid_dense ? y1 - y0 + 1 : 0;
-    w->block_nx = w->block_ny = 0;
-    if (block > 0 && x0 <= x1 && !w->grid_as_before) {
+    w->broad.grid_dense = x0 <= x1 && cells < size && !w->broad.grid_as_before; // (the last bucket kept empty for the cells outside)
+    w->broad.grid_x0 = x0;
+    w->broad.grid_y0 = y0;
+    w->broad.grid_nx = w->broad.grid_dense ? x1 - x0 + 1 : 0;
+    w->broad.grid_ny = w->broad.grid_dense ? y1 - y0 + 1 : 0;
+    w->broad.block_nx = w->broad.block_ny = 0;
+    if (block > 0 && x0 <= x1 && !w->broad.grid_as_before) {
         const int bx0 = floor_div(x0, block), by0 = floor_div(y0, block);
         // (cells reach +-1e9: the box's sides are counted in long long)
         const long long nbx = (long long)floor_div(x1, block) - bx0 + 1, nby = (long long)floor_div(y1, block) - by0 + 1;
         if ((double)nbx * (double)nby < size) { // (the last entry kept empty for the blocks outside)
-            w->block_x0 = bx0;
-            w->block_y0 = by0;
-            w->block_nx = (int)nbx;
-            w->block_ny = (int)nby;
+            w->broad.block_x0 = bx0;
+            w->broad.block_y0 = by0;
+            w->broad.block_nx = (int)nbx;
+            w->broad.block_ny = (int)nby;
         }
     }
     for (int i = 0; i < w->p_high; ++i)
         if (in_grid(w, i))
-            w->grid_start[grid_bucket(w, w->cell_x[i], w->cell_y[i]) + 1] += 1;
+            w->broad.grid_start[grid_bucket(w, w->broad.cell_x[i], w->broad.cell_y[i]) + 1] += 1;
     for (int k = 0; k < size; ++k)
-        w->grid_start[k + 1] += w->grid_start[k];
+        w->broad.grid_start[k + 1] += w->broad.grid_start[k];
     // Counting sort into buckets; filled in particle order, so deterministic.
     for (int i = 0; i < w->p_high; ++i) {
         if (!in_grid(w, i))
             continue;
-        unsigned hsh = grid_bucket(w, w->cell_x[i], w->cell_y[i]);
-        int slot = w->grid_start[hsh]++;
-        w->grid_items[slot] = i;
-        w->grid_entries[slot] = (grid_entry){w->pos[i].x, w->pos[i].y, w->vel[i].x, w->vel[i].y, w->radius[i],
-                                             w->reach[i], i, w->cell_x[i], w->cell_y[i]};
+        unsigned hsh = grid_bucket(w, w->broad.cell_x[i], w->broad.cell_y[i]);
+        int slot = w->broad.grid_start[hsh]++;
+        w->broad.grid_items[slot] = i;
+        w->broad.grid_entries[slot] = (grid_entry){w->pos[i].x, w->pos[i].y, w->vel[i].x, w->vel[i].y, w->radius[i],
+                                             w->scratch.reach[i], i, w->broad.cell_x[i], w->broad.cell_y[i]};
     }
     for (int k = size; k > 0; --k) // undo the shift left by filling
-        w->grid_start[k] = w->grid_start[k - 1];
-    w->grid_start[0] = 0;
+        w->broad.grid_start[k] = w->broad.grid_start[k - 1];
+    w->broad.grid_start[0] = 0;
     for (int i = 0; block > 0 && i < w->p_high; ++i)
         if (in_grid(w, i)) {
             int bx, by;
@@ -662,13 +661,13 @@ static void grid_build(sb_world *w, double cell, int block)
 /// blocks' velocities emptied for the next step.
 static void narrow_phase(sb_world *w, const narrow_job *job)
 {
-    memset(w->chunk_contact_count, 0, sizeof w->chunk_contact_count);
-    memset(w->chunk_wide_searches, 0, sizeof w->chunk_wide_searches);
-    memset(w->chunk_walls_met, 0, sizeof w->chunk_walls_met);
+    memset(w->contact.chunk_count, 0, sizeof w->contact.chunk_count);
+    memset(w->broad.chunk_wide_searches, 0, sizeof w->broad.chunk_wide_searches);
+    memset(w->broad.chunk_walls_met, 0, sizeof w->broad.chunk_walls_met);
     if (job->keep) {
-        w->pairs_list_count = 0;
-        memset(w->chunk_pair_count, 0, sizeof w->chunk_pair_count);
-        memset(w->chunk_pairs_overflow, 0, sizeof w->chunk_pairs_overflow);
+        w->broad.pairs_list_count = 0;
+        memset(w->broad.chunk_pair_count, 0, sizeof w->broad.chunk_pair_count);
+        memset(w->broad.chunk_pairs_overflow, 0, sizeof w->broad.chunk_pairs_overflow);
     }
     int chunks = sb_pool_for_chunks_balanced(w->pool, w->p_high, 512, narrow_range, (void *)job);
     for (int i = 0; job->block > 0 && i < w->p_high; ++i) // empty again, for the next step's blocks
@@ -677,31 +676,31 @@ static void narrow_phase(sb_world *w, const narrow_job *job)
             block_of(w, i, job->block, &bx, &by);
             *block_at(w, bx, by) = empty_box;
         }
-    w->wide_searches = 0;
-    w->walls_met = 0;
+    w->broad.wide_searches = 0;
+    w->broad.walls_met = 0;
     for (int k = 0; k < chunks; ++k) {
-        w->wide_searches += w->chunk_wide_searches[k];
-        w->walls_met += w->chunk_walls_met[k];
+        w->broad.wide_searches += w->broad.chunk_wide_searches[k];
+        w->broad.walls_met += w->broad.chunk_walls_met[k];
     }
     if (job->keep)
         pairs_list_finish(w, chunks);
     else if (!job->reuse)
-        w->pairs_valid = false;
+        w->broad.pairs_valid = false;
     append_chunk_contacts(w, chunks);
 }
 
-/// Builds contacts_next: the walls' tree and rolling made ready, the particles scanned and their
+/// Builds contact.next: the walls' tree and rolling made ready, the particles scanned and their
 /// reaches set, the grid (unless the pairs list holds), the narrow phase, the stops and sweeps,
 /// the solid springs' contacts, then the warm starts, the articulated contacts and the colours.
 void contacts_build(sb_world *w)
 {
-    if (w->walls_dirty || (!w->wall_tree && w->w_alive > 0)) {
-        if (w->walls_dirty)
+    if (w->walls.dirty || (!w->walls.tree && w->walls.alive > 0)) {
+        if (w->walls.dirty)
             link_walls(w);
         wall_tree_build(w);
     }
     rolling_prepare(w);
-    w->contact_next_count = 0;
+    w->contact.next_count = 0;
     const frame_scan scan = scan_particles(w);
     const double rmax = scan.rmax;
     // Speculative margin: what can close in one frame, within reason; beyond it, use sub-steps.
@@ -719,8 +718,8 @@ void contacts_build(sb_world *w)
     // (particles all of one negative group never collide with each other: no grid, no pairs)
     const bool pairs = w->def.collisions && scan.colliders > 1 && !scan.one_negative_group;
     // Solid springs take their candidates from the grid, so with any the grid runs every step.
-    const bool list_kept = pairs && w->solid_springs == 0 && w->solid_constraints == 0;
-    const bool reuse = list_kept && margin_cap + slop <= w->pairs_reach_cap && pairs_list_holds(w);
+    const bool list_kept = pairs && w->solid_springs == 0 && w->constraints.solid_count == 0;
+    const bool reuse = list_kept && margin_cap + slop <= w->broad.pairs_reach_cap && pairs_list_holds(w);
     // the most a pair's reach can be (pair_reach): the grid's cells hold it and the skin
     const double pair_reach_max = 2.0 * margin < margin_cap + slop ? 2.0 * margin : margin_cap + slop;
     // While something moves fast, cells that hold the fastest pair's reach are three times as wide
@@ -729,17 +728,17 @@ void contacts_build(sb_world *w)
     // searches farther only where velocities around it differ (scan_cells); the pairs list,
     // which a fast particle would void at once, is not kept.
     const double slow_margin = 0.5 * rmax + slop;
-    const bool fast = pairs && !reuse && pair_reach_max > 2.0 * slow_margin && !w->grid_as_before;
+    const bool fast = pairs && !reuse && pair_reach_max > 2.0 * slow_margin && !w->broad.grid_as_before;
     const bool keep = list_kept && !reuse && !fast;
     if (!reuse) { // a quarter of the largest radius: a resting pile keeps its list for good
-        w->pair_skin = keep ? 0.25 * rmax : 0.0;
-        w->pairs_reach_cap = margin_cap + slop;
+        w->broad.pair_skin = keep ? 0.25 * rmax : 0.0;
+        w->broad.pairs_reach_cap = margin_cap + slop;
     }
     double inv_cell = 0.0, cell = 0.0;
     int block = 0;
     if (pairs && !reuse) {
         // (a pair within a cell's width of each other is in neighbouring cells, rounding aside)
-        cell = fast ? (2.0 * rmax + slow_margin) * (1.0 + 1e-9) : 2.0 * rmax + pair_reach_max + w->pair_skin;
+        cell = fast ? (2.0 * rmax + slow_margin) * (1.0 + 1e-9) : 2.0 * rmax + pair_reach_max + w->broad.pair_skin;
         block = fast ? (int)ceil((2.0 * rmax + pair_reach_max) / cell) : 0;
         inv_cell = 1.0 / cell;
         grid_build(w, cell, block);
@@ -752,13 +751,23 @@ void contacts_build(sb_world *w)
         if (!reuse)
             sweeps_list_pairs(w, &job);
     }
-    const bool segments = w->solid_springs > 0 || w->solid_constraints > 0;
+    const bool segments = w->solid_springs > 0 || w->constraints.solid_count > 0;
     const bool segment_particles = segments && w->def.collisions && scan.colliders > 0;
-    if (segment_particles || (segments && w->w_alive > 0)) {
+    if (segment_particles || (segments && w->walls.alive > 0)) {
         const segment_sweep sweep = {twice_dt, margin_cap, slop};
         segment_contacts_build(w, inv_cell, rmax, margin, pairs, segment_particles ? &sweep : NULL);
     }
     contacts_match_warm_starts(w);
     articulations_find(w);
     contacts_color(w);
+}
+
+void broad_phase_free(sb_broad_phase *b)
+{
+    FREE_ARRAYS(b->grid_start, b->grid_items, b->cell_x, b->cell_y, b->grid_entries, b->block_velocity,
+                b->pairs_list, b->pairs_start, b->pairs_pos, b->pairs_reach, b->pairs_radius, b->pairs_collides,
+                b->stop, b->stop_queue, b->stop_queued, b->stop_contacts, b->stop_cand_at, b->stop_cand_n,
+                b->stop_cands);
+    for (int k = 0; k < SB_POOL_MAX_THREADS; ++k)
+        free(b->chunk_pairs[k]);
 }

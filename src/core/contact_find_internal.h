@@ -43,7 +43,7 @@ static inline int compare_keys(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/// Where a chunk of the narrow phase writes its contacts: contacts_next for the first, a buffer
+/// Where a chunk of the narrow phase writes its contacts: contact.next for the first, a buffer
 /// of its own for each other, appended in chunk order (so in key order) afterwards.
 typedef struct contact_buffer { sb_contact **items; int *count, *cap; } contact_buffer;
 
@@ -117,7 +117,7 @@ static inline bool pair_may_touch(const sb_world *w, int i, int j)
 static inline double static_reach(const sb_world *w, int i)
 {
     const double closing = v2_len(w->vel[i]) * 2.0 * w->def.dt;
-    return closing > w->reach[i] ? closing : w->reach[i];
+    return closing > w->scratch.reach[i] ? closing : w->scratch.reach[i];
 }
 
 /// The walls and the bounds a particle may touch within `reach` of its centre, in shape order (walls
@@ -149,10 +149,10 @@ static inline sb_contact contact_of(int a)
 /// The first of the last step's warm starts (sorted by key) whose key is `key` or after it.
 static inline int warm_lower_bound(const sb_world *w, uint64_t key)
 {
-    int lo = 0, hi = w->contact_count;
+    int lo = 0, hi = w->contact.count;
     while (lo < hi) {
         const int mid = lo + (hi - lo) / 2;
-        if (w->warm[mid].key < key)
+        if (w->contact.warm[mid].key < key)
             lo = mid + 1;
         else
             hi = mid;
@@ -160,18 +160,18 @@ static inline int warm_lower_bound(const sb_world *w, uint64_t key)
     return lo;
 }
 
-/// Whether contacts_next (sorted by key) holds `key`.
+/// Whether contact.next (sorted by key) holds `key`.
 static inline bool listed(const sb_world *w, uint64_t key)
 {
-    int lo = 0, hi = w->contact_next_count;
+    int lo = 0, hi = w->contact.next_count;
     while (lo < hi) {
         const int mid = lo + (hi - lo) / 2;
-        if (w->contacts_next[mid].key < key)
+        if (w->contact.next[mid].key < key)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < w->contact_next_count && w->contacts_next[lo].key == key;
+    return lo < w->contact.next_count && w->contact.next[lo].key == key;
 }
 
 static inline void swap_contact_lists(sb_contact **a, int *a_cap, sb_contact **b, int *b_cap)
@@ -197,9 +197,9 @@ void stops_list_pairs(sb_world *w, const narrow_job *job);
 void sweeps_list_pairs(sb_world *w, const narrow_job *job);
 
 // contact_graph.c: the warm starts matched, the colours, the commit.
-/// Each of contacts_next takes the warm start of the last step's contact with its key.
+/// Each of contact.next takes the warm start of the last step's contact with its key.
 void contacts_match_warm_starts(sb_world *w);
-/// contacts_next, coloured and ordered for the solver.
+/// contact.next, coloured and ordered for the solver.
 void contacts_color(sb_world *w);
 
 #endif

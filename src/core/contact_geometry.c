@@ -26,7 +26,7 @@ static void no_contact(sb_contact *c)
 /// Where the centre p projects on wall k, as a fraction of its length (outside [0, 1]: past an end).
 static double along_wall(const sb_world *w, int k, sb_vec2 p)
 {
-    sb_vec2 a = w->wall_a[k], ab = v2_sub(w->wall_b[k], a);
+    sb_vec2 a = w->walls.a[k], ab = v2_sub(w->walls.b[k], a);
     double len2 = v2_dot(ab, ab);
     return len2 > 0.0 ? v2_dot(v2_sub(p, a), ab) / len2 : -1.0;
 }
@@ -34,16 +34,16 @@ static double along_wall(const sb_world *w, int k, sb_vec2 p)
 bool wall_ghost(const sb_world *w, int i, sb_contact *c, double reach)
 {
     const int k = (int)c->shape;
-    const sb_vec2 p = w->pos[i], a = w->wall_a[k], b = w->wall_b[k];
+    const sb_vec2 p = w->pos[i], a = w->walls.a[k], b = w->walls.b[k];
     if (v2_len(v2_sub(closest_on_segment(p, a, b), p)) - w->radius[i] >= reach)
         return false;
     const double t = along_wall(w, k, p);
-    const int nb = t < 0.0 || t > 1.0 ? w->wall_nb[2 * k + (t > 1.0)] : -1;
+    const int nb = t < 0.0 || t > 1.0 ? w->walls.nb[2 * k + (t > 1.0)] : -1;
     if (nb < 0)
         return false;
     // the chain's walls run one way, so its face is the side of the wall that owns the corner now
-    const sb_vec2 n = wall_normal(w->wall_a[nb], w->wall_b[nb]);
-    c->side = v2_dot(v2_sub(p, w->wall_a[nb]), n) >= 0.0 ? 1 : -1;
+    const sb_vec2 n = wall_normal(w->walls.a[nb], w->walls.b[nb]);
+    c->side = v2_dot(v2_sub(p, w->walls.a[nb]), n) >= 0.0 ? 1 : -1;
     return true;
 }
 
@@ -67,9 +67,9 @@ void static_shape_geometry(const sb_world *w, sb_contact *c)
         return;
     }
     const int k = (int)c->shape;
-    sb_vec2 a = w->wall_a[k], b = w->wall_b[k], ab = v2_sub(b, a);
+    sb_vec2 a = w->walls.a[k], b = w->walls.b[k], ab = v2_sub(b, a);
     double len2 = v2_dot(ab, ab), t = len2 > 0.0 ? v2_dot(v2_sub(p, a), ab) / len2 : 0.0;
-    const bool one_sided = w->w_one_sided[k];
+    const bool one_sided = w->walls.one_sided[k];
     if (one_sided && c->side == 0 && len2 > 0.0 && v2_dot(v2_sub(p, a), wall_normal(a, b)) < 0.0) {
         // Met from behind, a one-sided wall is not there; a contact made in front keeps its face
         // and pushes a centre that a sub-step moved behind back out, as a two-sided wall does.
@@ -81,7 +81,7 @@ void static_shape_geometry(const sb_world *w, sb_contact *c)
         // front of that wall's face, or to the lower-numbered wall of the two when it is past both.
         // Otherwise the joint of two walls is a corner of its own, which a circle sliding from one
         // wall onto the next meets head on (Box2D's chain shapes drop these ghost contacts too).
-        int nb = w->wall_nb[2 * k + (t > 1.0)];
+        int nb = w->walls.nb[2 * k + (t > 1.0)];
         if (nb >= 0) {
             double u = along_wall(w, nb, p);
             if ((u >= 0.0 && u <= 1.0) || nb < k) {
@@ -153,7 +153,7 @@ void segment_geometry(const sb_world *w, sb_contact *c)
 void corner_geometry(const sb_world *w, sb_contact *c)
 {
     const int k = (int)c->shape;
-    const sb_vec2 corner = c->corner == 1 ? w->wall_a[k] : w->wall_b[k];
+    const sb_vec2 corner = c->corner == 1 ? w->walls.a[k] : w->walls.b[k];
     const sb_vec2 e0 = w->pos[c->a], d = v2_sub(w->pos[c->b2], e0);
     const double len2 = v2_dot(d, d);
     double t = len2 > 0.0 ? v2_dot(v2_sub(corner, e0), d) / len2 : 0.5;
@@ -164,7 +164,7 @@ void corner_geometry(const sb_world *w, sb_contact *c)
     const double len = v2_len(to), reach = radius_a(w, c);
     // a one-sided wall is solid from the left of a -> b: a spring that comes to its corner from
     // behind passes it, as a particle passes the wall
-    if (c->side == 0 && w->w_one_sided[k] && v2_dot(v2_sub(q, corner), wall_normal(w->wall_a[k], w->wall_b[k])) < 0.0) {
+    if (c->side == 0 && w->walls.one_sided[k] && v2_dot(v2_sub(q, corner), wall_normal(w->walls.a[k], w->walls.b[k])) < 0.0) {
         no_contact(c);
         return;
     }

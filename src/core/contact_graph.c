@@ -27,13 +27,13 @@ static void warm_range(void *ctx, int from, int to)
     sb_world *w = ctx;
     if (from >= to)
         return;
-    const sb_warm *warm = w->warm;
-    int old = warm_lower_bound(w, w->contacts_next[from].key), unmatched = 0;
+    const sb_warm *warm = w->contact.warm;
+    int old = warm_lower_bound(w, w->contact.next[from].key), unmatched = 0;
     for (int k = from; k < to; ++k) {
-        sb_contact *c = &w->contacts_next[k];
-        while (old < w->contact_count && warm[old].key < c->key)
+        sb_contact *c = &w->contact.next[k];
+        while (old < w->contact.count && warm[old].key < c->key)
             old += 1;
-        if (old < w->contact_count && warm[old].key == c->key) {
+        if (old < w->contact.count && warm[old].key == c->key) {
             c->normal_impulse = warm[old].normal_impulse;
             c->tangent_impulse = warm[old].tangent_impulse;
             c->rolling_impulse = warm[old].rolling_impulse;
@@ -56,13 +56,13 @@ static void warm_range(void *ctx, int from, int to)
         c->rolling_resistance = contact_combined_rolling_resistance(w, c->a, c->b);
     }
     if (unmatched > 0) // an integer count: the same total whatever the order
-        __atomic_fetch_add(&w->colors_unmatched, unmatched, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&w->contact.colors_unmatched, unmatched, __ATOMIC_RELAXED);
 }
 
 void contacts_match_warm_starts(sb_world *w)
 {
-    w->colors_unmatched = 0;
-    sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, warm_range, w);
+    w->contact.colors_unmatched = 0;
+    sb_pool_for(w->pool, w->contact.next_count, 1, CONTACTS_PER_THREAD, warm_range, w);
 }
 
 // Colours: contacts of one colour share no particle that moves, so a pass
@@ -81,44 +81,44 @@ static void gather_range(void *ctx, int from, int to)
 {
     sb_world *w = ctx;
     for (int k = from; k < to; ++k)
-        w->contacts_scratch[k] = w->contacts_next[w->contact_order[k]];
+        w->contact.scratch[k] = w->contact.next[w->contact.order[k]];
 }
 
 void contacts_color(sb_world *w)
 {
-    const int n = w->contact_next_count;
-    w->contacts_permuted = false;
+    const int n = w->contact.next_count;
+    w->contact.permuted = false;
     int count[64] = {0};
-    if (!array_reserve((void **)&w->contact_order, &w->contact_order_cap, n > 0 ? n : 1, sizeof *w->contact_order)) {
-        w->contact_next_count = 0; // out of memory: no contacts this step (the warm starts are kept)
-        memset(w->contact_color_start, 0, sizeof w->contact_color_start);
+    if (!ARRAY_RESERVE(w->contact.order, w->contact.order_cap, n > 0 ? n : 1)) {
+        w->contact.next_count = 0; // out of memory: no contacts this step (the warm starts are kept)
+        memset(w->contact.color_start, 0, sizeof w->contact.color_start);
         return;
     }
     // The same contacts, in the same key order, their ends moving as they did, none articulated
     // now or then: the greedy colouring gives every one the colour it gave it last step, which
     // warm_range has put back (a pile at rest: the colouring was half of this function's time)
-    const bool same = w->colors_unmatched == 0 && n == w->contact_count && !articulations_any(w);
+    const bool same = w->contact.colors_unmatched == 0 && n == w->contact.count && !articulations_any(w);
     if (same) {
         for (int k = 0; k < n; ++k)
-            count[w->contacts_next[k].color] += 1;
+            count[w->contact.next[k].color] += 1;
     } else {
         if (w->p_high > 0)
-            memset(w->contact_mask, 0, sizeof *w->contact_mask * (size_t)w->p_high);
+            memset(w->scratch.contact_mask, 0, sizeof *w->scratch.contact_mask * (size_t)w->p_high);
         const uint64_t below_63 = (1ull << 63) - 1ull;
         for (int k = 0; k < n; ++k) {
-            sb_contact *c = &w->contacts_next[k];
+            sb_contact *c = &w->contact.next[k];
             int color = 63;
             if (c->b2 < 0 && !c->art) {
                 const uint8_t moves = contact_moves(w, c);
                 const bool moves_a = moves & WARM_A_MOVES, moves_b = moves & WARM_B_MOVES;
-                uint64_t used = (moves_a ? w->contact_mask[c->a] : 0u) | (moves_b ? w->contact_mask[c->b] : 0u);
+                uint64_t used = (moves_a ? w->scratch.contact_mask[c->a] : 0u) | (moves_b ? w->scratch.contact_mask[c->b] : 0u);
                 uint64_t open = ~used & below_63;
                 if (open) {
                     color = __builtin_ctzll(open);
                     if (moves_a)
-                        w->contact_mask[c->a] |= 1ull << color;
+                        w->scratch.contact_mask[c->a] |= 1ull << color;
                     if (moves_b)
-                        w->contact_mask[c->b] |= 1ull << color;
+                        w->scratch.contact_mask[c->b] |= 1ull << color;
                 }
             }
             c->color = color;
@@ -127,39 +127,39 @@ void contacts_color(sb_world *w)
     }
     int start = 0;
     for (int color = 0; color < 64; ++color) {
-        w->contact_color_start[color] = start;
+        w->contact.color_start[color] = start;
         start += count[color];
     }
-    w->contact_color_start[64] = start;
+    w->contact.color_start[64] = start;
     int next[64];
-    memcpy(next, w->contact_color_start, sizeof next);
+    memcpy(next, w->contact.color_start, sizeof next);
     for (int k = 0; k < n; ++k)
-        w->contact_order[next[w->contacts_next[k].color]++] = k;
+        w->contact.order[next[w->contact.next[k].color]++] = k;
     // The contacts themselves go into colour order, so each pass reads them in memory order: through
     // an index, 150k contacts of a falling 16000-ball pit cost three times as much a step (cache
     // misses). contacts_commit keeps what the warm starts and events need by key.
-    if (!array_reserve((void **)&w->contacts_scratch, &w->contacts_scratch_cap, n > 0 ? n : 1, sizeof *w->contacts_scratch)) {
+    if (!ARRAY_RESERVE(w->contact.scratch, w->contact.scratch_cap, n > 0 ? n : 1)) {
         for (int k = 0; k < n; ++k) // out of memory: one colour, in key order, on one thread
-            w->contacts_next[k].color = 63;
-        memset(w->contact_color_start, 0, sizeof w->contact_color_start);
-        w->contact_color_start[64] = n;
+            w->contact.next[k].color = 63;
+        memset(w->contact.color_start, 0, sizeof w->contact.color_start);
+        w->contact.color_start[64] = n;
         return;
     }
-    sb_pool_for_segments(w->pool, 64, w->contact_color_start, CONTACTS_PER_THREAD, gather_range, w);
-    swap_contact_lists(&w->contacts_next, &w->contact_next_cap, &w->contacts_scratch, &w->contacts_scratch_cap);
-    w->contacts_permuted = true;
+    sb_pool_for_segments(w->pool, 64, w->contact.color_start, CONTACTS_PER_THREAD, gather_range, w);
+    swap_contact_lists(&w->contact.next, &w->contact.next_cap, &w->contact.scratch, &w->contact.scratch_cap);
+    w->contact.permuted = true;
 }
 
 // The committed contacts stay in the order their step solved them; their warm starts go by key,
-// each with where its contact is: 48 bytes written through contact_order, rather than the whole
+// each with where its contact is: 48 bytes written through contact.order, rather than the whole
 // 200-byte contact put back in key order. Each slot written once: on the world's threads.
 static void commit_range(void *ctx, int from, int to)
 {
     sb_world *w = ctx;
-    const bool permuted = w->contacts_permuted;
+    const bool permuted = w->contact.permuted;
     for (int k = from; k < to; ++k) {
-        const sb_contact *c = &w->contacts_next[k];
-        w->warm[permuted ? w->contact_order[k] : k] =
+        const sb_contact *c = &w->contact.next[k];
+        w->contact.warm[permuted ? w->contact.order[k] : k] =
             (sb_warm){.key = c->key, .normal_impulse = c->normal_impulse, .tangent_impulse = c->tangent_impulse,
                       .rolling_impulse = c->rolling_impulse, .slip = c->slip, .slot = k, .side = (int8_t)c->side, .color = (uint8_t)c->color,
                       .moves = (uint8_t)(contact_moves(w, c) | (c->art ? WARM_ARTICULATED : 0))};
@@ -168,13 +168,13 @@ static void commit_range(void *ctx, int from, int to)
 
 void contacts_commit(sb_world *w)
 {
-    const int n = w->contact_next_count;
-    const bool keep = array_reserve((void **)&w->warm, &w->warm_cap, n > 0 ? n : 1, sizeof *w->warm);
+    const int n = w->contact.next_count;
+    const bool keep = ARRAY_RESERVE(w->contact.warm, w->contact.warm_cap, n > 0 ? n : 1);
     if (keep)
-        sb_pool_for_segments(w->pool, 64, w->contact_color_start, CONTACTS_PER_THREAD, commit_range, w);
-    swap_contact_lists(&w->contacts, &w->contact_cap, &w->contacts_next, &w->contact_next_cap);
-    w->contact_count = keep ? n : 0; // out of memory: no warm starts next step, no contact events
-    w->contacts_permuted = false;
+        sb_pool_for_segments(w->pool, 64, w->contact.color_start, CONTACTS_PER_THREAD, commit_range, w);
+    swap_contact_lists(&w->contact.list, &w->contact.cap, &w->contact.next, &w->contact.next_cap);
+    w->contact.count = keep ? n : 0; // out of memory: no warm starts next step, no contact events
+    w->contact.permuted = false;
 }
 
 void contacts_report_overlaps(sb_world *w)
@@ -182,8 +182,8 @@ void contacts_report_overlaps(sb_world *w)
     sb_stats *st = &w->stats;
     st->overlapping_pairs = st->overlapping_walls = 0;
     st->worst_overlap = st->worst_wall_overlap = 0.0;
-    for (int k = 0; k < w->contact_next_count; ++k) {
-        const sb_contact *c = &w->contacts_next[k];
+    for (int k = 0; k < w->contact.next_count; ++k) {
+        const sb_contact *c = &w->contact.next[k];
         if (c->b < 0 && !c->corner && c->shape < SHAPE_BOUND) { // a particle inside a wall
             if (c->separation >= -0.01 * w->radius[c->a])
                 continue;
@@ -191,7 +191,7 @@ void contacts_report_overlaps(sb_world *w)
             if (-c->separation > st->worst_wall_overlap) {
                 st->worst_wall_overlap = -c->separation;
                 st->wall_overlap_particle = (sb_particle_id){(uint32_t)c->a, w->p_gen[c->a]};
-                st->overlap_wall = (sb_wall_id){c->shape, w->w_gen[c->shape]};
+                st->overlap_wall = (sb_wall_id){c->shape, w->walls.gen[c->shape]};
             }
             continue;
         }
@@ -227,8 +227,8 @@ static void touching_range(void *ctx, int chunk, int from, int to)
     sb_world *w = job->w;
     int n = 0;
     for (int k = from; k < to; ++k) {
-        sb_warm *warm = &w->warm[k];
-        sb_contact now = w->contacts[warm->slot];
+        sb_warm *warm = &w->contact.warm[k];
+        sb_contact now = w->contact.list[warm->slot];
         contact_geometry(w, &now);
         warm->touching = now.separation < (now.was_touching ? 2.0 : 1.0) * touching_slop;
         n += warm->touching;
@@ -239,9 +239,18 @@ static void touching_range(void *ctx, int chunk, int from, int to)
 int contacts_touching(sb_world *w)
 {
     touching_job job = {.w = w};
-    const int chunks = sb_pool_for_chunks(w->pool, w->contact_count, CONTACTS_PER_THREAD, touching_range, &job);
+    const int chunks = sb_pool_for_chunks(w->pool, w->contact.count, CONTACTS_PER_THREAD, touching_range, &job);
     int n = 0;
     for (int k = 0; k < chunks; ++k)
         n += job.count[k];
     return n;
+}
+
+void contact_lists_free(sb_world *w)
+{
+    sb_contact_lists *c = &w->contact;
+    FREE_ARRAYS(c->list, c->next, c->warm, c->order, c->scratch, c->segments);
+    for (int k = 0; k < SB_POOL_MAX_THREADS; ++k)
+        free(c->chunks[k]);
+    articulations_free(w);
 }

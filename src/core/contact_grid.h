@@ -25,9 +25,10 @@ static inline unsigned row_or_last(long long x, long long y, int nx, int ny, int
 /// cell outside the box in the last bucket, which stays empty; else hashed.
 static inline unsigned grid_bucket(const sb_world *w, int cx, int cy)
 {
-    if (!w->grid_dense)
-        return cell_hash(cx, cy, w->grid_size);
-    return row_or_last((long long)cx - w->grid_x0, (long long)cy - w->grid_y0, w->grid_nx, w->grid_ny, w->grid_size);
+    if (!w->broad.grid_dense)
+        return cell_hash(cx, cy, w->broad.grid_size);
+    const sb_broad_phase *b = &w->broad;
+    return row_or_last((long long)cx - b->grid_x0, (long long)cy - b->grid_y0, b->grid_nx, b->grid_ny, b->grid_size);
 }
 
 static inline int cell_coord(double x, double inv_cell)
@@ -49,16 +50,17 @@ static inline int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 
 /// blocks share a box, which widens it: a particle searches farther, and finds the same pairs).
 static inline velocity_box *block_at(const sb_world *w, int bx, int by)
 {
-    if (w->block_nx == 0)
-        return &w->block_velocity[cell_hash(bx, by, w->grid_size)];
-    return &w->block_velocity[row_or_last((long long)bx - w->block_x0, (long long)by - w->block_y0, w->block_nx, w->block_ny, w->grid_size)];
+    if (w->broad.block_nx == 0)
+        return &w->broad.block_velocity[cell_hash(bx, by, w->broad.grid_size)];
+    const sb_broad_phase *b = &w->broad;
+    return &b->block_velocity[row_or_last((long long)bx - b->block_x0, (long long)by - b->block_y0, b->block_nx, b->block_ny, b->grid_size)];
 }
 
 /// The block of cells that particle i is in, `block` cells a side.
 static inline void block_of(const sb_world *w, int i, int block, int *bx, int *by)
 {
-    *bx = floor_div(w->cell_x[i], block);
-    *by = floor_div(w->cell_y[i], block);
+    *bx = floor_div(w->broad.cell_x[i], block);
+    *by = floor_div(w->broad.cell_y[i], block);
 }
 
 /// Widens box a to hold box b.

@@ -102,7 +102,7 @@ static void collide_pair(sb_world *w, sb_contact *c, double vn, double t, double
     sb_vec2 n = c->normal, tn = v2(-n.y, n.x);
     const contact_levers l = levers_of(w, c);
     double vt = v2_dot(relative_velocity(w, c), tn), tsum = wsum;
-    if (w->spinning) { // the surfaces slip by their spins too, and the friction turns them
+    if (w->scratch.spinning) { // the surfaces slip by their spins too, and the friction turns them
         vt += spin_slip(w, c, &l);
         tsum = tangent_sum(wsum, &l);
     }
@@ -125,17 +125,17 @@ static void collide_pair(sb_world *w, sb_contact *c, double vn, double t, double
         }
     }
     apply_impulse(w, c, p);
-    if (w->spinning && c->b2 < 0)
+    if (w->scratch.spinning && c->b2 < 0)
         apply_spin(w, c, &l, jt, 0.0);
     if (j > c->max_normal_impulse) // it touched in this step (events.c)
         c->max_normal_impulse = j;
     c->collided = true;
 }
 
-/// Builds the list of each particle's contacts (of contacts_next); false out of memory.
+/// Builds the list of each particle's contacts (of contact.next); false out of memory.
 static bool impact_pass_index(sb_world *w, impact_pass *ip)
 {
-    const int np = w->p_high, nc = w->contact_next_count;
+    const int np = w->p_high, nc = w->contact.next_count;
     ip->start = calloc((size_t)np + 1, sizeof *ip->start);
     ip->of_particle = malloc(sizeof *ip->of_particle * (size_t)(3 * nc + 1));
     ip->cap = 64; // grown as impacts come: most sub-steps have a few
@@ -148,7 +148,7 @@ static bool impact_pass_index(sb_world *w, impact_pass *ip)
     for (int k = 0; k < nc; ++k)
         ip->stamp[k] = -1;
     for (int k = 0; k < nc; ++k) {
-        const sb_contact *c = &w->contacts_next[k];
+        const sb_contact *c = &w->contact.next[k];
         ip->start[c->a + 1] += 1;
         if (c->b >= 0)
             ip->start[c->b + 1] += 1;
@@ -162,7 +162,7 @@ static bool impact_pass_index(sb_world *w, impact_pass *ip)
         return false;
     memcpy(fill, ip->start, sizeof *fill * (size_t)(np + 1));
     for (int k = 0; k < nc; ++k) {
-        const sb_contact *c = &w->contacts_next[k];
+        const sb_contact *c = &w->contact.next[k];
         ip->of_particle[fill[c->a]++] = k;
         if (c->b >= 0)
             ip->of_particle[fill[c->b]++] = k;
@@ -240,7 +240,7 @@ static bool next_impact(impact_pass *ip, impact_entry *out)
 /// Queues contact k at its impact time now, if it is one.
 static bool queue_contact(const sb_world *w, impact_pass *ip, int k, double h)
 {
-    const sb_contact *c = &w->contacts_next[k];
+    const sb_contact *c = &w->contact.next[k];
     const double t = impact_time(w, ip, c, v2_dot(relative_velocity(w, c), c->normal), h);
     if (t < 0.0) {
         ip->stamp[k] = -1;
@@ -263,10 +263,10 @@ static bool queue_contacts_of(const sb_world *w, impact_pass *ip, int i, double 
 void contacts_collide(sb_world *w, double window, bool geometry_current)
 {
     const double h = window;
-    const int nc = w->contact_next_count;
+    const int nc = w->contact.next_count;
     int first = -1;
     for (int k = 0; k < nc && first < 0; ++k) { // most sub-steps have no impact: a scan
-        sb_contact *c = &w->contacts_next[k];
+        sb_contact *c = &w->contact.next[k];
         if (!geometry_current)
             contact_geometry(w, c);
         if (impact_time(w, NULL, c, v2_dot(relative_velocity(w, c), c->normal), h) >= 0.0)
@@ -275,7 +275,7 @@ void contacts_collide(sb_world *w, double window, bool geometry_current)
     if (first < 0)
         return;
     for (int k = first + 1; !geometry_current && k < nc; ++k)
-        contact_geometry(w, &w->contacts_next[k]);
+        contact_geometry(w, &w->contact.next[k]);
     impact_pass ip = {0};
     if (!impact_pass_index(w, &ip)) { // out of memory: the contact solve takes them, as one
         impact_pass_free(&ip);
@@ -294,7 +294,7 @@ void contacts_collide(sb_world *w, double window, bool geometry_current)
         room = queue_contact(w, &ip, k, h);
     impact_entry e;
     while (room && processed < budget && next_impact(&ip, &e)) {
-        sb_contact *c = &w->contacts_next[e.k];
+        sb_contact *c = &w->contact.next[e.k];
         const double vn = v2_dot(relative_velocity(w, c), c->normal), t = impact_time(w, &ip, c, vn, h);
         ip.stamp[e.k] = -1;
         if (t < 0.0)
@@ -314,7 +314,7 @@ void contacts_collide(sb_world *w, double window, bool geometry_current)
     // new velocity may go (a ball struck back between two bumpers otherwise met the far one at
     // the gap the sub-step began with, and was stopped short of where the bounce sends it)
     for (int k = 0; k < nc; ++k) {
-        sb_contact *c = &w->contacts_next[k];
+        sb_contact *c = &w->contact.next[k];
         c->separation += v2_dot(v2_sub(b_side(c, ip.moved), a_side(c, ip.moved)), c->normal);
     }
     impact_pass_free(&ip);

@@ -5,6 +5,7 @@
 #define SB_CONTACT_INTERNAL_H
 
 #include "sb_types.h"
+#include "sb_pool.h"
 #include "world_math.h"
 
 /// A contact between particle a and either particle b or a static shape. The normal
@@ -50,9 +51,6 @@ typedef struct sb_contact {
 /// Softness in Box2D v3's impulse form of Catto's gamma/beta (Catto's "Soft Constraints"): see method_soft.c.
 typedef struct sb_soft { double bias_rate, mass_scale, impulse_scale; } sb_soft;
 
-/// A particle in the broad phase's grid, with what the narrow phase reads of it, so that a
-/// bucket's candidates are read in memory order (contact_find.c).
-typedef struct grid_entry { double x, y, vx, vy, radius, reach; int index, cx, cy; } grid_entry;
 /// A committed contact as the next step's warm start needs it, and where it is in `contacts`.
 typedef struct sb_warm {
     uint64_t key;
@@ -66,22 +64,55 @@ typedef struct sb_warm {
 /// sb_warm.moves: which ends moved when the contact was coloured, and whether it was a solid
 /// spring's or articulated (colour 63).
 enum { WARM_A_MOVES = 1, WARM_B_MOVES = 2, WARM_SEGMENT = 4, WARM_ARTICULATED = 8 };
-/// The velocities of a block of grid cells lie within lo..hi (contacts_build).
-typedef struct velocity_box { double lo_x, hi_x, lo_y, hi_y; } velocity_box;
-/// What a particle's contacts may do to it this frame (contact_stops.c): bring its velocity to
-/// any in `box`, from `time` (s) into the frame on, pushed by something of inverse mass inv_pusher
-/// at most (its own, or the heaviest that may push it).
-typedef struct particle_stop { velocity_box box; double time, inv_pusher; } particle_stop;
-/// A partner a walking particle may meet this frame, as the frame found it (contact_stops.c): the
-/// unit normal from the particle to it, the squared distance between their centres (bit for bit
-/// the narrow phase's), the gap between their surfaces, the partner's velocity along the normal.
-typedef struct stop_partner { sb_vec2 normal; double d2, gap, along; int index; } stop_partner;
+
+/// The step's articulated contacts and the structures they push on (articulation.c).
+typedef struct sb_articulations sb_articulations;
+
+/// The contacts: `list` holds the committed list of the last step, in the order its step solved
+/// them (colours); `warm` the same contacts by key, what the next step's warm start and the
+/// contact events read (contacts_commit). A step builds `next` and swaps only once the step is
+/// finite; the rest is the step's scratch.
+typedef struct sb_contact_lists {
+    sb_contact *list, *next;
+    int count, next_count, cap, next_cap;
+    int joined;               // how many of this step's contacts have an end springs join; -1: not counted yet (contact_solver.c)
+    sb_warm *warm;            // `count` of them, in key order
+    int warm_cap;
+    int *order, order_cap;    // the key rank of each position of `next` while it is in colour order
+                              // (contacts_color), for contacts_commit
+    sb_contact *scratch;      // the other buffer of the colour ordering
+    int scratch_cap;
+    bool permuted;            // `next` is in colour order (contacts_color)
+    int colors_unmatched;     // contacts of this step whose last colour cannot stand (warm_range)
+    int color_start[65];      // where each colour begins in `order`; [64] = the count
+    sb_contact *chunks[SB_POOL_MAX_THREADS]; // the narrow phase's chunks past the first
+    int chunk_count[SB_POOL_MAX_THREADS], chunk_cap[SB_POOL_MAX_THREADS];
+    sb_contact *segments;     // this step's contacts with solid springs, merged in by key
+    int segment_count, segment_cap;
+    sb_articulations *art;    // this step's articulated contacts (articulation.c); NULL until one
+} sb_contact_lists;
 
 /// The walls' broad phase (wall_tree.c): a bounding volume hierarchy over the live walls.
 typedef struct sb_wall_tree sb_wall_tree;
+
+/// The walls: slot arrays (no free list: a wall's number is never given twice).
+typedef struct sb_walls {
+    int cap, high, alive;
+    int made;                 // walls ever made, restores included
+    sb_vec2 *a, *b;
+    uint32_t *gen;
+    uint8_t *alive_flag;
+    uint8_t *one_sided;       // solid only from the left of a -> b (sb_wall_set_one_sided)
+    int *nb;                  // per wall, 2 entries: the wall sharing its end a, its end b (-1: none)
+    int *chain;               // per wall: the lowest number of the walls linked to it end to end (its chain)
+    bool dirty;               // walls added or removed: nb and tree are rebuilt before the next contacts
+    uint64_t version;         // sb_world_walls_version: the world's number in the high half, its wall changes in the low
+    sb_wall_tree *tree;       // the walls' broad phase (NULL: to be built)
+} sb_walls;
 /// Builds it again from the live walls; false out of memory (queries then take every wall).
 bool wall_tree_build(sb_world *w);
 void wall_tree_free(sb_world *w);
+void walls_free(sb_world *w);      // wall.c: the walls' arrays and their broad phase
 /// The live walls whose boxes meet the box (lo_x, lo_y)-(hi_x, hi_y), in increasing order, into
 /// `out`; returns their count, which past `cap` says only how many there are (ask again with room).
 int wall_tree_query(const sb_world *w, double lo_x, double lo_y, double hi_x, double hi_y, int *out, int cap);
@@ -96,13 +127,14 @@ void walls_near_free(walls_near *near);
 
 // contact_find.c: this step's contacts, found (with contact_stops.c and contact_segments.c).
 bool contacts_reserve(sb_world *w);
-void contacts_build(sb_world *w);                 // broad + narrow phase into contacts_next, in colour order
+void contacts_build(sb_world *w);                 // broad + narrow phase into contact.next, in colour order
 double contact_combined_restitution(const sb_world *w, int a, int b);
 double contact_combined_friction(const sb_world *w, int a, int b);
 
 // contact_graph.c: coloured and committed.
 void contacts_report_overlaps(sb_world *w);      // the first step's sb_stats.overlapping_pairs
-void contacts_commit(sb_world *w);                // contacts_next becomes the committed list, with its warm starts by key
+void contact_lists_free(sb_world *w);             // every list and the articulations
+void contacts_commit(sb_world *w);                // contact.next becomes the committed list, with its warm starts by key
 /// Which committed contacts touch where the step left their ends, kept in their warm starts
 /// (sb_warm.touching) for the events and the next step; how many (sb_stats.contacts). A contact
 /// touches within the slop and, once touching, until it is twice the slop apart: a particle riding
@@ -129,6 +161,14 @@ void corner_geometry(const sb_world *w, sb_contact *c);
 void contact_find_geometry(const sb_world *w, sb_contact *c); // any contact's
 
 // contact_solver.c: the velocity methods' contacts.
+/// The contacts' solve passes a step, and as many relax passes (the relax's velocity is the one
+/// kept), where the floor on their stiffness binds (contact_solver.c); the position methods
+/// project their contacts six times a step there, as at six sub-steps
+/// (docs/decisions/2026-11-24-contact-stiffness-floor.md).
+enum { CONTACT_STIFF_PASSES = 10, PROJECTION_STIFF_PASSES = 6 };
+/// How many passes the contacts take a sub-step at sub-step h: 1, or a share of `stiff_passes` a
+/// step where the floor on their stiffness binds (contact_solver.c).
+int contact_passes(const sb_world *w, double h, int stiff_passes);
 /// What a contact's softness depends on (contact_hertz): an end joined by springs, one end that
 /// cannot move (a wall, a bound, a fixed particle), or neither.
 typedef enum { CONTACT_FREE, CONTACT_JOINED, CONTACT_HELD, CONTACT_KINDS } contact_kind;
@@ -164,6 +204,6 @@ void contacts_xpbd_velocity(sb_world *w);
 
 // contact_bounds.c
 void contacts_confine_to_bounds(sb_world *w);   // hold particle centres inside the bounds
-void walls_hold_centres(sb_world *w);           // no centre crosses a wall in a sub-step (from w->start)
+void walls_hold_centres(sb_world *w);           // no centre crosses a wall in a sub-step (from w->scratch.start)
 
 #endif

@@ -8,15 +8,6 @@
 #include "sb_pool.h"
 #include "world_internal.h"
 
-/// The contacts' solve passes a step, and as many relax passes (the relax's velocity is the one
-/// kept), where the floor on their stiffness binds (contact_solver.c); the position methods
-/// project their contacts six times a step there, as at six sub-steps
-/// (docs/decisions/2026-11-24-contact-stiffness-floor.md).
-enum { CONTACT_STIFF_PASSES = 10, PROJECTION_STIFF_PASSES = 6 };
-/// How many passes the contacts take a sub-step at sub-step h: 1, or a share of `stiff_passes` a
-/// step where the floor on their stiffness binds (contact_solver.c).
-int contact_passes(const sb_world *w, double h, int stiff_passes);
-
 /// A wall's unit normal, to the left of a -> b (0 for a wall of zero length).
 static inline sb_vec2 wall_normal(sb_vec2 a, sb_vec2 b)
 {
@@ -35,7 +26,6 @@ static inline void pair_geometry(const sb_world *w, sb_contact *c)
         c->normal = v2(0, 1);
     c->separation = len - w->radius[c->a] - w->radius[c->b];
 }
-
 
 static inline void contact_geometry(const sb_world *w, sb_contact *c)
 {
@@ -75,7 +65,7 @@ static inline contact_kind kind_of(const sb_world *w, const sb_contact *c)
 typedef enum { CONTACTS_ALL, CONTACTS_JOINED, CONTACTS_FREE } contact_subset;
 
 /// A pass over contacts, colour by colour (contacts_color): `base` is the colour's start in
-/// contact_order while its range runs.
+/// contact.order while its range runs.
 typedef struct contact_job {
     sb_world *w;
     int base;
@@ -90,7 +80,7 @@ typedef struct contact_job {
 static inline void for_each_color(sb_world *w, sb_range_fn *fn, contact_job *job)
 {
     for (int color = 0; color < 64; ++color) {
-        int from = w->contact_color_start[color], to = w->contact_color_start[color + 1];
+        int from = w->contact.color_start[color], to = w->contact.color_start[color + 1];
         if (from == to)
             continue;
         job->base = from;
@@ -102,7 +92,7 @@ static inline void for_each_color(sb_world *w, sb_range_fn *fn, contact_job *job
 }
 
 /// The contact at position k of the colour the job runs.
-static inline sb_contact *job_contact(const contact_job *job, int k) { return &job->w->contacts_next[job->base + k]; }
+static inline sb_contact *job_contact(const contact_job *job, int k) { return &job->w->contact.next[job->base + k]; }
 
 static inline double inv_mass_of(const sb_world *w, int i) { return i >= 0 ? w->inv_mass[i] : 0.0; }
 
@@ -191,9 +181,9 @@ static inline contact_levers levers_of(const sb_world *w, const sb_contact *c)
     contact_levers l;
     l.b_turns = c->b >= 0 && c->b2 < 0;
     l.ra = c->corner ? 0.0 : w->radius[c->a];
-    l.ia = c->corner ? 0.0 : w->inv_inertia[c->a];
+    l.ia = c->corner ? 0.0 : w->scratch.inv_inertia[c->a];
     l.rb = l.b_turns ? w->radius[c->b] : 0.0;
-    l.ib = l.b_turns ? w->inv_inertia[c->b] : 0.0;
+    l.ib = l.b_turns ? w->scratch.inv_inertia[c->b] : 0.0;
     return l;
 }
 
@@ -232,8 +222,8 @@ static inline double tangent_sum(double wsum, const contact_levers *l)
 /// spin_slip in position form: how far this sub-step's turns moved the surfaces past each other.
 static inline double turn_slip(const sb_world *w, const sb_contact *c, const contact_levers *l)
 {
-    return -(w->angle[c->a] - w->angle_prev[c->a]) * l->ra -
-           (l->b_turns ? (w->angle[c->b] - w->angle_prev[c->b]) * l->rb : 0.0);
+    return -(w->angle[c->a] - w->scratch.angle_prev[c->a]) * l->ra -
+           (l->b_turns ? (w->angle[c->b] - w->scratch.angle_prev[c->b]) * l->rb : 0.0);
 }
 
 /// The contact's rolling radius: the ball's own on a wall, r_a r_b / (r_a + r_b) between two.

@@ -16,7 +16,7 @@ static void move_end(sb_world *w, int i, double step, sb_vec2 n, double kept)
         return;
     w->pos[i] = v2_mad(w->pos[i], step, n);
     if (kept < 1.0)
-        w->prev[i] = v2_mad(w->prev[i], (1.0 - kept) * step, n);
+        w->scratch.prev[i] = v2_mad(w->scratch.prev[i], (1.0 - kept) * step, n);
 }
 
 // Moves the ends of a contact between two particles or with a static shape apart by `push`
@@ -128,9 +128,9 @@ static void project_range(void *ctx, int from, int to)
         if (wsum == 0.0)
             continue;
         // the motion of this sub-step (pos - prev) of each body, kept through the push
-        sb_vec2 va = v2_sub(w->pos[a], w->prev[a]);
-        sb_vec2 vb = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
-        sb_vec2 vb2 = b2 >= 0 ? v2_sub(w->pos[b2], w->prev[b2]) : v2(0, 0);
+        sb_vec2 va = v2_sub(w->pos[a], w->scratch.prev[a]);
+        sb_vec2 vb = b >= 0 ? v2_sub(w->pos[b], w->scratch.prev[b]) : v2(0, 0);
+        sb_vec2 vb2 = b2 >= 0 ? v2_sub(w->pos[b2], w->scratch.prev[b2]) : v2(0, 0);
         // the shares of a solid spring's ends: b and b2 on the b side, or a and b2 at a corner
         const double sa = c->corner ? 1.0 - c->t : 1.0, sb = b2 >= 0 ? 1.0 - c->t : 1.0, sb2 = b2 >= 0 ? c->t : 0.0;
         sb_vec2 n = c->normal, t = v2(-n.y, n.x);
@@ -152,13 +152,13 @@ static void project_range(void *ctx, int from, int to)
             c->max_normal_impulse = j;
         const contact_levers l = levers_of(w, c);
         double vt = v2_dot(v2_sub(vside, aside), t), tsum = wsum;
-        if (w->spinning) { // the turns of this sub-step slip the surfaces, and the exchange turns them
+        if (w->scratch.spinning) { // the turns of this sub-step slip the surfaces, and the exchange turns them
             vt += turn_slip(w, c, &l);
             tsum = tangent_sum(wsum, &l);
         }
         double jt = -vt / tsum, limit = c->friction * j;
         jt = jt < -limit ? -limit : jt > limit ? limit : jt;
-        if (w->spinning) {
+        if (w->scratch.spinning) {
             if (l.ia > 0.0)
                 w->angle[a] -= l.ia * l.ra * jt;
             if (l.b_turns && l.ib > 0.0)
@@ -170,8 +170,8 @@ static void project_range(void *ctx, int from, int to)
         if (b2 >= 0)
             vb2 = v2_mad(vb2, (c->corner ? -1.0 : 1.0) * w->inv_mass[b2] * sb2, p);
         // an impact's px follows its pushed x; a resting contact's x follows its px (above)
-        sb_vec2 *moved = impact ? w->prev : w->pos;
-        const sb_vec2 *kept = impact ? w->pos : w->prev;
+        sb_vec2 *moved = impact ? w->scratch.prev : w->pos;
+        const sb_vec2 *kept = impact ? w->pos : w->scratch.prev;
         const double sign = impact ? -1.0 : 1.0;
         if (wa > 0.0) // a fixed particle is never written (contacts_color)
             moved[a] = v2_mad(kept[a], sign, va);
@@ -199,7 +199,7 @@ static inline void rolling_resistance_by_position(sb_world *w, const sb_contact 
     const int a = c->a, b = c->b;
     const double lever = rolling_lever(l);
     const double limit = c->rolling_resistance * lever * push;
-    const double relative = (l->b_turns ? w->angle[b] - w->angle_prev[b] : 0.0) - (w->angle[a] - w->angle_prev[a]);
+    const double relative = (l->b_turns ? w->angle[b] - w->scratch.angle_prev[b] : 0.0) - (w->angle[a] - w->scratch.angle_prev[a]);
     double back = -relative / k;
     back = back < -limit ? -limit : back > limit ? limit : back;
     if (l->ia > 0.0)
@@ -213,7 +213,7 @@ static inline void rolling_resistance_by_position(sb_world *w, const sb_contact 
 static inline double particle_slip(const sb_world *w, const sb_contact *c, sb_vec2 t)
 {
     const int a = c->a, b = c->b;
-    sb_vec2 da = v2_sub(w->pos[a], w->prev[a]), db = b >= 0 ? v2_sub(w->pos[b], w->prev[b]) : v2(0, 0);
+    sb_vec2 da = v2_sub(w->pos[a], w->scratch.prev[a]), db = b >= 0 ? v2_sub(w->pos[b], w->scratch.prev[b]) : v2(0, 0);
     return v2_dot(v2_sub(db, da), t);
 }
 
@@ -224,8 +224,8 @@ static inline double particle_slip(const sb_world *w, const sb_contact *c, sb_ve
 static inline double turns_and_tangent_mass(const sb_world *w, const sb_contact *c, const contact_levers *l, double wsum,
                                             double *tsum)
 {
-    *tsum = w->spinning ? tangent_sum(wsum, l) : wsum;
-    return w->spinning ? turn_slip(w, c, l) : 0.0;
+    *tsum = w->scratch.spinning ? tangent_sum(wsum, l) : wsum;
+    return w->scratch.spinning ? turn_slip(w, c, l) : 0.0;
 }
 
 /// The share of the slip static friction holds (contacts_keep_anchor) that each sub-step's
@@ -251,15 +251,15 @@ static inline void friction_by_position(sb_world *w, const sb_contact *c, double
     const sb_vec2 t = v2(-c->normal.y, c->normal.x);
     const double limit = c->friction * push;
     const contact_levers l = levers_of(w, c);
-    const bool turns = w->spinning;
+    const bool turns = w->scratch.spinning;
     double tsum;
     const double spin = turns_and_tangent_mass(w, c, &l, wsum, &tsum);
     if (tsum == 0.0)
         return;
     double slide;
     if (c->b2 >= 0) { // a solid spring: its side moves by its ends' shares (no anchor: its slip stays 0)
-        const sb_vec2 moved_a = v2_sub(a_side(c, w->pos), a_side(c, w->prev));
-        slide = (v2_dot(v2_sub(v2_sub(b_side(c, w->pos), b_side(c, w->prev)), moved_a), t) + spin) / tsum;
+        const sb_vec2 moved_a = v2_sub(a_side(c, w->pos), a_side(c, w->scratch.prev));
+        slide = (v2_dot(v2_sub(v2_sub(b_side(c, w->pos), b_side(c, w->scratch.prev)), moved_a), t) + spin) / tsum;
         slide = slide < -limit ? -limit : slide > limit ? limit : slide;
         apply_to(w, c, v2_scale(t, -slide), w->pos); // a moves by +wa slide t, the b side back
     } else { // a particle or a static shape: the pit's hot path, two bodies at most
@@ -373,7 +373,7 @@ static void keep_anchor_range(void *ctx, int from, int to)
 {
     sb_world *w = ctx;
     for (int k = from; k < to; ++k) {
-        sb_contact *c = &w->contacts_next[k];
+        sb_contact *c = &w->contact.next[k];
         double held = 0.0;
         if (c->b2 < 0 && !c->art && c->normal_impulse > 0.0 && c->friction > 0.0) {
             const contact_levers l = levers_of(w, c);
@@ -388,7 +388,7 @@ static void keep_anchor_range(void *ctx, int from, int to)
 
 void contacts_keep_anchor(sb_world *w)
 {
-    sb_pool_for(w->pool, w->contact_next_count, 1, CONTACTS_PER_THREAD, keep_anchor_range, w);
+    sb_pool_for(w->pool, w->contact.next_count, 1, CONTACTS_PER_THREAD, keep_anchor_range, w);
 }
 
 void contacts_warm_push(sb_world *w)

@@ -8,10 +8,9 @@
 
 static bool push_segment_contact(sb_world *w, const sb_contact *c)
 {
-    if (!array_reserve((void **)&w->segment_contacts, &w->segment_contact_cap, w->segment_contact_count + 1,
-                       sizeof *w->segment_contacts))
+    if (!ARRAY_RESERVE(w->contact.segments, w->contact.segment_cap, w->contact.segment_count + 1))
         return false;
-    w->segment_contacts[w->segment_contact_count++] = *c;
+    w->contact.segments[w->contact.segment_count++] = *c;
     return true;
 }
 
@@ -28,10 +27,10 @@ static bool solid_segment(const sb_world *w, int q, int springs, int *a, int *b,
         return true;
     }
     const int k = q - springs;
-    if (w->c_kind[k] == 0xFF || !w->c_solid[k])
+    if (w->constraints.kind[k] == 0xFF || !w->constraints.solid[k])
         return false;
-    *a = w->c_parts[k][0];
-    *b = w->c_parts[k][1];
+    *a = w->constraints.parts[k][0];
+    *b = w->constraints.parts[k][1];
     *shape = SHAPE_SEGMENT_CONSTRAINT | (uint32_t)k;
     return true;
 }
@@ -135,7 +134,7 @@ static void segment_sweeps(sb_world *w, const segment_sweep *sw)
     qsort(paths, (size_t)n, sizeof *paths, swept_path_order);
     sb_contact c;
     memset(&c, 0, sizeof c);
-    const int springs = w->solid_springs > 0 ? w->s_high : 0, ropes = w->solid_constraints > 0 ? w->c_high : 0;
+    const int springs = w->solid_springs > 0 ? w->s_high : 0, ropes = w->constraints.solid_count > 0 ? w->constraints.high : 0;
     for (int q = 0; q < springs + ropes; ++q) {
         if (!solid_segment(w, q, springs, &c.b, &c.b2, &c.shape))
             continue;
@@ -175,7 +174,7 @@ static void segment_sweeps(sb_world *w, const segment_sweep *sw)
 /// is listed once, by the lower-numbered.
 static bool corner_owned(const sb_world *w, int k, int end)
 {
-    const int nb = w->wall_nb[2 * k + end];
+    const int nb = w->walls.nb[2 * k + end];
     return nb < 0 || k < nb;
 }
 
@@ -183,7 +182,7 @@ static bool corner_owned(const sb_world *w, int k, int end)
 static int kept_side(const sb_world *w, uint64_t key)
 {
     const int at = warm_lower_bound(w, key);
-    return at < w->contact_count && w->warm[at].key == key ? w->warm[at].side : 0;
+    return at < w->contact.count && w->contact.warm[at].key == key ? w->contact.warm[at].side : 0;
 }
 
 /// The corners of the walls near solid segment c->a .. c->b2 (the template's shape code in
@@ -197,10 +196,10 @@ static void corner_candidates(sb_world *w, sb_contact *t, uint32_t segment, doub
     walls_near near;
     const bool found = walls_near_find(w, fmin(pa.x, pb.x) - grow, fmin(pa.y, pb.y) - grow, fmax(pa.x, pb.x) + grow,
                                        fmax(pa.y, pb.y) + grow, &near);
-    const int count = found ? near.count : w->w_high;
+    const int count = found ? near.count : w->walls.high;
     for (int q = 0; q < count; ++q) {
         const int k = found ? near.walls[q] : q;
-        if (!found && !w->w_alive_flag[k])
+        if (!found && !w->walls.alive_flag[k])
             continue;
         for (int end = 0; end < 2; ++end) {
             if (!corner_owned(w, k, end))
@@ -227,7 +226,7 @@ static void segment_corners(sb_world *w)
     sb_contact c;
     memset(&c, 0, sizeof c);
     c.b = -1;
-    const int springs = w->solid_springs > 0 ? w->s_high : 0, ropes = w->solid_constraints > 0 ? w->c_high : 0;
+    const int springs = w->solid_springs > 0 ? w->s_high : 0, ropes = w->constraints.solid_count > 0 ? w->constraints.high : 0;
     for (int q = 0; q < springs + ropes; ++q) {
         uint32_t segment;
         if (!solid_segment(w, q, springs, &c.a, &c.b2, &segment))
@@ -242,15 +241,15 @@ static void segment_corners(sb_world *w)
 
 /// Contacts of particles with solid springs, ropes and struts (their `solid`), found through the
 /// particles' grid over each one's box, so the cost follows what is near it; merged into
-/// contacts_next in key order, ((particle << 32) | SHAPE_SEGMENT | spring) or
+/// contact.next in key order, ((particle << 32) | SHAPE_SEGMENT | spring) or
 /// ((particle << 32) | SHAPE_SEGMENT_CONSTRAINT | constraint).
 void segment_contacts_build(sb_world *w, double inv_cell, double rmax, double margin, bool grid, const segment_sweep *sweep)
 {
-    w->segment_contact_count = 0;
+    w->contact.segment_count = 0;
     sb_contact c;
     memset(&c, 0, sizeof c);
     const int springs = !sweep ? 0 : w->solid_springs > 0 ? w->s_high : 0;
-    const int ropes = !sweep ? 0 : w->solid_constraints > 0 ? w->c_high : 0;
+    const int ropes = !sweep ? 0 : w->constraints.solid_count > 0 ? w->constraints.high : 0;
     for (int q = 0; q < springs + ropes; ++q) {
         int a, b;
         if (!solid_segment(w, q, springs, &a, &b, &c.shape))
@@ -266,13 +265,13 @@ void segment_contacts_build(sb_world *w, double inv_cell, double rmax, double ma
             cx0 = cell_coord(lo.x, inv_cell), cx1 = cell_coord(hi.x, inv_cell);
             cy0 = cell_coord(lo.y, inv_cell), cy1 = cell_coord(hi.y, inv_cell);
         }
-        if (grid && (double)(cx1 - cx0 + 1) * (double)(cy1 - cy0 + 1) <= 4.0 * w->grid_size) {
+        if (grid && (double)(cx1 - cx0 + 1) * (double)(cy1 - cy0 + 1) <= 4.0 * w->broad.grid_size) {
             for (int cy = cy0; cy <= cy1; ++cy)
                 for (int cx = cx0; cx <= cx1; ++cx) {
                     unsigned hsh = grid_bucket(w, cx, cy);
-                    for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
-                        int j = w->grid_items[k];
-                        if (w->cell_x[j] == cx && w->cell_y[j] == cy) // buckets are shared
+                    for (int k = w->broad.grid_start[hsh]; k < w->broad.grid_start[hsh + 1]; ++k) {
+                        int j = w->broad.grid_items[k];
+                        if (w->broad.cell_x[j] == cx && w->broad.cell_y[j] == cy) // buckets are shared
                             segment_candidate(w, &c, j, lo, hi, margin);
                     }
                 }
@@ -284,26 +283,26 @@ void segment_contacts_build(sb_world *w, double inv_cell, double rmax, double ma
     }
     if (sweep)
         segment_sweeps(w, sweep);
-    if (w->w_alive > 0)
+    if (w->walls.alive > 0)
         segment_corners(w);
-    if (w->segment_contact_count == 0)
+    if (w->contact.segment_count == 0)
         return;
-    qsort(w->segment_contacts, (size_t)w->segment_contact_count, sizeof *w->segment_contacts, compare_keys);
+    qsort(w->contact.segments, (size_t)w->contact.segment_count, sizeof *w->contact.segments, compare_keys);
     int distinct = 0; // a swept particle may be listed twice (by its margin and by its path)
-    for (int k = 0; k < w->segment_contact_count; ++k)
-        if (distinct == 0 || w->segment_contacts[distinct - 1].key != w->segment_contacts[k].key)
-            w->segment_contacts[distinct++] = w->segment_contacts[k];
-    w->segment_contact_count = distinct;
-    // merge: both sorted by key, into contacts_next
-    int n = w->contact_next_count, m = w->segment_contact_count;
-    if (!array_reserve((void **)&w->contacts_next, &w->contact_next_cap, n + m, sizeof *w->contacts_next))
+    for (int k = 0; k < w->contact.segment_count; ++k)
+        if (distinct == 0 || w->contact.segments[distinct - 1].key != w->contact.segments[k].key)
+            w->contact.segments[distinct++] = w->contact.segments[k];
+    w->contact.segment_count = distinct;
+    // merge: both sorted by key, into contact.next
+    int n = w->contact.next_count, m = w->contact.segment_count;
+    if (!ARRAY_RESERVE(w->contact.next, w->contact.next_cap, n + m))
         return; // out of memory: no spring contacts this step
     int i = n - 1, j = m - 1;
     for (int out = n + m - 1; out >= 0; --out) { // from the back, in place
-        if (j < 0 || (i >= 0 && w->contacts_next[i].key > w->segment_contacts[j].key))
-            w->contacts_next[out] = w->contacts_next[i--];
+        if (j < 0 || (i >= 0 && w->contact.next[i].key > w->contact.segments[j].key))
+            w->contact.next[out] = w->contact.next[i--];
         else
-            w->contacts_next[out] = w->segment_contacts[j--];
+            w->contact.next[out] = w->contact.segments[j--];
     }
-    w->contact_next_count = n + m;
+    w->contact.next_count = n + m;
 }

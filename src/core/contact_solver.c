@@ -89,7 +89,7 @@ static void prepare_range(void *ctx, int from, int to)
 {
     const contact_job *job = ctx;
     for (int k = from; k < to; ++k) {
-        sb_contact *c = &job->w->contacts_next[k];
+        sb_contact *c = &job->w->contact.next[k];
         contact_geometry(job->w, c);
         prepare_contact(job->w, c, job->flag);
     }
@@ -100,14 +100,14 @@ void contacts_prepare(sb_world *w, double h, bool first_substep, bool geometry_c
     if (geometry_current && !first_substep) {
         // nothing has moved since the geometry was found, so only a solid spring's contact has
         // anything to prepare; those are in colour 63, the last
-        for (int k = w->contact_color_start[63]; k < w->contact_next_count; ++k)
-            prepare_contact(w, &w->contacts_next[k], false);
+        for (int k = w->contact.color_start[63]; k < w->contact.next_count; ++k)
+            prepare_contact(w, &w->contact.next[k], false);
         return;
     }
     contact_job job = {.w = w, .h = h, .flag = first_substep};
-    sb_pool_for_segments(w->pool, 64, w->contact_color_start, CONTACTS_PER_THREAD, prepare_range, &job);
+    sb_pool_for_segments(w->pool, 64, w->contact.color_start, CONTACTS_PER_THREAD, prepare_range, &job);
     if (first_substep)
-        w->contacts_joined = -1; // a new step's contacts: counted when a method first asks (joined_contacts)
+        w->contact.joined = -1; // a new step's contacts: counted when a method first asks (joined_contacts)
 }
 
 /// A contact with no friction, no rolling resistance and no tangent impulse left: its solve is
@@ -279,7 +279,7 @@ F4_TARGET static void solve4(const contact_job *job, sb_contact *const *c)
         // friction_impulse_step, the surfaces' spin included
         const f4 ra = LANES(c, lever_a), rb = LANES(c, lever_b);
         f4 spin = zero;
-        if (w->spinning) {
+        if (w->scratch.spinning) {
             const double *om = w->omega;
             const f4 oa = f4_lanes(om[c[0]->a], om[c[1]->a], om[c[2]->a], om[c[3]->a]);
             const f4 ob = f4_lanes(om[c[0]->b], om[c[1]->b], om[c[2]->b], om[c[3]->b]);
@@ -338,7 +338,7 @@ static void solve_one(const contact_job *job, sb_contact *c)
     sb_world *w = job->w;
     const bool use_bias = job->flag;
     const double inv_h = 1.0 / job->h;
-    const bool spinning = w->spinning;
+    const bool spinning = w->scratch.spinning;
     const sb_vec2 *vel = w->vel;
     if (c->normal_mass == 0.0)
         return;
@@ -411,7 +411,7 @@ static void solve_range(void *ctx, int from, int to)
     int k = from;
 #ifdef F4_AVAILABLE
     const bool all = job->subset == CONTACTS_ALL;
-    if (job->base != job->w->contact_color_start[63] && vector_passes_active()) {
+    if (job->base != job->w->contact.color_start[63] && vector_passes_active()) {
         for (; k + 4 <= to; k += 4) {
             sb_contact *c[4] = {job_contact(job, k), job_contact(job, k + 1), job_contact(job, k + 2), job_contact(job, k + 3)};
             for (int i = 0; i < 4 && find_geometry; ++i)
@@ -456,13 +456,13 @@ static void solve_pass(sb_world *w, double h, bool use_bias, contact_subset subs
 /// for a method that solves them apart (sb_method_kernels.joined_contacts_iterate).
 static int joined_contacts(sb_world *w)
 {
-    if (w->contacts_joined < 0) {
+    if (w->contact.joined < 0) {
         int joined = 0;
-        for (int k = 0; w->s_alive > 0 && k < w->contact_next_count; ++k)
-            joined += contact_joined(w, &w->contacts_next[k]);
-        w->contacts_joined = joined;
+        for (int k = 0; w->s_alive > 0 && k < w->contact.next_count; ++k)
+            joined += contact_joined(w, &w->contact.next[k]);
+        w->contact.joined = joined;
     }
-    return w->contacts_joined;
+    return w->contact.joined;
 }
 
 void contacts_solve(sb_world *w, double h, bool skip_joined)

@@ -106,7 +106,7 @@ static void stop_reach(stop_walk *s, int j, sb_vec2 velocity, double time, doubl
     sb_world *w = s->w;
     if (w->inv_mass[j] == 0.0 || time >= s->frame)
         return; // a fixed particle is not moved; a stop after the frame is the next frame's
-    particle_stop *p = &w->stop[j];
+    particle_stop *p = &w->broad.stop[j];
     const double q = 0.25 * s->slight, tq = s->frame / 8.0;
     // (inelastic contacts mix velocities: none goes outside what there is)
     velocity.x = velocity.x < s->all.lo_x ? s->all.lo_x : velocity.x > s->all.hi_x ? s->all.hi_x : velocity.x;
@@ -117,14 +117,14 @@ static void stop_reach(stop_walk *s, int j, sb_vec2 velocity, double time, doubl
     bool changed = time < p->time || inv_pusher < p->inv_pusher || memcmp(&before, &p->box, sizeof before) != 0;
     p->time = time < p->time ? time : p->time;
     p->inv_pusher = inv_pusher < p->inv_pusher ? inv_pusher : p->inv_pusher;
-    if (walks && !(w->stop_queued[j] & STOP_WALKER)) {
-        w->stop_queued[j] |= STOP_WALKER;
+    if (walks && !(w->broad.stop_queued[j] & STOP_WALKER)) {
+        w->broad.stop_queued[j] |= STOP_WALKER;
         changed = true;
     }
-    if (!changed || !(w->stop_queued[j] & STOP_WALKER) || (w->stop_queued[j] & STOP_QUEUED))
+    if (!changed || !(w->broad.stop_queued[j] & STOP_WALKER) || (w->broad.stop_queued[j] & STOP_QUEUED))
         return;
-    w->stop_queued[j] |= STOP_QUEUED;
-    w->stop_queue[(s->head + s->queued++) % w->p_high] = j;
+    w->broad.stop_queued[j] |= STOP_QUEUED;
+    w->broad.stop_queue[(s->head + s->queued++) % w->p_high] = j;
 }
 
 static void stop_list(sb_world *w, int i, int j, sb_vec2 normal, double separation)
@@ -136,7 +136,7 @@ static void stop_list(sb_world *w, int i, int j, sb_vec2 normal, double separati
     c.key = contact_key(a, c.shape);
     c.normal = a == i ? normal : v2_scale(normal, -1.0);
     c.separation = separation;
-    push_to(&(contact_buffer){&w->stop_contacts, &w->stop_contact_count, &w->stop_contact_cap}, &c);
+    push_to(&(contact_buffer){&w->broad.stop_contacts, &w->broad.stop_contact_count, &w->broad.stop_contact_cap}, &c);
 }
 
 /// Particle i's partners from the grid that it may meet within the frame at any stop (the two at
@@ -147,30 +147,30 @@ static bool stop_candidates(stop_walk *s, int i)
     sb_world *w = s->w;
     const double ri = w->radius[i], search = s->most_search + s->skin;
     const sb_vec2 pi = w->pos[i];
-    const int n = (int)ceil((ri + s->job->rmax + search) / w->grid_cell);
-    w->stop_cand_at[i] = w->stop_cand_count;
-    w->stop_cand_n[i] = 0;
+    const int n = (int)ceil((ri + s->job->rmax + search) / w->broad.grid_cell);
+    w->broad.stop_cand_at[i] = w->broad.stop_cand_count;
+    w->broad.stop_cand_n[i] = 0;
     for (int dy = -n; dy <= n; ++dy)
         for (int dx = -n; dx <= n; ++dx) {
-            const int cx = w->cell_x[i] + dx, cy = w->cell_y[i] + dy;
+            const int cx = w->broad.cell_x[i] + dx, cy = w->broad.cell_y[i] + dy;
             const unsigned hsh = grid_bucket(w, cx, cy);
-            for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
-                const grid_entry *e = &w->grid_entries[k];
+            for (int k = w->broad.grid_start[hsh]; k < w->broad.grid_start[hsh + 1]; ++k) {
+                const grid_entry *e = &w->broad.grid_entries[k];
                 const int j = e->index;
                 const sb_vec2 d = v2_sub(w->pos[j], pi);
                 const double d2 = v2_dot(d, d), far = ri + e->radius + search;
                 if (d2 >= far * far || j == i || e->cx != cx || e->cy != cy || !in_grid(w, j) ||
                     (w->inv_mass[i] == 0.0 && w->inv_mass[j] == 0.0) || !pair_may_touch(w, i, j))
                     continue;
-                if (!array_reserve((void **)&w->stop_cands, &w->stop_cand_cap, w->stop_cand_count + 1, sizeof *w->stop_cands)) {
-                    w->stop_cand_at[i] = -1;
+                if (!ARRAY_RESERVE(w->broad.stop_cands, w->broad.stop_cand_cap, w->broad.stop_cand_count + 1)) {
+                    w->broad.stop_cand_at[i] = -1;
                     return false;
                 }
                 const double len = sqrt(d2);
                 const sb_vec2 normal = len > 1e-12 ? v2_scale(d, 1.0 / len) : v2(0, 1);
-                w->stop_cands[w->stop_cand_count++] =
+                w->broad.stop_cands[w->broad.stop_cand_count++] =
                     (stop_partner){normal, d2, len - ri - e->radius, v2_dot(w->vel[j], normal), j};
-                w->stop_cand_n[i] += 1;
+                w->broad.stop_cand_n[i] += 1;
             }
         }
     return true;
@@ -183,22 +183,22 @@ static void stop_visit(stop_walk *s, int i, bool list)
 {
     sb_world *w = s->w;
     const narrow_job *job = s->job;
-    if (w->stop_cand_at[i] < 0 && !stop_candidates(s, i))
+    if (w->broad.stop_cand_at[i] < 0 && !stop_candidates(s, i))
         return; // out of memory: i's pairs wait for the next frame
     const sb_vec2 vi = w->vel[i];
-    const double ri = w->radius[i], reach_i = w->reach[i], left = s->frame - w->stop[i].time;
-    const stop_partner *cand = w->stop_cands + w->stop_cand_at[i];
-    for (int k = 0; k < w->stop_cand_n[i]; ++k) {
+    const double ri = w->radius[i], reach_i = w->scratch.reach[i], left = s->frame - w->broad.stop[i].time;
+    const stop_partner *cand = w->broad.stop_cands + w->broad.stop_cand_at[i];
+    for (int k = 0; k < w->broad.stop_cand_n[i]; ++k) {
         const int j = cand[k].index;
-        if (list && (w->stop_queued[j] & STOP_WALKER) && j < i) // j lists the pair
+        if (list && (w->broad.stop_queued[j] & STOP_WALKER) && j < i) // j lists the pair
             continue;
         const sb_vec2 normal = cand[k].normal, vj = w->vel[j]; // (from i to j)
         const double gap = cand[k].gap, rj = w->radius[j], radii = ri + rj;
         // the fastest the two may close: i at any velocity its stop allows, and j too when
         // listing; walking, j at its own (what j's stop is at the time must not matter, or the
         // order of the walk would)
-        const double toward = box_support(&w->stop[i].box, normal);
-        const double closing = toward - (list ? -box_support(&w->stop[j].box, v2_scale(normal, -1.0)) : cand[k].along);
+        const double toward = box_support(&w->broad.stop[i].box, normal);
+        const double closing = toward - (list ? -box_support(&w->broad.stop[j].box, v2_scale(normal, -1.0)) : cand[k].along);
         const double depth = closing * left - (gap > 0.0 ? gap : 0.0); // into each other by the frame's end
         if (closing <= 0.0 || depth <= (list ? stop_tolerance * (ri < rj ? ri : rj) : 0.0))
             continue;
@@ -206,13 +206,13 @@ static void stop_visit(stop_walk *s, int i, bool list)
             // contacts push j away from i, along the normal, as fast as i may come at it
             bool walks;
             if (toward > cand[k].along) {
-                const double inv_pusher = w->stop[i].inv_pusher; // i, or what pushes it
+                const double inv_pusher = w->broad.stop[i].inv_pusher; // i, or what pushes it
                 const sb_vec2 to = pushed_velocity(w, j, normal, toward, inv_pusher, s->slight, &walks);
-                stop_reach(s, j, to, w->stop[i].time + (gap > 0.0 ? gap / closing : 0.0), inv_pusher, walks);
+                stop_reach(s, j, to, w->broad.stop[i].time + (gap > 0.0 ? gap / closing : 0.0), inv_pusher, walks);
             }
             continue;
         }
-        const double reach = radii + pair_reach(job, reach_i, w->reach[j]), d2 = cand[k].d2;
+        const double reach = radii + pair_reach(job, reach_i, w->scratch.reach[j]), d2 = cand[k].d2;
         if (d2 < reach * reach && within_pair_margin(job, d2, radii, vi, vj))
             continue; // the narrow phase listed it
         stop_list(w, i, j, normal, gap);
@@ -225,9 +225,9 @@ static void stop_visit(stop_walk *s, int i, bool list)
 static void stop_list_walls(stop_walk *s, int i)
 {
     sb_world *w = s->w;
-    const double left = s->frame - w->stop[i].time, tolerance = stop_tolerance * w->radius[i];
+    const double left = s->frame - w->broad.stop[i].time, tolerance = stop_tolerance * w->radius[i];
     // what the stop's velocities can close in the time left, at most, and what the narrow phase took
-    const velocity_box *v = &w->stop[i].box;
+    const velocity_box *v = &w->broad.stop[i].box;
     const double speed = fmax(fabs(v->lo_x), fabs(v->hi_x)) + fmax(fabs(v->lo_y), fabs(v->hi_y));
     static_shapes near;
     const double reach = static_reach(w, i);
@@ -238,33 +238,33 @@ static void stop_list_walls(stop_walk *s, int i)
         static_shape_geometry(w, &c);
         if (c.separation < reach) // listed already
             continue;
-        if (box_support(&w->stop[i].box, c.normal) * left - c.separation <= tolerance)
+        if (box_support(&w->broad.stop[i].box, c.normal) * left - c.separation <= tolerance)
             continue;
         c.key = contact_key(i, c.shape);
-        push_to(&(contact_buffer){&w->stop_contacts, &w->stop_contact_count, &w->stop_contact_cap}, &c);
+        push_to(&(contact_buffer){&w->broad.stop_contacts, &w->broad.stop_contact_count, &w->broad.stop_contact_cap}, &c);
     }
 }
 
-/// Merges stop_contacts[0 .. count), each pair once, into contacts_next, both in key order.
+/// Merges broad.stop_contacts[0 .. count), each pair once, into contact.next, both in key order.
 static void merge_stop_contacts(sb_world *w, int count)
 {
     if (count == 0)
         return;
-    qsort(w->stop_contacts, (size_t)count, sizeof *w->stop_contacts, compare_keys);
+    qsort(w->broad.stop_contacts, (size_t)count, sizeof *w->broad.stop_contacts, compare_keys);
     int distinct = 0;
     for (int k = 0; k < count; ++k)
-        if (distinct == 0 || w->stop_contacts[distinct - 1].key != w->stop_contacts[k].key)
-            w->stop_contacts[distinct++] = w->stop_contacts[k];
-    const int n = w->contact_next_count;
-    if (!array_reserve((void **)&w->contacts_scratch, &w->contacts_scratch_cap, n + distinct, sizeof *w->contacts_scratch))
+        if (distinct == 0 || w->broad.stop_contacts[distinct - 1].key != w->broad.stop_contacts[k].key)
+            w->broad.stop_contacts[distinct++] = w->broad.stop_contacts[k];
+    const int n = w->contact.next_count;
+    if (!ARRAY_RESERVE(w->contact.scratch, w->contact.scratch_cap, n + distinct))
         return; // (out of memory: the pairs wait for the next frame)
     int a = 0, b = 0, out = 0;
     while (a < n || b < distinct)
-        w->contacts_scratch[out++] = b == distinct || (a < n && w->contacts_next[a].key < w->stop_contacts[b].key)
-                                         ? w->contacts_next[a++]
-                                         : w->stop_contacts[b++];
-    swap_contact_lists(&w->contacts_next, &w->contact_next_cap, &w->contacts_scratch, &w->contacts_scratch_cap);
-    w->contact_next_count = out;
+        w->contact.scratch[out++] = b == distinct || (a < n && w->contact.next[a].key < w->broad.stop_contacts[b].key)
+                                         ? w->contact.next[a++]
+                                         : w->broad.stop_contacts[b++];
+    swap_contact_lists(&w->contact.next, &w->contact.next_cap, &w->contact.scratch, &w->contact.scratch_cap);
+    w->contact.next_count = out;
 }
 
 /// The stops of this frame, from the contacts the narrow phase listed, carried over the grid to
@@ -275,27 +275,27 @@ void stops_list_pairs(sb_world *w, const narrow_job *job)
 {
     const double frame = 0.5 * job->twice_dt, slight = 4.0 * job->slop / frame;
     int first = 0; // the first contact that closes fast (none: no stops this frame)
-    while (first < w->contact_next_count &&
-           (w->contacts_next[first].b2 >= 0 || contact_closing(w, &w->contacts_next[first]) < slight))
+    while (first < w->contact.next_count &&
+           (w->contact.next[first].b2 >= 0 || contact_closing(w, &w->contact.next[first]) < slight))
         first += 1;
-    if (first == w->contact_next_count || w->grid_cell <= 0.0)
+    if (first == w->contact.next_count || w->broad.grid_cell <= 0.0)
         return;
     stop_walk s = {.w = w, .job = job, .frame = frame, .slight = slight,
-                   .skin = job->reuse ? w->pair_skin : 0.0, .all = velocity_point(v2(0, 0))};
+                   .skin = job->reuse ? w->broad.pair_skin : 0.0, .all = velocity_point(v2(0, 0))};
     for (int i = 0; i < w->p_high; ++i) {
-        w->stop[i] = (particle_stop){velocity_rounded(w->vel[i], 0.25 * slight), frame, w->inv_mass[i]};
-        w->stop_queued[i] = 0;
-        w->stop_cand_at[i] = -1;
-        box_take(&s.all, w->stop[i].box);
+        w->broad.stop[i] = (particle_stop){velocity_rounded(w->vel[i], 0.25 * slight), frame, w->inv_mass[i]};
+        w->broad.stop_queued[i] = 0;
+        w->broad.stop_cand_at[i] = -1;
+        box_take(&s.all, w->broad.stop[i].box);
     }
     s.fastest = box_fastest(&s.all);
     const double meet_at_most = 2.0 * s.fastest * frame, cap = job->cap + job->slop;
     s.most_search = meet_at_most < cap ? meet_at_most : cap;
-    w->stop_cand_count = 0;
+    w->broad.stop_cand_count = 0;
     // a contact that closes may bring each end to the other's velocity (a wall's to rest), in
     // its share of the two's momentum past rest, once they meet; each end walks
-    for (int k = first; k < w->contact_next_count; ++k) {
-        const sb_contact *c = &w->contacts_next[k];
+    for (int k = first; k < w->contact.next_count; ++k) {
+        const sb_contact *c = &w->contact.next[k];
         const double closing = c->b2 < 0 ? contact_closing(w, c) : 0.0;
         if (closing < slight)
             continue;
@@ -311,26 +311,26 @@ void stops_list_pairs(sb_world *w, const narrow_job *job)
     }
     while (s.queued > 0) {
         int i;
-        if (w->stops_last_first) { // (tests: the order must not matter)
+        if (w->broad.stops_last_first) { // (tests: the order must not matter)
             s.queued -= 1;
-            i = w->stop_queue[(s.head + s.queued) % w->p_high];
+            i = w->broad.stop_queue[(s.head + s.queued) % w->p_high];
         } else {
-            i = w->stop_queue[s.head];
+            i = w->broad.stop_queue[s.head];
             s.head = (s.head + 1) % w->p_high;
             s.queued -= 1;
         }
-        w->stop_queued[i] &= (uint8_t)~STOP_QUEUED;
+        w->broad.stop_queued[i] &= (uint8_t)~STOP_QUEUED;
         if (in_grid(w, i))
             stop_visit(&s, i, false);
     }
-    w->stop_contact_count = 0;
+    w->broad.stop_contact_count = 0;
     for (int i = 0; i < w->p_high; ++i)
-        if (w->stop_queued[i] & STOP_WALKER) {
+        if (w->broad.stop_queued[i] & STOP_WALKER) {
             stop_list_walls(&s, i);
             if (in_grid(w, i))
                 stop_visit(&s, i, true);
         }
-    merge_stop_contacts(w, w->stop_contact_count);
+    merge_stop_contacts(w, w->broad.stop_contact_count);
 }
 
 // ---------------------------------------------------------------- sweeps
@@ -383,13 +383,13 @@ static void sweeps_range(void *ctx, int chunk, int from, int to)
 {
     const narrow_job *job = ctx;
     sb_world *w = job->w;
-    contact_buffer buffer = chunk == 0 ? (contact_buffer){&w->stop_contacts, &w->stop_contact_count, &w->stop_contact_cap}
-                                       : (contact_buffer){&w->chunk_contacts[chunk], &w->chunk_contact_count[chunk],
-                                                          &w->chunk_contact_cap[chunk]};
+    contact_buffer buffer = chunk == 0 ? (contact_buffer){&w->broad.stop_contacts, &w->broad.stop_contact_count, &w->broad.stop_contact_cap}
+                                       : (contact_buffer){&w->contact.chunks[chunk], &w->contact.chunk_count[chunk],
+                                                          &w->contact.chunk_cap[chunk]};
     contact_buffer *out = &buffer;
-    const double span = job->twice_dt, cell = w->grid_cell, inv_cell = 1.0 / cell;
+    const double span = job->twice_dt, cell = w->broad.grid_cell, inv_cell = 1.0 / cell;
     const double most = job->cap / span, most2 = most * most;
-    const int entries = w->grid_start[w->grid_size];
+    const int entries = w->broad.grid_start[w->broad.grid_size];
     for (int i = from; i < to; ++i) {
         if (!in_grid(w, i) || v2_len(w->vel[i]) * span <= job->cap)
             continue;
@@ -402,8 +402,8 @@ static void sweeps_range(void *ctx, int chunk, int from, int to)
         const double walk = ceil(v2_len(v2_sub(end, start)) / (0.5 * cell)) + 1.0; // (a path may be far longer than an int counts)
         if ((walk + 1.0) * (2.0 * n + 1.0) * (2.0 * n + 1.0) > (double)entries) {
             for (int k = 0; k < entries; ++k)
-                if (outruns_margin(&w->grid_entries[k], vi, most2))
-                    sweep_candidate(w, job, i, w->grid_entries[k].index, out);
+                if (outruns_margin(&w->broad.grid_entries[k], vi, most2))
+                    sweep_candidate(w, job, i, w->broad.grid_entries[k].index, out);
             continue;
         }
         const int steps = (int)walk;
@@ -420,8 +420,8 @@ static void sweeps_range(void *ctx, int chunk, int from, int to)
                     if (last_cx != INT_MIN && abs(cx - last_cx) <= n && abs(cy - last_cy) <= n)
                         continue;
                     const unsigned hsh = grid_bucket(w, cx, cy);
-                    for (int k = w->grid_start[hsh]; k < w->grid_start[hsh + 1]; ++k) {
-                        const grid_entry *e = &w->grid_entries[k];
+                    for (int k = w->broad.grid_start[hsh]; k < w->broad.grid_start[hsh + 1]; ++k) {
+                        const grid_entry *e = &w->broad.grid_entries[k];
                         if (e->cx == cx && e->cy == cy && outruns_margin(e, vi, most2))
                             sweep_candidate(w, job, i, e->index, out);
                     }
@@ -445,16 +445,16 @@ static void sweeps_range(void *ctx, int chunk, int from, int to)
 /// however they were cut.
 void sweeps_list_pairs(sb_world *w, const narrow_job *job)
 {
-    if (w->grid_cell <= 0.0)
+    if (w->broad.grid_cell <= 0.0)
         return;
-    w->stop_contact_count = 0;
-    memset(w->chunk_contact_count, 0, sizeof w->chunk_contact_count);
+    w->broad.stop_contact_count = 0;
+    memset(w->contact.chunk_count, 0, sizeof w->contact.chunk_count);
     const int chunks = sb_pool_for_chunks_balanced(w->pool, w->p_high, 256, sweeps_range, (void *)job);
-    int count = w->stop_contact_count;
+    int count = w->broad.stop_contact_count;
     for (int k = 1; k < chunks; ++k) {
-        const int n = w->chunk_contact_count[k];
-        if (n > 0 && array_reserve((void **)&w->stop_contacts, &w->stop_contact_cap, count + n, sizeof *w->stop_contacts)) {
-            memcpy(w->stop_contacts + count, w->chunk_contacts[k], sizeof *w->stop_contacts * (size_t)n);
+        const int n = w->contact.chunk_count[k];
+        if (n > 0 && ARRAY_RESERVE(w->broad.stop_contacts, w->broad.stop_contact_cap, count + n)) {
+            memcpy(w->broad.stop_contacts + count, w->contact.chunks[k], sizeof *w->broad.stop_contacts * (size_t)n);
             count += n;
         }
     }

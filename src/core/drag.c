@@ -14,42 +14,42 @@ sb_status sb_world_drag_begin(sb_world *w, sb_particle_id id, sb_vec2 target, do
         return SB_ERR_STALE;
     if (!in_world(target) || !in_range(hertz, 1e-6, 1e6) || !in_range(damping_ratio, 0.0, 1e6))
         return SB_ERR_INVALID;
-    w->drag_active = true;
-    w->drag_id = id;
-    w->drag_target = target;
-    w->drag_hertz = hertz;
-    w->drag_damping_ratio = damping_ratio;
+    w->drag.active = true;
+    w->drag.id = id;
+    w->drag.target = target;
+    w->drag.hertz = hertz;
+    w->drag.damping_ratio = damping_ratio;
     return SB_OK;
 }
 
 void sb_world_drag_move(sb_world *w, sb_vec2 target)
 {
     if (in_world(target))
-        w->drag_target = target;
+        w->drag.target = target;
 }
 
 void sb_world_drag_end(sb_world *w)
 {
-    int i = w->drag_active ? particle_slot(w, w->drag_id) : -1;
+    int i = w->drag.active ? particle_slot(w, w->drag.id) : -1;
     if (i >= 0 && w->inv_mass[i] == 0.0)
         w->vel[i] = v2(0.0, 0.0);
-    w->drag_active = false;
-    w->drag_id = sb_null_particle();
+    w->drag.active = false;
+    w->drag.id = sb_null_particle();
 }
 
 sb_particle_id sb_world_drag_particle(const sb_world *w)
 {
-    return w->drag_active ? w->drag_id : sb_null_particle();
+    return w->drag.active ? w->drag.id : sb_null_particle();
 }
 
 bool sb_world_drag_info(const sb_world *w, sb_particle_id *id, sb_vec2 *target, double *hertz, double *damping_ratio)
 {
-    if (!w->drag_active)
+    if (!w->drag.active)
         return false;
-    *id = w->drag_id;
-    *target = w->drag_target;
-    *hertz = w->drag_hertz;
-    *damping_ratio = w->drag_damping_ratio;
+    *id = w->drag.id;
+    *target = w->drag.target;
+    *hertz = w->drag.hertz;
+    *damping_ratio = w->drag.damping_ratio;
     return true;
 }
 
@@ -58,19 +58,19 @@ bool sb_world_drag_info(const sb_world *w, sb_particle_id *id, sb_vec2 *target, 
 /// Euler of a spring-damper toward the target, so it is stable at any frequency.
 void drag_apply(sb_world *w, double h)
 {
-    if (!w->drag_active)
+    if (!w->drag.active)
         return;
-    int i = particle_slot(w, w->drag_id);
+    int i = particle_slot(w, w->drag.id);
     if (i < 0) {
-        w->drag_active = false;
+        w->drag.active = false;
         return;
     }
-    sb_vec2 error = v2_sub(w->pos[i], w->drag_target);
+    sb_vec2 error = v2_sub(w->pos[i], w->drag.target);
     double inv_m = w->inv_mass[i];
     // A fixed particle has no mass to pull: treat it as a unit mass moved kinematically.
     double m = inv_m > 0.0 ? 1.0 / inv_m : 1.0;
     double k, c, beta, gamma;
-    sb_tuning t = sb_tuning_hertz(w->drag_hertz, w->drag_damping_ratio);
+    sb_tuning t = sb_tuning_hertz(w->drag.hertz, w->drag.damping_ratio);
     sb_tuning_to_kc(&t, m, h, &k, &c);
     sb_softness_from_kc(k, c, h, &beta, &gamma);
     if (inv_m == 0.0) {

@@ -51,10 +51,10 @@ static int structure_root(int *parent, int i)
 
 static void break_spring(sb_world *w, int s)
 {
-    if (!array_reserve((void **)&w->break_events, &w->break_cap, w->break_count + 1, sizeof *w->break_events))
+    if (!ARRAY_RESERVE(w->events.break_events, w->events.break_cap, w->events.break_count + 1))
         return; // out of memory: it breaks at the next step
     int a = w->s_a[s], b = w->s_b[s];
-    sb_break_event *e = &w->break_events[w->break_count++];
+    sb_break_event *e = &w->events.break_events[w->events.break_count++];
     e->spring = (sb_spring_id){(uint32_t)s, w->s_gen[s]};
     e->a = (sb_particle_id){(uint32_t)a, w->p_gen[a]};
     e->b = (sb_particle_id){(uint32_t)b, w->p_gen[b]};
@@ -67,7 +67,7 @@ static void break_spring(sb_world *w, int s)
 
 static void break_springs(sb_world *w)
 {
-    w->break_count = 0;
+    w->events.break_count = 0;
     if (w->breakable_springs == 0)
         return;
     bool any = false;
@@ -122,18 +122,18 @@ static sb_contact_event event_of(const sb_world *w, const sb_contact *c)
         e.b = (sb_particle_id){(uint32_t)b, w->p_gen[b]};
     }
     else if (c->shape < SHAPE_BOUND) // the wall it touches (a chain of walls is one surface: event_key)
-        e.wall = (sb_wall_id){c->shape, w->w_gen[c->shape]};
+        e.wall = (sb_wall_id){c->shape, w->walls.gen[c->shape]};
     // where and how hard, for a sound or a spark: the velocities the step began with
     // (the world's snapshot), as the contact has already stopped them
     e.normal = c->normal;
-    e.point = c->corner ? (c->corner == 1 ? w->wall_a[c->shape] : w->wall_b[c->shape])
+    e.point = c->corner ? (c->corner == 1 ? w->walls.a[c->shape] : w->walls.b[c->shape])
                         : v2_mad(w->pos[c->a], w->radius[c->a], c->normal);
     sb_vec2 vb = v2(0.0, 0.0);
     if (c->b >= 0 && c->b2 >= 0)
-        vb = v2_add(v2_scale(w->snap_vel[c->b], 1.0 - c->t), v2_scale(w->snap_vel[c->b2], c->t));
+        vb = v2_add(v2_scale(w->scratch.snap_vel[c->b], 1.0 - c->t), v2_scale(w->scratch.snap_vel[c->b2], c->t));
     else if (c->b >= 0)
-        vb = w->snap_vel[c->b];
-    double closing = -v2_dot(v2_sub(vb, a_side(c, w->snap_vel)), c->normal);
+        vb = w->scratch.snap_vel[c->b];
+    double closing = -v2_dot(v2_sub(vb, a_side(c, w->scratch.snap_vel)), c->normal);
     e.speed = closing > 0.0 ? closing : 0.0;
     return e;
 }
@@ -150,9 +150,9 @@ static uint32_t chain_generation(const sb_world *w, sb_wall_id id)
 {
     if (id.generation == 0)
         return 0;
-    if ((int)id.index >= w->w_high || w->w_gen[id.index] != id.generation)
+    if ((int)id.index >= w->walls.high || w->walls.gen[id.index] != id.generation)
         return UINT32_MAX;
-    return w->w_gen[w->wall_chain[id.index]];
+    return w->walls.gen[w->walls.chain[id.index]];
 }
 
 static bool still_alive(const sb_world *w, const sb_contact_event *e)
@@ -166,7 +166,7 @@ static bool still_alive(const sb_world *w, const sb_contact_event *e)
 static uint64_t event_key(const sb_world *w, const sb_contact *c)
 {
     if (c->b < 0 && c->shape < SHAPE_BOUND)
-        return ((uint64_t)(uint32_t)event_particle(c) << 32) | (uint32_t)w->wall_chain[c->shape];
+        return ((uint64_t)(uint32_t)event_particle(c) << 32) | (uint32_t)w->walls.chain[c->shape];
     return c->key;
 }
 
@@ -192,20 +192,20 @@ static void add_event(sb_contact_event **events, int *count, int *cap, const sb_
 // is both, in this step; a surface met by several contacts at once (a chain's walls) is one.
 static void contact_events(sb_world *w)
 {
-    w->begin_count = w->end_count = 0;
-    if (w->event_particles == 0 && w->touch_count == 0)
+    w->events.begin_count = w->events.end_count = 0;
+    if (w->event_particles == 0 && w->events.touch_count == 0)
         return;
-    int old_count = w->touch_count;
-    uint64_t *old_keys = w->touch_keys;
-    sb_contact_event *old_events = w->touch_events;
+    int old_count = w->events.touch_count;
+    uint64_t *old_keys = w->events.touch_keys;
+    sb_contact_event *old_events = w->events.touch_events;
     touch *met = NULL;
     int n = 0, cap = 0;
-    for (int k = 0; w->event_particles > 0 && k < w->contact_count; ++k) { // in key order
-        const sb_contact *c = &w->contacts[w->warm[k].slot];
-        const bool touching = w->warm[k].touching; // contacts_touching
+    for (int k = 0; w->event_particles > 0 && k < w->contact.count; ++k) { // in key order
+        const sb_contact *c = &w->contact.list[w->contact.warm[k].slot];
+        const bool touching = w->contact.warm[k].touching; // contacts_touching
         if (!(touching || c->max_normal_impulse > 0.0) || !wants_events(w, c))
             continue;
-        if (!array_reserve((void **)&met, &cap, n + 1, sizeof *met))
+        if (!ARRAY_RESERVE(met, cap, n + 1))
             break; // out of memory: the list is short this step
         met[n] = (touch){event_key(w, c), event_of(w, c), touching, n};
         n += 1;
@@ -234,7 +234,7 @@ static void contact_events(sb_world *w)
         if (take_old) {
             // A removed particle's contacts end with it, unreported: its handle is stale.
             if (still_alive(w, &old_events[j]))
-                add_event(&w->end_events, &w->end_count, &w->end_cap, &old_events[j]);
+                add_event(&w->events.end_events, &w->events.end_count, &w->events.end_cap, &old_events[j]);
             j += 1;
             continue;
         }
@@ -244,20 +244,20 @@ static void contact_events(sb_world *w)
                           old_events[j].b.generation == t->event.b.generation &&
                           chain_generation(w, old_events[j].wall) == chain_generation(w, t->event.wall);
         if (!take_new && !same && still_alive(w, &old_events[j]))
-            add_event(&w->end_events, &w->end_count, &w->end_cap, &old_events[j]);
+            add_event(&w->events.end_events, &w->events.end_count, &w->events.end_cap, &old_events[j]);
         if (!same)
-            add_event(&w->begin_events, &w->begin_count, &w->begin_cap, &t->event);
+            add_event(&w->events.begin_events, &w->events.begin_count, &w->events.begin_cap, &t->event);
         if (t->touching) { // touching as the step ends: kept for the next
             int kc = kcap;
-            if (array_reserve((void **)&keys, &kcap, count + 1, sizeof *keys) &&
-                array_reserve((void **)&events, &ecap, count + 1, sizeof *events)) {
+            if (ARRAY_RESERVE(keys, kcap, count + 1) &&
+                ARRAY_RESERVE(events, ecap, count + 1)) {
                 keys[count] = t->key;
                 events[count++] = t->event;
             } else {
                 kcap = kc;
             }
         } else { // met and parted within the step
-            add_event(&w->end_events, &w->end_count, &w->end_cap, &t->event);
+            add_event(&w->events.end_events, &w->events.end_count, &w->events.end_cap, &t->event);
         }
         i += 1;
         j += take_new ? 0 : 1;
@@ -265,54 +265,54 @@ static void contact_events(sb_world *w)
     free(met);
     free(old_keys);
     free(old_events);
-    w->touch_keys = keys;
-    w->touch_events = events;
-    w->touch_count = count;
-    w->touch_cap = kcap;
+    w->events.touch_keys = keys;
+    w->events.touch_events = events;
+    w->events.touch_count = count;
+    w->events.touch_cap = kcap;
 }
 
 // ---------------------------------------------------------------- leaving the region
 
 static void leave_events(sb_world *w)
 {
-    w->leave_count = 0;
+    w->events.leave_count = 0;
     if (!w->def.has_region || w->event_particles == 0)
         return;
-    if (w->p_high > w->outside_cap) {
-        if (!ARRAY_GROW(w->outside, w->p_cap))
+    if (w->p_high > w->events.outside_cap) {
+        if (!ARRAY_GROW(w->events.outside, w->p_cap))
             return;
-        memset(w->outside + w->outside_cap, 0, (size_t)(w->p_cap - w->outside_cap)); // new slots start inside
-        w->outside_cap = w->p_cap;
+        memset(w->events.outside + w->events.outside_cap, 0, (size_t)(w->p_cap - w->events.outside_cap)); // new slots start inside
+        w->events.outside_cap = w->p_cap;
     }
     const sb_bounds r = w->def.region;
     for (int i = 0; i < w->p_high; ++i) {
         if (!(w->p_flags[i] & PARTICLE_EVENTS)) {
-            w->outside[i] = 0; // a particle that starts to listen (or a reused slot) starts inside
+            w->events.outside[i] = 0; // a particle that starts to listen (or a reused slot) starts inside
             continue;
         }
         sb_vec2 p = w->pos[i];
         bool out = p.x < r.xmin || p.x > r.xmax || p.y < r.ymin || p.y > r.ymax;
-        if (out && !w->outside[i] &&
-            array_reserve((void **)&w->leave_events, &w->leave_cap, w->leave_count + 1, sizeof *w->leave_events))
-            w->leave_events[w->leave_count++] = (sb_particle_id){(uint32_t)i, w->p_gen[i]};
-        w->outside[i] = out;
+        if (out && !w->events.outside[i] &&
+            ARRAY_RESERVE(w->events.leave_events, w->events.leave_cap, w->events.leave_count + 1))
+            w->events.leave_events[w->events.leave_count++] = (sb_particle_id){(uint32_t)i, w->p_gen[i]};
+        w->events.outside[i] = out;
     }
 }
 
 void events_clear(sb_world *w)
 {
-    w->break_count = 0;
+    w->events.break_count = 0;
     w->stats.broken_springs = 0;
-    w->c_break_count = 0;
-    w->begin_count = w->end_count = 0;
-    w->leave_count = 0;
+    w->constraints.break_count = 0;
+    w->events.begin_count = w->events.end_count = 0;
+    w->events.leave_count = 0;
 }
 
 void events_after_step(sb_world *w)
 {
     break_springs(w);
-    w->stats.broken_springs = w->break_count;
-    w->stats.broken_springs_total += (uint64_t)w->break_count;
+    w->stats.broken_springs = w->events.break_count;
+    w->stats.broken_springs_total += (uint64_t)w->events.break_count;
     constraints_break(w); // constraint.c
     contact_events(w);
     leave_events(w);
@@ -320,32 +320,27 @@ void events_after_step(sb_world *w)
 
 int sb_world_leave_events(const sb_world *w, const sb_particle_id **events)
 {
-    *events = w->leave_events;
-    return w->leave_count;
+    *events = w->events.leave_events;
+    return w->events.leave_count;
 }
 
 void events_free(sb_world *w)
 {
-    free(w->touch_keys);
-    free(w->touch_events);
-    free(w->begin_events);
-    free(w->end_events);
-    free(w->break_events);
-    free(w->outside);
-    free(w->leave_events);
+    const sb_events *e = &w->events;
+    FREE_ARRAYS(e->touch_keys, e->touch_events, e->begin_events, e->end_events, e->break_events, e->outside, e->leave_events);
 }
 
 void sb_world_contact_events(const sb_world *w, const sb_contact_event **begins, int *begin_count,
                              const sb_contact_event **ends, int *end_count)
 {
-    *begins = w->begin_events;
-    *begin_count = w->begin_count;
-    *ends = w->end_events;
-    *end_count = w->end_count;
+    *begins = w->events.begin_events;
+    *begin_count = w->events.begin_count;
+    *ends = w->events.end_events;
+    *end_count = w->events.end_count;
 }
 
 int sb_world_break_events(const sb_world *w, const sb_break_event **events)
 {
-    *events = w->break_events;
-    return w->break_count;
+    *events = w->events.break_events;
+    return w->events.break_count;
 }

@@ -55,12 +55,12 @@ double ledger_energy(sb_world *w, double *scale, double *gravity_energy, bool *k
     const double h = w->def.dt / w->def.substeps;
     double elastic = 0.0;
     for (int pass = 0; pass < (damping ? 2 : 1); ++pass) {
-        for (int k = 0; k < w->order_count; ++k) {
-            int s = w->order[k], a = w->ka[k], bi = w->kb[k];
-            if (w->s_a[s] < 0 || (w->krigid[k] && !kernels->rigid_springs_explicit) || w->kmass[k] <= 0.0)
+        for (int k = 0; k < w->pack.order_count; ++k) {
+            int s = w->pack.order[k], a = w->pack.ka[k], bi = w->pack.kb[k];
+            if (w->s_a[s] < 0 || (w->pack.krigid[k] && !kernels->rigid_springs_explicit) || w->pack.kmass[k] <= 0.0)
                 continue; // broken in this step, a constraint, or between fixed particles
             sb_vec2 d = v2_sub(w->pos[bi], w->pos[a]);
-            double b, len = v2_len(d), c = len - w->krest[k], stiffness = kernels->delivered_spring(w, k, h, &b);
+            double b, len = v2_len(d), c = len - w->pack.krest[k], stiffness = kernels->delivered_spring(w, k, h, &b);
             if (len <= 0.0)
                 continue;
             sb_vec2 u = v2_scale(d, 1.0 / len);
@@ -68,13 +68,13 @@ double ledger_energy(sb_world *w, double *scale, double *gravity_energy, bool *k
                 elastic += 0.5 * stiffness * c * c;
                 power -= stiffness * c * v2_dot(v2_sub(w->vel[bi], w->vel[a]), u);
                 // the damping's kick, from the velocities before the step, as the methods give it
-                double kick = -b * w->kmass[k] * v2_dot(v2_sub(w->vel[bi], w->vel[a]), u);
+                double kick = -b * w->pack.kmass[k] * v2_dot(v2_sub(w->vel[bi], w->vel[a]), u);
                 if (damping) {
-                    w->dv[a] = v2_mad(w->dv[a], -w->kwa[k] * kick, u);
-                    w->dv[bi] = v2_mad(w->dv[bi], w->kwb[k] * kick, u);
+                    w->scratch.dv[a] = v2_mad(w->scratch.dv[a], -w->pack.kwa[k] * kick, u);
+                    w->scratch.dv[bi] = v2_mad(w->scratch.dv[bi], w->pack.kwb[k] * kick, u);
                 }
             } else {
-                *damping -= 0.5 * h * stiffness * c * v2_dot(v2_sub(w->dv[bi], w->dv[a]), u);
+                *damping -= 0.5 * h * stiffness * c * v2_dot(v2_sub(w->scratch.dv[bi], w->scratch.dv[a]), u);
             }
         }
     }
@@ -82,10 +82,10 @@ double ledger_energy(sb_world *w, double *scale, double *gravity_energy, bool *k
         for (int i = 0; i < w->p_high; ++i) {
             if (w->inv_mass[i] > 0.0 && particle_alive(w, i)) {
                 double m = w->mass[i];
-                sb_vec2 v = w->vel[i], dv = w->dv[i], f = w->forces_pending ? v2_mad(w->force[i], m, g) : v2_scale(g, m);
+                sb_vec2 v = w->vel[i], dv = w->scratch.dv[i], f = w->forces_pending ? v2_mad(w->force[i], m, g) : v2_scale(g, m);
                 *damping += 0.5 * m * (v2_dot(v2_add(v, dv), v2_add(v, dv)) - v2_dot(v, v)) + 0.5 * h * v2_dot(dv, f);
             }
-            w->dv[i] = v2(0.0, 0.0);
+            w->scratch.dv[i] = v2(0.0, 0.0);
         }
     }
     double extent = weight > 0.0 ? (hi_x - lo_x) + (hi_y - lo_y) : 0.0;
@@ -106,12 +106,12 @@ double ledger_energy(sb_world *w, double *scale, double *gravity_energy, bool *k
 bool ledger_begin(sb_world *w, double *energy, double *scale, double *gravity_energy, double *damping)
 {
     bool tuned = false;
-    if (!method_kernels(w->def.method)->delivered_spring || w->drag_active || w->ramp_count > 0)
+    if (!method_kernels(w->def.method)->delivered_spring || w->drag.active || w->ramp_count > 0)
         return false;
     for (int s = 0; s < w->s_high && !tuned; ++s)
         tuned = w->s_a[s] >= 0 && !w->s_rigid[s];
-    for (int c = 0; c < w->c_high && tuned; ++c)
-        if (w->c_kind[c] != 0xFF && !sb_tuning_is_rigid(&w->c_tuning[c]))
+    for (int c = 0; c < w->constraints.high && tuned; ++c)
+        if (w->constraints.kind[c] != 0xFF && !sb_tuning_is_rigid(&w->constraints.tuning[c]))
             return false;
     if (!tuned)
         return false;
@@ -129,7 +129,7 @@ double applied_work(const sb_world *w)
     if (w->forces_pending)
         for (int i = 0; i < w->p_high; ++i)
             if (w->inv_mass[i] > 0.0)
-                work += v2_dot(w->force[i], v2_sub(w->pos[i], w->snap_pos[i]));
+                work += v2_dot(w->force[i], v2_sub(w->pos[i], w->scratch.snap_pos[i]));
     return work;
 }
 
@@ -137,12 +137,12 @@ double applied_work(const sb_world *w)
 bool ledger_end(sb_world *w, double before, double after, double scale, double gravity_before,
                        double gravity_after, double work, double damping)
 {
-    if (!w->energy_tracking) {
-        w->energy_tracking = true;
-        w->energy_excess = 0.0;
-        w->energy_scale = scale;
-        w->energy_gravity_start = gravity_before;
-        w->energy_released = 0.0;
+    if (!w->ledger.tracking) {
+        w->ledger.tracking = true;
+        w->ledger.excess = 0.0;
+        w->ledger.scale = scale;
+        w->ledger.gravity_start = gravity_before;
+        w->ledger.released = 0.0;
     }
     // What the damping gives back is no energy made; what it takes away earns no credit, or
     // energy a rigid spring's stabilisation makes and the damping eats (a bridge at one
@@ -150,15 +150,15 @@ bool ledger_end(sb_world *w, double before, double after, double scale, double g
     // constraint's give and take nets out (floored at zero it ratcheted that bridge up to 1 kJ
     // in 700 steps); banked losses count only up to the bound, so a world that lost energy early
     // still halts when it makes some later.
-    w->energy_excess =
-        fmax(-0.1 * w->energy_scale, w->energy_excess + (after - before - work - fmax(0.0, damping)));
+    w->ledger.excess =
+        fmax(-0.1 * w->ledger.scale, w->ledger.excess + (after - before - work - fmax(0.0, damping)));
     // what the forces put in or took out, and the most gravity has released, are the run's too
-    w->energy_scale += fabs(work);
-    if (w->energy_gravity_start - gravity_after > w->energy_released) {
-        w->energy_scale += w->energy_gravity_start - gravity_after - w->energy_released;
-        w->energy_released = w->energy_gravity_start - gravity_after;
+    w->ledger.scale += fabs(work);
+    if (w->ledger.gravity_start - gravity_after > w->ledger.released) {
+        w->ledger.scale += w->ledger.gravity_start - gravity_after - w->ledger.released;
+        w->ledger.released = w->ledger.gravity_start - gravity_after;
     }
-    if (!(w->energy_excess > 0.1 * w->energy_scale))
+    if (!(w->ledger.excess > 0.1 * w->ledger.scale))
         return false;
     // Name the springs: the most stretched tuned ones, against their rest lengths.
     sb_stats *st = &w->stats;
@@ -197,7 +197,7 @@ bool ledger_end(sb_world *w, double before, double after, double scale, double g
              "energy from nowhere at step %llu: %s at %d sub-step%s made %.3g J; springs %s. Halted: more "
              "sub-steps or soft/xpbd hold it",
              (unsigned long long)st->steps, sb_method_name(w->def.method), w->def.substeps,
-             w->def.substeps == 1 ? "" : "s", w->energy_excess, names);
+             w->def.substeps == 1 ? "" : "s", w->ledger.excess, names);
     size_t n = strlen(text) < sizeof st->message ? strlen(text) : sizeof st->message - 1;
     memcpy(st->message, text, n); // the message field's length, cut as snprintf would
     st->message[n] = '\0';

@@ -37,8 +37,8 @@ sb_poles explicit_network_target(sb_poles target, bool discrete, bool *moved)
 
 double explicit_delivered_spring(const sb_world *w, int k, double h, double *step_damping)
 {
-    *step_damping = w->kmass[k] > 0.0 ? w->kdamp[k] / w->kmass[k] : 0.0;
-    return w->kstiff[k] / h;
+    *step_damping = w->pack.kmass[k] > 0.0 ? w->pack.kdamp[k] / w->pack.kmass[k] : 0.0;
+    return w->pack.kstiff[k] / h;
 }
 
 static double force_load(sb_poles target)
@@ -79,21 +79,21 @@ static coef_result force_coefficients(sb_poles target, double m, double h, doubl
 static void jacobi_pass(sb_world *w, bool rigid, bool start_axis)
 {
     springs_geometry(w);
-    for (int k = 0; k < w->order_count; ++k) {
-        if ((bool)w->krigid[k] != rigid) {
+    for (int k = 0; k < w->pack.order_count; ++k) {
+        if ((bool)w->pack.krigid[k] != rigid) {
             if (!rigid)
-                w->ktension[k] = 0.0; // a rigid one's comes later: its pass, or verlet's projection
+                w->pack.ktension[k] = 0.0; // a rigid one's comes later: its pass, or verlet's projection
             continue;
         }
         if (start_axis)
-            spring_start_axis(w, k, &w->kux[k], &w->kuy[k]);
-        double impulse = explicit_impulse(w->kstiff[k], w->kdamp[k], w->ksep[k], spring_normal_velocity(w, k));
-        w->ktension[k] = impulse;
-        spring_apply_to(w->dv, w, k, impulse);
+            spring_start_axis(w, k, &w->pack.kux[k], &w->pack.kuy[k]);
+        double impulse = explicit_impulse(w->pack.kstiff[k], w->pack.kdamp[k], w->pack.ksep[k], spring_normal_velocity(w, k));
+        w->pack.ktension[k] = impulse;
+        spring_apply_to(w->scratch.dv, w, k, impulse);
     }
     for (int i = 0; i < w->p_high; ++i) {
-        w->vel[i] = v2_add(w->vel[i], w->dv[i]);
-        w->dv[i] = v2(0.0, 0.0);
+        w->vel[i] = v2_add(w->vel[i], w->scratch.dv[i]);
+        w->scratch.dv[i] = v2(0.0, 0.0);
     }
 }
 

@@ -15,6 +15,38 @@ typedef struct spring_coef { double stiff, damp, scale; } spring_coef;
 /// and whether it had to move them from the target (a limit of the method at this step).
 typedef struct coef_result { sb_poles delivered; bool clamped; } coef_result;
 
+/// The springs in solver order (solver.c): live springs grouped by graph colour, so that
+/// consecutive springs of a colour share no particle and the CPU can overlap them (Gauss-Seidel
+/// in any order is still Gauss-Seidel), rebuilt when springs are added or removed; and what the
+/// methods read of each, packed per order position k, so the loops read memory in order.
+typedef struct sb_spring_pack {
+    int *order, order_count, colors;
+    int color_start[65];      // order positions where each colour begins; [colors] = order_count
+    bool order_dirty;
+    bool packed;              // solver_pack ran for this step
+    // Filled at the start of each step and written back at its end: a step's scratch.
+    int *ka, *kb;
+    double *kwa, *kwb;        // inverse masses of the ends
+    double *kmass;            // reduced mass 1/(wa + wb), 0 when both are fixed
+    double *krest;
+    double *kux, *kuy;        // axis a -> b of this sub-step
+    double *kpux, *kpuy;      // axis that stored the warm start
+    double *ksep;             // length - rest of this sub-step
+    double *kturn;            // h / (2 rest length), for a rigid spring's rigid_turn_rate
+    double *kimp;             // accumulated impulse (warm start), N s
+    uint8_t *krigid;
+    // The method's discrete constants of each spring (spring_coef; the method's file says what
+    // each means). Kept between steps and recomputed when a tuning, a mass, the order, the
+    // method or the sub-step changes.
+    double *kstiff, *kdamp, *kscale;
+    double *kg;               // per-method value of this sub-step (bias, target, ...)
+    double *ktension;         // impulse the spring gave in this sub-step, N s, positive pushes apart
+    bool coef_dirty;
+    double coef_h;
+    sb_method coef_method;
+} sb_spring_pack;
+void spring_pack_free(sb_spring_pack *p); // solver.c
+
 // Networks. A network can be unstable where a lone spring is not (Nissen, "Limitations and
 // pitfalls"). Every method's update flips sign and grows (a pole at -1) once a matrix of the form
 // 4 M - sum_s m_s load_s J_s^T J_s stops being positive definite; the Gershgorin rows of M^-1

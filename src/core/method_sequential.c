@@ -39,8 +39,8 @@ static coef_result sequential_coefficients(sb_poles target, double m, double h, 
 /// Nissen's k = Cs m / h^2 and b = Cd (Nissen's "Developing a rigid, stable spring"), for the energy ledger.
 static double sequential_delivered_spring(const sb_world *w, int k, double h, double *step_damping)
 {
-    *step_damping = w->kdamp[k];
-    return w->kstiff[k] * w->kmass[k] / (h * h);
+    *step_damping = w->pack.kdamp[k];
+    return w->pack.kstiff[k] * w->pack.kmass[k] / (h * h);
 }
 
 /// A rigid spring is the one-step spring of Nissen's "Developing a rigid, stable spring": Cs = Cd = 1, iterated to convergence with no load.
@@ -66,11 +66,11 @@ static double sequential_rigid_coefficients(int springs_on_busiest_end, double m
 static void springs_warm_start(sb_world *w)
 {
     const double fraction = w->def.warmstart;
-    for (int k = 0; k < w->order_count; ++k) {
-        if (!w->krigid[k])
+    for (int k = 0; k < w->pack.order_count; ++k) {
+        if (!w->pack.krigid[k])
             continue; // a tuned spring gave its whole impulse already
         double impulse = spring_warm_impulse(w, k, true, fraction);
-        w->ktension[k] = impulse; // all the sub-step gives, for sb_spring_force (kimp keeps less)
+        w->pack.ktension[k] = impulse; // all the sub-step gives, for sb_spring_force (kimp keeps less)
         spring_apply(w, k, impulse);
     }
 }
@@ -80,19 +80,19 @@ static void springs_warm_start(sb_world *w)
 static void sequential_springs_begin(sb_world *w, double h)
 {
     springs_geometry(w);
-    for (int k = 0; k < w->order_count; ++k) {
+    for (int k = 0; k < w->pack.order_count; ++k) {
         double vn0 = spring_normal_velocity(w, k);
-        w->kg[k] = sequential_rest_rate(w->kstiff[k], w->kdamp[k], w->ksep[k], vn0, h);
-        if (!w->krigid[k]) {
-            double impulse = sequential_impulse(vn0, w->kg[k], w->kmass[k], 1.0); // the whole rest impulse
-            w->kimp[k] = 0.0;
-            w->ktension[k] = impulse;
-            spring_apply_to(w->dv, w, k, impulse);
+        w->pack.kg[k] = sequential_rest_rate(w->pack.kstiff[k], w->pack.kdamp[k], w->pack.ksep[k], vn0, h);
+        if (!w->pack.krigid[k]) {
+            double impulse = sequential_impulse(vn0, w->pack.kg[k], w->pack.kmass[k], 1.0); // the whole rest impulse
+            w->pack.kimp[k] = 0.0;
+            w->pack.ktension[k] = impulse;
+            spring_apply_to(w->scratch.dv, w, k, impulse);
         }
     }
     for (int i = 0; i < w->p_high; ++i) {
-        w->vel[i] = v2_add(w->vel[i], w->dv[i]);
-        w->dv[i] = v2(0.0, 0.0);
+        w->vel[i] = v2_add(w->vel[i], w->scratch.dv[i]);
+        w->scratch.dv[i] = v2(0.0, 0.0);
     }
     springs_warm_start(w);
 }
@@ -107,13 +107,13 @@ static void sequential_springs_iterate(sb_world *w, double h)
 {
     (void)h;
     const double correction = w->def.correction;
-    for (int k = 0; k < w->order_count; ++k) {
-        if (!w->krigid[k])
+    for (int k = 0; k < w->pack.order_count; ++k) {
+        if (!w->pack.krigid[k])
             continue;
-        const double rest = w->kg[k] + spring_turn_rate(w, k);
-        double impulse = sequential_impulse(spring_normal_velocity(w, k), rest, w->kmass[k], correction);
-        w->kimp[k] += impulse;
-        w->ktension[k] += impulse;
+        const double rest = w->pack.kg[k] + spring_turn_rate(w, k);
+        double impulse = sequential_impulse(spring_normal_velocity(w, k), rest, w->pack.kmass[k], correction);
+        w->pack.kimp[k] += impulse;
+        w->pack.ktension[k] += impulse;
         spring_apply(w, k, impulse);
     }
 }

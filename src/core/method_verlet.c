@@ -73,26 +73,26 @@ static coef_result verlet_coefficients(sb_poles target, double m, double h, doub
 static void verlet_project_rigid_springs(sb_world *w, double h)
 {
     sb_vec2 *pos = w->pos;
-    for (int k = 0; k < w->order_count; ++k) {
-        if (!w->krigid[k])
+    for (int k = 0; k < w->pack.order_count; ++k) {
+        if (!w->pack.krigid[k])
             continue;
-        sb_vec2 *pa = &pos[w->ka[k]], *pb = &pos[w->kb[k]];
+        sb_vec2 *pa = &pos[w->pack.ka[k]], *pb = &pos[w->pack.kb[k]];
         const double dx = pb->x - pa->x, dy = pb->y - pa->y;
         double ux, uy, move;
-        if (!spring_start_axis(w, k, &ux, &uy) || !shake_length_move(dx, dy, ux, uy, w->krest[k], &move)) {
+        if (!spring_start_axis(w, k, &ux, &uy) || !shake_length_move(dx, dy, ux, uy, w->pack.krest[k], &move)) {
             const double len = sqrt(dx * dx + dy * dy); // along the axis at x
             if (len <= 1e-12)
                 continue;
             ux = dx / len;
             uy = dy / len;
-            move = w->krest[k] - len;
+            move = w->pack.krest[k] - len;
         }
-        const double s = move * w->kmass[k];
-        w->ktension[k] += s / h; // the move as an impulse
-        pa->x -= w->kwa[k] * s * ux;
-        pa->y -= w->kwa[k] * s * uy;
-        pb->x += w->kwb[k] * s * ux;
-        pb->y += w->kwb[k] * s * uy;
+        const double s = move * w->pack.kmass[k];
+        w->pack.ktension[k] += s / h; // the move as an impulse
+        pa->x -= w->pack.kwa[k] * s * ux;
+        pa->y -= w->pack.kwa[k] * s * uy;
+        pb->x += w->pack.kwb[k] * s * ux;
+        pb->y += w->pack.kwb[k] * s * uy;
     }
 }
 
@@ -101,7 +101,7 @@ static void verlet_project_rigid_springs(sb_world *w, double h)
 static double verlet_delivered_spring(const sb_world *w, int k, double h, double *step_damping)
 {
     double stiffness = explicit_delivered_spring(w, k, h, step_damping);
-    *step_damping += w->kmass[k] > 0.0 ? w->kstiff[k] * h / w->kmass[k] : 0.0;
+    *step_damping += w->pack.kmass[k] > 0.0 ? w->pack.kstiff[k] * h / w->pack.kmass[k] : 0.0;
     return stiffness;
 }
 

@@ -40,24 +40,24 @@ static void xpbd_springs_begin(sb_world *w, double h)
     (void)h;
     sb_vec2 *pos = w->pos;
     const double tuned = tuned_warm_fraction(w);
-    for (int k = 0; k < w->order_count; ++k) {
-        double lambda = w->krigid[k] ? 0.0 : w->kimp[k] * tuned;
-        w->kg[k] = 0.0;
-        int a = w->ka[k], b = w->kb[k];
+    for (int k = 0; k < w->pack.order_count; ++k) {
+        double lambda = w->pack.krigid[k] ? 0.0 : w->pack.kimp[k] * tuned;
+        w->pack.kg[k] = 0.0;
+        int a = w->pack.ka[k], b = w->pack.kb[k];
         double dx = pos[b].x - pos[a].x, dy = pos[b].y - pos[a].y, len = sqrt(dx * dx + dy * dy);
-        if (w->kstiff[k] > 0.0 && isfinite(w->kstiff[k])) {
-            const double hold = -(len - w->krest[k]) / w->kstiff[k]; // the multiplier that holds the stretch now
+        if (w->pack.kstiff[k] > 0.0 && isfinite(w->pack.kstiff[k])) {
+            const double hold = -(len - w->pack.krest[k]) / w->pack.kstiff[k]; // the multiplier that holds the stretch now
             lambda = lambda * hold <= 0.0 ? 0.0 : fabs(lambda) > fabs(hold) ? hold : lambda;
         }
-        if (lambda == 0.0 || len < 1e-12 || !isfinite(w->kstiff[k]))
+        if (lambda == 0.0 || len < 1e-12 || !isfinite(w->pack.kstiff[k]))
             continue;
         double nx = dx / len, ny = dy / len;
         spring_start_axis(w, k, &nx, &ny); // as the iterations move it
-        w->kg[k] = lambda; // lambda, position-level, warm started with the move it makes
-        pos[a].x -= w->kwa[k] * lambda * nx;
-        pos[a].y -= w->kwa[k] * lambda * ny;
-        pos[b].x += w->kwb[k] * lambda * nx;
-        pos[b].y += w->kwb[k] * lambda * ny;
+        w->pack.kg[k] = lambda; // lambda, position-level, warm started with the move it makes
+        pos[a].x -= w->pack.kwa[k] * lambda * nx;
+        pos[a].y -= w->pack.kwa[k] * lambda * ny;
+        pos[b].x += w->pack.kwb[k] * lambda * nx;
+        pos[b].y += w->pack.kwb[k] * lambda * ny;
     }
 }
 
@@ -70,20 +70,20 @@ static void xpbd_springs_begin(sb_world *w, double h)
 static bool shake_one(sb_world *w, int k, double wsum)
 {
     sb_vec2 *pos = w->pos;
-    const sb_vec2 *prev = w->prev;
-    const int a = w->ka[k], b = w->kb[k];
-    if (w->art && (articulation_holds(w, a) || articulation_holds(w, b)))
+    const sb_vec2 *prev = w->scratch.prev;
+    const int a = w->pack.ka[k], b = w->pack.kb[k];
+    if (w->contact.art && (articulation_holds(w, a) || articulation_holds(w, b)))
         return false; // a structure under a heavy contact: its solve holds it (articulation.c)
     const double nx = prev[b].x - prev[a].x, ny = prev[b].y - prev[a].y, n = sqrt(nx * nx + ny * ny);
     double move;
-    if (n < 1e-12 || !shake_length_move(pos[b].x - pos[a].x, pos[b].y - pos[a].y, nx / n, ny / n, w->krest[k], &move))
+    if (n < 1e-12 || !shake_length_move(pos[b].x - pos[a].x, pos[b].y - pos[a].y, nx / n, ny / n, w->pack.krest[k], &move))
         return false;
     const double s = move / wsum;
-    w->kg[k] += s;
-    pos[a].x -= w->kwa[k] * s * (nx / n);
-    pos[a].y -= w->kwa[k] * s * (ny / n);
-    pos[b].x += w->kwb[k] * s * (nx / n);
-    pos[b].y += w->kwb[k] * s * (ny / n);
+    w->pack.kg[k] += s;
+    pos[a].x -= w->pack.kwa[k] * s * (nx / n);
+    pos[a].y -= w->pack.kwa[k] * s * (ny / n);
+    pos[b].x += w->pack.kwb[k] * s * (nx / n);
+    pos[b].y += w->pack.kwb[k] * s * (ny / n);
     return true;
 }
 
@@ -93,14 +93,14 @@ static bool shake_one(sb_world *w, int k, double wsum)
 static void xpbd_springs_iterate(sb_world *w, double h)
 {
     (void)h;
-    sb_vec2 *pos = w->pos, *prev = w->prev;
-    for (int k = 0; k < w->order_count; ++k) {
-        double wsum = w->kwa[k] + w->kwb[k], alpha_tilde = w->kstiff[k], gamma = w->kdamp[k];
+    sb_vec2 *pos = w->pos, *prev = w->scratch.prev;
+    for (int k = 0; k < w->pack.order_count; ++k) {
+        double wsum = w->pack.kwa[k] + w->pack.kwb[k], alpha_tilde = w->pack.kstiff[k], gamma = w->pack.kdamp[k];
         if (wsum == 0.0 || !isfinite(alpha_tilde))
             continue;
-        if (w->krigid[k] && shake_one(w, k, wsum))
+        if (w->pack.krigid[k] && shake_one(w, k, wsum))
             continue;
-        int a = w->ka[k], b = w->kb[k];
+        int a = w->pack.ka[k], b = w->pack.kb[k];
         double dx = pos[b].x - pos[a].x, dy = pos[b].y - pos[a].y;
         double len = sqrt(dx * dx + dy * dy);
         if (len < 1e-12)
@@ -109,21 +109,21 @@ static void xpbd_springs_iterate(sb_world *w, double h)
         spring_start_axis(w, k, &ux, &uy);
         double approach = nx * ((pos[b].x - prev[b].x) - (pos[a].x - prev[a].x)) +
                           ny * ((pos[b].y - prev[b].y) - (pos[a].y - prev[a].y));
-        double dlambda = xpbd_delta_lambda(len - w->krest[k], alpha_tilde, w->kg[k], gamma, approach,
+        double dlambda = xpbd_delta_lambda(len - w->pack.krest[k], alpha_tilde, w->pack.kg[k], gamma, approach,
                                            wsum * (nx * ux + ny * uy));
-        w->kg[k] += dlambda;
-        pos[a].x -= w->kwa[k] * dlambda * ux;
-        pos[a].y -= w->kwa[k] * dlambda * uy;
-        pos[b].x += w->kwb[k] * dlambda * ux;
-        pos[b].y += w->kwb[k] * dlambda * uy;
+        w->pack.kg[k] += dlambda;
+        pos[a].x -= w->pack.kwa[k] * dlambda * ux;
+        pos[a].y -= w->pack.kwa[k] * dlambda * uy;
+        pos[b].x += w->pack.kwb[k] * dlambda * ux;
+        pos[b].y += w->pack.kwb[k] * dlambda * uy;
     }
 }
 
 static void xpbd_springs_end(sb_world *w, double h)
 {
-    for (int k = 0; k < w->order_count; ++k) {
-        w->kimp[k] = w->kg[k]; // reads back as the spring's impulse
-        w->ktension[k] = w->kg[k] / h; // lambda moves positions: lambda / h is the impulse
+    for (int k = 0; k < w->pack.order_count; ++k) {
+        w->pack.kimp[k] = w->pack.kg[k]; // reads back as the spring's impulse
+        w->pack.ktension[k] = w->pack.kg[k] / h; // lambda moves positions: lambda / h is the impulse
     }
 }
 

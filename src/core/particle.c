@@ -56,16 +56,20 @@ static bool particles_reserve(sb_world *w, int need)
     int cap = w->p_cap ? w->p_cap : 64;
     while (cap < need)
         cap *= 2;
-    if (!ARRAY_GROW(w->pos, cap) || !ARRAY_GROW(w->vel, cap) || !ARRAY_GROW(w->prev, cap) || !ARRAY_GROW(w->dv, cap) || !ARRAY_GROW(w->reach, cap) ||
-        !ARRAY_GROW(w->angle, cap) || !ARRAY_GROW(w->omega, cap) || !ARRAY_GROW(w->inertia, cap) || !ARRAY_GROW(w->p_rolling, cap) ||
-        !ARRAY_GROW(w->rolling_resistance, cap) || !ARRAY_GROW(w->inv_inertia, cap) || !ARRAY_GROW(w->angle_prev, cap) ||
-        !ARRAY_GROW(w->mass, cap) || !ARRAY_GROW(w->inv_mass, cap) || !ARRAY_GROW(w->radius, cap) ||
-        !ARRAY_GROW(w->restitution, cap) || !ARRAY_GROW(w->friction, cap) || !ARRAY_GROW(w->p_gen, cap) ||
+    sb_step_scratch *sc = &w->scratch;
+    if (!ARRAY_GROW(w->pos, cap) || !ARRAY_GROW(w->vel, cap) || !ARRAY_GROW(w->mass, cap) || !ARRAY_GROW(w->inv_mass, cap) ||
+        !ARRAY_GROW(w->radius, cap) || !ARRAY_GROW(w->restitution, cap) || !ARRAY_GROW(w->friction, cap) ||
+        !ARRAY_GROW(w->angle, cap) || !ARRAY_GROW(w->omega, cap) || !ARRAY_GROW(w->inertia, cap) ||
+        !ARRAY_GROW(w->rolling_resistance, cap) || !ARRAY_GROW(w->p_rolling, cap) || !ARRAY_GROW(w->p_gen, cap) ||
         !ARRAY_GROW(w->p_flags, cap) || !ARRAY_GROW(w->p_next_free, cap) || !ARRAY_GROW(w->degree, cap) ||
-        !ARRAY_GROW(w->snap_pos, cap) || !ARRAY_GROW(w->snap_vel, cap) || !ARRAY_GROW(w->snap_spin, cap) || !ARRAY_GROW(w->contact_mask, cap) || !ARRAY_GROW(w->cell_x, cap) || !ARRAY_GROW(w->cell_y, cap) ||
-        !ARRAY_GROW(w->p_load, cap) || !ARRAY_GROW(w->start, cap) || !ARRAY_GROW(w->hold_frac, cap) || !ARRAY_GROW(w->hold_wall, cap) ||
-        !ARRAY_GROW(w->force, cap) || !ARRAY_GROW(w->group, cap) ||
-        !ARRAY_GROW(w->category, cap) || !ARRAY_GROW(w->mask, cap) || !ARRAY_GROW(w->color, cap))
+        !ARRAY_GROW(w->force, cap) || !ARRAY_GROW(w->group, cap) || !ARRAY_GROW(w->category, cap) ||
+        !ARRAY_GROW(w->mask, cap) || !ARRAY_GROW(w->color, cap) ||
+        // the step's scratch and the grid's cells, sized with the particles
+        !ARRAY_GROW(sc->prev, cap) || !ARRAY_GROW(sc->start, cap) || !ARRAY_GROW(sc->hold_frac, cap) ||
+        !ARRAY_GROW(sc->hold_wall, cap) || !ARRAY_GROW(sc->dv, cap) || !ARRAY_GROW(sc->reach, cap) ||
+        !ARRAY_GROW(sc->inv_inertia, cap) || !ARRAY_GROW(sc->angle_prev, cap) || !ARRAY_GROW(sc->p_load, cap) ||
+        !ARRAY_GROW(sc->contact_mask, cap) || !ARRAY_GROW(sc->snap_pos, cap) || !ARRAY_GROW(sc->snap_vel, cap) ||
+        !ARRAY_GROW(sc->snap_spin, cap) || !ARRAY_GROW(w->broad.cell_x, cap) || !ARRAY_GROW(w->broad.cell_y, cap))
         return false;
     w->p_cap = cap;
     return true;
@@ -88,7 +92,7 @@ static void particle_write(sb_world *w, int i, const sb_particle_def *d)
     bool was_fixed = (w->p_flags[i] & (PARTICLE_ALIVE | PARTICLE_FIXED)) == (PARTICLE_ALIVE | PARTICLE_FIXED);
     if (was_fixed != d->fixed)
         rigid_graph_changed(w);
-    w->coef_dirty = true; // the reduced masses of its springs may change
+    w->pack.coef_dirty = true; // the reduced masses of its springs may change
     w->pos[i] = d->position;
     w->vel[i] = d->velocity;
     w->mass[i] = d->mass;
@@ -137,13 +141,13 @@ sb_particle_id sb_world_add_particle(sb_world *w, const sb_particle_def *d, sb_s
     w->p_gen[i] = generations_next(&w->p_gens, i);
     w->degree[i] = 0;
     w->p_flags[i] = 0;
-    w->dv[i] = v2(0.0, 0.0);
+    w->scratch.dv[i] = v2(0.0, 0.0);
     w->force[i] = v2(0.0, 0.0);
     w->group[i] = 0;
     w->category[i] = 1u;
     w->mask[i] = 0xFFFFFFFFu;
-    w->prev[i] = d->position;
-    w->inv_inertia[i] = 0.0; // it turns from its first step (contacts_build)
+    w->scratch.prev[i] = d->position;
+    w->scratch.inv_inertia[i] = 0.0; // it turns from its first step (contacts_build)
     particle_write(w, i, d);
     w->p_alive += 1;
     sb_particle_id id = {(uint32_t)i, w->p_gen[i]};
@@ -158,8 +162,8 @@ sb_status sb_world_remove_particle(sb_world *w, sb_particle_id id)
     for (int s = 0; s < w->s_high; ++s)
         if (w->s_a[s] == i || w->s_b[s] == i)
             world_free_spring_slot(w, s);
-    if (w->drag_active && w->drag_id.index == (uint32_t)i)
-        w->drag_active = false;
+    if (w->drag.active && w->drag.id.index == (uint32_t)i)
+        w->drag.active = false;
     constraints_remove_particle(w, i);
     if (w->p_flags[i] & PARTICLE_FIXED)
         rigid_graph_changed(w);
@@ -207,7 +211,7 @@ sb_status sb_particle_get(const sb_world *w, sb_particle_id id, sb_particle_def 
 bool sb_particle_turns(const sb_world *w, sb_particle_id id)
 {
     int i = particle_slot(w, id);
-    return i >= 0 && (w->inv_inertia[i] > 0.0 || (w->inv_mass[i] == 0.0 && w->omega[i] != 0.0));
+    return i >= 0 && (w->scratch.inv_inertia[i] > 0.0 || (w->inv_mass[i] == 0.0 && w->omega[i] != 0.0));
 }
 
 sb_status sb_particle_set(sb_world *w, sb_particle_id id, const sb_particle_def *d, const char **bad_field)

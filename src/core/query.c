@@ -74,15 +74,15 @@ sb_ray_hit sb_world_raycast(const sb_world *w, sb_vec2 p1, sb_vec2 p2)
             hit.normal = len > 0.0 ? v2_scale(n, 1.0 / len) : v2_scale(d, -1.0 / (v2_len(d) + 1e-300));
         }
     }
-    for (int k = 0; k < w->w_high; ++k) {
-        if (!w->w_alive_flag[k])
+    for (int k = 0; k < w->walls.high; ++k) {
+        if (!w->walls.alive_flag[k])
             continue;
-        double t = ray_segment(p1, d, w->wall_a[k], w->wall_b[k]);
+        double t = ray_segment(p1, d, w->walls.a[k], w->walls.b[k]);
         if (t >= 0.0 && t < best) {
             best = t;
             hit.particle = sb_null_particle();
-            hit.wall = (sb_wall_id){(uint32_t)k, w->w_gen[k]};
-            sb_vec2 e = v2_sub(w->wall_b[k], w->wall_a[k]);
+            hit.wall = (sb_wall_id){(uint32_t)k, w->walls.gen[k]};
+            sb_vec2 e = v2_sub(w->walls.b[k], w->walls.a[k]);
             sb_vec2 n = v2(-e.y, e.x);
             if (v2_dot(n, d) > 0.0) // facing the ray
                 n = v2_scale(n, -1.0);

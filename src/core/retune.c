@@ -51,7 +51,7 @@ static bool ramp_put(sb_world *w, const sb_ramp *r)
             return true;
         }
     }
-    if (!array_reserve((void **)&w->ramps, &w->ramp_cap, w->ramp_count + 1, sizeof *w->ramps))
+    if (!ARRAY_RESERVE(w->ramps, w->ramp_cap, w->ramp_count + 1))
         return false;
     w->ramps[w->ramp_count++] = *r;
     return true;
@@ -187,7 +187,7 @@ bool sb_spring_ramp_target(const sb_world *w, sb_spring_id id, double *rest_leng
 
 bool ramps_copy(sb_world *dst, const sb_world *src)
 {
-    if (!array_reserve((void **)&dst->ramps, &dst->ramp_cap, src->ramp_count, sizeof *dst->ramps))
+    if (!ARRAY_RESERVE(dst->ramps, dst->ramp_cap, src->ramp_count))
         return false;
     if (src->ramp_count > 0)
         memcpy(dst->ramps, src->ramps, sizeof *src->ramps * (size_t)src->ramp_count);

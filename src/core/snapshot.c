@@ -65,101 +65,79 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     DUP(pos, pc); DUP(vel, pc); DUP(mass, pc); DUP(inv_mass, pc); DUP(radius, pc); DUP(restitution, pc);
     DUP(friction, pc); DUP(p_gen, pc); DUP(p_flags, pc); DUP(p_next_free, pc); DUP(degree, pc); DUP(force, pc);
     DUP(group, pc); DUP(category, pc); DUP(mask, pc); DUP(color, pc);
+    DUP(angle, pc); DUP(omega, pc); DUP(inertia, pc); DUP(rolling_resistance, pc); DUP(p_rolling, pc);
     // the generations handed out: a snapshot keeps its own, a restore takes the higher of the two
     bool gens = generations_copy(&dst->p_gens, &src->p_gens);
     gens = generations_copy(&dst->s_gens, &src->s_gens) && gens;
-    gens = generations_copy(&dst->c_gens, &src->c_gens) && gens;
+    gens = generations_copy(&dst->constraints.gens, &src->constraints.gens) && gens;
     cp.ok = cp.ok && gens;
-    DUP(angle, pc); DUP(omega, pc); DUP(inertia, pc); DUP(rolling_resistance, pc); DUP(p_rolling, pc);
-    SCRATCH(inv_inertia, pc); SCRATCH(angle_prev, pc);
-    SCRATCH(prev, pc); SCRATCH(start, pc); SCRATCH(hold_frac, pc); SCRATCH(hold_wall, pc); SCRATCH(dv, pc); SCRATCH(reach, pc);
-    SCRATCH(snap_pos, pc); SCRATCH(snap_vel, pc); SCRATCH(snap_spin, pc); SCRATCH(contact_mask, pc); SCRATCH(cell_x, pc); SCRATCH(cell_y, pc); SCRATCH(p_load, pc);
-    // springs; of the solver's packed arrays only the constants outlive a step (solver.c)
+    // springs
     const int sc = src->s_high;
     dst->s_cap = sc;
     DUP(s_a, sc); DUP(s_b, sc); DUP(rest, sc); DUP(tuning, sc); DUP(s_collide, sc); DUP(s_solid, sc);
     DUP(s_rigid, sc); DUP(s_gen, sc); DUP(s_next_free, sc); DUP(impulse, sc); DUP(tension, sc);
     DUP(break_stretch, sc); DUP(break_force, sc); DUP(break_push, sc); DUP(s_color, sc); DUP(s_hidden, sc); DUP(axis_prev, sc);
-    DUP(order, sc); DUP(kstiff, sc); DUP(kdamp, sc); DUP(kscale, sc); DUP(kg, sc); DUP(ktension, sc);
     DUP(pair_keys, sc);
-    SCRATCH(ka, sc); SCRATCH(kb, sc); SCRATCH(kwa, sc); SCRATCH(kwb, sc); SCRATCH(kmass, sc); SCRATCH(krest, sc);
-    SCRATCH(kux, sc); SCRATCH(kuy, sc); SCRATCH(kpux, sc); SCRATCH(kpuy, sc); SCRATCH(ksep, sc); SCRATCH(kturn, sc); SCRATCH(kimp, sc);
-    SCRATCH(krigid, sc); SCRATCH(snap_axis, sc); SCRATCH(snap_impulse, sc);
-    // tethers
-    DUP(tether_p, src->tether_count); DUP(tether_anchor, src->tether_count); DUP(tether_length, src->tether_count);
+    // the step's scratch, sized with the particles and the springs
+    SCRATCH(scratch.prev, pc); SCRATCH(scratch.start, pc); SCRATCH(scratch.hold_frac, pc); SCRATCH(scratch.hold_wall, pc);
+    SCRATCH(scratch.dv, pc); SCRATCH(scratch.reach, pc); SCRATCH(scratch.inv_inertia, pc); SCRATCH(scratch.angle_prev, pc);
+    SCRATCH(scratch.p_load, pc); SCRATCH(scratch.contact_mask, pc); SCRATCH(scratch.snap_pos, pc); SCRATCH(scratch.snap_vel, pc);
+    SCRATCH(scratch.snap_spin, pc); SCRATCH(scratch.snap_axis, sc); SCRATCH(scratch.snap_impulse, sc);
+    // the solver's order and the methods' constants outlive a step; the rest of the pack is the step's
+    DUP(pack.order, sc); DUP(pack.kstiff, sc); DUP(pack.kdamp, sc); DUP(pack.kscale, sc); DUP(pack.kg, sc); DUP(pack.ktension, sc);
+    SCRATCH(pack.ka, sc); SCRATCH(pack.kb, sc); SCRATCH(pack.kwa, sc); SCRATCH(pack.kwb, sc); SCRATCH(pack.kmass, sc);
+    SCRATCH(pack.krest, sc); SCRATCH(pack.kux, sc); SCRATCH(pack.kuy, sc); SCRATCH(pack.kpux, sc); SCRATCH(pack.kpuy, sc);
+    SCRATCH(pack.ksep, sc); SCRATCH(pack.kturn, sc); SCRATCH(pack.kimp, sc); SCRATCH(pack.krigid, sc);
+    // the rigid graph: the tethers; the bending beads are found again by the first step that needs them
+    const int tc = src->rigid.tether_count;
+    DUP(rigid.tether_p, tc); DUP(rigid.tether_anchor, tc); DUP(rigid.tether_length, tc);
+    dst->rigid.bend_beads = NULL;
+    dst->rigid.bend_count = dst->rigid.bend_cap = 0;
+    dst->rigid.bend_version = 0;
     // constraints: each one's particle list is its own allocation
-    const int cc = src->c_high;
-    dst->c_cap = cc;
-    DUP(c_kind, cc); DUP(c_solid, cc); DUP(c_break_stretch, cc); DUP(c_count, cc); DUP(c_rest, cc);
-    DUP(c_tuning, cc); DUP(c_gen, cc); DUP(c_next_free, cc); DUP(c_load, cc); DUP(c_err, cc); DUP(c_meff, cc);
-    DUP(c_stiff, cc); DUP(c_damp, cc); DUP(c_scale, cc); DUP(c_target, cc); DUP(c_lambda, cc); DUP(c_active, cc);
-    DUP(c_grad_first, cc);
-    DUP(c_grad, src->c_grad_cap); DUP(c_scratch, src->c_scratch_cap); DUP(c_break_events, src->c_break_cap);
-    DUP(c_parts, cc);
-    if (dst->c_parts)
-        for (int c = 0; c < src->c_high; ++c)
-            dst->c_parts[c] = src->c_parts[c] && cp.ok
-                                  ? dup_bytes(&cp, src->c_parts[c], sizeof **src->c_parts * (size_t)src->c_count[c])
-                                  : NULL;
+    const sb_constraints *scon = &src->constraints;
+    const int cc = scon->high;
+    dst->constraints.cap = cc;
+    DUP(constraints.kind, cc); DUP(constraints.solid, cc); DUP(constraints.break_stretch, cc); DUP(constraints.part_count, cc);
+    DUP(constraints.rest, cc); DUP(constraints.tuning, cc); DUP(constraints.gen, cc); DUP(constraints.next_free, cc);
+    DUP(constraints.load, cc); DUP(constraints.err, cc); DUP(constraints.meff, cc); DUP(constraints.stiff, cc);
+    DUP(constraints.damp, cc); DUP(constraints.scale, cc); DUP(constraints.target, cc); DUP(constraints.lambda, cc);
+    DUP(constraints.active, cc); DUP(constraints.grad_first, cc);
+    DUP(constraints.grad, scon->grad_cap); DUP(constraints.scratch, scon->scratch_cap);
+    DUP(constraints.break_events, scon->break_cap);
+    DUP(constraints.parts, cc);
+    if (dst->constraints.parts)
+        for (int c = 0; c < cc; ++c)
+            dst->constraints.parts[c] = scon->parts[c] && cp.ok
+                ? dup_bytes(&cp, scon->parts[c], sizeof **scon->parts * (size_t)scon->part_count[c])
+                : NULL;
     else
-        dst->c_high = 0; // nothing of the lists to free
-    // walls
-    const int wc = src->w_high;
-    dst->w_cap = wc;
-    DUP(wall_a, wc); DUP(wall_b, wc); DUP(w_gen, wc); DUP(w_alive_flag, wc); DUP(w_one_sided, wc);
-    DUP(wall_nb, 2 * wc); DUP(wall_chain, wc);
+        dst->constraints.high = 0; // nothing of the lists to free
+    // walls; their broad phase is built again by the first step that needs it
+    const int wc = src->walls.high;
+    dst->walls.cap = wc;
+    DUP(walls.a, wc); DUP(walls.b, wc); DUP(walls.gen, wc); DUP(walls.alive_flag, wc); DUP(walls.one_sided, wc);
+    DUP(walls.nb, 2 * wc); DUP(walls.chain, wc);
+    dst->walls.tree = NULL;
     // contacts: the committed list (the warm starts); what a step builds from it (the next list,
-    // the solid springs' contacts, the broad phase's grid) starts empty and grows as it does
-    DUP(contacts, src->contact_count);
-    dst->contact_cap = src->contact_count;
-    DUP(warm, src->contact_count);
-    dst->warm_cap = src->contact_count;
-    dst->contacts_next = NULL;
-    dst->contact_order = NULL;
-    dst->contact_order_cap = 0;
-    dst->contacts_scratch = NULL;
-    dst->contacts_scratch_cap = 0;
-    dst->contacts_permuted = false;
-    memset(dst->chunk_contacts, 0, sizeof dst->chunk_contacts);
-    memset(dst->chunk_contact_cap, 0, sizeof dst->chunk_contact_cap);
-    memset(dst->contact_color_start, 0, sizeof dst->contact_color_start);
-    dst->contact_next_cap = dst->contact_next_count = 0;
-    dst->segment_contacts = NULL;
-    dst->art = NULL;
-    dst->bend_beads = NULL; // found again by the first step that needs them
-    dst->bend_count = dst->bend_cap = 0;
-    dst->bend_version = 0;
-    dst->wall_tree = NULL; // built again by the first step that needs it
-    dst->segment_contact_cap = dst->segment_contact_count = 0;
-    dst->grid_start = NULL;
-    dst->grid_items = NULL;
-    dst->grid_entries = NULL;
-    dst->block_velocity = NULL;
-    dst->grid_size = dst->grid_items_cap = 0;
-    dst->pairs_list = dst->pairs_start = NULL;
-    dst->pairs_pos = NULL;
-    dst->pairs_reach = dst->pairs_radius = NULL;
-    dst->pairs_collides = NULL;
-    dst->stop = NULL;
-    dst->stop_queue = NULL;
-    dst->stop_queued = NULL;
-    dst->stop_contacts = NULL;
-    dst->stop_contact_count = dst->stop_contact_cap = 0;
-    dst->stop_cand_at = dst->stop_cand_n = NULL;
-    dst->stop_cands = NULL;
-    dst->stop_cand_count = dst->stop_cand_cap = 0;
-    dst->pairs_list_count = dst->pairs_list_cap = dst->pairs_cap = dst->pairs_p_high = 0;
-    dst->pairs_valid = false;
-    memset(dst->chunk_pairs, 0, sizeof dst->chunk_pairs);
-    memset(dst->chunk_pair_cap, 0, sizeof dst->chunk_pair_cap);
+    // the solid springs' contacts, the broad phase) starts empty and grows as it does
+    const sb_contact_lists *scl = &src->contact;
+    dst->contact = (sb_contact_lists){.count = scl->count, .joined = scl->joined, .colors_unmatched = scl->colors_unmatched};
+    DUP(contact.list, scl->count);
+    DUP(contact.warm, scl->count);
+    dst->contact.cap = dst->contact.warm_cap = scl->count;
+    const sb_broad_phase *sbp = &src->broad;
+    dst->broad = (sb_broad_phase){.pairs_builds = sbp->pairs_builds, .grid_as_before = sbp->grid_as_before,
+                                  .stops_last_first = sbp->stops_last_first, .walls_unindexed = sbp->walls_unindexed};
+    SCRATCH(broad.cell_x, pc); SCRATCH(broad.cell_y, pc);
     // ramps and events
     DUP(ramps, src->ramp_count);
     dst->ramp_cap = src->ramp_count;
-    DUP(touch_keys, src->touch_count); DUP(touch_events, src->touch_count); // rebuilt each step at its count
-    dst->touch_cap = src->touch_count;
-    DUP(begin_events, src->begin_cap);
-    DUP(end_events, src->end_cap); DUP(break_events, src->break_cap); DUP(outside, src->outside_cap);
-    DUP(leave_events, src->leave_cap);
+    const sb_events *sev = &src->events;
+    DUP(events.touch_keys, sev->touch_count); DUP(events.touch_events, sev->touch_count); // rebuilt each step at its count
+    dst->events.touch_cap = sev->touch_count;
+    DUP(events.begin_events, sev->begin_cap); DUP(events.end_events, sev->end_cap); DUP(events.break_events, sev->break_cap);
+    DUP(events.outside, sev->outside_cap); DUP(events.leave_events, sev->leave_cap);
     return cp.ok ? cp.bytes : 0;
 }
 
@@ -194,12 +172,12 @@ sb_status sb_world_restore(sb_world *w, const sb_snapshot *s)
     // What was handed out since the moment stays handed out: a handle that went stale in the
     // restore never names what is made after it.
     if (!generations_merge(&copy.p_gens, &w->p_gens) || !generations_merge(&copy.s_gens, &w->s_gens) ||
-        !generations_merge(&copy.c_gens, &w->c_gens)) {
+        !generations_merge(&copy.constraints.gens, &w->constraints.gens)) {
         world_free_storage(&copy);
         return SB_ERR_NO_MEMORY;
     }
-    copy.walls_made = w->walls_made > copy.walls_made ? w->walls_made : copy.walls_made;
-    copy.walls_version = w->walls_version + 1; // the walls may be others: a version the world never had
+    copy.walls.made = w->walls.made > copy.walls.made ? w->walls.made : copy.walls.made;
+    copy.walls.version = w->walls.version + 1; // the walls may be others: a version the world never had
     copy.interrupt = w->interrupt;
     copy.interrupt_ud = w->interrupt_ud;
     copy.pool = w->pool; // threads are the machine's, not the moment's: the world keeps its own
@@ -244,7 +222,7 @@ sb_status sb_world_restore_keep_tuning(sb_world *w, const sb_snapshot *s)
         return SB_ERR_INVALID;
     int ns = 0, nc = 0;
     kept_tuning *springs = malloc(sizeof *springs * (size_t)(w->s_high + 1));
-    kept_tuning *constraints = malloc(sizeof *constraints * (size_t)(w->c_high + 1));
+    kept_tuning *constraints = malloc(sizeof *constraints * (size_t)(w->constraints.high + 1));
     if (!springs || !constraints) {
         free(springs);
         free(constraints);
@@ -262,11 +240,11 @@ sb_status sb_world_restore_keep_tuning(sb_world *w, const sb_snapshot *s)
             t->tuning = w->tuning[k];
         }
     }
-    for (int c = 0; c < w->c_high; ++c) {
-        sb_constraint_id id = {(uint32_t)c, w->c_gen[c]};
-        if (w->c_kind[c] == 0xFF)
+    for (int c = 0; c < w->constraints.high; ++c) {
+        sb_constraint_id id = {(uint32_t)c, w->constraints.gen[c]};
+        if (w->constraints.kind[c] == 0xFF)
             continue;
-        constraints[nc++] = (kept_tuning){id.index, id.generation, w->c_rest[c], w->c_tuning[c]};
+        constraints[nc++] = (kept_tuning){id.index, id.generation, w->constraints.rest[c], w->constraints.tuning[c]};
     }
     sb_status st = sb_world_restore(w, s);
     if (st == SB_OK) {
@@ -288,8 +266,8 @@ sb_status sb_world_restore_keep_tuning(sb_world *w, const sb_snapshot *s)
         for (int k = 0; k < nc; ++k) {
             sb_constraint_id id = {constraints[k].index, constraints[k].generation};
             int c = (int)id.index;
-            if (sb_constraint_is_valid(w, id) && (w->c_rest[c] != constraints[k].rest ||
-                                                  memcmp(&w->c_tuning[c], &constraints[k].tuning, sizeof constraints[k].tuning) != 0))
+            if (sb_constraint_is_valid(w, id) && (w->constraints.rest[c] != constraints[k].rest ||
+                                                  memcmp(&w->constraints.tuning[c], &constraints[k].tuning, sizeof constraints[k].tuning) != 0))
                 sb_constraint_set(w, id, constraints[k].rest, &constraints[k].tuning, NULL);
         }
     }
@@ -344,11 +322,11 @@ sb_status sb_world_carry_state(sb_world *dst, const sb_world *src)
         return SB_ERR_INVALID;
     // Contacts name particles, springs, constraints and walls by slot: they carry only into a
     // world that has every slot of the source's (the step finds the others' afresh).
-    const bool contacts = dst->p_high >= src->p_high && dst->s_high >= src->s_high && dst->c_high >= src->c_high &&
-                          dst->w_high >= src->w_high;
-    const int count = contacts ? src->contact_count : 0;
-    if (!array_reserve((void **)&dst->contacts, &dst->contact_cap, count, sizeof *dst->contacts) ||
-        !array_reserve((void **)&dst->warm, &dst->warm_cap, count, sizeof *dst->warm))
+    const bool contacts = dst->p_high >= src->p_high && dst->s_high >= src->s_high && dst->constraints.high >= src->constraints.high &&
+                          dst->walls.high >= src->walls.high;
+    const int count = contacts ? src->contact.count : 0;
+    if (!ARRAY_RESERVE(dst->contact.list, dst->contact.cap, count) ||
+        !ARRAY_RESERVE(dst->contact.warm, dst->contact.warm_cap, count))
         return SB_ERR_NO_MEMORY;
     const size_t particles = (size_t)(dst->p_high < src->p_high ? dst->p_high : src->p_high);
     const size_t springs = (size_t)(dst->s_high < src->s_high ? dst->s_high : src->s_high);
@@ -360,53 +338,54 @@ sb_status sb_world_carry_state(sb_world *dst, const sb_world *src)
     copy_array(dst->axis_prev, src->axis_prev, sizeof *src->axis_prev * springs);
     if (!ramps_copy(dst, src))
         return SB_ERR_NO_MEMORY;
-    copy_array(dst->contacts, src->contacts, sizeof *src->contacts * (size_t)count);
-    copy_array(dst->warm, src->warm, sizeof *src->warm * (size_t)count);
-    dst->contact_count = count;
+    copy_array(dst->contact.list, src->contact.list, sizeof *src->contact.list * (size_t)count);
+    copy_array(dst->contact.warm, src->contact.warm, sizeof *src->contact.warm * (size_t)count);
+    dst->contact.count = count;
     dst->last_method = src->last_method; // warm starts stay valid only for the method that made them
     dst->stats.steps = src->stats.steps;
     dst->stats.time = src->stats.time;
-    if (src->drag_active && (int)src->drag_id.index < dst->p_high && (dst->p_flags[src->drag_id.index] & PARTICLE_ALIVE)) {
-        dst->drag_active = true;
-        dst->drag_id.index = src->drag_id.index;
-        dst->drag_id.generation = dst->p_gen[src->drag_id.index];
-        dst->drag_target = src->drag_target;
-        dst->drag_hertz = src->drag_hertz;
-        dst->drag_damping_ratio = src->drag_damping_ratio;
+    if (src->drag.active && (int)src->drag.id.index < dst->p_high && (dst->p_flags[src->drag.id.index] & PARTICLE_ALIVE)) {
+        dst->drag.active = true;
+        dst->drag.id.index = src->drag.id.index;
+        dst->drag.id.generation = dst->p_gen[src->drag.id.index];
+        dst->drag.target = src->drag.target;
+        dst->drag.hertz = src->drag.hertz;
+        dst->drag.damping_ratio = src->drag.damping_ratio;
     } else {
-        dst->drag_active = false;
-        dst->drag_id.generation = 0;
+        dst->drag.active = false;
+        dst->drag.id.generation = 0;
     }
     if (!contacts)
         return SB_OK;
     // Contacts touching and particles outside the region stay so: without them a kept reload
     // began every resting contact again (a ball on a wall, three reloads: 4 begins, no end)
     // and left the region again. Same slots; the destination's generations.
-    if (src->touch_count > 0 &&
-        array_reserve((void **)&dst->touch_keys, &dst->touch_cap, src->touch_count, sizeof *dst->touch_keys)) {
-        sb_contact_event *events = realloc(dst->touch_events, sizeof *events * (size_t)src->touch_count);
+    if (src->events.touch_count > 0 &&
+        ARRAY_RESERVE(dst->events.touch_keys, dst->events.touch_cap, src->events.touch_count)) {
+        sb_contact_event *events = realloc(dst->events.touch_events, sizeof *events * (size_t)src->events.touch_count);
         if (events) {
-            dst->touch_events = events;
-            for (int k = 0; k < src->touch_count; ++k) {
-                sb_contact_event e = src->touch_events[k];
+            dst->events.touch_events = events;
+            for (int k = 0; k < src->events.touch_count; ++k) {
+                sb_contact_event e = src->events.touch_events[k];
                 e.a.generation = dst->p_gen[e.a.index];
                 if (e.b.generation)
                     e.b.generation = dst->p_gen[e.b.index];
-                if (e.wall.generation && (int)e.wall.index < dst->w_high)
-                    e.wall.generation = dst->w_gen[e.wall.index];
-                dst->touch_keys[k] = src->touch_keys[k];
-                dst->touch_events[k] = e;
+                if (e.wall.generation && (int)e.wall.index < dst->walls.high)
+                    e.wall.generation = dst->walls.gen[e.wall.index];
+                dst->events.touch_keys[k] = src->events.touch_keys[k];
+                dst->events.touch_events[k] = e;
             }
-            dst->touch_count = src->touch_count;
+            dst->events.touch_count = src->events.touch_count;
         }
     }
-    if (src->outside_cap > 0 && src->outside &&
-        (dst->outside_cap >= src->outside_cap || ARRAY_GROW(dst->outside, dst->p_cap))) {
-        if (dst->outside_cap < dst->p_cap) {
-            memset(dst->outside + dst->outside_cap, 0, (size_t)(dst->p_cap - dst->outside_cap));
-            dst->outside_cap = dst->p_cap;
+    if (src->events.outside_cap > 0 && src->events.outside &&
+        (dst->events.outside_cap >= src->events.outside_cap || ARRAY_GROW(dst->events.outside, dst->p_cap))) {
+        if (dst->events.outside_cap < dst->p_cap) {
+            memset(dst->events.outside + dst->events.outside_cap, 0, (size_t)(dst->p_cap - dst->events.outside_cap));
+            dst->events.outside_cap = dst->p_cap;
         }
-        memcpy(dst->outside, src->outside, (size_t)(src->outside_cap < dst->outside_cap ? src->outside_cap : dst->outside_cap));
+        const int n = src->events.outside_cap < dst->events.outside_cap ? src->events.outside_cap : dst->events.outside_cap;
+        memcpy(dst->events.outside, src->events.outside, (size_t)n);
     }
     return SB_OK;
 }

@@ -21,17 +21,17 @@ static void build_order(sb_world *w)
     uint8_t *color = malloc((size_t)(w->s_high > 0 ? w->s_high : 1));
     int count[64] = {0};
     if (!used || !color) { // without memory the slot order still solves correctly
-        w->order_count = 0;
-        w->colors = 0; // no colours: the passes run one spring at a time
+        w->pack.order_count = 0;
+        w->pack.colors = 0; // no colours: the passes run one spring at a time
         for (int s = 0; s < w->s_high; ++s)
             if (w->s_a[s] >= 0)
-                w->order[w->order_count++] = s;
+                w->pack.order[w->pack.order_count++] = s;
         free(used);
         free(color);
         return;
     }
-    w->colors = 0;
-    w->color_start[0] = 0;
+    w->pack.colors = 0;
+    w->pack.color_start[0] = 0;
     for (int s = 0; s < w->s_high; ++s) {
         if (w->s_a[s] < 0)
             continue;
@@ -43,22 +43,22 @@ static void build_order(sb_world *w)
         used[w->s_a[s]] |= (uint64_t)1 << c;
         used[w->s_b[s]] |= (uint64_t)1 << c;
         count[c] += 1;
-        w->colors = c + 1 > w->colors ? c + 1 : w->colors;
+        w->pack.colors = c + 1 > w->pack.colors ? c + 1 : w->pack.colors;
     }
     int start[64], total = 0;
     for (int c = 0; c < 64; ++c) {
         start[c] = total;
-        w->color_start[c] = total;
+        w->pack.color_start[c] = total;
         total += count[c];
     }
-    w->color_start[64] = total;
-    w->color_start[w->colors] = total;
+    w->pack.color_start[64] = total;
+    w->pack.color_start[w->pack.colors] = total;
     for (int s = 0; s < w->s_high; ++s)
         if (w->s_a[s] >= 0)
-            w->order[start[color[s]]++] = s;
-    w->order_count = total;
-    w->order_dirty = false;
-    w->coef_dirty = true;
+            w->pack.order[start[color[s]]++] = s;
+    w->pack.order_count = total;
+    w->pack.order_dirty = false;
+    w->pack.coef_dirty = true;
     free(used);
     free(color);
 }
@@ -95,7 +95,7 @@ coef_result method_coefficients(sb_method method, sb_poles target, double m, dou
 /// A free end of spring k has other springs too.
 static bool in_network(const sb_world *w, int k)
 {
-    return (w->kwa[k] > 0.0 && w->degree[w->ka[k]] > 1) || (w->kwb[k] > 0.0 && w->degree[w->kb[k]] > 1);
+    return (w->pack.kwa[k] > 0.0 && w->degree[w->pack.ka[k]] > 1) || (w->pack.kwb[k] > 0.0 && w->degree[w->pack.kb[k]] > 1);
 }
 
 double method_rigid_coefficients(sb_method method, int busiest_degree, double m, double h, spring_coef *c)
@@ -150,15 +150,16 @@ static void report_clamp(sb_world *w, int s, double m, double h, sb_poles delive
 /// 1.21 times its one mode (exactly its mode for equal masses or an anchored end).
 static void add_load(sb_world *w, int k, double load)
 {
-    double m = w->kmass[k], wa = w->kwa[k], wb = w->kwb[k], cross = sqrt(wa * wb);
-    w->p_load[w->ka[k]] += load * m * (wa + cross);
-    w->p_load[w->kb[k]] += load * m * (wb + cross);
+    double m = w->pack.kmass[k], wa = w->pack.kwa[k], wb = w->pack.kwb[k], cross = sqrt(wa * wb);
+    w->scratch.p_load[w->pack.ka[k]] += load * m * (wa + cross);
+    w->scratch.p_load[w->pack.kb[k]] += load * m * (wb + cross);
 }
 
 /// The share of its load a spring may keep: all of it unless its busiest free end is over the limit.
 static double allowed_load(const sb_world *w, int k, double load)
 {
-    double la = w->kwa[k] > 0.0 ? w->p_load[w->ka[k]] : 0.0, lb = w->kwb[k] > 0.0 ? w->p_load[w->kb[k]] : 0.0;
+    const sb_spring_pack *p = &w->pack;
+    double la = p->kwa[k] > 0.0 ? w->scratch.p_load[p->ka[k]] : 0.0, lb = p->kwb[k] > 0.0 ? w->scratch.p_load[p->kb[k]] : 0.0;
     double busiest = la > lb ? la : lb;
     return busiest > load_limit ? load * load_limit / busiest : load;
 }
@@ -178,13 +179,13 @@ static void compute_coefficients(sb_world *w, double h)
     st->clamped_settling = false;
     st->clamped_hertz = st->clamped_damping_ratio = 0.0;
     if (w->p_high > 0) // an empty world has no array yet (memset of NULL is undefined, even for 0 bytes)
-        memset(w->p_load, 0, sizeof *w->p_load * (size_t)w->p_high);
+        memset(w->scratch.p_load, 0, sizeof *w->scratch.p_load * (size_t)w->p_high);
     // pass 1: loads (the target poles wait in kg, the limit flag in kscale)
-    for (int k = 0; k < w->order_count; ++k) {
-        int s = w->order[k];
-        double m = w->kmass[k], load = 0.0;
+    for (int k = 0; k < w->pack.order_count; ++k) {
+        int s = w->pack.order[k];
+        double m = w->pack.kmass[k], load = 0.0;
         spring_coef c = {0.0, 0.0, 0.0};
-        if (m > 0.0 && w->krigid[k]) {
+        if (m > 0.0 && w->pack.krigid[k]) {
             load = rigid_coefficients(w, s, m, h, &c);
         } else if (m > 0.0) {
             bool limited, moved = false;
@@ -197,45 +198,45 @@ static void compute_coefficients(sb_world *w, double h)
             c.damp = target.det;
             c.scale = limited || moved ? 1.0 : 0.0; // to report
         }
-        w->kstiff[k] = c.stiff;
-        w->kdamp[k] = c.damp;
-        w->kscale[k] = c.scale;
-        w->kg[k] = load;
+        w->pack.kstiff[k] = c.stiff;
+        w->pack.kdamp[k] = c.damp;
+        w->pack.kscale[k] = c.scale;
+        w->pack.kg[k] = load;
         if (load > 0.0)
             add_load(w, k, load);
     }
     constraints_add_loads(w, h);
     // pass 2: constants within each spring's allowance
-    for (int k = 0; k < w->order_count; ++k) {
-        double m = w->kmass[k], load = w->kg[k];
+    for (int k = 0; k < w->pack.order_count; ++k) {
+        double m = w->pack.kmass[k], load = w->pack.kg[k];
         if (m == 0.0)
             continue;
-        if (w->krigid[k]) {
+        if (w->pack.krigid[k]) {
             if (load == 0.0)
                 continue; // held by the method's iterations and projection
             // Nissen's safe spring (force, impulse): scaled like any explicit one, and reported,
             // since an explicit method cannot hold a rigid spring
             double allowed = allowed_load(w, k, load);
             if (allowed < load) {
-                w->kstiff[k] *= allowed / load;
-                w->kdamp[k] *= allowed / load;
+                w->pack.kstiff[k] *= allowed / load;
+                w->pack.kdamp[k] *= allowed / load;
             }
-            report_clamp(w, w->order[k], m, h, sb_nissen_poles(w->kstiff[k] * h / m, w->kdamp[k] / m));
+            report_clamp(w, w->pack.order[k], m, h, sb_nissen_poles(w->pack.kstiff[k] * h / m, w->pack.kdamp[k] / m));
             continue;
         }
-        sb_poles target = {w->kstiff[k], w->kdamp[k]};
-        bool limited = w->kscale[k] != 0.0;
+        sb_poles target = {w->pack.kstiff[k], w->pack.kdamp[k]};
+        bool limited = w->pack.kscale[k] != 0.0;
         spring_coef c;
         coef_result r = kernels->coefficients(target, m, h, allowed_load(w, k, load), &c);
-        w->kstiff[k] = c.stiff;
-        w->kdamp[k] = c.damp;
-        w->kscale[k] = c.scale;
+        w->pack.kstiff[k] = c.stiff;
+        w->pack.kdamp[k] = c.damp;
+        w->pack.kscale[k] = c.scale;
         if (limited || r.clamped)
-            report_clamp(w, w->order[k], m, h, r.delivered);
+            report_clamp(w, w->pack.order[k], m, h, r.delivered);
     }
-    w->coef_dirty = false;
-    w->coef_h = h;
-    w->coef_method = method;
+    w->pack.coef_dirty = false;
+    w->pack.coef_h = h;
+    w->pack.coef_method = method;
 }
 
 // ------------------------------------------------------------------ packing
@@ -244,24 +245,24 @@ static void compute_coefficients(sb_world *w, double h)
 // something they depend on changed.
 static void springs_pack(sb_world *w, double h)
 {
-    if (w->order_dirty)
+    if (w->pack.order_dirty)
         build_order(w);
-    for (int k = 0; k < w->order_count; ++k) {
-        int s = w->order[k], a = w->s_a[s], b = w->s_b[s];
+    for (int k = 0; k < w->pack.order_count; ++k) {
+        int s = w->pack.order[k], a = w->s_a[s], b = w->s_b[s];
         double wa = w->inv_mass[a], wb = w->inv_mass[b];
-        w->ka[k] = a;
-        w->kb[k] = b;
-        w->kwa[k] = wa;
-        w->kwb[k] = wb;
-        w->kmass[k] = sb_reduced_mass(wa, wb);
-        w->krest[k] = w->rest[s];
-        w->kturn[k] = rigid_turn_factor(h, w->rest[s]); // a rigid spring holds its rest length
-        w->kimp[k] = w->impulse[s];
-        w->kpux[k] = w->axis_prev[s].x;
-        w->kpuy[k] = w->axis_prev[s].y;
-        w->krigid[k] = w->s_rigid[s];
+        w->pack.ka[k] = a;
+        w->pack.kb[k] = b;
+        w->pack.kwa[k] = wa;
+        w->pack.kwb[k] = wb;
+        w->pack.kmass[k] = sb_reduced_mass(wa, wb);
+        w->pack.krest[k] = w->rest[s];
+        w->pack.kturn[k] = rigid_turn_factor(h, w->rest[s]); // a rigid spring holds its rest length
+        w->pack.kimp[k] = w->impulse[s];
+        w->pack.kpux[k] = w->axis_prev[s].x;
+        w->pack.kpuy[k] = w->axis_prev[s].y;
+        w->pack.krigid[k] = w->s_rigid[s];
     }
-    if (w->coef_dirty || w->coef_h != h || w->coef_method != w->def.method)
+    if (w->pack.coef_dirty || w->pack.coef_h != h || w->pack.coef_method != w->def.method)
         compute_coefficients(w, h);
 }
 
@@ -271,15 +272,15 @@ static void springs_pack(sb_world *w, double h)
 double spring_substep_impulse(const sb_world *w, int k)
 {
     const bool soft = method_kernels(w->def.method)->tension_in_accumulator;
-    return w->ktension[k] + (soft ? w->kimp[k] : 0.0);
+    return w->pack.ktension[k] + (soft ? w->pack.kimp[k] : 0.0);
 }
 
 static void springs_unpack(sb_world *w, double h)
 {
-    for (int k = 0; k < w->order_count; ++k) {
-        int s = w->order[k];
-        w->impulse[s] = w->kimp[k];
-        w->axis_prev[s] = v2(w->kpux[k], w->kpuy[k]);
+    for (int k = 0; k < w->pack.order_count; ++k) {
+        int s = w->pack.order[k];
+        w->impulse[s] = w->pack.kimp[k];
+        w->axis_prev[s] = v2(w->pack.kpux[k], w->pack.kpuy[k]);
         w->tension[s] = -spring_substep_impulse(w, k) / h;
     }
     articulations_add_tension(w, h); // what the structures' direct solves gave (articulation.c)
@@ -299,7 +300,7 @@ static void springs_geometry_range(void *ctx, int from, int to)
 
 void springs_geometry(sb_world *w)
 {
-    sb_pool_for(w->pool, w->order_count, 1, PARTICLES_PER_THREAD, springs_geometry_range, w);
+    sb_pool_for(w->pool, w->pack.order_count, 1, PARTICLES_PER_THREAD, springs_geometry_range, w);
 }
 
 typedef struct integrate_job { sb_world *w; double h; } integrate_job;
@@ -313,7 +314,7 @@ static void integrate_range(void *ctx, int from, int to)
     // a fixed particle given a velocity moves kinematically.
     for (int i = from; i < to; ++i)
         w->pos[i] = v2_mad(w->pos[i], h, w->vel[i]);
-    if (w->spinning) // rolling (contact_solver.c): the turns follow the spins
+    if (w->scratch.spinning) // rolling (contact_solver.c): the turns follow the spins
         for (int i = from; i < to; ++i)
             w->angle[i] += h * w->omega[i];
 }
@@ -329,21 +330,21 @@ static void integrate_positions(sb_world *w, double h)
 /// the turn at its end, as the velocity is taken from the move. A fixed particle keeps its spin.
 static void turns_predict(sb_world *w, double h)
 {
-    if (!w->spinning)
+    if (!w->scratch.spinning)
         return;
     for (int i = 0; i < w->p_high; ++i) {
-        w->angle_prev[i] = w->angle[i];
+        w->scratch.angle_prev[i] = w->angle[i];
         w->angle[i] += h * w->omega[i];
     }
 }
 
 static void spins_from_turns(sb_world *w, double h)
 {
-    if (!w->spinning)
+    if (!w->scratch.spinning)
         return;
     for (int i = 0; i < w->p_high; ++i)
-        if (w->inv_inertia[i] > 0.0)
-            w->omega[i] = (w->angle[i] - w->angle_prev[i]) / h;
+        if (w->scratch.inv_inertia[i] > 0.0)
+            w->omega[i] = (w->angle[i] - w->scratch.angle_prev[i]) / h;
 }
 
 /// An angle counts turns up to SB_TURNS_KEPT either way; past them it goes back by whole turns,
@@ -352,7 +353,7 @@ static void spins_from_turns(sb_world *w, double h)
 /// compares a turn with the one before it.
 static void turns_wrap(sb_world *w)
 {
-    if (!w->spinning)
+    if (!w->scratch.spinning)
         return;
     const double two_pi = 6.28318530717958647692, kept = two_pi * SB_TURNS_KEPT;
     for (int i = 0; i < w->p_high; ++i)
@@ -363,11 +364,11 @@ static void turns_wrap(sb_world *w)
 // A swap, not a copy: every method recomputes kux and kuy before it reads them again.
 void springs_store_axis(sb_world *w)
 {
-    double *x = w->kpux, *y = w->kpuy;
-    w->kpux = w->kux;
-    w->kpuy = w->kuy;
-    w->kux = x;
-    w->kuy = y;
+    double *x = w->pack.kpux, *y = w->pack.kpuy;
+    w->pack.kpux = w->pack.kux;
+    w->pack.kpuy = w->pack.kuy;
+    w->pack.kux = x;
+    w->pack.kuy = y;
 }
 
 // Rigid springs after the velocity methods integrate: `iterations` Gauss-Seidel sweeps that
@@ -467,7 +468,7 @@ static void iterate_positions(sb_world *w, const sb_method_kernels *m, double h)
 /// 2016), then the contacts' velocity pass (restitution and friction at velocity level).
 static void substep_positions(sb_world *w, const sb_method_kernels *m, double h, bool first_substep)
 {
-    sb_vec2 *pos = w->pos, *prev = w->prev;
+    sb_vec2 *pos = w->pos, *prev = w->scratch.prev;
     constraints_begin_substep(w, h);
     apply_gravity_and_drag(w, h);
     contacts_prepare(w, h, first_substep, false);
@@ -503,7 +504,7 @@ static void substep_positions(sb_world *w, const sb_method_kernels *m, double h,
 /// article puts them, at x, so the dynamics are as they were.
 static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double h)
 {
-    sb_vec2 *pos = w->pos, *prev = w->prev;
+    sb_vec2 *pos = w->pos, *prev = w->scratch.prev;
     contacts_settle_overlaps(w, h, false);
     for (int i = 0; i < w->p_high; ++i) {
         prev[i] = pos[i];
@@ -563,10 +564,10 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
 
 void solver_pack(sb_world *w)
 {
-    if (w->def.tethers && w->tethers_dirty)
+    if (w->def.tethers && w->rigid.tethers_dirty)
         tethers_build(w);
     springs_pack(w, w->def.dt / w->def.substeps);
-    w->packed = true;
+    w->pack.packed = true;
 }
 
 /// Whether a particle has left the world's range: non-finite, or past SB_MAX_COORD or
@@ -618,14 +619,14 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
 {
     const double h = w->def.dt / w->def.substeps;
     const sb_method_kernels *kernels = method_kernels(w->def.method);
-    if (!w->packed)
+    if (!w->pack.packed)
         solver_pack(w);
-    w->packed = false; // the next step packs again
-    const bool walls = w->w_alive > 0 && w->p_high > 0;
+    w->pack.packed = false; // the next step packs again
+    const bool walls = w->walls.alive > 0 && w->p_high > 0;
     for (int sub = 0; sub < w->def.substeps; ++sub) {
         bool first = sub == 0;
         if (walls)
-            memcpy(w->start, w->pos, sizeof *w->pos * (size_t)w->p_high);
+            memcpy(w->scratch.start, w->pos, sizeof *w->pos * (size_t)w->p_high);
         articulations_begin_substep(w);
         switch (kernels->order) {
         case SB_ORDER_VELOCITIES: substep_velocities(w, kernels, h, first, !walls); break;
@@ -650,4 +651,10 @@ int solver_run_substeps(sb_world *w, bool diagnostic)
     }
     springs_unpack(w, h);
     return diagnostic ? -1 : first_runaway_particle(w);
+}
+
+void spring_pack_free(sb_spring_pack *p)
+{
+    FREE_ARRAYS(p->order, p->ka, p->kb, p->kwa, p->kwb, p->kmass, p->krest, p->kux, p->kuy, p->kpux, p->kpuy,
+                p->ksep, p->kturn, p->kimp, p->krigid, p->kstiff, p->kdamp, p->kscale, p->kg, p->ktension);
 }

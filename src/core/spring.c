@@ -25,17 +25,21 @@ static bool springs_reserve(sb_world *w, int need)
     int cap = w->s_cap ? w->s_cap : 64;
     while (cap < need)
         cap *= 2;
+    sb_spring_pack *k = &w->pack;
     if (!ARRAY_GROW(w->s_a, cap) || !ARRAY_GROW(w->s_b, cap) || !ARRAY_GROW(w->rest, cap) || !ARRAY_GROW(w->tuning, cap) ||
-        !ARRAY_GROW(w->s_collide, cap) || !ARRAY_GROW(w->s_solid, cap) || !ARRAY_GROW(w->s_rigid, cap) || !ARRAY_GROW(w->s_gen, cap) || !ARRAY_GROW(w->s_next_free, cap) || !ARRAY_GROW(w->axis_prev, cap) ||
-        !ARRAY_GROW(w->impulse, cap) || !ARRAY_GROW(w->snap_axis, cap) || !ARRAY_GROW(w->snap_impulse, cap) ||
-        !ARRAY_GROW(w->pair_keys, cap) || !ARRAY_GROW(w->order, cap) || !ARRAY_GROW(w->ka, cap) || !ARRAY_GROW(w->kb, cap) ||
-        !ARRAY_GROW(w->kwa, cap) || !ARRAY_GROW(w->kwb, cap) || !ARRAY_GROW(w->kmass, cap) || !ARRAY_GROW(w->krest, cap) ||
-        !ARRAY_GROW(w->kux, cap) || !ARRAY_GROW(w->kuy, cap) || !ARRAY_GROW(w->kpux, cap) || !ARRAY_GROW(w->kpuy, cap) ||
-        !ARRAY_GROW(w->ksep, cap) || !ARRAY_GROW(w->kturn, cap) || !ARRAY_GROW(w->kstiff, cap) || !ARRAY_GROW(w->kdamp, cap) || !ARRAY_GROW(w->kscale, cap) ||
-        !ARRAY_GROW(w->kg, cap) || !ARRAY_GROW(w->kimp, cap) || !ARRAY_GROW(w->krigid, cap) || !ARRAY_GROW(w->ktension, cap) ||
-        !ARRAY_GROW(w->tension, cap) || !ARRAY_GROW(w->break_stretch, cap) || !ARRAY_GROW(w->break_force, cap) ||
-        !ARRAY_GROW(w->break_push, cap) ||
-        !ARRAY_GROW(w->s_color, cap) || !ARRAY_GROW(w->s_hidden, cap))
+        !ARRAY_GROW(w->s_collide, cap) || !ARRAY_GROW(w->s_solid, cap) || !ARRAY_GROW(w->s_rigid, cap) ||
+        !ARRAY_GROW(w->s_gen, cap) || !ARRAY_GROW(w->s_next_free, cap) || !ARRAY_GROW(w->axis_prev, cap) ||
+        !ARRAY_GROW(w->impulse, cap) || !ARRAY_GROW(w->tension, cap) || !ARRAY_GROW(w->break_stretch, cap) ||
+        !ARRAY_GROW(w->break_force, cap) || !ARRAY_GROW(w->break_push, cap) || !ARRAY_GROW(w->s_color, cap) ||
+        !ARRAY_GROW(w->s_hidden, cap) || !ARRAY_GROW(w->pair_keys, cap) ||
+        !ARRAY_GROW(w->scratch.snap_axis, cap) || !ARRAY_GROW(w->scratch.snap_impulse, cap) ||
+        // the solver's order and packed arrays, sized with the springs
+        !ARRAY_GROW(k->order, cap) || !ARRAY_GROW(k->ka, cap) || !ARRAY_GROW(k->kb, cap) || !ARRAY_GROW(k->kwa, cap) ||
+        !ARRAY_GROW(k->kwb, cap) || !ARRAY_GROW(k->kmass, cap) || !ARRAY_GROW(k->krest, cap) || !ARRAY_GROW(k->kux, cap) ||
+        !ARRAY_GROW(k->kuy, cap) || !ARRAY_GROW(k->kpux, cap) || !ARRAY_GROW(k->kpuy, cap) || !ARRAY_GROW(k->ksep, cap) ||
+        !ARRAY_GROW(k->kturn, cap) || !ARRAY_GROW(k->kstiff, cap) || !ARRAY_GROW(k->kdamp, cap) ||
+        !ARRAY_GROW(k->kscale, cap) || !ARRAY_GROW(k->kg, cap) || !ARRAY_GROW(k->kimp, cap) || !ARRAY_GROW(k->krigid, cap) ||
+        !ARRAY_GROW(k->ktension, cap))
         return false;
     w->s_cap = cap;
     return true;
@@ -69,7 +73,7 @@ static void spring_free_slot(sb_world *w, int s)
     w->s_free = s;
     w->s_alive -= 1;
     w->s_pair_dirty = 1;
-    w->order_dirty = true;
+    w->pack.order_dirty = true;
     rigid_graph_changed(w);
 }
 
@@ -141,7 +145,7 @@ sb_spring_id sb_world_add_spring(sb_world *w, const sb_spring_def *d, sb_status 
     w->degree[b] += 1;
     w->s_alive += 1;
     w->s_pair_dirty = 1;
-    w->order_dirty = true;
+    w->pack.order_dirty = true;
     rigid_graph_changed(w);
     sb_spring_id id = {(uint32_t)s, w->s_gen[s]};
     return id;
@@ -273,7 +277,7 @@ sb_status sb_spring_set(sb_world *w, sb_spring_id id, double rest_length, const 
     w->rest[s] = rest_length;
     w->tuning[s] = *t;
     w->s_rigid[s] = rigid;
-    w->coef_dirty = true;
+    w->pack.coef_dirty = true;
     return SB_OK;
 }
 

@@ -45,27 +45,27 @@ static inline double xpbd_delta_lambda(double error, double alpha, double lambda
 /// zero-length spring keeps its previous axis so it never divides by zero.
 static inline void spring_axis(sb_world *w, int k)
 {
-    const sb_vec2 pa = w->pos[w->ka[k]], pb = w->pos[w->kb[k]];
+    const sb_vec2 pa = w->pos[w->pack.ka[k]], pb = w->pos[w->pack.kb[k]];
     double dx = pb.x - pa.x, dy = pb.y - pa.y;
     double len = sqrt(dx * dx + dy * dy);
     double ux = 1.0, uy = 0.0;
     if (len > 1e-12) {
         ux = dx / len;
         uy = dy / len;
-    } else if (w->kpux[k] != 0.0 || w->kpuy[k] != 0.0) {
-        ux = w->kpux[k];
-        uy = w->kpuy[k];
+    } else if (w->pack.kpux[k] != 0.0 || w->pack.kpuy[k] != 0.0) {
+        ux = w->pack.kpux[k];
+        uy = w->pack.kpuy[k];
     }
-    w->kux[k] = ux;
-    w->kuy[k] = uy;
-    w->ksep[k] = len - w->krest[k];
+    w->pack.kux[k] = ux;
+    w->pack.kuy[k] = uy;
+    w->pack.ksep[k] = len - w->pack.krest[k];
 }
 
 /// Relative velocity of the ends along the axis (positive: separating).
 static inline double spring_normal_velocity(const sb_world *w, int k)
 {
-    const sb_vec2 va = w->vel[w->ka[k]], vb = w->vel[w->kb[k]];
-    return (vb.x - va.x) * w->kux[k] + (vb.y - va.y) * w->kuy[k];
+    const sb_vec2 va = w->vel[w->pack.ka[k]], vb = w->vel[w->pack.kb[k]];
+    return (vb.x - va.x) * w->pack.kux[k] + (vb.y - va.y) * w->pack.kuy[k];
 }
 
 /// The rate along the axis at which a rigid link must close for its length after the sub-step's
@@ -105,7 +105,7 @@ static inline bool shake_length_move(double dx, double dy, double nx, double ny,
     return true;
 }
 
-/// The unit axis a -> b of packed spring k where its ends were when the sub-step began (w->prev,
+/// The unit axis a -> b of packed spring k where its ends were when the sub-step began (w->scratch.prev,
 /// in the position orders), into *ux, *uy: the axis a position method moves the ends along, as
 /// SHAKE does, so that the pair's pull is central where the step's angular momentum is counted
 /// (prev x pos) and a spinning body keeps its spin (moved along the axis predicted a sub-step
@@ -114,7 +114,8 @@ static inline bool shake_length_move(double dx, double dy, double nx, double ny,
 /// a fifth of a radian within the sub-step (then the predicted axis, as shake_length_move).
 static inline bool spring_start_axis(const sb_world *w, int k, double *ux, double *uy)
 {
-    const sb_vec2 pa = w->prev[w->ka[k]], pb = w->prev[w->kb[k]], qa = w->pos[w->ka[k]], qb = w->pos[w->kb[k]];
+    const int a = w->pack.ka[k], b = w->pack.kb[k];
+    const sb_vec2 pa = w->scratch.prev[a], pb = w->scratch.prev[b], qa = w->pos[a], qb = w->pos[b];
     const double nx = pb.x - pa.x, ny = pb.y - pa.y, n = sqrt(nx * nx + ny * ny);
     const double dx = qb.x - qa.x, dy = qb.y - qa.y, along = (dx * nx + dy * ny) / (n > 0.0 ? n : 1.0);
     if (!(n > 1e-12 && along > 0.0 && along * along >= 0.96 * (dx * dx + dy * dy)))
@@ -127,21 +128,21 @@ static inline bool spring_start_axis(const sb_world *w, int k, double *ux, doubl
 /// rigid_turn_rate of packed spring k from its ends' velocities now, along its axis.
 static inline double spring_turn_rate(const sb_world *w, int k)
 {
-    const sb_vec2 va = w->vel[w->ka[k]], vb = w->vel[w->kb[k]];
+    const sb_vec2 va = w->vel[w->pack.ka[k]], vb = w->vel[w->pack.kb[k]];
     const double rx = vb.x - va.x, ry = vb.y - va.y;
-    return rigid_turn_rate(rx, ry, rx * w->kux[k] + ry * w->kuy[k], w->kturn[k]);
+    return rigid_turn_rate(rx, ry, rx * w->pack.kux[k] + ry * w->pack.kuy[k], w->pack.kturn[k]);
 }
 
 /// Equal and opposite impulses along the axis into `v` (velocities, or the Jacobi
 /// accumulator); positive pushes the ends apart.
 static inline void spring_apply_to(sb_vec2 *v, const sb_world *w, int k, double impulse)
 {
-    double px = w->kux[k] * impulse, py = w->kuy[k] * impulse;
-    sb_vec2 *va = &v[w->ka[k]], *vb = &v[w->kb[k]];
-    va->x -= w->kwa[k] * px;
-    va->y -= w->kwa[k] * py;
-    vb->x += w->kwb[k] * px;
-    vb->y += w->kwb[k] * py;
+    double px = w->pack.kux[k] * impulse, py = w->pack.kuy[k] * impulse;
+    sb_vec2 *va = &v[w->pack.ka[k]], *vb = &v[w->pack.kb[k]];
+    va->x -= w->pack.kwa[k] * px;
+    va->y -= w->pack.kwa[k] * py;
+    vb->x += w->pack.kwb[k] * px;
+    vb->y += w->pack.kwb[k] * py;
 }
 
 /// spring_apply_to the velocities (Gauss-Seidel).
@@ -162,14 +163,14 @@ static inline double tuned_warm_fraction(const sb_world *w)
 /// listing only tension, and the accumulator restarts at zero. Updates the accumulator.
 static inline double spring_warm_impulse(sb_world *w, int k, bool nissen_listing, double fraction)
 {
-    double turn = w->kpux[k] * w->kux[k] + w->kpuy[k] * w->kuy[k];
-    double impulse = turn > 0.0 ? w->kimp[k] * turn * fraction : 0.0;
+    double turn = w->pack.kpux[k] * w->pack.kux[k] + w->pack.kpuy[k] * w->pack.kuy[k];
+    double impulse = turn > 0.0 ? w->pack.kimp[k] * turn * fraction : 0.0;
     if (nissen_listing) {
         if (impulse > 0.0) // positive pushes the ends apart: compression
             impulse = 0.0;
-        w->kimp[k] = 0.0;
+        w->pack.kimp[k] = 0.0;
     } else {
-        w->kimp[k] = impulse;
+        w->pack.kimp[k] = impulse;
     }
     return impulse;
 }

@@ -20,11 +20,11 @@
 // listing, a hertz spring with its total, as Box2D).
 static inline void prepare_one(sb_world *w, int k, double rigid_fraction, double tuned_fraction)
 {
-    double fraction = w->krigid[k] ? rigid_fraction : tuned_fraction;
+    double fraction = w->pack.krigid[k] ? rigid_fraction : tuned_fraction;
     spring_axis(w, k);
-    w->kg[k] = w->kstiff[k] * w->ksep[k];
-    double warm = spring_warm_impulse(w, k, w->krigid[k], fraction);
-    w->ktension[k] = w->krigid[k] ? warm : 0.0; // what the rigid accumulator leaves out (sb_spring_force)
+    w->pack.kg[k] = w->pack.kstiff[k] * w->pack.ksep[k];
+    double warm = spring_warm_impulse(w, k, w->pack.krigid[k], fraction);
+    w->pack.ktension[k] = w->pack.krigid[k] ? warm : 0.0; // what the rigid accumulator leaves out (sb_spring_force)
     spring_apply(w, k, warm);
 }
 
@@ -32,11 +32,11 @@ static inline void prepare_one(sb_world *w, int k, double rigid_fraction, double
 // finds (rigid_turn_rate; method_sequential.c says why each iteration).
 static inline void solve_one(sb_world *w, int k)
 {
-    double vn = spring_normal_velocity(w, k), bias = w->kg[k];
-    if (w->krigid[k])
-        bias -= w->kdamp[k] * spring_turn_rate(w, k);
-    double impulse = soft_impulse(w->kdamp[k], bias, w->kscale[k], vn, w->kimp[k]);
-    w->kimp[k] += impulse;
+    double vn = spring_normal_velocity(w, k), bias = w->pack.kg[k];
+    if (w->pack.krigid[k])
+        bias -= w->pack.kdamp[k] * spring_turn_rate(w, k);
+    double impulse = soft_impulse(w->pack.kdamp[k], bias, w->pack.kscale[k], vn, w->pack.kimp[k]);
+    w->pack.kimp[k] += impulse;
     spring_apply(w, k, impulse);
 }
 
@@ -48,21 +48,21 @@ static inline void solve_one(sb_world *w, int k)
 // accumulator takes it as the rest length's worth (the link holds its length within the slop).
 static inline void relax_one(sb_world *w, int k)
 {
-    if (!w->krigid[k])
+    if (!w->pack.krigid[k])
         return;
-    const sb_vec2 pa = w->pos[w->ka[k]], pb = w->pos[w->kb[k]], va = w->vel[w->ka[k]], vb = w->vel[w->kb[k]];
+    const sb_vec2 pa = w->pos[w->pack.ka[k]], pb = w->pos[w->pack.kb[k]], va = w->vel[w->pack.ka[k]], vb = w->vel[w->pack.kb[k]];
     double dx = pb.x - pa.x, dy = pb.y - pa.y, dd = dx * dx + dy * dy;
     if (!(dd > 1e-24)) { // ends together: along the sub-step's axis
-        dx = w->kux[k];
-        dy = w->kuy[k];
+        dx = w->pack.kux[k];
+        dy = w->pack.kuy[k];
         dd = 1.0;
     }
-    double scaled = -w->kmass[k] * ((vb.x - va.x) * dx + (vb.y - va.y) * dy) / dd;
-    w->kimp[k] += scaled * w->krest[k];
-    w->vel[w->ka[k]].x -= w->kwa[k] * (dx * scaled);
-    w->vel[w->ka[k]].y -= w->kwa[k] * (dy * scaled);
-    w->vel[w->kb[k]].x += w->kwb[k] * (dx * scaled);
-    w->vel[w->kb[k]].y += w->kwb[k] * (dy * scaled);
+    double scaled = -w->pack.kmass[k] * ((vb.x - va.x) * dx + (vb.y - va.y) * dy) / dd;
+    w->pack.kimp[k] += scaled * w->pack.krest[k];
+    w->vel[w->pack.ka[k]].x -= w->pack.kwa[k] * (dx * scaled);
+    w->vel[w->pack.ka[k]].y -= w->pack.kwa[k] * (dy * scaled);
+    w->vel[w->pack.kb[k]].x += w->pack.kwb[k] * (dx * scaled);
+    w->vel[w->pack.kb[k]].y += w->pack.kwb[k] * (dy * scaled);
 }
 
 // Rigid springs only: the position sweep after integration (solver.c says why), moving the
@@ -73,22 +73,22 @@ static inline void relax_one(sb_world *w, int k)
 // the slop it settles as before, to 1e-5 J).
 static inline void project_one(sb_world *w, int k)
 {
-    if (!w->krigid[k] || w->kmass[k] == 0.0)
+    if (!w->pack.krigid[k] || w->pack.kmass[k] == 0.0)
         return;
-    sb_vec2 *pa = &w->pos[w->ka[k]], *pb = &w->pos[w->kb[k]];
+    sb_vec2 *pa = &w->pos[w->pack.ka[k]], *pb = &w->pos[w->pack.kb[k]];
     double dx = pb->x - pa->x, dy = pb->y - pa->y;
     double len = sqrt(dx * dx + dy * dy);
     if (len < 1e-12)
         return;
-    double error = len - w->krest[k], slop = w->krest[k] * SB_RIGID_SLOP;
+    double error = len - w->pack.krest[k], slop = w->pack.krest[k] * SB_RIGID_SLOP;
     double kept = error < -slop ? -slop : (error > slop ? slop : error), excess = error - kept;
     if (excess == 0.0)
         return;
-    double push = excess * w->kmass[k] / len;
-    pa->x += w->kwa[k] * push * dx;
-    pa->y += w->kwa[k] * push * dy;
-    pb->x -= w->kwb[k] * push * dx;
-    pb->y -= w->kwb[k] * push * dy;
+    double push = excess * w->pack.kmass[k] / len;
+    pa->x += w->pack.kwa[k] * push * dx;
+    pa->y += w->pack.kwa[k] * push * dy;
+    pb->x -= w->pack.kwb[k] * push * dx;
+    pb->y -= w->pack.kwb[k] * push * dy;
 }
 
 // ------------------------------------------------------------------ four at a time
@@ -140,31 +140,31 @@ F4_FN f4 normal_velocity4(lanes l, f4 ux, f4 uy)
 F4_TARGET static void prepare4(sb_world *w, int k, f4 rigid_fraction, f4 tuned_fraction)
 {
     const f4 zero = f4_zero();
-    lanes p = gather_ends(w->pos, w->ka + k, w->kb + k);
+    lanes p = gather_ends(w->pos, w->pack.ka + k, w->pack.kb + k);
     f4 dx = f4_sub(p.bx, p.ax), dy = f4_sub(p.by, p.ay);
     f4 len = f4_sqrt(f4_add(f4_mul(dx, dx), f4_mul(dy, dy)));
-    f4 pux = f4_load(w->kpux + k), puy = f4_load(w->kpuy + k);
+    f4 pux = f4_load(w->pack.kpux + k), puy = f4_load(w->pack.kpuy + k);
     f4 has_len = f4_gt(len, f4_splat(1e-12));
     f4 has_prev = f4_or(f4_ne(pux, zero), f4_ne(puy, zero));
     f4 ux = f4_blend(f4_blend(f4_splat(1.0), pux, has_prev), f4_div(dx, len), has_len);
     f4 uy = f4_blend(f4_blend(zero, puy, has_prev), f4_div(dy, len), has_len);
-    f4_store(w->kux + k, ux);
-    f4_store(w->kuy + k, uy);
-    f4 sep = f4_sub(len, f4_load(w->krest + k));
-    f4_store(w->ksep + k, sep);
-    f4_store(w->kg + k, f4_mul(f4_load(w->kstiff + k), sep));
+    f4_store(w->pack.kux + k, ux);
+    f4_store(w->pack.kuy + k, uy);
+    f4 sep = f4_sub(len, f4_load(w->pack.krest + k));
+    f4_store(w->pack.ksep + k, sep);
+    f4_store(w->pack.kg + k, f4_mul(f4_load(w->pack.kstiff + k), sep));
     f4 turn = f4_add(f4_mul(pux, ux), f4_mul(puy, uy));
-    f4 rigid = f4_mask_of_bytes(w->krigid + k);
+    f4 rigid = f4_mask_of_bytes(w->pack.krigid + k);
     f4 fraction = f4_blend(tuned_fraction, rigid_fraction, rigid);
-    f4 warm = f4_mul(f4_mul(f4_load(w->kimp + k), turn), fraction);
+    f4 warm = f4_mul(f4_mul(f4_load(w->pack.kimp + k), turn), fraction);
     f4 impulse = f4_and(f4_gt(turn, zero), warm);
     f4 tension = f4_and_not(f4_gt(impulse, zero), impulse);
     impulse = f4_blend(impulse, tension, rigid);
-    f4_store(w->kimp + k, f4_blend(impulse, zero, rigid));
-    f4_store(w->ktension + k, f4_blend(zero, impulse, rigid));
-    lanes v = gather_ends(w->vel, w->ka + k, w->kb + k);
-    v = apply4(v, ux, uy, impulse, f4_load(w->kwa + k), f4_load(w->kwb + k));
-    scatter_ends(w->vel, w->ka + k, w->kb + k, v);
+    f4_store(w->pack.kimp + k, f4_blend(impulse, zero, rigid));
+    f4_store(w->pack.ktension + k, f4_blend(zero, impulse, rigid));
+    lanes v = gather_ends(w->vel, w->pack.ka + k, w->pack.kb + k);
+    v = apply4(v, ux, uy, impulse, f4_load(w->pack.kwa + k), f4_load(w->pack.kwb + k));
+    scatter_ends(w->vel, w->pack.ka + k, w->pack.kb + k, v);
 }
 
 /// rigid_turn_rate, four at a time, in its order of operations.
@@ -179,61 +179,61 @@ F4_FN f4 turn_rate4(lanes v, f4 vn, f4 turn)
 
 F4_TARGET static void solve4(sb_world *w, int k)
 {
-    lanes v = gather_ends(w->vel, w->ka + k, w->kb + k);
-    f4 ux = f4_load(w->kux + k), uy = f4_load(w->kuy + k);
+    lanes v = gather_ends(w->vel, w->pack.ka + k, w->pack.kb + k);
+    f4 ux = f4_load(w->pack.kux + k), uy = f4_load(w->pack.kuy + k);
     f4 vn = normal_velocity4(v, ux, uy);
-    f4 acc = f4_load(w->kimp + k), bias = f4_load(w->kg + k), damp = f4_load(w->kdamp + k);
-    f4 rigid = f4_mask_of_bytes(w->krigid + k);
+    f4 acc = f4_load(w->pack.kimp + k), bias = f4_load(w->pack.kg + k), damp = f4_load(w->pack.kdamp + k);
+    f4 rigid = f4_mask_of_bytes(w->pack.krigid + k);
     if (f4_any(rigid))
-        bias = f4_blend(bias, f4_sub(bias, f4_mul(damp, turn_rate4(v, vn, f4_load(w->kturn + k)))), rigid);
-    f4 impulse = f4_sub(f4_neg(f4_add(f4_mul(damp, vn), bias)), f4_mul(f4_load(w->kscale + k), acc));
-    f4_store(w->kimp + k, f4_add(acc, impulse));
-    v = apply4(v, ux, uy, impulse, f4_load(w->kwa + k), f4_load(w->kwb + k));
-    scatter_ends(w->vel, w->ka + k, w->kb + k, v);
+        bias = f4_blend(bias, f4_sub(bias, f4_mul(damp, turn_rate4(v, vn, f4_load(w->pack.kturn + k)))), rigid);
+    f4 impulse = f4_sub(f4_neg(f4_add(f4_mul(damp, vn), bias)), f4_mul(f4_load(w->pack.kscale + k), acc));
+    f4_store(w->pack.kimp + k, f4_add(acc, impulse));
+    v = apply4(v, ux, uy, impulse, f4_load(w->pack.kwa + k), f4_load(w->pack.kwb + k));
+    scatter_ends(w->vel, w->pack.ka + k, w->pack.kb + k, v);
 }
 
 F4_TARGET static void relax4(sb_world *w, int k)
 {
-    f4 rigid = f4_mask_of_bytes(w->krigid + k);
+    f4 rigid = f4_mask_of_bytes(w->pack.krigid + k);
     if (!f4_any(rigid))
         return;
-    lanes v = gather_ends(w->vel, w->ka + k, w->kb + k), p = gather_ends(w->pos, w->ka + k, w->kb + k);
+    lanes v = gather_ends(w->vel, w->pack.ka + k, w->pack.kb + k), p = gather_ends(w->pos, w->pack.ka + k, w->pack.kb + k);
     f4 dx = f4_sub(p.bx, p.ax), dy = f4_sub(p.by, p.ay); // as relax_one
     f4 dd = f4_add(f4_mul(dx, dx), f4_mul(dy, dy));
     f4 apart = f4_gt(dd, f4_splat(1e-24));
-    f4 ux = f4_blend(f4_load(w->kux + k), dx, apart);
-    f4 uy = f4_blend(f4_load(w->kuy + k), dy, apart);
+    f4 ux = f4_blend(f4_load(w->pack.kux + k), dx, apart);
+    f4 uy = f4_blend(f4_load(w->pack.kuy + k), dy, apart);
     dd = f4_blend(f4_splat(1.0), dd, apart);
-    f4 impulse = f4_div(f4_mul(f4_neg(f4_load(w->kmass + k)), normal_velocity4(v, ux, uy)), dd);
-    f4 acc = f4_load(w->kimp + k);
-    f4 added = f4_add(acc, f4_mul(impulse, f4_load(w->krest + k)));
-    f4_store(w->kimp + k, f4_blend(acc, added, rigid));
-    lanes moved = apply4(v, ux, uy, impulse, f4_load(w->kwa + k), f4_load(w->kwb + k));
+    f4 impulse = f4_div(f4_mul(f4_neg(f4_load(w->pack.kmass + k)), normal_velocity4(v, ux, uy)), dd);
+    f4 acc = f4_load(w->pack.kimp + k);
+    f4 added = f4_add(acc, f4_mul(impulse, f4_load(w->pack.krest + k)));
+    f4_store(w->pack.kimp + k, f4_blend(acc, added, rigid));
+    lanes moved = apply4(v, ux, uy, impulse, f4_load(w->pack.kwa + k), f4_load(w->pack.kwb + k));
     // Springs that are not rigid keep their velocities bit for bit (not v - 0, which can
     // turn -0.0 into +0.0).
     moved.ax = f4_blend(v.ax, moved.ax, rigid);
     moved.ay = f4_blend(v.ay, moved.ay, rigid);
     moved.bx = f4_blend(v.bx, moved.bx, rigid);
     moved.by = f4_blend(v.by, moved.by, rigid);
-    scatter_ends(w->vel, w->ka + k, w->kb + k, moved);
+    scatter_ends(w->vel, w->pack.ka + k, w->pack.kb + k, moved);
 }
 
 F4_TARGET static void project4(sb_world *w, int k)
 {
-    f4 rigid = f4_mask_of_bytes(w->krigid + k);
+    f4 rigid = f4_mask_of_bytes(w->pack.krigid + k);
     if (!f4_any(rigid))
         return;
-    lanes p = gather_ends(w->pos, w->ka + k, w->kb + k);
+    lanes p = gather_ends(w->pos, w->pack.ka + k, w->pack.kb + k);
     f4 dx = f4_sub(p.bx, p.ax), dy = f4_sub(p.by, p.ay);
     f4 len = f4_sqrt(f4_add(f4_mul(dx, dx), f4_mul(dy, dy)));
-    f4 mass = f4_load(w->kmass + k), rest = f4_load(w->krest + k);
+    f4 mass = f4_load(w->pack.kmass + k), rest = f4_load(w->pack.krest + k);
     f4 error = f4_sub(len, rest), slop = f4_mul(rest, f4_splat(SB_RIGID_SLOP));
     f4 kept = f4_max(f4_min(error, slop), f4_neg(slop)); // as project_one's clamp
     f4 excess = f4_sub(error, kept);
     f4 moving = f4_and(rigid, f4_and(f4_ne_ordered(mass, f4_zero()), f4_ge(len, f4_splat(1e-12))));
     moving = f4_and(moving, f4_ne_ordered(excess, f4_zero()));
     f4 push = f4_div(f4_mul(excess, mass), len);
-    f4 wa = f4_mul(f4_load(w->kwa + k), push), wb = f4_mul(f4_load(w->kwb + k), push);
+    f4 wa = f4_mul(f4_load(w->pack.kwa + k), push), wb = f4_mul(f4_load(w->pack.kwb + k), push);
     lanes moved;
     moved.ax = f4_add(p.ax, f4_mul(wa, dx));
     moved.ay = f4_add(p.ay, f4_mul(wa, dy));
@@ -244,7 +244,7 @@ F4_TARGET static void project4(sb_world *w, int k)
     moved.ay = f4_blend(p.ay, moved.ay, moving);
     moved.bx = f4_blend(p.bx, moved.bx, moving);
     moved.by = f4_blend(p.by, moved.by, moving);
-    scatter_ends(w->pos, w->ka + k, w->kb + k, moved);
+    scatter_ends(w->pos, w->pack.ka + k, w->pack.kb + k, moved);
 }
 #endif
 
@@ -322,13 +322,13 @@ static void run_chunk(void *ctx, int from, int to)
 
 static void run_pass(sb_world *w, pass which)
 {
-    if (w->colors == 0) {
-        run_scalar(w, which, 0, w->order_count);
+    if (w->pack.colors == 0) {
+        run_scalar(w, which, 0, w->pack.order_count);
         return;
     }
     pass_job job = {w, which, 0, vector_passes_active()};
-    for (int c = 0; c < w->colors; ++c) {
-        int k = w->color_start[c], end = w->color_start[c + 1];
+    for (int c = 0; c < w->pack.colors; ++c) {
+        int k = w->pack.color_start[c], end = w->pack.color_start[c + 1];
         if (c == 63) { // the overflow colour may share particles: one at a time, in order
             run_scalar(w, which, k, end);
             continue;

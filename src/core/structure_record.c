@@ -65,7 +65,7 @@ bool structure_remember(sb_world *w, const sb_spring_id *springs, int n, double 
                                  shape && shape->by_stretch};
     spring_stretch *order = malloc(sizeof *order * (size_t)n);
     if (!fresh.springs || !fresh.stretch || !fresh.moving || !fresh.shape || !order ||
-        !array_reserve((void **)&w->structures, &w->structure_cap, w->structure_count + 1, sizeof *w->structures)) {
+        !ARRAY_RESERVE(w->structures, w->structure_cap, w->structure_count + 1)) {
         record_free(&fresh);
         free(order);
         return false;

@@ -6,8 +6,22 @@
 
 #include "sb_types.h"
 
+#include <stdint.h>
+
+/// What the world keeps of its rigid springs' graph: the tethers (tether.c), each particle's
+/// nearest fixed particle and the rigid path's length to it, and the bending beads (bending.c).
+typedef struct sb_rigid_graph {
+    int *tether_p, *tether_anchor, tether_count;
+    double *tether_length;
+    bool tethers_dirty;
+    uint64_t version;         // counts the changes rigid_graph_changed records (articulation.c's cache)
+    int *bend_beads;          // each bead of two rigid springs, with the two (3 ints each)
+    int bend_count, bend_cap;
+    uint64_t bend_version;    // version + 1 when the beads were found (0: to find)
+} sb_rigid_graph;
+
 // articulation.c: a heavy particle's contacts with a light structure of rigid springs.
-/// Marks this step's articulated contacts (contacts_next, before the colours) and finds their structures.
+/// Marks this step's articulated contacts (contact.next, before the colours) and finds their structures.
 void articulations_find(sb_world *w);
 /// This step has articulated contacts (after articulations_find).
 bool articulations_any(const sb_world *w);

@@ -65,8 +65,8 @@ static heap_item heap_pop(heap_item *heap, int *n)
 
 static void tethers_clear(sb_world *w)
 {
-    w->tether_count = 0;
-    w->tethers_dirty = false;
+    w->rigid.tether_count = 0;
+    w->rigid.tethers_dirty = false;
 }
 
 bool spring_is_rigid_link(const sb_world *w, int s)
@@ -123,9 +123,9 @@ void tethers_build(sb_world *w)
     double *dist = malloc(sizeof *dist * (size_t)n);
     int *source = malloc(sizeof *source * (size_t)n);
     heap_item *heap = malloc(sizeof *heap * (size_t)(ends + n + 1));
-    bool grown = ARRAY_GROW(w->tether_p, n);
-    grown = ARRAY_GROW(w->tether_anchor, n) && grown;
-    grown = ARRAY_GROW(w->tether_length, n) && grown;
+    bool grown = ARRAY_GROW(w->rigid.tether_p, n);
+    grown = ARRAY_GROW(w->rigid.tether_anchor, n) && grown;
+    grown = ARRAY_GROW(w->rigid.tether_length, n) && grown;
     if (!adjacency || !dist || !source || !heap || !grown)
         goto done;
 
@@ -154,10 +154,10 @@ void tethers_build(sb_world *w)
     for (int i = 0; i < n; ++i) {
         if (source[i] < 0 || source[i] == i || !particle_alive(w, i) || w->inv_mass[i] == 0.0)
             continue;
-        w->tether_p[w->tether_count] = i;
-        w->tether_anchor[w->tether_count] = source[i];
-        w->tether_length[w->tether_count] = dist[i];
-        w->tether_count += 1;
+        w->rigid.tether_p[w->rigid.tether_count] = i;
+        w->rigid.tether_anchor[w->rigid.tether_count] = source[i];
+        w->rigid.tether_length[w->rigid.tether_count] = dist[i];
+        w->rigid.tether_count += 1;
     }
 done:
     free(first);
@@ -181,11 +181,11 @@ static void tethers_range(void *ctx, int from, int to)
     const bool velocities = job->velocities;
     sb_vec2 *pos = w->pos, *vel = w->vel;
     for (int t = from; t < to; ++t) {
-        int p = w->tether_p[t], a = w->tether_anchor[t];
-        if (w->art && articulation_holds(w, p))
+        int p = w->rigid.tether_p[t], a = w->rigid.tether_anchor[t];
+        if (w->contact.art && articulation_holds(w, p))
             continue;
         double dx = pos[p].x - pos[a].x, dy = pos[p].y - pos[a].y;
-        double d2 = dx * dx + dy * dy, L = w->tether_length[t] * job->reach;
+        double d2 = dx * dx + dy * dy, L = w->rigid.tether_length[t] * job->reach;
         if (d2 <= L * L)
             continue;
         double d = sqrt(d2), ux = dx / d, uy = dy / d;
@@ -203,7 +203,7 @@ static void tethers_range(void *ctx, int from, int to)
 
 void tethers_project(sb_world *w, bool velocities)
 {
-    if (!w->def.tethers || w->tether_count == 0)
+    if (!w->def.tethers || w->rigid.tether_count == 0)
         return;
     // Where the method holds rigid springs itself, a tether leaves the springs their slop (a
     // thousandth of the length, as their position sweeps do): it is there to bound what the
@@ -212,5 +212,5 @@ void tethers_project(sb_world *w, bool velocities)
     // minute. The explicit methods' rigid springs are Nissen's safe springs, which the tethers hold.
     const double reach = method_kernels(w->def.method)->rigid_springs_explicit ? 1.0 : 1.0 + SB_RIGID_SLOP;
     tether_job job = {w, velocities, reach};
-    sb_pool_for(w->pool, w->tether_count, 1, PARTICLES_PER_THREAD, tethers_range, &job);
+    sb_pool_for(w->pool, w->rigid.tether_count, 1, PARTICLES_PER_THREAD, tethers_range, &job);
 }

@@ -18,38 +18,39 @@ sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *statu
         return id;
     }
     // Walls are few; slots are never reused, so a handle is stale once removed. A wall made after a
-    // restore takes the next number never given (walls_made), the slots between staying empty.
-    int i = w->w_high > w->walls_made ? w->w_high : w->walls_made;
-    if (i >= w->w_cap) {
-        int cap = w->w_cap ? w->w_cap : 16;
+    // restore takes the next number never given (walls.made), the slots between staying empty.
+    int i = w->walls.high > w->walls.made ? w->walls.high : w->walls.made;
+    if (i >= w->walls.cap) {
+        int cap = w->walls.cap ? w->walls.cap : 16;
         while (cap <= i)
             cap *= 2;
-        if (!ARRAY_GROW(w->wall_a, cap) || !ARRAY_GROW(w->wall_b, cap) || !ARRAY_GROW(w->w_gen, cap) || !ARRAY_GROW(w->w_alive_flag, cap) ||
-            !ARRAY_GROW(w->w_one_sided, cap) || !ARRAY_GROW(w->wall_nb, 2 * cap) || !ARRAY_GROW(w->wall_chain, cap)) {
+        sb_walls *ws = &w->walls;
+        if (!ARRAY_GROW(ws->a, cap) || !ARRAY_GROW(ws->b, cap) || !ARRAY_GROW(ws->gen, cap) || !ARRAY_GROW(ws->alive_flag, cap) ||
+            !ARRAY_GROW(ws->one_sided, cap) || !ARRAY_GROW(ws->nb, 2 * cap) || !ARRAY_GROW(ws->chain, cap)) {
             if (status)
                 *status = SB_ERR_NO_MEMORY;
             return id;
         }
-        w->w_cap = cap;
+        w->walls.cap = cap;
     }
-    for (int k = w->w_high; k < i; ++k) {
-        w->wall_a[k] = w->wall_b[k] = v2(0.0, 0.0);
-        w->w_gen[k] = 1;
-        w->w_alive_flag[k] = 0;
-        w->w_one_sided[k] = 0;
-        w->wall_nb[2 * k] = w->wall_nb[2 * k + 1] = -1;
-        w->wall_chain[k] = k;
+    for (int k = w->walls.high; k < i; ++k) {
+        w->walls.a[k] = w->walls.b[k] = v2(0.0, 0.0);
+        w->walls.gen[k] = 1;
+        w->walls.alive_flag[k] = 0;
+        w->walls.one_sided[k] = 0;
+        w->walls.nb[2 * k] = w->walls.nb[2 * k + 1] = -1;
+        w->walls.chain[k] = k;
     }
-    w->w_high = w->walls_made = i + 1;
-    w->wall_a[i] = a;
-    w->wall_b[i] = b;
-    w->w_gen[i] = 1;
-    w->w_alive_flag[i] = 1;
-    w->w_one_sided[i] = 0;
-    w->wall_chain[i] = i; // linked to its neighbours before the next contacts (link_walls)
-    w->w_alive += 1;
-    w->walls_dirty = true;
-    w->walls_version += 1;
+    w->walls.high = w->walls.made = i + 1;
+    w->walls.a[i] = a;
+    w->walls.b[i] = b;
+    w->walls.gen[i] = 1;
+    w->walls.alive_flag[i] = 1;
+    w->walls.one_sided[i] = 0;
+    w->walls.chain[i] = i; // linked to its neighbours before the next contacts (link_walls)
+    w->walls.alive += 1;
+    w->walls.dirty = true;
+    w->walls.version += 1;
     if (status)
         *status = SB_OK;
     id.index = (uint32_t)i;
@@ -59,7 +60,7 @@ sb_wall_id sb_world_add_wall(sb_world *w, sb_vec2 a, sb_vec2 b, sb_status *statu
 
 static int wall_slot(const sb_world *w, sb_wall_id id)
 {
-    if (id.index >= (uint32_t)w->w_high || !w->w_alive_flag[id.index] || w->w_gen[id.index] != id.generation)
+    if (id.index >= (uint32_t)w->walls.high || !w->walls.alive_flag[id.index] || w->walls.gen[id.index] != id.generation)
         return -1;
     return (int)id.index;
 }
@@ -69,11 +70,11 @@ sb_status sb_world_remove_wall(sb_world *w, sb_wall_id id)
     int i = wall_slot(w, id);
     if (i < 0)
         return SB_ERR_STALE;
-    w->w_alive_flag[i] = 0;
-    w->w_gen[i] += 1;
-    w->w_alive -= 1;
-    w->walls_dirty = true;
-    w->walls_version += 1;
+    w->walls.alive_flag[i] = 0;
+    w->walls.gen[i] += 1;
+    w->walls.alive -= 1;
+    w->walls.dirty = true;
+    w->walls.version += 1;
     return SB_OK;
 }
 
@@ -84,10 +85,10 @@ sb_status sb_wall_set(sb_world *w, sb_wall_id id, sb_vec2 a, sb_vec2 b)
         return SB_ERR_STALE;
     if (!in_world(a) || !in_world(b))
         return SB_ERR_INVALID;
-    w->wall_a[i] = a;
-    w->wall_b[i] = b;
-    w->walls_dirty = true; // its chain joints are found again
-    w->walls_version += 1;
+    w->walls.a[i] = a;
+    w->walls.b[i] = b;
+    w->walls.dirty = true; // its chain joints are found again
+    w->walls.version += 1;
     return SB_OK;
 }
 
@@ -96,14 +97,14 @@ sb_status sb_wall_set_one_sided(sb_world *w, sb_wall_id id, bool one_sided)
     int i = wall_slot(w, id);
     if (i < 0)
         return SB_ERR_STALE;
-    w->w_one_sided[i] = one_sided;
+    w->walls.one_sided[i] = one_sided;
     return SB_OK;
 }
 
 bool sb_wall_is_one_sided(const sb_world *w, sb_wall_id id)
 {
     int i = wall_slot(w, id);
-    return i >= 0 && w->w_one_sided[i];
+    return i >= 0 && w->walls.one_sided[i];
 }
 
 int sb_world_add_polyline(sb_world *w, const sb_vec2 *points, int count, bool closed, bool one_sided, sb_wall_id *walls,
@@ -117,7 +118,7 @@ int sb_world_add_polyline(sb_world *w, const sb_vec2 *points, int count, bool cl
         sb_wall_id id = sb_world_add_wall(w, points[k], points[(k + 1) % count], &st);
         if (st != SB_OK)
             break;
-        w->w_one_sided[id.index] = one_sided;
+        w->walls.one_sided[id.index] = one_sided;
         if (walls)
             walls[n] = id;
         n += 1;
@@ -127,28 +128,28 @@ int sb_world_add_polyline(sb_world *w, const sb_vec2 *points, int count, bool cl
     return n;
 }
 
-int sb_world_wall_count(const sb_world *w) { return w->w_alive; }
+int sb_world_wall_count(const sb_world *w) { return w->walls.alive; }
 
-uint64_t sb_world_walls_version(const sb_world *w) { return w->walls_version; }
+uint64_t sb_world_walls_version(const sb_world *w) { return w->walls.version; }
 
 int sb_world_query_walls(const sb_world *w, sb_bounds box, sb_wall_id *out, int capacity)
 {
     int n = 0;
-    if (w->wall_tree && !w->walls_dirty) { // the broad phase, as the last step built it
+    if (w->walls.tree && !w->walls.dirty) { // the broad phase, as the last step built it
         int *slots = capacity > 0 ? malloc(sizeof *slots * (size_t)capacity) : NULL;
         n = wall_tree_query(w, box.xmin, box.ymin, box.xmax, box.ymax, slots, slots ? capacity : 0);
         for (int k = 0; k < n && k < capacity; ++k)
-            out[k] = (sb_wall_id){(uint32_t)slots[k], w->w_gen[slots[k]]};
+            out[k] = (sb_wall_id){(uint32_t)slots[k], w->walls.gen[slots[k]]};
         free(slots);
         return n;
     }
-    for (int i = 0; i < w->w_high; ++i) { // walls changed since: each one
-        sb_vec2 a = w->wall_a[i], b = w->wall_b[i];
-        if (!w->w_alive_flag[i] || fmax(a.x, b.x) < box.xmin || fmin(a.x, b.x) > box.xmax || fmax(a.y, b.y) < box.ymin ||
+    for (int i = 0; i < w->walls.high; ++i) { // walls changed since: each one
+        sb_vec2 a = w->walls.a[i], b = w->walls.b[i];
+        if (!w->walls.alive_flag[i] || fmax(a.x, b.x) < box.xmin || fmin(a.x, b.x) > box.xmax || fmax(a.y, b.y) < box.ymin ||
             fmin(a.y, b.y) > box.ymax)
             continue;
         if (n < capacity)
-            out[n] = (sb_wall_id){(uint32_t)i, w->w_gen[i]};
+            out[n] = (sb_wall_id){(uint32_t)i, w->walls.gen[i]};
         n += 1;
     }
     return n;
@@ -159,20 +160,27 @@ sb_status sb_wall_get(const sb_world *w, sb_wall_id id, sb_vec2 *a, sb_vec2 *b)
     int i = wall_slot(w, id);
     if (i < 0)
         return SB_ERR_STALE;
-    *a = w->wall_a[i];
-    *b = w->wall_b[i];
+    *a = w->walls.a[i];
+    *b = w->walls.b[i];
     return SB_OK;
 }
 
 bool sb_world_next_wall(const sb_world *w, sb_wall_id *it)
 {
     int start = it->index == SB_NULL_INDEX ? 0 : (int)it->index + 1;
-    for (int i = start; i < w->w_high; ++i) {
-        if (w->w_alive_flag[i]) {
+    for (int i = start; i < w->walls.high; ++i) {
+        if (w->walls.alive_flag[i]) {
             it->index = (uint32_t)i;
-            it->generation = w->w_gen[i];
+            it->generation = w->walls.gen[i];
             return true;
         }
     }
     return false;
+}
+
+void walls_free(sb_world *w)
+{
+    sb_walls *ws = &w->walls;
+    FREE_ARRAYS(ws->a, ws->b, ws->gen, ws->alive_flag, ws->one_sided, ws->nb, ws->chain);
+    wall_tree_free(w);
 }

@@ -98,29 +98,29 @@ static int build_node(sb_wall_tree *t, const build_scratch *s, int from, int to,
 
 void wall_tree_free(sb_world *w)
 {
-    if (w->wall_tree) {
-        free(w->wall_tree->nodes);
-        free(w->wall_tree->items);
-        free(w->wall_tree);
+    if (w->walls.tree) {
+        free(w->walls.tree->nodes);
+        free(w->walls.tree->items);
+        free(w->walls.tree);
     }
-    w->wall_tree = NULL;
+    w->walls.tree = NULL;
 }
 
 bool wall_tree_build(sb_world *w)
 {
     wall_tree_free(w);
-    if (w->walls_unindexed)
+    if (w->broad.walls_unindexed)
         return false;
     sb_wall_tree *t = calloc(1, sizeof *t);
-    build_scratch s = {malloc(sizeof *s.boxes * (size_t)(w->w_high + 1)), malloc(sizeof *s.centre * (size_t)(2 * w->w_high + 2))};
+    build_scratch s = {malloc(sizeof *s.boxes * (size_t)(w->walls.high + 1)), malloc(sizeof *s.centre * (size_t)(2 * w->walls.high + 2))};
     int n = 0;
     if (t)
-        t->items = malloc(sizeof *t->items * (size_t)(w->w_high + 1));
+        t->items = malloc(sizeof *t->items * (size_t)(w->walls.high + 1));
     bool ok = t && t->items && s.boxes && s.centre;
-    for (int k = 0; ok && k < w->w_high; ++k) {
-        if (!w->w_alive_flag[k])
+    for (int k = 0; ok && k < w->walls.high; ++k) {
+        if (!w->walls.alive_flag[k])
             continue;
-        sb_vec2 a = w->wall_a[k], b = w->wall_b[k];
+        sb_vec2 a = w->walls.a[k], b = w->walls.b[k];
         s.boxes[k] = (wall_box){a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y};
         s.centre[2 * k] = 0.5 * (a.x + b.x);
         s.centre[2 * k + 1] = 0.5 * (a.y + b.y);
@@ -137,7 +137,7 @@ bool wall_tree_build(sb_world *w)
         }
         return false;
     }
-    w->wall_tree = t;
+    w->walls.tree = t;
     return true;
 }
 
@@ -163,11 +163,11 @@ static void sort_walls(int *walls, int n)
 
 int wall_tree_query(const sb_world *w, double lo_x, double lo_y, double hi_x, double hi_y, int *out, int cap)
 {
-    const sb_wall_tree *t = w->wall_tree;
+    const sb_wall_tree *t = w->walls.tree;
     if (!t) { // no tree (out of memory when it was built): every live wall, as the callers did before
         int n = 0;
-        for (int k = 0; k < w->w_high; ++k)
-            if (w->w_alive_flag[k]) {
+        for (int k = 0; k < w->walls.high; ++k)
+            if (w->walls.alive_flag[k]) {
                 if (n < cap)
                     out[n] = k;
                 n += 1;
@@ -190,7 +190,7 @@ int wall_tree_query(const sb_world *w, double lo_x, double lo_y, double hi_x, do
         }
         for (int k = node->first; k < node->first + node->count; ++k) {
             int i = t->items[k];
-            sb_vec2 a = w->wall_a[i], e = w->wall_b[i];
+            sb_vec2 a = w->walls.a[i], e = w->walls.b[i];
             if ((a.x > e.x ? a.x : e.x) < lo_x || (a.x < e.x ? a.x : e.x) > hi_x || (a.y > e.y ? a.y : e.y) < lo_y ||
                 (a.y < e.y ? a.y : e.y) > hi_y)
                 continue;

@@ -98,13 +98,13 @@ sb_status sb_world_def_check(const sb_world_def *d, const char **bad_field)
         field_bad(in_range(d->rolling_resistance, 0.0, 1e6), "rolling_resistance", bad_field) ||
         field_bad(d->threads >= 1 && d->threads <= SB_POOL_MAX_THREADS, "threads", bad_field) ||
         field_bad(!d->has_bounds || (in_coord(b->xmin) && in_coord(b->xmax) &&
-                                     in_coord(b->ymin) && in_coord(b->ymax) &&
-                                     b->xmin < b->xmax && b->ymin < b->ymax),
-                  "bounds", bad_field) ||
+                                           in_coord(b->ymin) && in_coord(b->ymax) &&
+                                           b->xmin < b->xmax && b->ymin < b->ymax),
+                     "bounds", bad_field) ||
         field_bad(!d->has_region || (in_coord(d->region.xmin) && in_coord(d->region.xmax) &&
-                                     in_coord(d->region.ymin) && in_coord(d->region.ymax) &&
-                                     d->region.xmin < d->region.xmax && d->region.ymin < d->region.ymax),
-                  "region", bad_field))
+                                           in_coord(d->region.ymin) && in_coord(d->region.ymax) &&
+                                           d->region.xmin < d->region.xmax && d->region.ymin < d->region.ymax),
+                     "region", bad_field))
         return SB_ERR_INVALID;
     return SB_OK;
 }
@@ -131,6 +131,12 @@ bool array_reserve(void **p, int *cap, int need, size_t elem)
     return true;
 }
 
+void free_arrays(void *const *arrays, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        free(arrays[i]);
+}
+
 sb_world *sb_world_create(const sb_world_def *def)
 {
     if (sb_world_def_check(def, NULL) != SB_OK)
@@ -139,50 +145,42 @@ sb_world *sb_world_create(const sb_world_def *def)
     if (!w)
         return NULL;
     w->def = *def;
-    w->p_free = w->s_free = w->c_free = -1;
+    w->p_free = w->s_free = w->constraints.free_head = -1;
     w->last_method = def->method;
-    w->drag_id = sb_null_particle();
+    w->drag.id = sb_null_particle();
     w->stats.clamped_spring = sb_null_spring();
     w->stats.overlap_a = w->stats.overlap_b = w->stats.wall_overlap_particle = sb_null_particle();
     w->stats.overlap_wall = sb_null_wall();
-    w->coef_dirty = true;
+    w->pack.coef_dirty = true;
     w->stats.bad_particle = sb_null_particle();
     w->stats.bad_spring = sb_null_spring();
     w->stats.max_stretch_spring = -1;
     static uint32_t worlds_made; // one number a world, so that no two worlds' walls versions meet
-    w->walls_version = (uint64_t)__atomic_add_fetch(&worlds_made, 1, __ATOMIC_RELAXED) << 32;
+    w->walls.version = (uint64_t)__atomic_add_fetch(&worlds_made, 1, __ATOMIC_RELAXED) << 32;
     return w;
 }
 
 void world_free_storage(sb_world *w)
 {
-    void *arrays[] = {
-        w->pos, w->vel, w->prev, w->dv, w->reach, w->angle, w->omega, w->inertia, w->p_rolling,
-        w->rolling_resistance, w->inv_inertia, w->angle_prev, w->mass, w->inv_mass, w->radius, w->restitution, w->friction,
-        w->p_gen, w->p_flags, w->p_next_free, w->degree, w->s_a, w->s_b, w->rest, w->tuning, w->s_collide, w->s_solid, w->s_rigid,
-        w->s_gen, w->s_next_free, w->axis_prev, w->impulse, w->order, w->ka, w->kb, w->kwa, w->kwb, w->kmass,
-        w->krest, w->kux, w->kuy, w->kpux, w->kpuy, w->ksep, w->kturn, w->kstiff, w->kdamp, w->kscale, w->kg, w->kimp,
-        w->krigid, w->bend_beads, w->pair_keys, w->wall_a, w->wall_b, w->w_gen, w->w_one_sided, w->wall_nb, w->wall_chain,
-        w->w_alive_flag, w->contacts, w->warm, w->contacts_next, w->segment_contacts, w->grid_start, w->grid_items, w->grid_entries, w->block_velocity, w->pairs_list, w->pairs_start,
-        w->pairs_pos, w->pairs_reach, w->pairs_radius, w->pairs_collides, w->stop, w->stop_queue, w->stop_queued, w->stop_contacts, w->stop_cand_at, w->stop_cand_n, w->stop_cands, w->cell_x,
-        w->cell_y, w->snap_pos, w->snap_vel, w->snap_spin, w->contact_mask, w->contact_order, w->contacts_scratch, w->snap_axis, w->snap_impulse, w->tether_p,
-        w->tether_anchor, w->tether_length, w->p_load, w->start, w->hold_frac, w->hold_wall, w->ramps, w->force, w->group,
-        w->category, w->mask, w->color, w->ktension, w->tension, w->break_stretch, w->break_force, w->break_push,
-        w->s_color, w->s_hidden,
-    };
-    for (int k = 0; k < SB_POOL_MAX_THREADS; ++k) {
-        free(w->chunk_contacts[k]);
-        free(w->chunk_pairs[k]);
-    }
-    events_free(w);
-    wall_tree_free(w);
+    FREE_ARRAYS(w->pos, w->vel, w->mass, w->inv_mass, w->radius, w->restitution, w->friction, w->angle, w->omega,
+                w->inertia, w->rolling_resistance, w->p_rolling, w->p_gen, w->p_flags, w->p_next_free, w->degree,
+                w->force, w->group, w->category, w->mask, w->color);
+    FREE_ARRAYS(w->s_a, w->s_b, w->rest, w->tuning, w->s_collide, w->s_solid, w->s_rigid, w->s_gen, w->s_next_free,
+                w->impulse, w->tension, w->break_stretch, w->break_force, w->break_push, w->s_color, w->s_hidden,
+                w->axis_prev, w->pair_keys);
+    const sb_step_scratch *sc = &w->scratch;
+    FREE_ARRAYS(sc->prev, sc->start, sc->hold_frac, sc->hold_wall, sc->dv, sc->reach, sc->inv_inertia, sc->angle_prev,
+                sc->p_load, sc->contact_mask, sc->snap_pos, sc->snap_vel, sc->snap_spin, sc->snap_axis, sc->snap_impulse);
+    FREE_ARRAYS(w->rigid.tether_p, w->rigid.tether_anchor, w->rigid.tether_length, w->rigid.bend_beads);
+    FREE_ARRAYS(w->ramps);
     generations_free(&w->p_gens);
     generations_free(&w->s_gens);
-    generations_free(&w->c_gens);
+    spring_pack_free(&w->pack);
     constraints_free(w);
-    articulations_free(w);
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i)
-        free(arrays[i]);
+    walls_free(w);
+    contact_lists_free(w);
+    broad_phase_free(&w->broad);
+    events_free(w);
 }
 
 void sb_world_destroy(sb_world *w)
@@ -258,30 +256,30 @@ void apply_gravity_and_drag(sb_world *w, double h)
 static void snapshot_particles_range(void *ctx, int from, int to)
 {
     sb_world *w = ctx;
-    copy_array(w->snap_pos + from, w->pos + from, sizeof *w->pos * (size_t)(to - from));
-    copy_array(w->snap_vel + from, w->vel + from, sizeof *w->vel * (size_t)(to - from));
+    copy_array(w->scratch.snap_pos + from, w->pos + from, sizeof *w->pos * (size_t)(to - from));
+    copy_array(w->scratch.snap_vel + from, w->vel + from, sizeof *w->vel * (size_t)(to - from));
     for (int i = from; i < to; ++i)
-        w->snap_spin[i] = v2(w->angle[i], w->omega[i]);
+        w->scratch.snap_spin[i] = v2(w->angle[i], w->omega[i]);
 }
 
 static void snapshot_save(sb_world *w)
 {
     sb_pool_for(w->pool, w->p_high, 1, PARTICLES_PER_THREAD, snapshot_particles_range, w);
-    copy_array(w->snap_axis, w->axis_prev, sizeof *w->axis_prev * (size_t)w->s_high);
-    copy_array(w->snap_impulse, w->impulse, sizeof *w->impulse * (size_t)w->s_high);
+    copy_array(w->scratch.snap_axis, w->axis_prev, sizeof *w->axis_prev * (size_t)w->s_high);
+    copy_array(w->scratch.snap_impulse, w->impulse, sizeof *w->impulse * (size_t)w->s_high);
 }
 
 static void snapshot_restore(sb_world *w)
 {
-    w->packed = false; // the warm starts go back: a replay packs them again
-    copy_array(w->pos, w->snap_pos, sizeof *w->pos * (size_t)w->p_high);
-    copy_array(w->vel, w->snap_vel, sizeof *w->vel * (size_t)w->p_high);
+    w->pack.packed = false; // the warm starts go back: a replay packs them again
+    copy_array(w->pos, w->scratch.snap_pos, sizeof *w->pos * (size_t)w->p_high);
+    copy_array(w->vel, w->scratch.snap_vel, sizeof *w->vel * (size_t)w->p_high);
     for (int i = 0; i < w->p_high; ++i) {
-        w->angle[i] = w->snap_spin[i].x;
-        w->omega[i] = w->snap_spin[i].y;
+        w->angle[i] = w->scratch.snap_spin[i].x;
+        w->omega[i] = w->scratch.snap_spin[i].y;
     }
-    copy_array(w->axis_prev, w->snap_axis, sizeof *w->axis_prev * (size_t)w->s_high);
-    copy_array(w->impulse, w->snap_impulse, sizeof *w->impulse * (size_t)w->s_high);
+    copy_array(w->axis_prev, w->scratch.snap_axis, sizeof *w->axis_prev * (size_t)w->s_high);
+    copy_array(w->impulse, w->scratch.snap_impulse, sizeof *w->impulse * (size_t)w->s_high);
 }
 
 /// How far a spring is past the explicit stability limit: omega*h over the symplectic
@@ -317,18 +315,18 @@ static void halt(sb_world *w, int bad, bool nonfinite)
     }
     if (!nonfinite) // out of range but finite: pushed there by the scene (a force, a drag)
         snprintf(st->message, sizeof st->message,
-                 "runaway at step %llu: particle %u passed %.0e m or %.0e m/s on an axis. Kept the last state "
-                 "within range",
-                 (unsigned long long)st->steps, bad + 1, SB_MAX_COORD, SB_MAX_SPEED);
+                    "runaway at step %llu: particle %u passed %.0e m or %.0e m/s on an axis. Kept the last state "
+                    "within range",
+                    (unsigned long long)st->steps, bad + 1, SB_MAX_COORD, SB_MAX_SPEED);
     else if (st->bad_spring.generation)
         snprintf(st->message, sizeof st->message,
-                 "non-finite state at step %llu: particle %u went first; its stiffest spring %u has omega*h %.3g times "
-                 "the explicit limit. Kept the last finite state",
-                 (unsigned long long)st->steps, bad + 1, st->bad_spring.index + 1, worst);
+                    "non-finite state at step %llu: particle %u went first; its stiffest spring %u has omega*h %.3g times "
+                    "the explicit limit. Kept the last finite state",
+                    (unsigned long long)st->steps, bad + 1, st->bad_spring.index + 1, worst);
     else
         snprintf(st->message, sizeof st->message,
-                 "non-finite state at step %llu: particle %u went first. Kept the last finite state",
-                 (unsigned long long)st->steps, bad + 1);
+                    "non-finite state at step %llu: particle %u went first. Kept the last finite state",
+                    (unsigned long long)st->steps, bad + 1);
 }
 
 static void measure(sb_world *w)
@@ -354,7 +352,7 @@ static void measure(sb_world *w)
         for (int r = 0; r < w->ramp_count; ++r) {
             const sb_ramp *ramp = &w->ramps[r];
             if (ramp->kind == SB_RAMP_SPRING && (int)ramp->index < w->s_high && w->s_gen[ramp->index] == ramp->generation)
-                targets[ramp->index] = ramp->to.x;
+                   targets[ramp->index] = ramp->to.x;
         }
         asked = targets;
     }
@@ -412,7 +410,7 @@ sb_status sb_world_step(sb_world *w)
         // Impulses mean different things to different methods: start them afresh.
         for (int s = 0; s < w->s_high; ++s)
             w->impulse[s] = 0.0;
-        w->contact_count = 0;
+        w->contact.count = 0;
         w->last_method = w->def.method;
     }
     if (w->ramp_count > 0)
@@ -431,7 +429,7 @@ sb_status sb_world_step(sb_world *w)
     double energy_before = 0.0, energy_scale = 0.0, gravity_before = 0.0, gravity_after = 0.0, damping = 0.0;
     bool watched = ledger_begin(w, &energy_before, &energy_scale, &gravity_before, &damping);
     if (!watched)
-        w->energy_tracking = false; // disturbed: the next undisturbed step starts a new run
+        w->ledger.tracking = false; // disturbed: the next undisturbed step starts a new run
     snapshot_save(w);
     contacts_build(w);
     if (w->stats.steps == 0)
@@ -439,7 +437,7 @@ sb_status sb_world_step(sb_world *w)
     int bad = solver_run_substeps(w, false);
     if (bad == SOLVER_INTERRUPTED) {
         snapshot_restore(w); // the frame is not taken: the world is as it was
-        w->contact_next_count = 0;
+        w->contact.next_count = 0;
         w->stats.step_ms = now_ms() - t0;
         return SB_ERR_INTERRUPTED;
     }
@@ -500,16 +498,16 @@ int sb_world_overlap_message(const sb_world *w, char *buf, size_t size)
     char walls[256] = "";
     if (st->overlapping_walls > 0)
         snprintf(walls, sizeof walls, "%d particle%s start%s inside walls (worst: particle %u, %.3g m into wall %u)%s",
-                 st->overlapping_walls, st->overlapping_walls == 1 ? "" : "s", st->overlapping_walls == 1 ? "s" : "",
-                 st->wall_overlap_particle.index + 1, st->worst_wall_overlap, st->overlap_wall.index + 1,
-                 st->overlapping_pairs > 0 ? "; " : ": contacts move them out: place them clear of the walls");
+                    st->overlapping_walls, st->overlapping_walls == 1 ? "" : "s", st->overlapping_walls == 1 ? "s" : "",
+                    st->wall_overlap_particle.index + 1, st->worst_wall_overlap, st->overlap_wall.index + 1,
+                    st->overlapping_pairs > 0 ? "; " : ": contacts move them out: place them clear of the walls");
     if (st->overlapping_pairs == 0)
         return snprintf(buf, size, "%s", walls);
     return snprintf(buf, size,
-                    "%s%d pair%s of particles not joined by a spring start%s overlapping (worst: particles %u and %u, "
-                    "by %.3g m); contacts push them apart: give them smaller radii, join them, or set collide = false",
-                    walls, st->overlapping_pairs, st->overlapping_pairs == 1 ? "" : "s", st->overlapping_pairs == 1 ? "s" : "",
-                    st->overlap_a.index + 1, st->overlap_b.index + 1, st->worst_overlap);
+                       "%s%d pair%s of particles not joined by a spring start%s overlapping (worst: particles %u and %u, "
+                       "by %.3g m); contacts push them apart: give them smaller radii, join them, or set collide = false",
+                       walls, st->overlapping_pairs, st->overlapping_pairs == 1 ? "" : "s", st->overlapping_pairs == 1 ? "s" : "",
+                       st->overlap_a.index + 1, st->overlap_b.index + 1, st->worst_overlap);
 }
 
 int sb_world_clamp_message(const sb_world *w, char *buf, size_t size)
@@ -523,27 +521,27 @@ int sb_world_clamp_message(const sb_world *w, char *buf, size_t size)
     char structure[256];
     if (structure_record_say(w, st->clamped_spring, structure, sizeof structure) > 0)
         return snprintf(buf, size, "%d spring%s cannot run as tuned with %s at %d sub-step%s, among them %s",
-                        st->clamped_springs, st->clamped_springs == 1 ? "" : "s", sb_method_name(w->def.method),
-                        w->def.substeps, w->def.substeps == 1 ? "" : "s", structure);
+                           st->clamped_springs, st->clamped_springs == 1 ? "" : "s", sb_method_name(w->def.method),
+                           w->def.substeps, w->def.substeps == 1 ? "" : "s", structure);
     if (st->clamped_asked_hertz == 0.0)
         snprintf(asked, sizeof asked, "to be rigid");
     else
         snprintf(asked, sizeof asked, "%.3g Hz at damping ratio %.3g", st->clamped_asked_hertz,
-                 st->clamped_asked_damping_ratio);
+                    st->clamped_asked_damping_ratio);
     return snprintf(buf, size,
-                    "%d spring%s cannot run as tuned with %s at %d sub-step%s: spring %u asks %s and gets %.3g Hz at "
-                    "%.3g (%s)",
-                    st->clamped_springs, st->clamped_springs == 1 ? "" : "s", sb_method_name(w->def.method),
-                    w->def.substeps, w->def.substeps == 1 ? "" : "s", st->clamped_spring.index + 1, asked,
-                    st->clamped_hertz, st->clamped_damping_ratio,
-                    st->clamped_settling               ? "settling after a retune"
-                    : st->clamped_asked_hertz == 0.0 ? "an iterative method holds it"
-                                                     : "more sub-steps deliver it");
+                       "%d spring%s cannot run as tuned with %s at %d sub-step%s: spring %u asks %s and gets %.3g Hz at "
+                       "%.3g (%s)",
+                       st->clamped_springs, st->clamped_springs == 1 ? "" : "s", sb_method_name(w->def.method),
+                       w->def.substeps, w->def.substeps == 1 ? "" : "s", st->clamped_spring.index + 1, asked,
+                       st->clamped_hertz, st->clamped_damping_ratio,
+                       st->clamped_settling                  ? "settling after a retune"
+                       : st->clamped_asked_hertz == 0.0 ? "an iterative method holds it"
+                                                                 : "more sub-steps deliver it");
 }
 
 void sb_world_clear_halt(sb_world *w)
 {
-    w->energy_tracking = false;
+    w->ledger.tracking = false;
     w->stats.halted = false;
     w->stats.message[0] = '\0';
     w->stats.bad_particle = sb_null_particle();

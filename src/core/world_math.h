@@ -24,6 +24,10 @@ bool array_grow(void **p, size_t elem, int cap);
 #define ARRAY_GROW(arr, cap) array_grow((void **)&(arr), sizeof *(arr), (cap))
 /// Makes room for `need` elements, doubling *cap from 16; false when memory is short.
 bool array_reserve(void **p, int *cap, int need, size_t elem);
+#define ARRAY_RESERVE(arr, cap, need) array_reserve((void **)&(arr), &(cap), (need), sizeof *(arr))
+/// Frees each of `n` arrays (a part's *_free); FREE_ARRAYS(a, b, ...) names them.
+void free_arrays(void *const *arrays, size_t n);
+#define FREE_ARRAYS(...) free_arrays((void *const[]){__VA_ARGS__}, sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
 
 static inline bool field_bad(bool ok, const char *name, const char **bad_field)
 {
