@@ -2,32 +2,8 @@
 -- SDL; the bindings nothing of the app or SDL; and the window's files call only the files below
 -- them: window.c, then window_keys.c, window_draw.c, window_input.c, window_sketch.c, window_time.c, window_sides.c.
 --   lua5.4 tests/layers.lua [ROOT]
-local root = arg[1] or "."
-local failures = 0
-local function fail(text)
-  print("FAIL " .. text)
-  failures = failures + 1
-end
-
-local function files(dir, pattern)
-  local out, list = {}, io.popen('ls "' .. root .. "/" .. dir .. '"')
-  for name in list:lines() do
-    if name:match(pattern) then out[#out + 1] = name end
-  end
-  list:close()
-  return out
-end
-local function read(path)
-  local f = assert(io.open(root .. "/" .. path))
-  local text = f:read("a")
-  f:close()
-  return text
-end
-local function exists(path)
-  local f = io.open(root .. "/" .. path)
-  if f then f:close() end
-  return f ~= nil
-end
+local house = dofile((arg[0]:match("^(.*)/") or ".") .. "/house.lua")
+local fail, read, files = house.fail, house.read, house.files
 
 -- includes: a layer's files include no header of a layer above it, nor the libraries it stands apart from
 local above = {
@@ -38,7 +14,7 @@ for dir, rule in pairs(above) do
   for _, name in ipairs(files(dir, "%.[ch]p?p?$")) do
     for header in read(dir .. "/" .. name):gmatch('#%s*include%s*[<"]([^>"]+)[>"]') do
       for _, d in ipairs(rule.dirs) do
-        if exists(d .. "/" .. header) then fail(dir .. "/" .. name .. " includes " .. d .. "/" .. header) end
+        if read(d .. "/" .. header) then fail(dir .. "/" .. name .. " includes " .. d .. "/" .. header) end
       end
       for _, lib in ipairs(rule.libraries) do
         if header:match(lib) then fail(dir .. "/" .. name .. " includes " .. header) end
@@ -51,7 +27,7 @@ end
 local order = { "window.c", "window_keys.c", "window_draw.c", "window_input.c", "window_sketch.c", "window_time.c", "window_sides.c" }
 local code, defined = {}, {}
 for level, name in ipairs(order) do
-  local text = read("src/app/" .. name):gsub("/%*.-%*/", ""):gsub("//[^\n]*", ""):gsub('"[^"\n]*"', '""')
+  local text = (read("src/app/" .. name) or fail("src/app/" .. name .. " is missing") or ""):gsub("/%*.-%*/", ""):gsub("//[^\n]*", ""):gsub('"[^"\n]*"', '""')
   code[level] = text
   local lines = {}
   for line in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
@@ -72,5 +48,5 @@ for level, text in ipairs(code) do
   end
 end
 if checked == 0 then fail("found no functions in the window's files") end
-if failures > 0 then os.exit(1) end
+house.finish()
 print("the core, the bindings and the window's files call only downward")

@@ -2,22 +2,11 @@
 -- steps name (a path in backquotes) names every method, and no other source file names them
 -- all, as code names a method: SB_METHOD_XPBD, xpbd_method, "xpbd", method_xpbd.c.
 --   lua5.4 tests/method_steps.lua [ROOT]
-local root = arg[1] or "."
-local failures = 0
-local function fail(message) io.stderr:write("FAIL: ", message, "\n"); failures = failures + 1 end
-local function read(path)
-  local f = io.open(root .. "/" .. path)
-  if not f then return nil end
-  local text = f:read("a"); f:close(); return text
-end
-local function list(command)
-  local out, p = {}, io.popen(command)
-  for line in p:lines() do out[#out + 1] = line end
-  p:close(); return out
-end
+local house = dofile((arg[0]:match("^(.*)/") or ".") .. "/house.lua")
+local fail, read, list = house.fail, house.read, house.list
 
 local methods = {}
-for _, path in ipairs(list('cd "' .. root .. '" && ls src/core/method_*.c')) do
+for _, path in ipairs(list("ls src/core/method_*.c")) do
   methods[#methods + 1] = path:match("method_([%w]+)%.c$")
 end
 if #methods < 2 then fail("found " .. #methods .. " method files in src/core") end
@@ -40,7 +29,7 @@ for quoted in (steps or ""):gmatch("`([^`]+)`") do
   for path in quoted:gsub("lua5%.4 %S+", ""):gmatch("[%w_%./-]+") do -- (a program the step runs is no edit)
     if (path:find("/") or path:find("%.rockspec$") or path == "CMakeLists.txt") and not path:find("NAME") then
       if path:find("VERSION") then
-        for _, r in ipairs(list('cd "' .. root .. '" && ls *.rockspec')) do named[r] = true end
+        for _, r in ipairs(list("ls *.rockspec")) do named[r] = true end
       elseif read(path) then
         named[path] = true
       elseif not path:find("%*") then
@@ -55,8 +44,8 @@ for path in pairs(named) do
   local ok, missing = names_all(read(path) or "")
   if not ok and not exempt[path] then fail(path .. ", which the steps name, does not name " .. missing) end
 end
-local sources = list('cd "' .. root .. '" && ls include/springbox/*.h src/core/*.[ch] src/lua/*.[ch] src/lua/*.lua ' ..
-                     'src/app/*.[ch] web/*.js web/*.sh web/*.html CMakeLists.txt *.rockspec docs/lua-api.md 2>/dev/null')
+local sources = list("ls include/springbox/*.h src/core/*.[ch] src/lua/*.[ch] src/lua/*.lua " ..
+                     "src/app/*.[ch] web/*.js web/*.sh web/*.html CMakeLists.txt *.rockspec docs/lua-api.md")
 local checked = 0
 for _, path in ipairs(sources) do
   if not path:match("^src/core/method_") and names_all(read(path) or "") then
@@ -65,5 +54,5 @@ for _, path in ipairs(sources) do
   end
 end
 if checked == 0 then fail("no source file names every method") end
-if failures > 0 then os.exit(1) end
+house.finish()
 print(string.format("adding a method: %d files to edit, the steps name each", checked))

@@ -3,51 +3,43 @@
 -- Every file opens with a comment that says what it holds and none is over 900 lines, no header
 -- inside src/ over 250, and struct sb_world, built from parts, under 100: one that is not so is
 -- named, and the exit status is 1.
-local root = arg[1] or "."
+local house = dofile((arg[0]:match("^(.*)/") or ".") .. "/house.lua")
 local dirs = { "include/springbox", "src/core", "src/lua", "src/app", "web" }
-local silent, long = 0, {}
-for _, dir in ipairs(dirs) do
-  local list = io.popen('ls "' .. root .. "/" .. dir .. '" 2>/dev/null')
-  for name in list:lines() do
-    if name:match("%.[ch]$") or name:match("%.cpp$") or (name:match("%.js$") and dir == "web") then
-      local path = dir .. "/" .. name
-      local lines, head = 0, {}
-      local reading = true
-      for line in io.lines(root .. "/" .. path) do
-        lines = lines + 1
-        if reading then
-          local text = line:match("^%s*//+%s?(.*)$") or line:match("^%-%-+%s?(.*)$")
-          if text and text ~= "" then
-            head[#head + 1] = text
-          elseif #head > 0 or not line:match("^%s*$") and not line:match("^#!") then
-            reading = false
-          end
-        end
-      end
-      local text = table.concat(head, " ")
-      local sentence = text:match("^(.-%.)%s") or text
-      if #sentence > 110 then sentence = sentence:sub(1, 107) .. "..." end
-      if sentence == "" then
-        silent = silent + 1
-        sentence = "(NO OPENING SENTENCE)"
-      end
-      print(string.format("%-40s %5d  %s", path, lines, sentence))
-      local most = (name:match("%.h$") and dir:match("^src/")) and 250 or 900
-      if lines > most then long[#long + 1] = string.format("%s (%d lines, most %d)", path, lines, most) end
-      if path == "src/core/world_internal.h" then
-        local text = io.open(root .. "/" .. path):read("a")
-        local body = text:match("\nstruct sb_world {\n(.-\n)};")
-        local members = body and select(2, body:gsub("\n", "")) or math.huge
-        if members >= 100 then long[#long + 1] = string.format("struct sb_world (%s lines, most 99)", members) end
-      end
+
+-- the comment a file opens with (after a #! line and blank lines), as one line of text
+local function opening(text)
+  local head = {}
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    local said = line:match("^%s*//+%s?(.*)$") or line:match("^%-%-+%s?(.*)$")
+    if said and said ~= "" then
+      head[#head + 1] = said
+    elseif #head > 0 or not line:match("^%s*$") and not line:match("^#!") then
+      break
     end
   end
-  list:close()
+  return table.concat(head, " ")
 end
-if silent > 0 then
-  io.stderr:write(silent .. " file(s) do not open with a sentence saying what they hold\n")
+
+for _, dir in ipairs(dirs) do
+  local pattern = dir == "web" and "%.[chj]s?$" or "%.[ch]p?p?$"
+  for _, name in ipairs(house.files(dir, pattern)) do
+    local path = dir .. "/" .. name
+    local text = house.read(path)
+    local lines = select(2, text:gsub("\n", ""))
+    local sentence = opening(text):match("^(.-%.)%s") or opening(text)
+    if #sentence > 110 then sentence = sentence:sub(1, 107) .. "..." end
+    if sentence == "" then
+      house.fail(path .. " does not open with a sentence saying what it holds")
+      sentence = "(NO OPENING SENTENCE)"
+    end
+    print(string.format("%-40s %5d  %s", path, lines, sentence))
+    local most = (name:match("%.h$") and dir:match("^src/")) and 250 or 900
+    if lines > most then house.fail(string.format("%s is %d lines, over %d", path, lines, most)) end
+    if path == "src/core/world_internal.h" then
+      local body = text:match("\nstruct sb_world {\n(.-\n)};")
+      local members = body and select(2, body:gsub("\n", "")) or math.huge
+      if members >= 100 then house.fail(string.format("struct sb_world is %s lines, over 99", members)) end
+    end
+  end
 end
-if #long > 0 then
-  io.stderr:write("too long: " .. table.concat(long, ", ") .. "\n")
-end
-if silent > 0 or #long > 0 then os.exit(1) end
+house.finish()
