@@ -72,8 +72,8 @@ static void draw_hud_line(app *a, side *s, SDL_Rect area, int y, const char *pre
     }
     // What the physics cannot do as asked, said where the designer looks: springs the
     // method clamps, and particles that started overlapping.
-    // Every world of a comparison is named: a designer comparing verlet with
-    // soft saw only world 1's warning while verlet ran 23-33% below the asked hertz.
+    // Every world of a comparison is named, so a warning about one world is never read as the
+    // other's, nor missed because the first world has none.
     int warn_y = y + sb_scene_world_count(s->scene) * lh, worlds = sb_scene_world_count(s->scene);
     char warning[512], clamp[512], line[560];
     for (int k = 0; k < worlds; ++k) {

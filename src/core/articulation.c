@@ -650,7 +650,7 @@ static void project_positions(sb_world *w, int id, art_row *rows, sb_contact **c
         // The particles the steps move: the structure's and the contacts' other ends. Where they
         // start, for the velocity the moves make (below), and where each step starts, to take
         // back half of a step that made the errors worse (a line search: a full Newton step
-        // near a straight, taut stretch of net overshot, a 36% stretch in one frame of xpbd).
+        // near a straight, taut stretch of net overshoots).
         const int most = st->particle_count + 2 * k + 1;
         if (art->moved_cap < most) {
             // (each array keeps its old block if its growing fails: all are freed with the rest)

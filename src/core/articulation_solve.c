@@ -59,8 +59,8 @@ void articulation_factor(sb_world *w, sb_articulations *art, int id)
 }
 
 /// Solves A X = B in place for the m columns of X (row-major, nl x m) at once: each step is a
-/// row of m multiply-adds, where a column at a time was a chain of dependent ones read m apart
-/// (45% of a pile of balls on a cloth went to that loop).
+/// row of m multiply-adds, where a column at a time would be a chain of dependent ones read m
+/// apart, the costliest loop of a pile of balls on a cloth.
 static void band_solve_rows(const sb_articulations *art, const art_structure *st, double *X, int m)
 {
     const int nl = st->link_count, band = st->band, width = band + 1;

@@ -552,8 +552,7 @@ static void append_range(void *ctx, int chunk, int from, int to)
 
 // The narrow phase's chunks after the first (which wrote into contact.next) follow it in chunk
 // order, which is key order. Each chunk is copied on the thread that found it, where it is in
-// cache: copied on the caller, the 4000-ball pit's 1.7 MB of contacts a step were 1.5% of a
-// two-thread step and left the other thread waiting. A chunk with nothing to copy (empty, it may
+// cache, rather than on the caller while the other thread waits. A chunk with nothing to copy (empty, it may
 // have no buffer yet), or that does not fit (out of memory), is skipped this step.
 static void append_chunk_contacts(sb_world *w, int chunks)
 {

@@ -75,7 +75,7 @@ static sb_vec2 acceleration_of(const sb_world *w, int i)
 /// free flight it keeps E = v^2 / 2 + G s - G h v / 2 (G = -an, s the gap, v its rate) exactly,
 /// and a perfectly elastic collision keeps it too, so a ball of restitution 1 on a floor climbs
 /// back to the height it fell from, as the gap it flies over would have it (reflecting the kicked
-/// speed alone left it 1.1% higher a bounce at six sub-steps, 4% at one). With the gap at the
+/// speed alone would lift it higher at every bounce). With the gap at the
 /// sub-step's end s_end = s_start + vn t + v' (h - t), E(start) = E(end) is a quadratic in v';
 /// restitution e scales what leaves.
 static double leaving_speed(double vn, double an, double t, double h, double e)

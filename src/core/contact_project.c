@@ -30,9 +30,9 @@ static void push_apart(sb_world *w, const sb_contact *c, double push)
 
 // Moves the ends of a contact whose geometry was just found apart, inverse-mass weighted, if they
 // overlap. Returns the push. The end that moves farthest keeps at most contact_push_limit() h of
-// its move as velocity, and every end keeps the same share, so the push adds no momentum (each
-// end capped alone, a light ball's capped move beside a heavy one's whole move cost two verlet
-// blobs that hit each other 71% of their momentum: core.momentum_conservation).
+// its move as velocity, and every end keeps the same share, so the push adds no momentum (capped
+// alone, a light ball's capped move beside a heavy one's whole move would take momentum from
+// two verlet blobs that hit each other: core.momentum_conservation).
 static inline double push_out(sb_world *w, sb_contact *c, double h)
 {
     if (c->separation >= 0.0)

@@ -10,9 +10,9 @@
 
 // Energy from nowhere. An explicit spring can feed a motion its step cannot
 // follow: a chain of four 10 cm links on undamped 15 Hz springs swinging from horizontal in the
-// force method at one sub-step, every spring within its linear stability limit, reached 2500%
-// stretch and 10^5 times the energy gravity had released (the links turn and pass through each
-// other within a step, which no linear limit sees), and the world kept running. So for the
+// force method at one sub-step, every spring within its linear stability limit, reaches 2500%
+// stretch and 10^5 times the energy gravity has released (the links turn and pass through each
+// other within a step, which no linear limit sees), and nothing else stops it. So for the
 // methods with explicit springs the world keeps a ledger over each undisturbed run: each step
 // adds the energy it made beyond the work of gravity and the applied forces (floored at zero,
 // so the few-percent swing of a symplectic step's energy never adds up), and once that passes

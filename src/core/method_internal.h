@@ -68,7 +68,7 @@ typedef void sb_pass(sb_world *w, double h);
 
 /// The order a method's sub-step follows; solver.c writes each order once.
 typedef enum sb_step_order {
-    SB_ORDER_VELOCITIES, ///< impulses on velocities, then integrate (seeds 000-003, Box2D v3's soft step)
+    SB_ORDER_VELOCITIES, ///< impulses on velocities, then integrate (Nissen's articles, Catto's "Soft Constraints", Box2D v3's soft step)
     SB_ORDER_POSITIONS,  ///< predict positions, project, velocities from the move (XPBD)
     SB_ORDER_VERLET,     ///< Boesch's Verlet article's loop: accelerate, collide, inertia, collide with impulse kept
 } sb_step_order;

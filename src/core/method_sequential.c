@@ -61,8 +61,8 @@ static double sequential_rigid_coefficients(int springs_on_busiest_end, double m
 //  - the accumulator keeps only the step's corrective impulses, not the warm start itself,
 //    which damps the warm start to about half the total at coefficient 1;
 //  - only tension is warm started (`if (projectedImpulse > 0.0) return;`).
-// Measured on the 32x32 cloth (8 iterations, 4 sub-steps): warm starting the total impulse
-// in both directions diverges (154% stretch), the listing's rule stays under 9%.
+// Warm starting the total impulse in both directions makes a 32x32 cloth at 8 iterations and
+// 4 sub-steps diverge; the listing's rule holds it.
 static void springs_warm_start(sb_world *w)
 {
     const double fraction = w->def.warmstart;

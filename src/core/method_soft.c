@@ -35,7 +35,7 @@ void implicit_euler_kc(sb_poles p, double m, double h, double *k, double *c)
 // slow pole z_s (how it creeps back) and its static stiffness (how far it sags). Implicit Euler
 // ties the static stiffness to the poles, k_eff = (1 - z1)(1 - z2) m / (z1 z2 h^2), and the
 // exact fast pole would make it far stiffer than k (10^4 times for the reload ramp's damping
-// ratio 21 at 30 Hz: a retuned truss jumped 20% past its new shape). So z_s is kept and the fast
+// ratio 21 at 30 Hz, enough to throw a retuned truss 20% past its new shape). So z_s is kept and the fast
 // pole chosen for k_eff = k: with x^2 = h^2 k / m = ln z1 ln z2,
 //     z_f = (1 - z_s) / (1 - z_s + x^2 z_s).
 // Nissen's Cd = 1 (a pole at 0) reads x^2 = Cs, his k = Cs m / h^2.
@@ -70,7 +70,7 @@ sb_poles poles_without_negative_damping(sb_poles p, bool *clamped)
     // own k = m w^2: poles trace = 2 det, det = 1 / (1 + theta^2). Keeping theta exactly would
     // need det = cos^2(theta), which goes deadbeat near four sub-steps per period, and a deadbeat
     // spring in a network is a rigid one without the rigid springs' projection (a 12 x 12 cloth
-    // of undamped 20 Hz springs at one sub-step reached 1400% stretch at 32 iterations).
+    // of undamped 20 Hz springs at one sub-step would stretch 1400% at 32 iterations).
     *clamped = false;
     if (p.trace >= 2.0 * p.det)
         return p;
@@ -83,7 +83,7 @@ sb_poles poles_without_negative_damping(sb_poles p, bool *clamped)
 
 // Inside a network (method_force.c says why for the explicit map): implicit Euler's matching of a
 // lone spring gives it the static stiffness kappa / det, 34% stiffer than asked for 6 Hz at
-// damping ratio 0.5 at one 60 Hz sub-step, and a hanging chain sagged 26% short of m g / k. So a
+// damping ratio 0.5 at one 60 Hz sub-step, so a hanging chain would sag 26% short of m g / k. So a
 // spring with other springs keeps x^2 = h^2 k / m (sb_poles_static_stiffness) and its lone decay
 // det, which needs c = m (1/det - 1 - x^2) / h: then kappa = x^2 det and trace = 1 + det (1 - x^2).
 // No negative damping in a network (world_internal.h): past it, c = 0 and det = 1 / (1 + x^2).

@@ -68,8 +68,8 @@ static coef_result verlet_coefficients(sb_poles target, double m, double h, doub
 // Rigid springs as distance constraints, one Gauss-Seidel sweep per iteration; the move is kept
 // as an impulse for the spring's force. Each moves its ends along the axis they had at px, to its
 // exact length: SHAKE's position step (shake_length_move), so that the pull is central where the
-// motion is counted and a spinning body keeps its spin (along the axis at x, a step ahead, a
-// spinning dumbbell lost 42% of its angular momentum in 10 s at six sub-steps, 72% at one).
+// motion is counted and a spinning body keeps its spin (moved along the axis at x, a step
+// ahead, a spinning dumbbell loses angular momentum at every sub-step).
 static void verlet_project_rigid_springs(sb_world *w, double h)
 {
     sb_vec2 *pos = w->pos;

@@ -9,8 +9,8 @@
 // discrete map is the soft method's (method_soft.c): the same matching and the same network
 // limit. Constants: stiff = alpha~ = 1/(k h^2), damp = gamma = c/(k h), with k and c those of
 // implicit_euler_kc (method_soft.c), written with the delivered poles so that they stay finite at a pole at 0
-// (Nissen's Cs = Cd = 1, Nissen's rigid-spring article's one-step spring, where k and c are infinite; through them the
-// two read 0 and NaN, the world halted at its first step and the spring stayed at 40% stretch):
+// (Nissen's Cs = Cd = 1, Nissen's rigid-spring article's one-step spring, where k and c are
+// infinite, and through them the two would read 0 and NaN):
 // alpha~ = det / ((1 + det - trace) m), gamma = (trace - 2 det) / (1 + det - trace).
 // 1 + gamma = (c + h k)/(h k) stays positive: c + h k = m (1 - det)/(det h) > 0.
 static coef_result xpbd_coefficients(sb_poles target, double m, double h, double allowed_load, spring_coef *out)
@@ -65,7 +65,7 @@ static void xpbd_springs_begin(sb_world *w, double h)
 // length: SHAKE's position step (shake_length_move). With the velocity then taken from the move,
 // that is the RATTLE integrator, which keeps a pendulum's energy; moving them along the predicted
 // axis, as XPBD does, shortens each step of a turn (the ends land at atan(h v / len) across where
-// they should be at h v / len) and a rigid pendulum lost 86% of its swing in a minute. Returns
+// they should be at h v / len), and a rigid pendulum loses most of its swing in a minute. Returns
 // false where SHAKE does not apply, and the spring is solved as XPBD solves it.
 static bool shake_one(sb_world *w, int k, double wsum)
 {

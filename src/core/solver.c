@@ -374,13 +374,11 @@ void springs_store_axis(sb_world *w)
 // Rigid springs after the velocity methods integrate: `iterations` Gauss-Seidel sweeps that
 // move positions only (Box2D 2.4's position iterations, non-linear Gauss-Seidel). A velocity
 // solve cannot see that links swinging fast lengthen along straight-line paths, and correcting
-// that error through the bias (beta = 1) puts it back as velocity: on a 30-link chain at one
-// sub-step, more iterations made the stretch worse (soft 27% at 4 iterations, 44% at 32). Moving
-// positions without touching velocities removes the error without adding energy, and more
-// sweeps only remove more of it (the same chain: 16% at 4 iterations, 8% at 32, with as many
-// sweeps as iterations). Verlet keeps
-// its article's order (projection, then inertia); moving prev along after inertia helped it from
-// 4 iterations up but blew up a 100:1 cloth at 1 iteration, so it was not kept.
+// that error through the bias (beta = 1) puts it back as velocity, so that on a long chain at one
+// sub-step more iterations would make the stretch worse. Moving positions without touching
+// velocities removes the error without adding energy, and more sweeps only remove more of it.
+// Verlet keeps its article's order (projection, then inertia): moving prev along after inertia
+// blows up a 100:1 cloth at 1 iteration.
 static void rigid_springs_project(sb_world *w)
 {
     // A sweep for every two iterations, rounded up (Box2D 2.4 runs 3 for 8): the velocity solve
@@ -401,15 +399,16 @@ static void run_pass(sb_pass *pass, sb_world *w, double h)
 
 // ------------------------------------------------------------------ the orders
 
-/// Impulses on velocities, then integrate (seeds 000-003; Box2D v3's soft step): the method's
+/// Impulses on velocities, then integrate (Nissen's articles, Catto's "Soft Constraints"; Box2D v3's soft step): the method's
 /// springs and constraints begin, contacts prepare and warm start, `iterations` of springs then
 /// constraints, the contacts (once, or as contact_passes says at one and two sub-steps),
 /// integrate, the position sweeps, tethers, bounds, and the relax: contacts always, rigid springs
 /// and constraints where the method has one.
 /// The sub-step's external kicks and the method's begin passes, in the order the method's map
 /// wants: an explicit spring's damper that read this sub-step's gravity kick as stretching speed
-/// carried c g h of the load, and a chain of 6 Hz, damping ratio 0.5 springs hung 5% short of
-/// m g / k at one sub-step in force (symplectic Euler takes every force from the old velocity).
+/// would carry c g h of the load, and a chain of 6 Hz, damping ratio 0.5 springs would hang 5%
+/// short of m g / k at one sub-step in force (symplectic Euler takes every force from the old
+/// velocity).
 static void kicks_and_begin_passes(sb_world *w, const sb_method_kernels *m, double h)
 {
     if (!m->forces_before_gravity)
@@ -499,9 +498,10 @@ static void substep_positions(sb_world *w, const sb_method_kernels *m, double h,
 /// accelerate step moves x by a h^2 and inertia then adds x - px again, so x runs one step ahead
 /// of the motion: px follows Stoermer-Verlet (px' = px + u', u' = u + a h^2) and x = px + u is
 /// its extrapolation. The world keeps and shows px (after the first collide pass, so at rest it
-/// touches what it rests on) and the velocity u / h; a sub-step rebuilds x = px + v h. Showing x
-/// instead made a 10 Hz spring let go at rest 0.1 m out swing to -0.2 m at one sub-step: the motion was right, the shown position a step ahead of it. Forces act where the
-/// article puts them, at x, so the dynamics are as they were.
+/// touches what it rests on) and the velocity u / h; a sub-step rebuilds x = px + v h. Shown, x
+/// would run a step ahead of the motion (a 10 Hz spring let go at rest 0.1 m out would seem to
+/// swing to -0.2 m at one sub-step). Forces act where the article puts them, at x, so the
+/// dynamics are the article's.
 static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double h)
 {
     sb_vec2 *pos = w->pos, *prev = w->scratch.prev;
@@ -536,7 +536,8 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
     }
     tethers_project(w, false);
     // Ropes and struts are one-sided, as contacts are, and get the contacts' second pass after
-    // inertia (Boesch's "Verlet collision with impulse preservation"): without it a strut hit at 3 m/s gave way by v h, 5 cm at one sub-step.
+    // inertia (Boesch's "Verlet collision with impulse preservation"): without it a strut hit
+    // gives way by v h at one sub-step.
     constraints_project_rigid(w, 0.0, true);
     contacts_project(w, w->def.verlet_preserve_impulse, h);
     articulations_project(w, h, w->def.verlet_preserve_impulse);
@@ -547,9 +548,8 @@ static void substep_verlet_order(sb_world *w, const sb_method_kernels *m, double
         pos[i] = prev[i]; // px: the motion itself (above)
     }
     spins_from_turns(w, h);
-    // One of the velocity orders' position sweeps, on px: the first pass left the residual of
-    // its iterations there (a 30-link chain with a 100 kg end at one sub-step, 4 iterations:
-    // 44% worst stretch without it, 38% with one sweep; 3 sweeps cost 22% more on cloth 64)
+    // One of the velocity orders' position sweeps, on px: the first pass leaves the residual of
+    // its iterations there (one sweep, as more cost more than they take off a heavy-ended chain)
     if (m->project_rigid_springs) {
         rigid_project_pass(w);
         constraints_project_rigid(w, SB_RIGID_SLOP, false);

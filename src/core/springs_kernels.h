@@ -109,8 +109,7 @@ static inline bool shake_length_move(double dx, double dy, double nx, double ny,
 /// in the position orders), into *ux, *uy: the axis a position method moves the ends along, as
 /// SHAKE does, so that the pair's pull is central where the step's angular momentum is counted
 /// (prev x pos) and a spinning body keeps its spin (moved along the axis predicted a sub-step
-/// ahead, a spinning wheel of springs lost 42% of its angular momentum in 10 s at six sub-steps
-/// in verlet and xpbd). False where the ends sat on each other, or the axis turned more than about
+/// ahead, a spinning wheel of springs loses angular momentum at every sub-step). False where the ends sat on each other, or the axis turned more than about
 /// a fifth of a radian within the sub-step (then the predicted axis, as shake_length_move).
 static inline bool spring_start_axis(const sb_world *w, int k, double *ux, double *uy)
 {

@@ -4,7 +4,7 @@
 //
 // Why: an iterative solver passes load along a chain of rigid springs one link per
 // iteration, so a long chain hanging from a fixed particle stretches with its length
-// (cloth 128: 23% with the soft solver, 2.6% with the sequential one). If particle p is
+// (docs/performance.md gives the cloth's stretch with and without them). If particle p is
 // joined to a fixed particle a by a path of rigid springs whose rest lengths sum to L, then
 // no configuration that satisfies those springs has |p - a| > L. The tether enforces that
 // inequality directly, once per sub-step, so the bottom of the chain learns in one step
@@ -207,9 +207,8 @@ void tethers_project(sb_world *w, bool velocities)
         return;
     // Where the method holds rigid springs itself, a tether leaves the springs their slop (a
     // thousandth of the length, as their position sweeps do): it is there to bound what the
-    // iterations leave, and reaching into the slop it pulled the last bead of a straight swinging
-    // chain in at every sub-step, against its links, and the chain lost 8% of its swing in a
-    // minute. The explicit methods' rigid springs are Nissen's safe springs, which the tethers hold.
+    // iterations leave, and reaching into the slop it would pull the last bead of a straight
+    // swinging chain in at every sub-step, against its links, and slow the swing. The explicit methods' rigid springs are Nissen's safe springs, which the tethers hold.
     const double reach = method_kernels(w->def.method)->rigid_springs_explicit ? 1.0 : 1.0 + SB_RIGID_SLOP;
     tether_job job = {w, velocities, reach};
     sb_pool_for(w->pool, w->rigid.tether_count, 1, PARTICLES_PER_THREAD, tethers_range, &job);
