@@ -6,15 +6,17 @@
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
+# each stage says when it starts, in seconds since the run began, so a slow stage shows
+stage() { echo "== $1 (at ${SECONDS} s)"; }
 for variant in release sanitize; do
   dir="build-test-$variant"
   flags=(-DSPRINGBOX_WERROR=ON)
   select=()
   [ "$variant" = sanitize ] && flags+=(-DSPRINGBOX_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug) && select=(-LE sweep)
-  echo "== $variant build"
+  stage "$variant build"
   cmake -S . -B "$dir" "${flags[@]}" >/dev/null
   cmake --build "$dir" -j "$jobs" >/dev/null
-  echo "== $variant tests"
+  stage "$variant tests"
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "$dir" --output-on-failure -j "$jobs" "${select[@]}"
@@ -22,6 +24,7 @@ done
 # The browser build: the site built once, its page driven in chromium, its bits against the
 # release build's (SPRINGBOX_SKIP_WEB=1 leaves it out)
 if [ "${SPRINGBOX_SKIP_WEB:-0}" != 1 ]; then
-  echo "== web build and tests"
+  stage "web build and tests"
   bash tests/web_test.sh build-test-release/springbox
 fi
+stage "done"
