@@ -1508,8 +1508,11 @@ TEST(heavy_balls_rest_on_light_nets)
         {3.6, 100.0, 0.0, true}, {3.6, 100.0, 1.0, true}, {3.6, 100.0, 1.0, false},
         {3.0, 100.0, 1.0, true}, {3.0, 100.0, 1.0, false}, {3.6, 10.0, 1.0, false},
     };
+    unsigned run = 0;
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+            if (!sweep_case_runs(run++))
+                continue;
             heavy_catch r = heavy_ball_on_net((sb_method)m, 1, cases[k].span, cases[k].mass, cases[k].drop, cases[k].solid);
             printf("  %-10s net %.1f m, %3.0f kg from %.0f m%s: %.3f m above its lowest bead, links %.2f%% at the end, "
                    "%.1f%% at worst; energy %+.2f J since the drop, %+.3f J in the last 5 s\n",
@@ -1630,8 +1633,11 @@ static sb_world *walled_world(sb_method m, int substeps, int points, bool uninde
 // against every wall (chains, one-sided walls, a wall moved, a wall removed, every method).
 TEST(walls_go_through_the_broad_phase)
 {
+    unsigned run = 0;
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
         for (int si = 0; si < 3; ++si) {
+            if (!sweep_case_runs(run++))
+                continue;
             sb_world *w[2] = {walled_world((sb_method)m, substep_counts[si], 400, false),
                               walled_world((sb_method)m, substep_counts[si], 400, true)};
             for (int f = 0; f < 120; ++f) {
