@@ -34,6 +34,23 @@ export NODE_OPTIONS=--no-experimental-fetch
 # emscripten's cache is Debian's frozen one: nothing is downloaded. Its ports (-sUSE_SDL=2)
 # would download, so the libraries below are built from Debian's sources instead.
 
+# runs up to $jobs commands at once (`par CMD...`, then `par_wait`): the compiles are one file
+# each, so a one-at-a-time loop would leave cores idle; the first that fails stops the build
+running=0
+par() {
+  "$@" &
+  running=$((running + 1))
+  if [ $running -ge "$jobs" ]; then
+    wait -n || { echo "web/build.sh: failed: a compile (above)" >&2; exit 1; }
+    running=$((running - 1))
+  fi
+}
+par_wait() {
+  while [ $running -gt 0 ]; do
+    wait -n || { echo "web/build.sh: failed: a compile (above)" >&2; exit 1; }
+    running=$((running - 1))
+  done
+}
 # runs a command with its output in a log, shown when it fails
 quiet() {
   local log=$1; shift
@@ -112,9 +129,10 @@ lib() {
   mkdir -p "$cache/obj/$name"
   for f in "${files[@]}"; do
     local o="$cache/obj/$name/$(basename "${f%.c}").o"
-    emcc "${cflags[@]}" "${flags[@]}" -c "$dir/$f" -o "$o"
+    par emcc "${cflags[@]}" "${flags[@]}" -c "$dir/$f" -o "$o"
     objs+=("$o")
   done
+  par_wait
   emar rcs "$prefix/lib/lib$name.a" "${objs[@]}"
 }
 if [ ! -f "$prefix/lib/liblua.a" ]; then
@@ -161,10 +179,11 @@ for f in "$root"/src/core/*.c "$root"/src/lua/*.c "$root"/src/app/*.c; do
   base=$(basename "$f")
   o="$obj/$(basename "$(dirname "$f")")_${base%.*}.o"
   if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ -n "$(find "$root/src" "$root/include" -name '*.h' -newer "$o" | head -1)" ]; then
-    emcc "${flags[@]}" -c "$f" -o "$o"
+    par emcc "${flags[@]}" -c "$f" -o "$o"
   fi
   objs+=("$o")
 done
+par_wait
 font=/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
 libs=(-L"$prefix/lib" -lSDL2_ttf -lSDL2_image -lfreetype -lgif -llua -lSDL2 --js-library "$root/web/library.js"
       -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sTOTAL_STACK=8MB)
@@ -176,14 +195,15 @@ page=(-sINVOKE_RUN=0 -sEXIT_RUNTIME=0 -sENVIRONMENT=web,worker -sMODULARIZE=1 -s
 # rather than waiting for a worker the page's event loop would have to start).
 threads=(-pthread -sPTHREAD_POOL_SIZE_STRICT=2 -Wno-pthreads-mem-growth)
 # the page where the browser allows threads (a cross-origin-isolated page: page.js, isolate.js)
-emcc -O2 "${objs[@]}" "${libs[@]}" "${page[@]}" "${threads[@]}" -sPTHREAD_POOL_SIZE='Module.workers' \
+par emcc -O2 "${objs[@]}" "${libs[@]}" "${page[@]}" "${threads[@]}" -sPTHREAD_POOL_SIZE='Module.workers' \
   -o "$out/springbox.js"
 # the page where it does not: one thread, from the same objects
-emcc -O2 "${objs[@]}" "${libs[@]}" "${page[@]}" -o "$out/springbox-1.js"
+par emcc -O2 "${objs[@]}" "${libs[@]}" "${page[@]}" -o "$out/springbox-1.js"
 # the same objects as a headless runner for node, for the tests' comparisons with the native build:
 # workers for one world of as many threads as the machine has
-emcc -O2 "${objs[@]}" "${libs[@]}" "${threads[@]}" -sPTHREAD_POOL_SIZE='require("os").cpus().length' \
+par emcc -O2 "${objs[@]}" "${libs[@]}" "${threads[@]}" -sPTHREAD_POOL_SIZE='require("os").cpus().length' \
   -sENVIRONMENT=node -sNODERAWFS=1 -sEXIT_RUNTIME=1 -o "$cache/springbox-node.js"
+par_wait
 
 # ---------------------------------------------------------------- the page
 echo "== the page"
