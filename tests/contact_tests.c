@@ -1272,7 +1272,7 @@ TEST(fast_things_in_a_pile_are_found_by_their_own_search)
                 def.has_bounds = true;
                 def.bounds = (sb_bounds){0.0, 0.0, 5.0, 40.0};
                 sb_world *w = worlds[k] = sb_world_create(&def);
-                w->broad.grid_as_before = k == 1;
+                w->broad.grid_simple = k == 1;
                 unsigned seed = 11;
                 for (int i = 0; i < N; ++i) {
                     double r = 0.02 + 0.08 * next_unit(&seed);
@@ -1338,7 +1338,7 @@ TEST(a_swinging_cloth_of_beads_searches_near)
         sb_world_def def = sb_default_world_def();
         def.gravity = (sb_vec2){0.0, -10.0};
         sb_world *w = worlds[k] = sb_world_create(&def);
-        w->broad.grid_as_before = k == 1;
+        w->broad.grid_simple = k == 1;
         sb_particle_id ids[N * N];
         for (int r = 0; r < N; ++r)
             for (int c = 0; c < N; ++c) {

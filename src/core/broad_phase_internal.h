@@ -61,7 +61,7 @@ typedef struct sb_broad_phase {
     int stop_cand_count, stop_cand_cap;
     // What tests read and set.
     int pairs_builds;         // how many times the grid has made the list
-    bool grid_as_before;      // cells hold the fastest pair's reach, hashed, as before blocks and rows
+    bool grid_simple;         // the grid at its simplest, the tests' reference: hashed cells of the fastest pair's reach
     bool stops_last_first;    // the stops' walk takes the particle queued last first (contact_stops.c)
     int wide_searches;        // particles that searched past the 3 x 3 cells around them, last step
     int chunk_wide_searches[SB_POOL_MAX_THREADS]; // the narrow phase's chunks' wide_searches

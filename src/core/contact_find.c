@@ -171,7 +171,7 @@ static void link_walls(sb_world *w)
         w->walls.nb[k] = -1;
     wall_end *ends = malloc(sizeof *ends * (size_t)(2 * w->walls.high + 1));
     if (!ends) {
-        chain_walls(w); // no links: every joint a corner, as before chains existed
+        chain_walls(w); // no links: every joint a corner, each wall alone
         return;
     }
     int n = 0;
@@ -612,13 +612,13 @@ static void grid_build(sb_world *w, double cell, int block)
         y1 = cy > y1 ? cy : y1;
     }
     const double cells = ((double)x1 - x0 + 1.0) * ((double)y1 - y0 + 1.0);
-    w->broad.grid_dense = x0 <= x1 && cells < size && !w->broad.grid_as_before; // (the last bucket kept empty for the cells outside)
+    w->broad.grid_dense = x0 <= x1 && cells < size && !w->broad.grid_simple; // (the last bucket kept empty for the cells outside)
     w->broad.grid_x0 = x0;
     w->broad.grid_y0 = y0;
     w->broad.grid_nx = w->broad.grid_dense ? x1 - x0 + 1 : 0;
     w->broad.grid_ny = w->broad.grid_dense ? y1 - y0 + 1 : 0;
     w->broad.block_nx = w->broad.block_ny = 0;
-    if (block > 0 && x0 <= x1 && !w->broad.grid_as_before) {
+    if (block > 0 && x0 <= x1 && !w->broad.grid_simple) {
         const int bx0 = floor_div(x0, block), by0 = floor_div(y0, block);
         // (cells reach +-1e9: the box's sides are counted in long long)
         const long long nbx = (long long)floor_div(x1, block) - bx0 + 1, nby = (long long)floor_div(y1, block) - by0 + 1;
@@ -727,7 +727,7 @@ void contacts_build(sb_world *w)
     // searches farther only where velocities around it differ (scan_cells); the pairs list,
     // which a fast particle would void at once, is not kept.
     const double slow_margin = 0.5 * rmax + slop;
-    const bool fast = pairs && !reuse && pair_reach_max > 2.0 * slow_margin && !w->broad.grid_as_before;
+    const bool fast = pairs && !reuse && pair_reach_max > 2.0 * slow_margin && !w->broad.grid_simple;
     const bool keep = list_kept && !reuse && !fast;
     if (!reuse) { // a quarter of the largest radius: a resting pile keeps its list for good
         w->broad.pair_skin = keep ? 0.25 * rmax : 0.0;

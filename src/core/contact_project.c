@@ -362,12 +362,11 @@ static void warm_push_range(void *ctx, int from, int to)
 
 // Static friction's anchor: a contact that sticks keeps the slip its sweeps
 // left (slip), and the next sub-step's friction takes it back with its own, so the surfaces
-// return to where they stuck. Each sub-step's friction took back only that sub-step's slide, and
-// what the sweeps in colour order left each time, a few micrometres, became a steady creep: a
-// 1000-ball pile moved 3 to 10 mm/s in verlet and xpbd (16 um/s in soft), a pyramid of three
-// balls slid apart. A slip beyond what the sub-step's friction could take back (mu times its
-// push) is sliding, and the anchor goes with the surfaces (slip 0), so Coulomb's sliding friction
-// is as before.
+// return to where they stuck. Were each sub-step's friction to take back only that sub-step's
+// slide, what the sweeps in colour order leave each time, a few micrometres, would add up to a
+// steady creep (a pile flowing at millimetres a second, a pyramid of three balls sliding apart).
+// A slip beyond what the sub-step's friction can take back (mu times its push) is sliding, and
+// the anchor goes with the surfaces (slip 0): there friction is Coulomb's sliding friction.
 // Each contact writes only its own slip: one pass over the list, not colour by colour.
 static void keep_anchor_range(void *ctx, int from, int to)
 {

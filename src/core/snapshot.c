@@ -127,7 +127,7 @@ static size_t world_clone_into(sb_world *dst, const sb_world *src, bool with_scr
     DUP(contact.warm, scl->count);
     dst->contact.cap = dst->contact.warm_cap = scl->count;
     const sb_broad_phase *sbp = &src->broad;
-    dst->broad = (sb_broad_phase){.pairs_builds = sbp->pairs_builds, .grid_as_before = sbp->grid_as_before,
+    dst->broad = (sb_broad_phase){.pairs_builds = sbp->pairs_builds, .grid_simple = sbp->grid_simple,
                                   .stops_last_first = sbp->stops_last_first, .walls_unindexed = sbp->walls_unindexed};
     SCRATCH(broad.cell_x, pc); SCRATCH(broad.cell_y, pc);
     // ramps and events

@@ -68,9 +68,8 @@ static inline void relax_one(sb_world *w, int k)
 // Rigid springs only: the position sweep after integration (solver.c says why), moving the
 // ends toward the rest length, weighted by inverse mass, by the part of the error beyond a slop
 // of SB_RIGID_SLOP of the rest length. Box2D 2.4 leaves errors under its linear slop alone for
-// the same reason: moving positions without velocities at rest, sub-step after sub-step, fed the
-// tuned springs around rigid links (the suspension bridge kept 0.08 J of motion for minutes; with
-// the slop it settles as before, to 1e-5 J).
+// the same reason: moving positions without velocities at rest, sub-step after sub-step, feeds
+// the tuned springs around rigid links, and a suspension bridge would never settle.
 static inline void project_one(sb_world *w, int k)
 {
     if (!w->pack.krigid[k] || w->pack.kmass[k] == 0.0)

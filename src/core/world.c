@@ -554,7 +554,8 @@ uint64_t sb_world_state_hash(const sb_world *w)
     for (int i = 0; i < w->p_high; ++i) {
         if (!particle_alive(w, i))
             continue;
-        // a particle's turn counts only once it has one, so states without rolling hash as before
+        // a particle's turn counts only once it has one, so a world without rolling hashes its
+        // positions and velocities alone
         const bool turns = w->angle[i] != 0.0 || w->omega[i] != 0.0;
         const double vals[6] = {w->pos[i].x, w->pos[i].y, w->vel[i].x, w->vel[i].y, w->angle[i], w->omega[i]};
         const unsigned char *bytes = (const unsigned char *)vals;
