@@ -343,12 +343,11 @@ static double drop_two_balls(sb_method method, int substeps, double upper, doubl
 // for masses 1:1, 10:1 and 1:10: the pair never gains energy (what the fall brought in goes, none
 // comes from the contacts), and after 3 s it rests, touching; in every method at 1, 2 and 6
 // sub-steps. Verlet's second collide pass once changed only the velocity of every contact,
-// impacts as well: the 10 kg ball of a stack 1 cm apart landing from 2 m at six sub-steps left
-// with 22% more energy than the fall's (its overlap, left in px, became speed in the next
-// sub-step); an impact now moves px with its push, as Boesch's "Verlet collision with impulse preservation" does. xpbd gained 22% in one case
-// until the stops travelled (contact_stops.c): the two, 1 cm apart and falling together, were not
-// listed as a pair, so when the floor stopped the lower ball the upper one went 7 cm into it
-// within the frame, and xpbd pushed that overlap out as speed.
+// impacts as well: an impact moves px with its push, as Boesch's "Verlet collision with impulse
+// preservation" does, where an overlap left in px would become speed in the next sub-step. Two
+// balls 1 cm apart falling together are listed as a pair by the stops (contact_stops.c), so that
+// when the floor stops the lower one the upper one does not go into it within the frame, which
+// xpbd would push out as speed.
 TEST(balls_dropped_on_balls_gain_no_energy)
 {
     const double masses[][2] = {{1.0, 1.0}, {10.0, 1.0}, {1.0, 10.0}}, heights[] = {0.1, 0.6, 2.0};
@@ -422,9 +421,8 @@ static double drop_block(sb_method method, int substeps, int n, double gap, doub
 // Balls falling together stay apart when the floor stops the lowest. A block of 8 x 8
 // balls with 1 cm (and 5 cm) between them, dropped from 0.3 and 1 m, in every method at 1, 2 and 6
 // sub-steps: no two go more than 40% of a radius into each other, and the block gains no energy.
-// Before the stops travelled (contact_stops.c), pairs falling side by side were not listed, and
-// rows went through the rows under them within a frame: 50 to 113% of a radius in the velocity
-// methods, 127 to 196% in verlet and xpbd, which pushed that out as 100 to 256% of the fall.
+// The stops (contact_stops.c) list pairs falling side by side: without them rows go through the
+// rows under them within a frame, and verlet and xpbd push that out as more than the fall.
 TEST(falling_blocks_stay_apart_when_they_land)
 {
     const double gaps[] = {0.01, 0.05}, heights[] = {0.3, 1.0};
@@ -492,10 +490,8 @@ static double shoot_row(sb_method method, int substeps, double mass, double spee
 // a 1 kg one) into a row of six 1 kg balls 1 cm apart, 1 cm before a wall: no method gains
 // energy at 1, 2 or 6 sub-steps, and at six no two balls go more than half a radius into each
 // other, nor into the wall (0.7 for the 1 kg shot: verlet and xpbd take its row 61 and 63% in).
-// A push used to reach only the ball it hit within a frame: the rest of the row was not listed,
-// the balls went 146 to 200% of a radius into each other and to the wall (centres on it), and
-// pushing that out gave 250 to 1280 J to a 1000 J shot at six sub-steps (55 to 139 J to the
-// 50 J of a 1 kg shot in verlet and xpbd). At one sub-step the 20 kg shot's row still goes 73 to
+// A push reaches the whole row within a frame: were only the ball it hit listed, the balls would
+// go into each other and the wall past their centres, and pushing that out would make energy. At one sub-step the 20 kg shot's row still goes 73 to
 // 131% deep: a light ball's contact is as stiff as its own mass makes it, and the load of a 20 kg
 // ball is not held within the frame.
 TEST(a_heavy_ball_drives_a_row_into_a_wall)
@@ -1124,13 +1120,11 @@ static sb_particle_id car_wheel(sb_world *w, double cx, double cy, double r)
 // scripts/car.lua without its keys: two bead wheels on rigid spokes and a 4 kg cab on 3 Hz
 // springs, let down on flat ground with friction 1, stay where they come to rest (from 2 s to
 // 10 s the cab moves under 25 cm), in every method at 1, 2 and 6 sub-steps. With the velocity
-// methods' stiffer contact at one sub-step on every contact (contact_hertz), the car drove
-// itself off: 4.4 m and 1300 J in soft; a contact of a particle that springs join keeps the
-// quarter of the sub-step rate. Sequential at one sub-step crept left at about 0.3 m/s from the
-// first second and drove off the end of the floor, and at two at 0.15 m/s: its contacts were
-// solved once after the spring iterations, so the wheels rang against the ground (0.3 J on a
-// frictionless floor) and friction turned the ringing into rolling. Its beads' contacts are now
-// solved in each iteration with the springs (contacts_solve_joined), and the car rests (4e-4 J).
+// methods' stiffer contact at one sub-step on every contact (contact_hertz), the car would drive
+// itself off, so a contact of a particle that springs join keeps the quarter of the sub-step
+// rate. Solved once after the spring iterations, the beads' contacts would let the wheels ring
+// against the ground and friction turn the ringing into rolling; they are solved in each
+// iteration with the springs (contacts_solve_joined), and the car rests.
 // And the car comes to rest, under 0.05 J at 10 s (0 to 0.026 J), in the methods with implicit
 // rigid links; the explicit methods' links are Nissen's safe springs, whose stiffness the step
 // bounds: at one and two sub-steps the cab sits on the ground, at six the car still rings (0.21 J).
@@ -1604,8 +1598,8 @@ TEST(heavy_balls_rest_on_light_cloths)
 
 /// A world of walls of every kind for the walls' broad phase: a hilly polyline of `points` points
 /// (one-sided), a closed box of separate walls, a wall moved and one removed mid-run, and balls of
-/// two sizes thrown at them; `unindexed` makes every particle meet every wall, as before the walls
-/// had a broad phase.
+/// two sizes thrown at them; `unindexed` makes every particle meet every wall (no broad phase: the
+/// reference).
 static sb_world *walled_world(sb_method m, int substeps, int points, bool unindexed)
 {
     sb_world_def def = def_with(m, substeps);
@@ -1743,8 +1737,8 @@ static double cradle(sb_method m, int substeps, double *last, double *others, do
 // Newton's cradle, the first demo a sandbox is judged by: the blow goes down a touching row one
 // collision at a time (contacts_collide), so the last ball leaves with the incoming speed and the
 // others stay, in every method at 1, 2 and 6 sub-steps; momentum is kept and no energy made.
-// Solved together, as the contact solver solves them, the struck balls left as one at 0.25 to
-// 0.41 of the speed, and 47 to 77% of the energy was lost; verlet passed the blow but made energy.
+// Solved together, as the contact solver solves other contacts, the struck balls would leave as
+// one at a fraction of the speed, losing most of the energy.
 TEST(newtons_cradle_passes_the_blow_to_the_last_ball)
 {
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
@@ -1890,10 +1884,9 @@ TEST(the_restitution_threshold_scales_with_the_scene)
 
 // A fast ball keeps its speed in a closed box: at 30, 60 and 80 m/s with restitution 1 in a closed
 // polyline of 4 m and in a box of four walls 4 by 2 m, after 10 s in every method at 1, 2 and 6
-// sub-steps, within 1%, never more, and never out of the box. Verlet and xpbd kept 20 to 51% at
-// one and two sub-steps, or gained 10%; the velocity methods at one sub-step kept 30%: its walls
-// were listed only from four radii away, and it met them inside. At 60 and 80 m/s verlet and xpbd
-// gained up to 57% where the ball met two walls in one sub-step: it met the later one first.
+// sub-steps, within 1%, never more, and never out of the box: a fast ball's walls are listed from
+// as far as it can travel in a frame, and where it meets two walls in one sub-step it meets the
+// earlier one first.
 TEST(fast_balls_keep_their_speed_in_a_closed_box)
 {
     const double speeds[] = {30, 60, 80};

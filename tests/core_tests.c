@@ -257,9 +257,8 @@ static double force_spring_peak(double omega_h, double zeta, int *clamped, sb_me
 }
 
 // the "Mass spring algorithm" note: explicit springs are "only conditionally stable"; Catto's "Soft Constraints": "take at least 4 time
-// steps per period". Plugging k and c into symplectic Euler diverges past w h = 2 (and 0.9
-// of it was the most the old force method could take). Now a lone spring is delivered exactly
-// up to four sub-steps per period, and past it the force method reports the spring and runs it
+// steps per period". Plugging k and c into symplectic Euler diverges past w h = 2. A lone
+// spring is delivered exactly up to four sub-steps per period, and past it the force method reports the spring and runs it
 // at that limit instead of diverging; the same in a chain, whose modes reach twice the lone
 // spring's, where the network limit scales the springs and reports them.
 TEST(force_stability_limit)

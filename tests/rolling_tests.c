@@ -154,8 +154,8 @@ static double column_top(sb_method m, int substeps, sb_rolling rolling, double o
 }
 
 // A column of balls falls over when they roll (its top ends below a third of its height), and
-// stands on friction when they cannot turn (as every particle did before rolling, where the benchmark's pit
-// ended as 45 standing columns), in the velocity methods, each ball off the one below by 1 mm.
+// stands on friction when they cannot turn (SB_ROLLING_OFF), in the velocity methods, each ball
+// off the one below by 1 mm.
 TEST(a_column_of_balls_falls_over_when_they_roll)
 {
     for (int m = 0; m < SB_METHOD_COUNT; ++m)
