@@ -1,5 +1,6 @@
-// What happens around a step: events and breaks after it (events.c), the ramps that blend a
-// retune in (retune.c), and the energy ledger that watches the explicit methods (ledger.c).
+// What happens around a step: the scratch it writes before it reads, events and breaks after it
+// (events.c), the ramps that blend a retune in (retune.c), and the energy ledger that watches the
+// explicit methods (ledger.c).
 #ifndef SB_STEP_INTERNAL_H
 #define SB_STEP_INTERNAL_H
 
