@@ -1,6 +1,6 @@
-// The contacts' part of the world: a contact and what the broad phase, the warm starts and the
-// stops keep of it (contact_find.c finds them, the contact_*.c files solve them), the walls' broad phase
-// (wall_tree.c), and the passes solver.c calls.
+// The contacts' and the walls' parts of the world: a contact, the lists of them a world keeps
+// and what the warm starts keep of each (contact_find.c finds them, the contact_*.c files solve
+// them), the walls and their broad phase (wall.c, wall_tree.c), and the passes solver.c calls.
 #ifndef SB_CONTACT_INTERNAL_H
 #define SB_CONTACT_INTERNAL_H
 
