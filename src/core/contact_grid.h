@@ -25,9 +25,9 @@ static inline unsigned row_or_last(long long x, long long y, int nx, int ny, int
 /// cell outside the box in the last bucket, which stays empty; else hashed.
 static inline unsigned grid_bucket(const sb_world *w, int cx, int cy)
 {
-    if (!w->broad.grid_dense)
-        return cell_hash(cx, cy, w->broad.grid_size);
     const sb_broad_phase *b = &w->broad;
+    if (!b->grid_dense)
+        return cell_hash(cx, cy, b->grid_size);
     return row_or_last((long long)cx - b->grid_x0, (long long)cy - b->grid_y0, b->grid_nx, b->grid_ny, b->grid_size);
 }
 
@@ -50,9 +50,9 @@ static inline int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 
 /// blocks share a box, which widens it: a particle searches farther, and finds the same pairs).
 static inline velocity_box *block_at(const sb_world *w, int bx, int by)
 {
-    if (w->broad.block_nx == 0)
-        return &w->broad.block_velocity[cell_hash(bx, by, w->broad.grid_size)];
     const sb_broad_phase *b = &w->broad;
+    if (b->block_nx == 0)
+        return &b->block_velocity[cell_hash(bx, by, b->grid_size)];
     return &b->block_velocity[row_or_last((long long)bx - b->block_x0, (long long)by - b->block_y0, b->block_nx, b->block_ny, b->grid_size)];
 }
 

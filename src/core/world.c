@@ -171,8 +171,7 @@ void world_free_storage(sb_world *w)
     const sb_step_scratch *sc = &w->scratch;
     FREE_ARRAYS(sc->prev, sc->start, sc->hold_frac, sc->hold_wall, sc->dv, sc->reach, sc->inv_inertia, sc->angle_prev,
                 sc->p_load, sc->contact_mask, sc->snap_pos, sc->snap_vel, sc->snap_spin, sc->snap_axis, sc->snap_impulse);
-    FREE_ARRAYS(w->rigid.tether_p, w->rigid.tether_anchor, w->rigid.tether_length, w->rigid.bend_beads);
-    FREE_ARRAYS(w->ramps);
+    FREE_ARRAYS(w->rigid.tether_p, w->rigid.tether_anchor, w->rigid.tether_length, w->rigid.bend_beads, w->ramps);
     generations_free(&w->p_gens);
     generations_free(&w->s_gens);
     spring_pack_free(&w->pack);
